@@ -1,0 +1,150 @@
+// hone bench SUITE: evaluates every known solution of every task in a suite
+// and prints one table (or one JSON document).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/eval_flags.h"
+#include "report/verdict_json.h"
+#include "report/verdict_text.h"
+#include "task/task_loader.h"
+
+namespace hone::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct BenchArgs {
+  std::string suite;
+  std::vector<std::string> only;  // solution file stems to keep
+  EvalFlags flags;
+  Output out;
+};
+
+std::vector<fs::path> TaskDirs(const fs::path& suite) {
+  if (IsNativeTaskDir(suite)) return {suite};
+  std::vector<fs::path> dirs;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(suite, ec))
+    if (e.is_directory() && IsNativeTaskDir(e.path())) dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
+std::vector<fs::path> Solutions(const fs::path& task_dir, const std::vector<std::string>& only) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(task_dir / "solutions", ec)) {
+    auto ext = e.path().extension();
+    if (!e.is_regular_file() || (ext != ".cpp" && ext != ".cc")) continue;
+    if (!only.empty() &&
+        std::find(only.begin(), only.end(), e.path().stem().string()) == only.end())
+      continue;
+    files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string Cell(const std::optional<TimingResult>& t) {
+  return t ? FormatSeconds(t->summary.median) : "-";
+}
+
+int RunBench(const BenchArgs& a) {
+  auto options = ToEvalOptions(a.flags);
+  if (!options.ok()) return ReportError(options.status());
+  if (!fs::is_directory(a.suite)) return ReportError(Status::Invalid(a.suite + ": not a directory"));
+  auto dirs = TaskDirs(a.suite);
+  if (dirs.empty())
+    return ReportError(Status::Invalid(a.suite + ": no task folders (with task.toml) found"));
+  auto ctx = MakeEvalContext();
+  if (!ctx.ok()) return ReportError(ctx.status());
+  Evaluator evaluator((*ctx)->env);
+  Progress progress(a.out);
+
+  nlohmann::json results = nlohmann::json::array();
+  std::vector<std::string> rows;
+  int evaluated = 0, passed = 0, malformed = 0;
+  double log_speedup = 0;
+  int speedups = 0;
+  if (!a.out.json)
+    rows.push_back(fmt::format("{:<14} {:<10} {:<14} {:>11} {:>11} {:>8} {:>6}", "task", "solution",
+                               "status", "candidate", "reference", "speedup", "SOL%"));
+  for (const auto& dir : dirs) {
+    auto task = LoadNativeTask(dir);
+    if (!task.ok()) {
+      ++malformed;
+      std::fprintf(stderr, "hone: %s\n", task.status().message().c_str());
+      continue;
+    }
+    for (const auto& sol : Solutions(dir, a.only)) {
+      std::string label = task->name + "/" + sol.stem().string();
+      auto verdict = evaluator.Evaluate(*task, sol, *options, [&](const std::string& stage) {
+        progress.Show(fmt::format("[{} done, {} passed] {}: {}", evaluated, passed, label, stage));
+      });
+      if (!verdict.ok()) {
+        ++malformed;
+        progress.Clear();
+        std::fprintf(stderr, "hone: %s\n", verdict.status().message().c_str());
+        break;
+      }
+      ++evaluated;
+      const Verdict& v = *verdict;
+      if (v.status == VerdictStatus::kPassed) ++passed;
+      if (v.status == VerdictStatus::kPassed && v.speedup > 0) {
+        log_speedup += std::log(v.speedup);
+        ++speedups;
+      }
+      nlohmann::json j = VerdictToJson(v);
+      j["solution"] = sol.stem().string();
+      results.push_back(j);
+      std::string row = fmt::format(
+          "{:<14} {:<10} {:<14} {:>11} {:>11} {:>8} {:>6}", task->name, sol.stem().string(),
+          StatusName(v.status), Cell(v.candidate_time), Cell(v.reference_time),
+          v.speedup > 0 ? fmt::format("{:.2f}x", v.speedup) : "-",
+          v.sol_percent > 0 ? fmt::format("{:.1f}", v.sol_percent) : "-");
+      if (!a.out.json && !a.out.quiet) {
+        progress.Clear();
+        std::cout << (rows.size() == 1 ? rows[0] + "\n" : "") << row << "\n" << std::flush;
+        if (rows.size() == 1) rows.push_back("");
+        if (v.status != VerdictStatus::kPassed) std::cout << "    " << v.reason.substr(0, 300) << "\n";
+      }
+    }
+  }
+  progress.Clear();
+  double geomean = speedups ? std::exp(log_speedup / speedups) : 0;
+  nlohmann::json summary = {{"evaluated", evaluated},
+                            {"passed", passed},
+                            {"malformed_tasks", malformed},
+                            {"geomean_speedup_passed", geomean}};
+  if (a.out.json) {
+    std::cout << nlohmann::json({{"suite", a.suite},
+                                 {"machine", MachineToJson((*ctx)->env.machine)},
+                                 {"results", results},
+                                 {"summary", summary}})
+                     .dump(2)
+              << "\n";
+  } else {
+    std::cout << fmt::format("{} evaluated, {} passed, geometric-mean speedup of passed: {:.2f}x\n",
+                             evaluated, passed, geomean);
+  }
+  return malformed ? kExitUsage : kExitOk;
+}
+
+}  // namespace
+
+Command RegisterBench(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* sub = app.add_subcommand("bench", "Evaluate every solution of every task in a suite");
+  sub->add_option("suite", args->suite, "A folder of task folders, or one task folder")->required();
+  sub->add_option("--only", args->only, "Solution names to evaluate (e.g. --only fast)");
+  AddEvalFlags(sub, args->flags);
+  AddOutputFlags(sub, args->out);
+  return [args] { return RunBench(*args); };
+}
+
+}  // namespace hone::cli

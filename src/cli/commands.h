@@ -1,0 +1,17 @@
+// The subcommands. Each registers its flags on the app and returns the
+// function that runs it; main.cc holds the table.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace hone::cli {
+
+using Command = std::function<int()>;
+
+Command RegisterEval(CLI::App& app);
+Command RegisterBench(CLI::App& app);
+Command RegisterTask(CLI::App& app);
+Command RegisterMachine(CLI::App& app);
+
+}  // namespace hone::cli

@@ -1,0 +1,47 @@
+// What every subcommand that evaluates needs: the cache, the builder, the
+// measured machine and the sandbox program, set up once per invocation.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "build/cpu_builder.h"
+#include "run/evaluator.h"
+
+namespace hone::cli {
+
+// Exit codes (docs/CLI.md).
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;  // hone itself could not work (environment)
+constexpr int kExitUsage = 2;    // bad usage or a malformed task
+
+struct Output {
+  bool json = false;
+  bool quiet = false;
+  bool terminal = false;  // stderr is a terminal: show progress
+};
+
+struct EvalContext {
+  std::unique_ptr<CpuBuilder> builder;
+  EvaluatorEnv env;
+};
+
+Result<std::unique_ptr<EvalContext>> MakeEvalContext();
+
+// Prints "hone: message" and maps the status to an exit code.
+int ReportError(const Status& st);
+
+// A one-line progress indicator on stderr, erased when done.
+class Progress {
+ public:
+  explicit Progress(const Output& out) : enabled_(out.terminal && !out.quiet && !out.json) {}
+  ~Progress() { Clear(); }
+  void Show(const std::string& line);
+  void Clear();
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+};
+
+}  // namespace hone::cli

@@ -1,0 +1,65 @@
+#include "cli/eval_flags.h"
+
+#include <unistd.h>
+
+namespace hone::cli {
+
+void AddEvalFlags(CLI::App* app, EvalFlags& f) {
+  app->add_flag("--no-time", f.no_time, "Verify only; skip timing");
+  app->add_option("--time-budget", f.time_budget, "Seconds for the timed phase (both sides)")
+      ->capture_default_str();
+  app->add_option("--warmup", f.warmup, "Warm-up seconds before timing")->capture_default_str();
+  app->add_option("--min-reps", f.min_reps, "Fewest timed repetitions")->capture_default_str();
+  app->add_option("--max-reps", f.max_reps, "Most timed repetitions")->capture_default_str();
+  app->add_option("--target-rse", f.target_rse,
+                  "Stop timing once the median's relative standard error is below this")
+      ->capture_default_str();
+  app->add_option("--flush", f.flush,
+                  "Cache flush before each timed call: llc (2x last-level cache), lines "
+                  "(clflush the tensors), none")
+      ->capture_default_str();
+  app->add_option("--threads", f.threads, "OpenMP threads in the sandbox (0: all cores)");
+  app->add_option("--memory-limit", f.memory_limit_mb,
+                  "Memory for the candidate's own allocations in MiB (default: an eighth of RAM, at most 2048)");
+  app->add_option("--call-timeout", f.call_timeout, "Longest one call may take, in seconds")
+      ->capture_default_str();
+  app->add_option("--seed", f.seed, "Offsets every generated input (reproduce with the same value)");
+  app->add_flag("--no-seccomp", f.no_seccomp, "Debugging only: do not install the seccomp filter");
+  app->add_flag("--no-landlock", f.no_landlock, "Debugging only: do not restrict the file system");
+  app->add_flag("--no-netns", f.no_netns, "Debugging only: keep the network namespace");
+}
+
+void AddOutputFlags(CLI::App* app, Output& out) {
+  app->add_flag("--json", out.json, "Print one JSON document on stdout");
+  app->add_flag("-q,--quiet", out.quiet, "No progress, only the result");
+  out.terminal = isatty(2);
+}
+
+Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
+  EvalOptions o;
+  auto flush = ParseFlushMode(f.flush);
+  if (!flush) return Status::Invalid("--flush: expected llc, lines or none, got '" + f.flush + "'");
+  if (f.time_budget <= 0) return Status::Invalid("--time-budget: must be positive");
+  if (f.min_reps < 3 || f.max_reps < f.min_reps)
+    return Status::Invalid("--min-reps/--max-reps: need 3 <= min-reps <= max-reps");
+  if (f.call_timeout <= 0) return Status::Invalid("--call-timeout: must be positive");
+  if (f.memory_limit_mb < 0) return Status::Invalid("--memory-limit: must not be negative");
+  o.time = !f.no_time;
+  o.flush = *flush;
+  o.timing.budget_seconds = f.time_budget;
+  o.timing.warmup_seconds = f.warmup;
+  o.timing.min_reps = f.min_reps;
+  o.timing.max_reps = f.max_reps;
+  o.timing.target_rse = f.target_rse;
+  o.threads = f.threads;
+  o.memory_limit_bytes = static_cast<size_t>(f.memory_limit_mb * 1024 * 1024);
+  o.max_call_timeout = std::chrono::milliseconds(static_cast<int64_t>(f.call_timeout * 1000));
+  o.min_call_timeout = std::min(o.min_call_timeout, o.max_call_timeout);
+  o.seed = f.seed;
+  o.seccomp = !f.no_seccomp;
+  o.landlock = !f.no_landlock;
+  o.netns = !f.no_netns;
+  return o;
+}
+
+}  // namespace hone::cli

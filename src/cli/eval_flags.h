@@ -1,0 +1,30 @@
+// Command-line flags shared by the subcommands that evaluate (eval, bench).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "cli/context.h"
+
+namespace hone::cli {
+
+struct EvalFlags {
+  bool no_time = false;
+  double time_budget = 2.0;
+  double warmup = 0.1;
+  int min_reps = 10;
+  int max_reps = 1000;
+  double target_rse = 0.01;
+  std::string flush = "llc";
+  int threads = 0;
+  double memory_limit_mb = 0;
+  double call_timeout = 10;
+  uint64_t seed = 0;
+  bool no_seccomp = false, no_landlock = false, no_netns = false;
+};
+
+void AddEvalFlags(CLI::App* app, EvalFlags& f);
+void AddOutputFlags(CLI::App* app, Output& out);
+// Validated options, or Status::Invalid naming the flag.
+Result<EvalOptions> ToEvalOptions(const EvalFlags& f);
+
+}  // namespace hone::cli

@@ -1,0 +1,37 @@
+// hone: verified, fast kernels. The table of subcommands; each lives in its
+// own cmd_*.cc file.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <map>
+
+#include "cli/commands.h"
+#include "cli/context.h"
+
+int main(int argc, char** argv) {
+  using namespace hone::cli;
+  CLI::App app{"hone: writes fast GPU and CPU kernels and proves them correct"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("hone ") + HONE_VERSION);
+  struct Entry {
+    const char* name;
+    Command (*reg)(CLI::App&);
+  };
+  const Entry kCommands[] = {
+      {"eval", RegisterEval},
+      {"bench", RegisterBench},
+      {"task", RegisterTask},
+      {"machine", RegisterMachine},
+  };
+  std::map<std::string, Command> run;
+  for (const auto& c : kCommands) run[c.name] = c.reg(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  for (auto* sub : app.get_subcommands()) return run[sub->get_name()]();
+  return kExitUsage;
+}

@@ -1,0 +1,62 @@
+#include "core/fs.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace hone {
+
+Result<std::string> ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(path.string() + ": cannot open for reading");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return Status::Io(path.string() + ": read failed");
+  return ss.str();
+}
+
+Status WriteFileAtomic(const fs::path& path, std::string_view content) {
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  fs::path tmp = path;
+  tmp += ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return Status::Io(tmp.string() + ": cannot open for writing");
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    if (!out) return Status::Io(tmp.string() + ": write failed");
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) return Status::Io(path.string() + ": rename failed: " + ec.message());
+  return Status::Ok();
+}
+
+Result<fs::path> CacheDir() {
+  fs::path dir;
+  if (const char* c = std::getenv("HONE_CACHE"); c && *c) {
+    dir = c;
+  } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
+    dir = fs::path(x) / "hone";
+  } else if (const char* h = std::getenv("HOME"); h && *h) {
+    dir = fs::path(h) / ".cache" / "hone";
+  } else {
+    dir = fs::temp_directory_path() / "hone-cache";
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::Io(dir.string() + ": cannot create cache directory: " + ec.message());
+  return dir;
+}
+
+Result<fs::path> MakeTempDir(const fs::path& base, const std::string& prefix) {
+  std::error_code ec;
+  fs::create_directories(base, ec);
+  std::string templ = (base / (prefix + "-XXXXXX")).string();
+  if (!mkdtemp(templ.data())) return Status::Io(templ + ": mkdtemp failed");
+  return fs::path(templ);
+}
+
+}  // namespace hone

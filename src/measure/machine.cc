@@ -1,0 +1,175 @@
+#include "measure/machine.h"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <vector>
+
+#include "core/fs.h"
+
+namespace hone {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string ReadCpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      auto pos = line.find(':');
+      if (pos != std::string::npos) return line.substr(pos + 2);
+    }
+  return "unknown CPU";
+}
+
+size_t ReadLlcBytes() {
+  for (int idx = 5; idx >= 0; --idx) {
+    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(idx) + "/size");
+    std::string s;
+    if (!(in >> s) || s.empty()) continue;
+    size_t v = std::stoull(s);
+    char unit = s.back();
+    if (unit == 'K') v <<= 10;
+    if (unit == 'M') v <<= 20;
+    return v;
+  }
+  long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (v <= 0) v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return v > 0 ? static_cast<size_t>(v) : (32u << 20);
+}
+
+double MeasureCopyBandwidth() {
+  const size_t n = (256u << 20) / sizeof(double);
+  std::vector<double> a(n), b(n);
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; ++i) a[i] = static_cast<double>(i), b[i] = 0;
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    auto t0 = Clock::now();
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; ++i) b[i] = a[i];
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  volatile double sink = b[n / 2];
+  (void)sink;
+  return 2.0 * n * sizeof(double) / best / 1e9;
+}
+
+// FMA throughput probes: many independent accumulators keep the FMA units
+// busy regardless of latency. Returns FLOPs per call.
+typedef float Vec4 __attribute__((vector_size(16)));
+typedef float Vec8 __attribute__((vector_size(32)));
+typedef float Vec16 __attribute__((vector_size(64)));
+
+template <typename V, int W>
+__attribute__((always_inline)) inline double FmaLoop(long iters, float seed) {
+  constexpr int kAcc = 12;
+  V acc[kAcc];
+  V mul, add;
+  for (int i = 0; i < W; ++i) mul[i] = 0.999999f, add[i] = seed * 1e-7f;
+  for (auto& a : acc) a = mul * seed;
+  for (long it = 0; it < iters; ++it)
+    for (int k = 0; k < kAcc; ++k) acc[k] = acc[k] * mul + add;
+  float s = 0;
+  for (auto& a : acc)
+    for (int i = 0; i < W; ++i) s += a[i];
+  volatile float sink = s;
+  (void)sink;
+  return 2.0 * W * kAcc * static_cast<double>(iters);
+}
+
+__attribute__((target("avx512f"))) double Fma512(long iters, float seed) {
+  return FmaLoop<Vec16, 16>(iters, seed);
+}
+__attribute__((target("avx2,fma"))) double Fma256(long iters, float seed) {
+  return FmaLoop<Vec8, 8>(iters, seed);
+}
+double Fma128(long iters, float seed) { return FmaLoop<Vec4, 4>(iters, seed); }
+
+double MeasureFlops(std::string* simd) {
+  double (*probe)(long, float) = Fma128;
+  *simd = "sse";
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) {
+    probe = Fma512;
+    *simd = "avx512";
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    probe = Fma256;
+    *simd = "avx2+fma";
+  }
+  const long iters = 4'000'000;
+  double best = 0;
+  for (int rep = 0; rep < 3; ++rep) {
+    double flops = 0;
+    auto t0 = Clock::now();
+#pragma omp parallel reduction(+ : flops)
+    flops += probe(iters, 1.0f + static_cast<float>(omp_get_thread_num()));
+    double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    best = std::max(best, flops / s / 1e9);
+  }
+  return best;
+}
+
+std::string NowIso() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+MachineInfo DescribeMachine() {
+  MachineInfo m;
+  m.cpu_model = ReadCpuModel();
+  m.cores = static_cast<int>(std::thread::hardware_concurrency());
+  m.llc_bytes = ReadLlcBytes();
+  return m;
+}
+
+MachineInfo MeasureMachine() {
+  MachineInfo m = DescribeMachine();
+  m.copy_bandwidth_gbs = MeasureCopyBandwidth();
+  m.fp32_gflops = MeasureFlops(&m.simd);
+  m.measured_at = NowIso();
+  return m;
+}
+
+Result<MachineInfo> LoadOrMeasureMachine(const std::filesystem::path& cache_dir) {
+  MachineInfo id = DescribeMachine();
+  std::filesystem::path file = cache_dir / "machine-cpu.json";
+  if (auto text = ReadFile(file); text.ok()) {
+    auto j = nlohmann::json::parse(*text, nullptr, false);
+    if (!j.is_discarded() && j.value("cpu_model", "") == id.cpu_model &&
+        j.value("cores", 0) == id.cores && j.value("llc_bytes", size_t{0}) == id.llc_bytes) {
+      id.copy_bandwidth_gbs = j.value("copy_bandwidth_gbs", 0.0);
+      id.fp32_gflops = j.value("fp32_gflops", 0.0);
+      id.simd = j.value("simd", "");
+      id.measured_at = j.value("measured_at", "");
+      if (id.copy_bandwidth_gbs > 0 && id.fp32_gflops > 0) return id;
+    }
+  }
+  MachineInfo m = MeasureMachine();
+  nlohmann::json j = {{"cpu_model", m.cpu_model},           {"cores", m.cores},
+                      {"llc_bytes", m.llc_bytes},           {"copy_bandwidth_gbs", m.copy_bandwidth_gbs},
+                      {"fp32_gflops", m.fp32_gflops},       {"simd", m.simd},
+                      {"measured_at", m.measured_at}};
+  HONE_RETURN_IF_ERROR(WriteFileAtomic(file, j.dump(2)));
+  return m;
+}
+
+double SpeedOfLightSeconds(double bytes, double flops, const MachineInfo& m) {
+  double t = 0;
+  if (bytes > 0 && m.copy_bandwidth_gbs > 0) t = std::max(t, bytes / (m.copy_bandwidth_gbs * 1e9));
+  if (flops > 0 && m.fp32_gflops > 0) t = std::max(t, flops / (m.fp32_gflops * 1e9));
+  return t;
+}
+
+}  // namespace hone

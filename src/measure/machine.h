@@ -1,0 +1,38 @@
+// What the machine can do: its identity and the two ceilings speed of light
+// is computed against (memory bandwidth, FP32 FMA rate), measured once and
+// cached under $HONE_CACHE so every evaluation reuses them.
+//
+// Measurement runs in the trusted process with hone's own code and takes
+// about a second. Thread-compatible: call from one thread.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "core/status.h"
+
+namespace hone {
+
+struct MachineInfo {
+  std::string cpu_model;
+  int cores = 0;
+  size_t llc_bytes = 0;
+  double copy_bandwidth_gbs = 0;  // bytes read + written per second / 1e9
+  double fp32_gflops = 0;         // all cores, FMA counted as 2
+  std::string simd;               // widest vector unit the FLOP probe used
+  std::string measured_at;        // ISO-8601 UTC
+};
+
+// Identity only (no measurement): model, cores, last-level cache size.
+MachineInfo DescribeMachine();
+
+// The cached ceilings, measuring them when absent or when the identity changed.
+Result<MachineInfo> LoadOrMeasureMachine(const std::filesystem::path& cache_dir);
+
+MachineInfo MeasureMachine();
+
+// Speed of light in seconds for a task case: max(bytes / bandwidth, flops / rate);
+// 0 when neither cost is known.
+double SpeedOfLightSeconds(double bytes, double flops, const MachineInfo& m);
+
+}  // namespace hone

@@ -1,0 +1,42 @@
+// The adaptive, interleaved timing loop: warm-up by time, then alternate
+// baseline and candidate calls (so drift cancels in their ratio) until the
+// relative standard error of both medians is under target, or the budget or
+// the repetition cap ends it. Knows nothing of processes: the caller's
+// sampler performs one call and reports its duration.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hone {
+
+struct TimingPolicy {
+  double warmup_seconds = 0.1;
+  int min_warmup_calls = 2;
+  int min_reps = 10;
+  int max_reps = 1000;
+  double target_rse = 0.01;
+  double budget_seconds = 2.0;  // wall time of the measured phase, all sides
+};
+
+enum class TimerStop { kPrecise, kBudget, kMaxReps, kFailed };
+std::string TimerStopName(TimerStop s);
+
+// One call on `side`; returns false when the call failed (the loop stops).
+// `timed` is false during warm-up. `seconds` receives the sample.
+using Sampler = std::function<bool(int side, int rep, bool timed, double* seconds)>;
+
+class InterleavedTimer {
+ public:
+  explicit InterleavedTimer(int sides) : samples_(sides) {}
+  TimerStop Run(const TimingPolicy& policy, const Sampler& sample);
+  const std::vector<double>& samples(int side) const { return samples_[side]; }
+  int warmup_calls() const { return warmup_calls_; }
+
+ private:
+  std::vector<std::vector<double>> samples_;
+  int warmup_calls_ = 0;
+};
+
+}  // namespace hone

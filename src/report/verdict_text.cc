@@ -1,0 +1,50 @@
+#include "report/verdict_text.h"
+
+#include <fmt/format.h>
+
+#include "report/verdict_json.h"
+
+namespace hone {
+
+std::string FormatSeconds(double s) {
+  if (s < 1e-3) return fmt::format("{:.2f} us", s * 1e6);
+  if (s < 1) return fmt::format("{:.3f} ms", s * 1e3);
+  return fmt::format("{:.2f} s", s);
+}
+
+std::string FormatVerdict(const Verdict& v, bool color) {
+  const char* paint = "";
+  const char* reset = color ? "\033[0m" : "";
+  if (color) paint = v.status == VerdictStatus::kPassed ? "\033[1;32m" : "\033[1;31m";
+  std::string out = fmt::format("{}{}{}  {} <- {}\n", paint, StatusName(v.status), reset, v.task,
+                                v.candidate);
+  out += fmt::format("  reason: {}\n", v.reason);
+  if (v.candidate_time && v.reference_time) {
+    const auto& c = v.candidate_time->summary;
+    const auto& r = v.reference_time->summary;
+    out += fmt::format("  timed case: {} (flush: {})\n", v.timed_case, v.flush_mode);
+    out += fmt::format("  candidate: {} median [95% CI {} .. {}], {} reps, rse {:.2f}%\n",
+                       FormatSeconds(c.median), FormatSeconds(c.ci_low), FormatSeconds(c.ci_high),
+                       c.count, 100 * c.rse);
+    out += fmt::format("  reference: {} median [95% CI {} .. {}], {} reps, rse {:.2f}%\n",
+                       FormatSeconds(r.median), FormatSeconds(r.ci_low), FormatSeconds(r.ci_high),
+                       r.count, 100 * r.rse);
+    out += fmt::format("  speedup: {:.2f}x", v.speedup);
+    if (v.sol_seconds > 0)
+      out += fmt::format("   speed of light: {} ({:.1f}% of it)", FormatSeconds(v.sol_seconds),
+                         v.sol_percent);
+    out += "\n";
+  }
+  if (v.precision_bound > 0)
+    out += fmt::format("  precision: rel. L2 error {:.2e} vs float64 (bound {:.2e})\n",
+                       v.precision_error, v.precision_bound);
+  int passed = static_cast<int>(v.checks.size()) - v.checks_failed();
+  out += fmt::format("  checks: {} passed, {} failed; build {}{}; total {}\n", passed,
+                     v.checks_failed(), FormatSeconds(v.build_seconds),
+                     v.build_cached ? " (cached)" : "", FormatSeconds(v.total_seconds));
+  for (const auto& n : v.notes) out += "  note: " + n + "\n";
+  if (!v.sandbox_missing.empty()) out += "  sandbox: not in force: " + v.sandbox_missing + "\n";
+  return out;
+}
+
+}  // namespace hone

@@ -1,0 +1,14 @@
+// The human summary of a verdict for a terminal.
+#pragma once
+
+#include <string>
+
+#include "verify/verdict.h"
+
+namespace hone {
+
+std::string FormatVerdict(const Verdict& v, bool color);
+// "12.3 us", "4.56 ms"
+std::string FormatSeconds(double s);
+
+}  // namespace hone

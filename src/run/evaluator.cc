@@ -1,0 +1,674 @@
+#include "run/evaluator.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <future>
+
+#include "build/build_pool.h"
+#include "core/rng.h"
+#include "run/sandbox_process.h"
+#include "run/shared_arena.h"
+#include "verify/compare.h"
+
+namespace hone {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Millis = std::chrono::milliseconds;
+
+struct Placement {
+  std::string name;
+  Dtype dtype;
+  std::vector<int64_t> shape;
+  int64_t numel = 0;
+  size_t offset = 0;
+  size_t bytes = 0;
+};
+
+struct SetLayout {
+  std::vector<Placement> inputs, outputs;
+};
+
+struct HostTensor {
+  Dtype dtype;
+  std::vector<int64_t> shape;
+  std::vector<char> bytes;
+  int64_t numel() const { return NumElements(shape); }
+};
+
+using Tensors = std::vector<HostTensor>;
+
+struct CaseShapes {
+  const ShapeCase* c;
+  std::vector<std::vector<int64_t>> inputs, outputs;
+};
+
+// f64 layouts widen floating tensors so the reference can run in double.
+Dtype Widen(Dtype t, bool f64) { return f64 && IsFloating(t) ? HONE_F64 : t; }
+
+size_t PlaceSet(const Task& task, const CaseShapes& cs, bool f64, size_t offset, SetLayout* out) {
+  auto place = [&](const std::vector<TensorDecl>& decls, const std::vector<std::vector<int64_t>>& shapes,
+                   std::vector<Placement>& list) {
+    for (size_t i = 0; i < decls.size(); ++i) {
+      Placement p;
+      p.name = decls[i].name;
+      p.dtype = Widen(decls[i].dtype, f64);
+      p.shape = shapes[i];
+      p.numel = NumElements(p.shape);
+      p.offset = offset;
+      p.bytes = static_cast<size_t>(p.numel) * DtypeSize(p.dtype);
+      offset += AlignArena(std::max<size_t>(p.bytes, 1));
+      list.push_back(p);
+    }
+  };
+  place(task.inputs, cs.inputs, out->inputs);
+  place(task.outputs, cs.outputs, out->outputs);
+  return offset;
+}
+
+std::vector<wire::TensorSlot> Slots(const std::vector<Placement>& ps) {
+  std::vector<wire::TensorSlot> out;
+  for (const auto& p : ps) {
+    wire::TensorSlot s{};
+    s.dtype = static_cast<int32_t>(p.dtype);
+    s.ndim = static_cast<int32_t>(p.shape.size());
+    auto strides = ContiguousStrides(p.shape);
+    for (size_t d = 0; d < p.shape.size(); ++d) {
+      s.shape[d] = p.shape[d];
+      s.stride[d] = strides[d];
+    }
+    s.offset = p.offset;
+    s.bytes = p.bytes;
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::string Seconds(double s) {
+  char buf[64];
+  if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+  else if (s < 1) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  else std::snprintf(buf, sizeof buf, "%.2f s", s);
+  return buf;
+}
+
+std::string Num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// One evaluation's state. Once a verdict other than passed is reached,
+// `decided_` is set and every later step returns at once.
+class Run {
+ public:
+  Run(const EvaluatorEnv& env, const Task& task, const EvalOptions& opt, const ProgressFn& progress,
+      Verdict& v)
+      : env_(env), task_(task), opt_(opt), progress_(progress), v_(v) {}
+
+  Status Execute(const std::filesystem::path& candidate);
+
+ private:
+  Status ExecuteSteps(const std::filesystem::path& candidate);
+  void Progress(const std::string& s) {
+    if (progress_) progress_(s);
+  }
+  void Decide(VerdictStatus s, std::string reason) {
+    if (decided_) return;
+    decided_ = true;
+    v_.status = s;
+    v_.reason = std::move(reason);
+  }
+  void FailFromOutcome(const CallOutcome& o, const std::string& during);
+  Status Build(const std::filesystem::path& candidate, std::filesystem::path* ref_lib,
+               std::filesystem::path* cand_lib);
+  Status ResolveShapes();
+  Status StartSandboxes(const std::filesystem::path& ref_lib, const std::filesystem::path& cand_lib);
+  Status BindCase(const CaseShapes& cs);
+  Status VerifyCase(const CaseShapes& cs);
+  Status VerifyOne(const CaseShapes& cs, int seed, int dist);
+  Status Time();
+
+  Tensors GenerateInputs(const CaseShapes& cs, uint64_t seed, int dist, Status* st);
+  Result<Tensors> RunReference(const Tensors& inputs, int set);
+  // Runs the float64 reference; empty when the reference does not support it.
+  Result<std::vector<std::vector<double>>> RunReference64(const Tensors& inputs);
+  void LoadInputs(SharedArena& arena, const SetLayout& set, const Tensors& inputs);
+  void Poison(SharedArena& arena, const SetLayout& set, uint8_t pattern);
+  Tensors ReadOutputs(SharedArena& arena, const SetLayout& set);
+  // Runs the candidate on `set`; false when the call failed (verdict decided).
+  bool CallCandidate(int set, uint32_t flags, const std::string& during, CallOutcome* out);
+  // Incorrect-verdict helpers; return false when the check failed.
+  bool CheckOutputs(const Tensors& actual, const Tensors& expected, const std::string& where,
+                    const std::string& check, bool record_pass = true);
+  bool CheckInputsUnchanged(const SetLayout& set, const Tensors& pristine, const std::string& where);
+  Millis CandidateTimeout() const;
+
+  const EvaluatorEnv& env_;
+  const Task& task_;
+  const EvalOptions& opt_;
+  const ProgressFn& progress_;
+  Verdict& v_;
+  bool decided_ = false;
+
+  std::vector<CaseShapes> cases_;
+  std::unique_ptr<SharedArena> ref_arena_, cand_arena_;
+  std::unique_ptr<SandboxProcess> ref_, cand_;
+  std::vector<SetLayout> ref_sets_, cand_sets_;  // per input set, for the bound case
+  SetLayout ref_f64_;
+  bool ref64_supported_ = true;
+  double ref_seconds_max_ = 0;
+  double ref32_worst_err_ = 0;
+  std::vector<std::string> dist_names_;
+};
+
+void Run::FailFromOutcome(const CallOutcome& o, const std::string& during) {
+  switch (o.kind) {
+    case CallOutcome::Kind::kOk:
+      Decide(VerdictStatus::kRuntimeError,
+             "hone_forward returned " + std::to_string(o.rc) + " (nonzero means failure) " + during);
+      return;
+    case CallOutcome::Kind::kCrashed:
+      Decide(VerdictStatus::kRuntimeError, "crashed with " + o.detail + " " + during);
+      return;
+    case CallOutcome::Kind::kTimedOut:
+      Decide(VerdictStatus::kTimeout,
+             "did not return within " + Seconds(CandidateTimeout().count() / 1e3) + " " + during +
+                 " (the process was killed" + (o.detail.empty() ? "" : "; " + o.detail) + ")");
+      return;
+    case CallOutcome::Kind::kViolation:
+      Decide(VerdictStatus::kRejected, "sandbox rule broken " + during + ": " + o.detail);
+      return;
+    case CallOutcome::Kind::kSandboxError:
+      Decide(VerdictStatus::kRuntimeError, o.detail + " " + during);
+      return;
+  }
+}
+
+Millis Run::CandidateTimeout() const {
+  double ms = ref_seconds_max_ * 1e3 * opt_.call_timeout_factor;
+  if (ref_seconds_max_ == 0) return opt_.max_call_timeout;
+  return Millis(static_cast<int64_t>(std::clamp<double>(ms, opt_.min_call_timeout.count(),
+                                                        opt_.max_call_timeout.count())));
+}
+
+Status Run::Build(const std::filesystem::path& candidate, std::filesystem::path* ref_lib,
+                  std::filesystem::path* cand_lib) {
+  Progress("build");
+  BuildPool pool(*env_.builder, 2);
+  auto ref_future = pool.Submit(task_.reference);
+  auto cand_future = pool.Submit(candidate);
+  auto ref = ref_future.get();
+  auto cand = cand_future.get();
+  if (!ref.ok()) return ref.status();
+  if (!ref->ok)
+    return Status::Invalid(task_.reference.string() + ": the task's reference does not compile:\n" +
+                           ref->log);
+  if (!cand.ok()) return cand.status();
+  v_.build_cached = cand->cached;
+  v_.build_seconds = cand->seconds;
+  v_.build_log = cand->log;
+  if (!cand->ok) {
+    Decide(VerdictStatus::kCompileError, "the candidate does not compile:\n" + cand->log);
+    return Status::Ok();
+  }
+  *ref_lib = ref->library;
+  *cand_lib = cand->library;
+  return Status::Ok();
+}
+
+Status Run::ResolveShapes() {
+  for (const auto& c : task_.cases) {
+    CaseShapes cs{&c, {}, {}};
+    for (const auto& d : task_.inputs) {
+      HONE_ASSIGN_OR_RETURN(auto s, ResolveShape(d, c));
+      cs.inputs.push_back(std::move(s));
+    }
+    for (const auto& d : task_.outputs) {
+      HONE_ASSIGN_OR_RETURN(auto s, ResolveShape(d, c));
+      cs.outputs.push_back(std::move(s));
+    }
+    cases_.push_back(std::move(cs));
+  }
+  for (int d = 0; d < task_.num_distributions; ++d) {
+    std::string name;
+    for (const auto& in : task_.inputs) {
+      if (!name.empty()) name += ", ";
+      name += in.name + "~" + in.values[static_cast<size_t>(d) % in.values.size()].text();
+    }
+    dist_names_.push_back(name.empty() ? "none" : name);
+  }
+  return Status::Ok();
+}
+
+Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
+                           const std::filesystem::path& cand_lib) {
+  size_t cand_bytes = 0, ref_bytes = 0;
+  for (const auto& cs : cases_) {
+    size_t off = 0;
+    SetLayout tmp;
+    for (int s = 0; s < opt_.input_sets; ++s) off = PlaceSet(task_, cs, false, off, &tmp);
+    cand_bytes = std::max(cand_bytes, off);
+    off = PlaceSet(task_, cs, true, off, &tmp);
+    ref_bytes = std::max(ref_bytes, off);
+  }
+  HONE_ASSIGN_OR_RETURN(ref_arena_, SharedArena::Create(ref_bytes));
+  HONE_ASSIGN_OR_RETURN(cand_arena_, SharedArena::Create(cand_bytes));
+
+  SandboxConfig config;
+  config.executable = env_.sandbox_executable;
+  config.scratch_root = env_.scratch_root;
+  config.memory_limit_bytes = opt_.memory_limit_bytes ? opt_.memory_limit_bytes : DefaultMemoryLimit();
+  config.llc_bytes = opt_.flush == FlushMode::kLlc ? env_.machine.llc_bytes : 0;
+  config.threads = opt_.threads;
+  config.seccomp = opt_.seccomp;
+  config.landlock = opt_.landlock;
+  config.netns = opt_.netns;
+
+  Progress("start");
+  CallOutcome startup;
+  config.library = ref_lib;
+  HONE_ASSIGN_OR_RETURN(ref_, SandboxProcess::Start(config, *ref_arena_, &startup, opt_.start_timeout));
+  if (!ref_)
+    return Status::Invalid(task_.reference.string() + ": the task's reference failed to load: " +
+                           startup.detail);
+  config.library = cand_lib;
+  HONE_ASSIGN_OR_RETURN(cand_, SandboxProcess::Start(config, *cand_arena_, &startup, opt_.start_timeout));
+  if (!cand_) {
+    FailFromOutcome(startup, "while loading the candidate");
+    return Status::Ok();
+  }
+  v_.sandbox_features = cand_->features();
+  v_.sandbox_missing = cand_->missing_features();
+  return Status::Ok();
+}
+
+Status Run::BindCase(const CaseShapes& cs) {
+  ref_sets_.assign(static_cast<size_t>(opt_.input_sets), {});
+  cand_sets_.assign(static_cast<size_t>(opt_.input_sets), {});
+  ref_f64_ = {};
+  size_t off = 0;
+  for (int s = 0; s < opt_.input_sets; ++s) off = PlaceSet(task_, cs, false, off, &ref_sets_[s]);
+  PlaceSet(task_, cs, true, off, &ref_f64_);
+  off = 0;
+  for (int s = 0; s < opt_.input_sets; ++s) off = PlaceSet(task_, cs, false, off, &cand_sets_[s]);
+  for (int s = 0; s <= opt_.input_sets; ++s) {
+    const SetLayout& l = s < opt_.input_sets ? ref_sets_[s] : ref_f64_;
+    CallOutcome o = ref_->Bind(static_cast<uint32_t>(s), Slots(l.inputs), Slots(l.outputs),
+                               opt_.max_call_timeout);
+    if (!o.ok())
+      return Status::Invalid(task_.reference.string() + ": the reference failed to bind: " + o.detail);
+  }
+  for (int s = 0; s < opt_.input_sets; ++s) {
+    CallOutcome o = cand_->Bind(static_cast<uint32_t>(s), Slots(cand_sets_[s].inputs),
+                                Slots(cand_sets_[s].outputs), opt_.max_call_timeout);
+    if (!o.ok()) {
+      FailFromOutcome(o, "in hone_workspace_bytes for case " + cs.c->label);
+      return Status::Ok();
+    }
+  }
+  return Status::Ok();
+}
+
+Tensors Run::GenerateInputs(const CaseShapes& cs, uint64_t seed, int dist, Status* st) {
+  Tensors out;
+  for (size_t i = 0; i < task_.inputs.size(); ++i) {
+    const TensorDecl& d = task_.inputs[i];
+    HostTensor t{d.dtype, cs.inputs[i], {}};
+    t.bytes.resize(static_cast<size_t>(t.numel()) * DtypeSize(d.dtype));
+    Rng rng(seed, i * 64 + static_cast<uint64_t>(dist));
+    const Distribution& dd = d.values[static_cast<size_t>(dist) % d.values.size()];
+    Status s = dd.Fill(t.bytes.data(), d.dtype, t.shape, cs.c->symbols, rng);
+    if (!s.ok()) *st = s.With(task_.dir.string() + ": inputs[" + std::to_string(i) + "]: ");
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+void Run::LoadInputs(SharedArena& arena, const SetLayout& set, const Tensors& inputs) {
+  for (size_t i = 0; i < set.inputs.size(); ++i) {
+    const Placement& p = set.inputs[i];
+    char* dst = arena.data() + p.offset;
+    if (p.dtype == inputs[i].dtype) {
+      std::memcpy(dst, inputs[i].bytes.data(), p.bytes);
+    } else {
+      for (int64_t k = 0; k < p.numel; ++k)
+        StoreFromDouble(dst, p.dtype, static_cast<size_t>(k),
+                        LoadAsDouble(inputs[i].bytes.data(), inputs[i].dtype, static_cast<size_t>(k)));
+    }
+  }
+}
+
+void Run::Poison(SharedArena& arena, const SetLayout& set, uint8_t pattern) {
+  for (const auto& p : set.outputs) std::memset(arena.data() + p.offset, pattern, p.bytes);
+}
+
+Tensors Run::ReadOutputs(SharedArena& arena, const SetLayout& set) {
+  Tensors out;
+  for (const auto& p : set.outputs) {
+    HostTensor t{p.dtype, p.shape, {}};
+    t.bytes.assign(arena.data() + p.offset, arena.data() + p.offset + p.bytes);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Result<Tensors> Run::RunReference(const Tensors& inputs, int set) {
+  const SetLayout& l = ref_sets_[static_cast<size_t>(set)];
+  LoadInputs(*ref_arena_, l, inputs);
+  Poison(*ref_arena_, l, 0xFF);
+  CallOutcome o = ref_->Call(static_cast<uint32_t>(set), 0, opt_.max_call_timeout);
+  if (!o.ok() || o.rc != 0)
+    return Status::Invalid(task_.reference.string() + ": the task's reference failed: " +
+                           (o.ok() ? "returned " + std::to_string(o.rc) : o.detail));
+  ref_seconds_max_ = std::max(ref_seconds_max_, o.reported_seconds);
+  v_.kernel_seconds += o.reported_seconds;
+  return ReadOutputs(*ref_arena_, l);
+}
+
+Result<std::vector<std::vector<double>>> Run::RunReference64(const Tensors& inputs) {
+  std::vector<std::vector<double>> out;
+  if (!ref64_supported_) return out;
+  LoadInputs(*ref_arena_, ref_f64_, inputs);
+  Poison(*ref_arena_, ref_f64_, 0xFF);
+  uint32_t binding = static_cast<uint32_t>(opt_.input_sets);
+  CallOutcome o = ref_->Call(binding, 0, opt_.max_call_timeout);
+  if (!o.ok())
+    return Status::Invalid(task_.reference.string() + ": the task's reference failed in float64: " +
+                           o.detail);
+  if (o.rc != 0) {
+    ref64_supported_ = false;
+    v_.notes.push_back("precision check skipped: the reference returned " + std::to_string(o.rc) +
+                       " for float64 inputs");
+    return out;
+  }
+  v_.kernel_seconds += o.reported_seconds;
+  for (const auto& p : ref_f64_.outputs) {
+    std::vector<double> d(static_cast<size_t>(p.numel));
+    for (int64_t k = 0; k < p.numel; ++k)
+      d[static_cast<size_t>(k)] = LoadAsDouble(ref_arena_->data() + p.offset, p.dtype, static_cast<size_t>(k));
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+bool Run::CallCandidate(int set, uint32_t flags, const std::string& during, CallOutcome* out) {
+  *out = cand_->Call(static_cast<uint32_t>(set), flags, CandidateTimeout());
+  if (!out->ok() || out->rc != 0) {
+    FailFromOutcome(*out, during);
+    return false;
+  }
+  // The sandbox reports its own time; it cannot exceed what the worker saw.
+  if (out->reported_seconds > out->wall_seconds * 1.01 + 1e-4) {
+    Decide(VerdictStatus::kRejected, "timing tampered with: the sandbox reported " +
+                                         Seconds(out->reported_seconds) + " for a call the worker saw take " +
+                                         Seconds(out->wall_seconds) + " " + during);
+    return false;
+  }
+  v_.kernel_seconds += out->reported_seconds;
+  return true;
+}
+
+bool Run::CheckOutputs(const Tensors& actual, const Tensors& expected, const std::string& where,
+                       const std::string& check, bool record_pass) {
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const TensorDecl& d = task_.outputs[i];
+    Tolerance tol = task_.ToleranceFor(d.dtype);
+    Mismatch m = CompareElements(actual[i].bytes.data(), expected[i].bytes.data(), d.dtype,
+                                 actual[i].numel(), tol);
+    if (m.ok) continue;
+    const auto& shape = actual[i].shape;
+    std::string detail =
+        "output '" + d.name + "' " + ShapeString(shape) + ": " + std::to_string(m.num_bad) + " of " +
+        std::to_string(m.checked) + " elements wrong; first at " + IndexString(m.first_bad, shape) +
+        ": expected " + Num(m.expected_at_first) + ", got " + Num(m.actual_at_first) +
+        "; among finite elements max abs error " + Num(m.max_abs_err) + ", max rel error " + Num(m.max_rel_err) +
+        " (atol " + Num(tol.atol) + ", rtol " + Num(tol.rtol) + ")";
+    if (m.nan_or_inf > 0)
+      detail += "; " + std::to_string(m.nan_or_inf) +
+                " NaN/Inf where the reference is finite (unwritten outputs are poisoned with NaN)";
+    v_.checks.push_back({check, where, false, detail});
+    Decide(VerdictStatus::kIncorrect, detail + " [" + where + "]");
+    return false;
+  }
+  if (record_pass) v_.checks.push_back({check, where, true, ""});
+  return true;
+}
+
+bool Run::CheckInputsUnchanged(const SetLayout& set, const Tensors& pristine,
+                               const std::string& where) {
+  for (size_t i = 0; i < set.inputs.size(); ++i) {
+    const Placement& p = set.inputs[i];
+    const char* now = cand_arena_->data() + p.offset;
+    if (SameBytes(now, pristine[i].bytes.data(), p.bytes)) continue;
+    int64_t first = -1;
+    int64_t n = CountDifferentElements(now, pristine[i].bytes.data(), p.dtype, p.numel, &first);
+    std::string detail = "input '" + p.name + "' was modified: " + std::to_string(n) + " of " +
+                         std::to_string(p.numel) + " elements changed, first at " +
+                         IndexString(first, p.shape) + " (inputs are read-only)";
+    v_.checks.push_back({"inputs_unchanged", where, false, detail});
+    Decide(VerdictStatus::kIncorrect, detail + " [" + where + "]");
+    return false;
+  }
+  return true;
+}
+
+Status Run::VerifyOne(const CaseShapes& cs, int seed, int dist) {
+  uint64_t s = opt_.seed * 1000003ull + static_cast<uint64_t>(seed);
+  std::string where = cs.c->label + " seed=" + std::to_string(s) + " dist=" + dist_names_[dist];
+  Status gen;
+  Tensors inputs = GenerateInputs(cs, s, dist, &gen);
+  HONE_RETURN_IF_ERROR(gen);
+  HONE_ASSIGN_OR_RETURN(Tensors expected, RunReference(inputs, 0));
+  HONE_ASSIGN_OR_RETURN(auto ref64, RunReference64(inputs));
+
+  const uint8_t kPoison[2] = {0xFF, 0x5A};  // NaN for every float type; then a finite sentinel
+  Tensors first_run;
+  for (int run = 0; run < 2; ++run) {
+    LoadInputs(*cand_arena_, cand_sets_[0], inputs);
+    Poison(*cand_arena_, cand_sets_[0], kPoison[run]);
+    CallOutcome o;
+    std::string during = "in case " + where + (run ? " (second run)" : "");
+    if (!CallCandidate(0, 0, during, &o)) return Status::Ok();
+    Tensors actual = ReadOutputs(*cand_arena_, cand_sets_[0]);
+    if (!CheckInputsUnchanged(cand_sets_[0], inputs, where)) return Status::Ok();
+    if (!CheckOutputs(actual, expected, where, run ? "correct_second_run" : "correct"))
+      return Status::Ok();
+    if (run == 0) {
+      first_run = std::move(actual);
+      continue;
+    }
+    for (size_t i = 0; i < actual.size(); ++i) {
+      if (SameBytes(actual[i].bytes.data(), first_run[i].bytes.data(), actual[i].bytes.size()))
+        continue;
+      v_.checks.push_back({"deterministic", where, true,
+                           "output '" + task_.outputs[i].name +
+                               "' differs bitwise between two runs on the same inputs (both within tolerance)"});
+    }
+  }
+  if (ref64.empty()) return Status::Ok();
+  for (size_t i = 0; i < task_.outputs.size(); ++i) {
+    Dtype t = task_.outputs[i].dtype;
+    if (!IsFloating(t)) continue;
+    double ref_err = RelativeL2Error(expected[i].bytes.data(), t, ref64[i].data(),
+                                     expected[i].numel());
+    double cand_err = RelativeL2Error(first_run[i].bytes.data(), t, ref64[i].data(),
+                                      first_run[i].numel());
+    double bound = std::max(task_.ToleranceFor(t).precision, 8 * ref_err);
+    ref32_worst_err_ = std::max(ref32_worst_err_, ref_err);
+    v_.precision_error = std::max(v_.precision_error, cand_err);
+    v_.precision_bound = std::max(v_.precision_bound, bound);
+    if (cand_err > bound) {
+      std::string detail = "output '" + task_.outputs[i].name + "': relative L2 error " + Num(cand_err) +
+                           " against a float64 reference exceeds " + Num(bound) +
+                           " (the task's reference has " + Num(ref_err) +
+                           "); the candidate computes in lower precision than " +
+                           std::string(DtypeName(t));
+      v_.checks.push_back({"precision", where, false, detail});
+      Decide(VerdictStatus::kIncorrect, detail + " [" + where + "]");
+      return Status::Ok();
+    }
+  }
+  return Status::Ok();
+}
+
+Status Run::VerifyCase(const CaseShapes& cs) {
+  HONE_RETURN_IF_ERROR(BindCase(cs));
+  for (int seed = 1; seed <= task_.seeds && !decided_; ++seed)
+    for (int dist = 0; dist < task_.num_distributions && !decided_; ++dist) {
+      Progress("verify " + cs.c->label);
+      HONE_RETURN_IF_ERROR(VerifyOne(cs, seed, dist));
+    }
+  return Status::Ok();
+}
+
+Status Run::Time() {
+  const CaseShapes& cs = cases_.front();
+  v_.timed_case = cs.c->label;
+  v_.flush_mode = FlushModeName(opt_.flush);
+  Progress("time " + cs.c->label);
+  HONE_RETURN_IF_ERROR(BindCase(cs));
+  if (decided_) return Status::Ok();
+  const int sets = opt_.input_sets;
+  std::vector<Tensors> inputs(sets), expected(sets);
+  for (int s = 0; s < sets; ++s) {
+    Status gen;
+    inputs[s] = GenerateInputs(cs, opt_.seed * 1000003ull + 1000 + static_cast<uint64_t>(s), 0, &gen);
+    HONE_RETURN_IF_ERROR(gen);
+    HONE_ASSIGN_OR_RETURN(expected[s], RunReference(inputs[s], s));
+  }
+  uint32_t flags = 0;
+  if (opt_.flush == FlushMode::kLlc) flags = wire::kFlushLlc;
+  if (opt_.flush == FlushMode::kLines) flags = wire::kFlushLines;
+  // Side 0 is the reference, side 1 the candidate.
+  std::vector<double> wall[2];
+  Status failure;
+  int rechecked = 0;
+  Sampler sample = [&](int side, int rep, bool timed, double* seconds) {
+    int set = rep % sets;
+    SharedArena& arena = side == 0 ? *ref_arena_ : *cand_arena_;
+    const SetLayout& l = side == 0 ? ref_sets_[set] : cand_sets_[set];
+    LoadInputs(arena, l, inputs[set]);
+    Poison(arena, l, 0xFF);
+    CallOutcome o;
+    if (side == 0) {
+      o = ref_->Call(static_cast<uint32_t>(set), flags, opt_.max_call_timeout);
+      if (!o.ok() || o.rc != 0) {
+        failure = Status::Invalid(task_.reference.string() + ": the reference failed while timed");
+        return false;
+      }
+      v_.kernel_seconds += o.reported_seconds;
+    } else if (!CallCandidate(set, flags, std::string("during timing") + (timed ? "" : " warm-up"), &o)) {
+      return false;
+    }
+    *seconds = o.reported_seconds;
+    if (timed) wall[side].push_back(o.wall_seconds - o.reported_seconds);
+    // Re-check a sample of timed outputs: caching or skipped work shows here.
+    if (side == 1 && (rep % 3 == 0 || !timed)) {
+      std::string where = cs.c->label + " timed call " + std::to_string(rep) + " input set " +
+                          std::to_string(set);
+      if (!CheckInputsUnchanged(l, inputs[set], where)) return false;
+      if (!CheckOutputs(ReadOutputs(arena, l), expected[set], where, "timed_output", false))
+        return false;
+      ++rechecked;
+    }
+    return true;
+  };
+  InterleavedTimer timer(2);
+  TimerStop stop = timer.Run(opt_.timing, sample);
+  HONE_RETURN_IF_ERROR(failure);
+  if (decided_) return Status::Ok();
+  v_.checks.push_back({"timed_output", cs.c->label, true,
+                       std::to_string(rechecked) + " outputs of timed and warm-up calls re-checked over " +
+                           std::to_string(sets) + " rotating input sets"});
+  v_.notes.push_back("timing stopped: " + TimerStopName(stop) + " after " +
+                     std::to_string(timer.samples(1).size()) + " interleaved repetitions and " +
+                     std::to_string(timer.warmup_calls()) + " warm-up calls");
+  TimingResult ref, cand;
+  ref.samples = timer.samples(0);
+  cand.samples = timer.samples(1);
+  ref.summary = Summarize(ref.samples);
+  cand.summary = Summarize(cand.samples);
+  v_.call_overhead_seconds = Summarize(wall[1]).median;
+  v_.reference_time = ref;
+  v_.candidate_time = cand;
+  if (cand.summary.median > 0) v_.speedup = ref.summary.median / cand.summary.median;
+  double bytes = 0, flops = 0;
+  if (task_.cost_bytes) bytes = task_.cost_bytes->Eval(cs.c->symbols).value();
+  if (task_.cost_flops) flops = task_.cost_flops->Eval(cs.c->symbols).value();
+  v_.sol_seconds = SpeedOfLightSeconds(bytes, flops, env_.machine);
+  if (v_.sol_seconds > 0 && cand.summary.median > 0)
+    v_.sol_percent = 100 * v_.sol_seconds / cand.summary.median;
+  return Status::Ok();
+}
+
+Status Run::Execute(const std::filesystem::path& candidate) {
+  Status st = ExecuteSteps(candidate);
+  if (cand_) {
+    v_.output_head = cand_->log();
+    v_.output_bytes = cand_->log_bytes();
+  }
+  return st;
+}
+
+Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
+  std::filesystem::path ref_lib, cand_lib;
+  HONE_RETURN_IF_ERROR(Build(candidate, &ref_lib, &cand_lib));
+  if (decided_) return Status::Ok();
+  HONE_RETURN_IF_ERROR(ResolveShapes());
+  HONE_RETURN_IF_ERROR(StartSandboxes(ref_lib, cand_lib));
+  if (decided_) return Status::Ok();
+  for (const auto& cs : cases_) {
+    HONE_RETURN_IF_ERROR(VerifyCase(cs));
+    if (decided_) return Status::Ok();
+  }
+  if (opt_.time) HONE_RETURN_IF_ERROR(Time());
+  if (!decided_) {
+    v_.status = VerdictStatus::kPassed;
+    v_.reason = "correct on " + std::to_string(task_.cases.size()) + " shape case(s) x " +
+                std::to_string(task_.seeds) + " seeds x " + std::to_string(task_.num_distributions) +
+                " value distributions";
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string FlushModeName(FlushMode m) {
+  switch (m) {
+    case FlushMode::kLlc: return "llc";
+    case FlushMode::kLines: return "lines";
+    case FlushMode::kNone: return "none";
+  }
+  return "unknown";
+}
+
+std::optional<FlushMode> ParseFlushMode(const std::string& s) {
+  if (s == "llc") return FlushMode::kLlc;
+  if (s == "lines") return FlushMode::kLines;
+  if (s == "none") return FlushMode::kNone;
+  return std::nullopt;
+}
+
+size_t DefaultMemoryLimit() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  size_t ram = pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : (8ull << 30);
+  return std::min<size_t>(ram / 8, 2ull << 30);
+}
+
+Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::path& candidate,
+                                    const EvalOptions& options, const ProgressFn& progress) {
+  auto start = Clock::now();
+  Verdict v;
+  v.task = task.name;
+  v.candidate = candidate.string();
+  v.machine = env_.machine;
+  Run run(env_, task, options, progress, v);
+  HONE_RETURN_IF_ERROR(run.Execute(candidate));
+  v.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return v;
+}
+
+}  // namespace hone

@@ -1,0 +1,68 @@
+// The trusted worker for the CPU backend: evaluates one candidate on one
+// task and returns a Verdict.
+//
+// It owns pristine inputs and expected outputs (never mapped into a
+// sandbox), runs the reference and the candidate in separate sandboxes,
+// compares outputs itself, and times both under the same protocol,
+// interleaved. Expected failures of the candidate are verdicts; Status is for
+// a broken task (the reference fails) or a broken environment.
+// Thread-compatible: one Evaluate() at a time per Evaluator.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "build/builder.h"
+#include "measure/machine.h"
+#include "measure/timer.h"
+#include "task/task.h"
+#include "verify/verdict.h"
+
+namespace hone {
+
+enum class FlushMode { kLlc, kLines, kNone };
+std::string FlushModeName(FlushMode m);
+std::optional<FlushMode> ParseFlushMode(const std::string& s);
+
+struct EvalOptions {
+  bool time = true;
+  TimingPolicy timing;
+  FlushMode flush = FlushMode::kLlc;
+  int input_sets = 3;  // inputs rotated through during timing
+  std::chrono::milliseconds max_call_timeout{10000};
+  std::chrono::milliseconds min_call_timeout{2000};
+  double call_timeout_factor = 50;  // times the reference's duration, within the bounds
+  std::chrono::milliseconds start_timeout{10000};
+  size_t memory_limit_bytes = 0;  // 0: DefaultMemoryLimit()
+  int threads = 0;                // 0: all cores
+  uint64_t seed = 0;              // offsets every generated input
+  bool seccomp = true, landlock = true, netns = true;
+};
+
+struct EvaluatorEnv {
+  Builder* builder = nullptr;
+  std::filesystem::path sandbox_executable;
+  std::filesystem::path scratch_root;
+  MachineInfo machine;
+};
+
+using ProgressFn = std::function<void(const std::string& stage)>;
+
+class Evaluator {
+ public:
+  explicit Evaluator(EvaluatorEnv env) : env_(std::move(env)) {}
+
+  Result<Verdict> Evaluate(const Task& task, const std::filesystem::path& candidate,
+                           const EvalOptions& options, const ProgressFn& progress = {});
+
+ private:
+  EvaluatorEnv env_;
+};
+
+// The default memory for a candidate's own allocations: an eighth of RAM, at
+// most 2 GiB. Inputs, outputs and hone's flush buffer come on top.
+size_t DefaultMemoryLimit();
+
+}  // namespace hone

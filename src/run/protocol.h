@@ -1,0 +1,78 @@
+// The wire protocol between the trusted worker and the untrusted sandbox.
+//
+// Fixed-size little-endian structs over a pair of pipes. The sandbox can
+// forge anything it sends (the candidate runs in its process), so the worker
+// treats every reply as a claim: it validates sizes and magic numbers,
+// cross-checks reported times against its own clock, and never reads
+// results from anywhere but the shared output buffers it compares itself.
+#pragma once
+
+#include <cstdint>
+
+#include "hone/kernel.h"
+
+namespace hone::wire {
+
+constexpr uint32_t kMagic = 0x454e4f48;  // "HONE"
+
+enum class Op : uint32_t { kBind = 1, kCall = 2, kExit = 3 };
+
+enum CallFlags : uint32_t {
+  kFlushLlc = 1u << 0,    // write a buffer twice the last-level cache before the call
+  kFlushLines = 1u << 1,  // clflush exactly the bound tensors and workspace
+};
+
+struct TensorSlot {
+  int32_t dtype;
+  int32_t ndim;
+  int64_t shape[HONE_MAX_DIMS];
+  int64_t stride[HONE_MAX_DIMS];
+  uint64_t offset;  // into the shared arena
+  uint64_t bytes;
+};
+
+// Request; a kBind is followed by BindPayload and num_inputs + num_outputs slots.
+struct Request {
+  uint32_t magic;
+  Op op;
+  uint32_t binding;
+  uint32_t flags;
+};
+
+struct BindPayload {
+  int32_t num_inputs;
+  int32_t num_outputs;
+};
+
+enum class ReplyKind : uint32_t {
+  kReady = 1,      // after start-up; aux = active sandbox features
+  kOk = 2,         // call or bind done; rc = candidate's return value
+  kError = 3,      // the sandbox could not do what was asked; message says why
+  kViolation = 4,  // the candidate broke a sandbox rule; message names it
+};
+
+struct Reply {
+  uint32_t magic;
+  ReplyKind kind;
+  int32_t rc;
+  int32_t detail;   // syscall number for a violation
+  uint64_t nanos;   // reported duration of hone_forward
+  uint64_t aux;     // feature bits (kReady), workspace bytes (kBind)
+  char message[208];
+};
+
+// Feature bits reported in the ready reply.
+enum Feature : uint64_t {
+  kFeatureSeccomp = 1u << 0,
+  kFeatureLandlock = 1u << 1,
+  kFeatureNetNamespace = 1u << 2,
+  kFeatureDroppedPrivileges = 1u << 3,
+  kFeatureLandlockNet = 1u << 4,
+};
+
+// Exit status the sandbox uses after reporting a violation.
+constexpr int kViolationExitCode = 97;
+// Exit status when its own set-up fails (bad arguments, cannot map memory).
+constexpr int kSetupFailedExitCode = 98;
+
+}  // namespace hone::wire

@@ -1,0 +1,265 @@
+// hone-sandbox: the only process that ever runs candidate code.
+//
+// Started by the worker (sandbox_process.cc) with a scrubbed environment,
+// resource limits, a private scratch directory as its working directory and
+// these inherited descriptors: requests in, replies out, the shared arena
+// (inputs and outputs only; expected outputs never enter this process), and
+// the candidate library. It confines itself, loads the library, reports
+// ready, then serves bind and call requests until told to exit or killed.
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "hone/kernel.h"
+#include "run/protocol.h"
+#include "run/sandbox_policy.h"
+
+namespace {
+
+using namespace hone;
+
+struct Options {
+  int ctl_in = -1, ctl_out = -1, arena_fd = -1, library_fd = -1;
+  size_t arena_bytes = 0, llc_bytes = 0;
+  std::string library_dir, scratch;
+  std::vector<std::string> read_dirs;
+  bool seccomp = true, landlock = true, netns = true;
+};
+
+struct Binding {
+  std::vector<hone_tensor> inputs, outputs;
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+  std::vector<std::pair<char*, size_t>> regions;  // for line flushes
+};
+
+using ForwardFn = int (*)(const hone_args*);
+using WorkspaceFn = size_t (*)(const hone_tensor*, int32_t);
+
+[[noreturn]] void Die(const char* what) {
+  std::fprintf(stderr, "hone-sandbox: %s\n", what);
+  std::_Exit(wire::kSetupFailedExitCode);
+}
+
+bool ParseArgs(int argc, char** argv, Options& o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--ctl-in") o.ctl_in = std::atoi(next().c_str());
+    else if (a == "--ctl-out") o.ctl_out = std::atoi(next().c_str());
+    else if (a == "--arena-fd") o.arena_fd = std::atoi(next().c_str());
+    else if (a == "--arena-bytes") o.arena_bytes = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--library-fd") o.library_fd = std::atoi(next().c_str());
+    else if (a == "--library-dir") o.library_dir = next();
+    else if (a == "--scratch") o.scratch = next();
+    else if (a == "--read-dir") o.read_dirs.push_back(next());
+    else if (a == "--llc-bytes") o.llc_bytes = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--no-seccomp") o.seccomp = false;
+    else if (a == "--no-landlock") o.landlock = false;
+    else if (a == "--no-netns") o.netns = false;
+    else return false;
+  }
+  return o.ctl_in >= 0 && o.ctl_out >= 0 && o.library_fd >= 0;
+}
+
+bool ReadAll(int fd, void* buf, size_t n) {
+  char* p = static_cast<char*>(buf);
+  while (n > 0) {
+    ssize_t k = read(fd, p, n);
+    if (k <= 0) return false;
+    p += k;
+    n -= static_cast<size_t>(k);
+  }
+  return true;
+}
+
+void Send(int fd, wire::ReplyKind kind, int32_t rc, uint64_t nanos, uint64_t aux,
+          const std::string& message) {
+  wire::Reply r{};
+  r.magic = wire::kMagic;
+  r.kind = kind;
+  r.rc = rc;
+  r.nanos = nanos;
+  r.aux = aux;
+  std::snprintf(r.message, sizeof r.message, "%s", message.c_str());
+  const char* p = reinterpret_cast<const char*>(&r);
+  size_t n = sizeof r;
+  while (n > 0) {
+    ssize_t k = write(fd, p, n);
+    if (k <= 0) std::_Exit(wire::kSetupFailedExitCode);
+    p += k;
+    n -= static_cast<size_t>(k);
+  }
+}
+
+// Evicts the caches by writing a buffer twice the last-level cache.
+class CacheFlusher {
+ public:
+  explicit CacheFlusher(size_t bytes) : bytes_(bytes) {
+    if (bytes_ == 0) return;
+    buf_ = static_cast<char*>(mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
+                                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (buf_ == MAP_FAILED) Die("cannot allocate the cache-flush buffer");
+    std::memset(buf_, 1, bytes_);
+  }
+  void FlushAll() {
+    for (size_t i = 0; i < bytes_; i += 64) buf_[i] = static_cast<char>(buf_[i] + 1);
+    asm volatile("" ::: "memory");
+  }
+  static void FlushLines(const Binding& b) {
+    for (const auto& [p, n] : b.regions)
+      for (size_t i = 0; i < n; i += 64) __builtin_ia32_clflush(p + i);
+    __builtin_ia32_mfence();
+  }
+
+ private:
+  size_t bytes_;
+  char* buf_ = nullptr;
+};
+
+class Server {
+ public:
+  Server(const Options& o, char* arena, ForwardFn forward, WorkspaceFn workspace)
+      : o_(o), arena_(arena), forward_(forward), workspace_fn_(workspace), flusher_(o.llc_bytes * 2) {}
+
+  void Run() {
+    while (true) {
+      wire::Request req{};
+      if (!ReadAll(o_.ctl_in, &req, sizeof req)) std::_Exit(0);  // worker went away
+      if (req.magic != wire::kMagic) Die("bad request");
+      switch (req.op) {
+        case wire::Op::kBind: Bind(req); break;
+        case wire::Op::kCall: Call(req); break;
+        case wire::Op::kExit: std::_Exit(0);
+        default: Die("unknown request");
+      }
+    }
+  }
+
+ private:
+  void Bind(const wire::Request& req) {
+    wire::BindPayload p{};
+    if (!ReadAll(o_.ctl_in, &p, sizeof p)) std::_Exit(0);
+    if (p.num_inputs < 0 || p.num_outputs < 0 || p.num_inputs + p.num_outputs > 4096)
+      Die("bad bind");
+    Binding b;
+    auto read_slots = [&](int n, std::vector<hone_tensor>& out) {
+      for (int i = 0; i < n; ++i) {
+        wire::TensorSlot s{};
+        if (!ReadAll(o_.ctl_in, &s, sizeof s)) std::_Exit(0);
+        if (s.offset + s.bytes > o_.arena_bytes || s.ndim < 0 || s.ndim > HONE_MAX_DIMS)
+          Die("slot outside the arena");
+        hone_tensor t{};
+        t.data = arena_ + s.offset;
+        t.dtype = static_cast<hone_dtype>(s.dtype);
+        t.ndim = s.ndim;
+        std::memcpy(t.shape, s.shape, sizeof t.shape);
+        std::memcpy(t.stride, s.stride, sizeof t.stride);
+        out.push_back(t);
+        b.regions.emplace_back(arena_ + s.offset, s.bytes);
+      }
+    };
+    read_slots(p.num_inputs, b.inputs);
+    read_slots(p.num_outputs, b.outputs);
+    if (workspace_fn_) {
+      b.workspace_bytes = workspace_fn_(b.inputs.data(), static_cast<int32_t>(b.inputs.size()));
+      if (b.workspace_bytes > 0) {
+        b.workspace = std::aligned_alloc(256, (b.workspace_bytes + 255) / 256 * 256);
+        if (!b.workspace) {
+          Send(o_.ctl_out, wire::ReplyKind::kError, 0, 0, b.workspace_bytes,
+               "cannot allocate the workspace of " + std::to_string(b.workspace_bytes) + " bytes");
+          return;
+        }
+        b.regions.emplace_back(static_cast<char*>(b.workspace), b.workspace_bytes);
+      }
+    }
+    if (req.binding >= bindings_.size()) bindings_.resize(req.binding + 1);
+    std::free(bindings_[req.binding].workspace);
+    bindings_[req.binding] = std::move(b);
+    Send(o_.ctl_out, wire::ReplyKind::kOk, 0, 0, bindings_[req.binding].workspace_bytes, "");
+  }
+
+  void Call(const wire::Request& req) {
+    if (req.binding >= bindings_.size()) Die("call on an unbound binding");
+    Binding& b = bindings_[req.binding];
+    if (req.flags & wire::kFlushLlc) flusher_.FlushAll();
+    if (req.flags & wire::kFlushLines) CacheFlusher::FlushLines(b);
+    hone_args args{};
+    args.inputs = b.inputs.data();
+    args.num_inputs = static_cast<int32_t>(b.inputs.size());
+    args.outputs = b.outputs.data();
+    args.num_outputs = static_cast<int32_t>(b.outputs.size());
+    args.workspace = b.workspace;
+    args.workspace_bytes = b.workspace_bytes;
+    auto t0 = std::chrono::steady_clock::now();
+    int rc = forward_(&args);
+    auto t1 = std::chrono::steady_clock::now();
+    fflush(stdout);
+    uint64_t ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+    Send(o_.ctl_out, wire::ReplyKind::kOk, rc, ns, 0, "");
+  }
+
+  const Options& o_;
+  char* arena_;
+  ForwardFn forward_;
+  WorkspaceFn workspace_fn_;
+  CacheFlusher flusher_;
+  std::vector<Binding> bindings_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!ParseArgs(argc, argv, o)) Die("usage: started by hone, not by hand");
+  char* arena = nullptr;
+  if (o.arena_bytes > 0) {
+    void* p = mmap(nullptr, o.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, o.arena_fd, 0);
+    if (p == MAP_FAILED) Die("cannot map the shared arena");
+    arena = static_cast<char*>(p);
+  }
+  if (!o.scratch.empty() && chdir(o.scratch.c_str()) != 0) Die("cannot enter the scratch directory");
+
+  sandbox::PolicyReport report;
+  sandbox::FileSystemRules rules;
+  std::vector<std::string> read_dirs = o.read_dirs;
+  read_dirs.push_back(o.library_dir);
+  if (o.landlock) rules.Open(read_dirs, o.scratch);
+  if (o.netns) sandbox::IsolateNetwork(report);
+  sandbox::DropPrivileges(report);
+  if (o.landlock) rules.Apply(report);
+  sandbox::InstallViolationReporter(o.ctl_out);
+  if (o.seccomp) sandbox::InstallBaseFilter(report);
+
+  std::string path = "/proc/self/fd/" + std::to_string(o.library_fd);
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char* e = dlerror();
+    Send(o.ctl_out, wire::ReplyKind::kError, 0, 0, 0,
+         std::string("cannot load the candidate: ") + (e ? e : "unknown error"));
+    return wire::kSetupFailedExitCode;
+  }
+  close(o.library_fd);
+  auto forward = reinterpret_cast<ForwardFn>(dlsym(lib, "hone_forward"));
+  auto workspace = reinterpret_cast<WorkspaceFn>(dlsym(lib, "hone_workspace_bytes"));
+  if (!forward) {
+    Send(o.ctl_out, wire::ReplyKind::kError, 0, 0, 0,
+         "the candidate does not export hone_forward (declare it with HONE_EXPORT)");
+    return wire::kSetupFailedExitCode;
+  }
+  if (o.seccomp) sandbox::InstallPostLoadFilter(report);
+
+  std::string missing;
+  for (const auto& m : report.missing) missing += (missing.empty() ? "" : "; ") + m;
+  Send(o.ctl_out, wire::ReplyKind::kReady, 0, 0, report.features, missing);
+  Server(o, arena, forward, workspace).Run();
+  return 0;
+}

@@ -1,0 +1,319 @@
+#include "run/sandbox_policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/landlock.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "run/protocol.h"
+
+namespace hone::sandbox {
+namespace {
+
+int g_report_fd = -1;
+
+// Landlock constants newer than some distributions' kernel headers.
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
+#endif
+constexpr uint64_t kNetBindTcp = 1ULL << 0;
+constexpr uint64_t kNetConnectTcp = 1ULL << 1;
+constexpr uint64_t kScopeAbstractUnix = 1ULL << 0;
+constexpr uint64_t kScopeSignal = 1ULL << 1;
+
+// The ruleset attribute as of Landlock ABI 6; older kernels read a prefix.
+struct RulesetAttr {
+  uint64_t handled_access_fs;
+  uint64_t handled_access_net;
+  uint64_t scoped;
+};
+
+void Missing(PolicyReport& r, const std::string& what, int err) {
+  r.missing.push_back(what + " (" + std::strerror(err) + ")");
+}
+
+void WriteViolation(int nr) {
+  wire::Reply reply{};
+  reply.magic = wire::kMagic;
+  reply.kind = wire::ReplyKind::kViolation;
+  reply.detail = nr;
+  // Unknown calls leave the message empty; the worker names them, since
+  // resolving a name here would allocate inside a signal handler.
+  if (const char* rule = RuleForSyscall(nr)) {
+    size_t n = std::strlen(rule);
+    if (n >= sizeof reply.message) n = sizeof reply.message - 1;
+    std::memcpy(reply.message, rule, n);
+  }
+  ssize_t ignored = write(g_report_fd, &reply, sizeof reply);
+  (void)ignored;
+}
+
+void OnSigsys(int, siginfo_t* info, void*) {
+  if (g_report_fd >= 0) WriteViolation(info->si_syscall);
+  syscall(SYS_exit_group, wire::kViolationExitCode);
+}
+
+struct RuleName {
+  int nr;
+  const char* rule;
+};
+
+// Rules are named for what the candidate tried, with the system call.
+const RuleName kRules[] = {
+    {SYS_clone, "process creation (fork/clone) is not allowed: clone"},
+    {SYS_fork, "process creation (fork/clone) is not allowed: fork"},
+    {SYS_vfork, "process creation (fork/clone) is not allowed: vfork"},
+    {SYS_execve, "process creation (exec) is not allowed: execve"},
+    {SYS_execveat, "process creation (exec) is not allowed: execveat"},
+    {SYS_socket, "network access is not allowed: socket"},
+    {SYS_socketpair, "network access is not allowed: socketpair"},
+    {SYS_connect, "network access is not allowed: connect"},
+    {SYS_bind, "network access is not allowed: bind"},
+    {SYS_listen, "network access is not allowed: listen"},
+    {SYS_sendto, "network access is not allowed: sendto"},
+    {SYS_open, "file access is not allowed: open"},
+    {SYS_openat, "file access is not allowed: openat"},
+    {SYS_openat2, "file access is not allowed: openat2"},
+    {SYS_creat, "file access is not allowed: creat"},
+    {SYS_unlink, "file access is not allowed: unlink"},
+    {SYS_unlinkat, "file access is not allowed: unlinkat"},
+    {SYS_rename, "file access is not allowed: rename"},
+    {SYS_mkdir, "file access is not allowed: mkdir"},
+    {SYS_getdents64, "file access is not allowed: getdents64"},
+    {SYS_ptrace, "process inspection is not allowed: ptrace"},
+    {SYS_process_vm_readv, "process inspection is not allowed: process_vm_readv"},
+    {SYS_process_vm_writev, "process inspection is not allowed: process_vm_writev"},
+    {SYS_kill, "signalling other processes is not allowed: kill"},
+    {SYS_tkill, "signalling other processes is not allowed: tkill"},
+    {SYS_tgkill, "signalling other processes is not allowed: tgkill"},
+    {SYS_mprotect, "making memory executable is not allowed: mprotect"},
+    {SYS_pkey_mprotect, "making memory executable is not allowed: pkey_mprotect"},
+    {SYS_mmap, "making memory executable is not allowed: mmap"},
+    {SYS_memfd_create, "anonymous files are not allowed: memfd_create"},
+    {SYS_ioctl, "device control is not allowed: ioctl"},
+    {SYS_prlimit64, "changing resource limits is not allowed: prlimit64"},
+    {SYS_setrlimit, "changing resource limits is not allowed: setrlimit"},
+    {SYS_rt_sigaction, "replacing the sandbox's SIGSYS handler is not allowed: rt_sigaction"},
+    {SYS_perf_event_open, "profiling interfaces are not allowed: perf_event_open"},
+};
+
+int AddRule(scmp_filter_ctx ctx, uint32_t action, int nr) {
+  return seccomp_rule_add(ctx, action, nr, 0);
+}
+
+bool Load(scmp_filter_ctx ctx, const char* what, PolicyReport& report) {
+  int rc = seccomp_load(ctx);
+  seccomp_release(ctx);
+  if (rc != 0) {
+    Missing(report, std::string("seccomp ") + what + " filter", -rc);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const char* RuleForSyscall(int nr) {
+  for (const auto& r : kRules)
+    if (r.nr == nr) return r.rule;
+  return nullptr;
+}
+
+std::string DescribeViolation(int nr) {
+  if (const char* rule = RuleForSyscall(nr)) return rule;
+  char* name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+  std::string out = std::string("system call not on the sandbox allow-list: ") +
+                    (name ? name : ("#" + std::to_string(nr)).c_str());
+  free(name);
+  return out;
+}
+
+bool IsolateNetwork(PolicyReport& report) {
+  int flags = CLONE_NEWNET;
+  if (geteuid() != 0) flags |= CLONE_NEWUSER;
+  if (unshare(flags) != 0) {
+    Missing(report, "network namespace", errno);
+    return false;
+  }
+  report.features |= wire::kFeatureNetNamespace;
+  return true;
+}
+
+bool DropPrivileges(PolicyReport& report) {
+  if (geteuid() != 0) return true;
+  constexpr uid_t kNobody = 65534;
+  constexpr gid_t kNogroup = 65534;
+  if (setgroups(0, nullptr) != 0 || setresgid(kNogroup, kNogroup, kNogroup) != 0 ||
+      setresuid(kNobody, kNobody, kNobody) != 0) {
+    Missing(report, "dropping root privileges", errno);
+    return false;
+  }
+  report.features |= wire::kFeatureDroppedPrivileges;
+  return true;
+}
+
+void FileSystemRules::Open(const std::vector<std::string>& read_dirs,
+                           const std::string& write_dir) {
+  // A directory this machine lacks needs no rule: open() fails and is skipped.
+  for (const auto& d : read_dirs) {
+    int fd = open(d.c_str(), O_PATH | O_CLOEXEC);
+    if (fd >= 0) read_fds_.push_back(fd);
+  }
+  write_fd_ = open(write_dir.c_str(), O_PATH | O_CLOEXEC);
+}
+
+bool FileSystemRules::Apply(PolicyReport& report) {
+  long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  if (abi < 1) {
+    Missing(report, "Landlock file-system restriction", errno);
+    return false;
+  }
+  uint64_t fs = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+                LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
+                LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+                LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
+                LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
+                LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+                LANDLOCK_ACCESS_FS_MAKE_SYM;
+  if (abi >= 2) fs |= LANDLOCK_ACCESS_FS_REFER;
+  if (abi >= 3) fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
+  if (abi >= 5) fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+  RulesetAttr attr{fs, 0, 0};
+  size_t attr_size = sizeof(uint64_t);
+  if (abi >= 4) {
+    attr.handled_access_net = kNetBindTcp | kNetConnectTcp;
+    attr_size = 2 * sizeof(uint64_t);
+  }
+  if (abi >= 6) {
+    attr.scoped = kScopeAbstractUnix | kScopeSignal;
+    attr_size = sizeof attr;
+  }
+  int ruleset = static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0));
+  if (ruleset < 0) {
+    Missing(report, "Landlock ruleset", errno);
+    return false;
+  }
+  auto allow = [&](int fd, uint64_t access) {
+    landlock_path_beneath_attr pb{};
+    pb.allowed_access = access & fs;
+    pb.parent_fd = fd;
+    // A regular file (not a directory) cannot take directory rights.
+    if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0) {
+      pb.allowed_access &= ~static_cast<uint64_t>(LANDLOCK_ACCESS_FS_READ_DIR);
+      syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+    }
+    close(fd);
+  };
+  const uint64_t read_exec =
+      LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+  for (int fd : read_fds_) allow(fd, read_exec);
+  if (write_fd_ >= 0) allow(write_fd_, fs);
+  read_fds_.clear();
+  write_fd_ = -1;
+  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
+    Missing(report, "Landlock restrict_self", errno);
+    close(ruleset);
+    return false;
+  }
+  close(ruleset);
+  report.features |= wire::kFeatureLandlock;
+  if (abi >= 4) report.features |= wire::kFeatureLandlockNet;
+  return true;
+}
+
+void InstallViolationReporter(int report_fd) {
+  g_report_fd = report_fd;
+  struct sigaction sa{};
+  sa.sa_sigaction = OnSigsys;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSYS, &sa, nullptr);
+}
+
+bool InstallBaseFilter(PolicyReport& report) {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_TRAP);
+  if (!ctx) {
+    Missing(report, "seccomp", ENOMEM);
+    return false;
+  }
+  seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+  const int allowed[] = {
+      SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_pread64, SYS_pwrite64, SYS_close,
+      SYS_fstat, SYS_newfstatat, SYS_statx, SYS_lseek, SYS_mmap, SYS_munmap, SYS_mprotect,
+      SYS_mremap, SYS_madvise, SYS_brk, SYS_futex, SYS_set_robust_list, SYS_get_robust_list,
+      SYS_rseq, SYS_sched_yield, SYS_sched_getaffinity, SYS_sched_setaffinity,
+      SYS_sched_getparam, SYS_sched_getscheduler, SYS_getcpu, SYS_rt_sigprocmask,
+      SYS_rt_sigreturn, SYS_sigaltstack, SYS_getpid, SYS_gettid, SYS_getuid, SYS_geteuid,
+      SYS_getgid, SYS_getegid, SYS_exit, SYS_exit_group, SYS_clock_gettime, SYS_clock_getres,
+      SYS_clock_nanosleep, SYS_nanosleep, SYS_gettimeofday, SYS_time, SYS_getrandom,
+      SYS_uname, SYS_sysinfo, SYS_membarrier, SYS_openat, SYS_fcntl, SYS_access,
+      SYS_faccessat, SYS_faccessat2, SYS_readlink, SYS_readlinkat, SYS_getrlimit,
+      SYS_set_tid_address, SYS_arch_prctl, SYS_restart_syscall,
+  };
+  int rc = 0;
+  for (int nr : allowed) rc |= AddRule(ctx, SCMP_ACT_ALLOW, nr);
+  // Threads (OpenMP) are fine; new processes are not.
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_clone, 1,
+                         SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+  // clone3 passes its flags in memory, where seccomp cannot look: make glibc
+  // fall back to clone, which we can inspect.
+  rc |= AddRule(ctx, SCMP_ACT_ERRNO(ENOSYS), SYS_clone3);
+  // Signals only to itself (abort() raises SIGABRT through tgkill).
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_tgkill, 1, SCMP_A0(SCMP_CMP_EQ, getpid()));
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_kill, 1, SCMP_A0(SCMP_CMP_EQ, getpid()));
+  // Reading resource limits is fine, changing them is not.
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_prlimit64, 1, SCMP_A2(SCMP_CMP_EQ, 0));
+  // stdio asks whether stdout is a terminal.
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_ioctl, 1, SCMP_A1(SCMP_CMP_EQ, TCGETS));
+  // Loading the post-load filter: both can only tighten the sandbox.
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_prctl, 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_NO_NEW_PRIVS));
+  rc |= AddRule(ctx, SCMP_ACT_ALLOW, SYS_seccomp);
+  // Signal handlers may be installed for anything but SIGSYS, our reporter.
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_rt_sigaction, 1, SCMP_A0(SCMP_CMP_NE, SIGSYS));
+  if (rc != 0) {
+    seccomp_release(ctx);
+    Missing(report, "seccomp rules", -rc);
+    return false;
+  }
+  if (!Load(ctx, "base", report)) return false;
+  report.features |= wire::kFeatureSeccomp;
+  return true;
+}
+
+bool InstallPostLoadFilter(PolicyReport& report) {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (!ctx) return false;
+  seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+  int rc = 0;
+  for (int nr : {SYS_open, SYS_openat, SYS_openat2, SYS_creat, SYS_memfd_create})
+    rc |= AddRule(ctx, SCMP_ACT_TRAP, nr);
+  for (int nr : {SYS_mprotect, SYS_pkey_mprotect, SYS_mmap})
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_TRAP, nr, 1,
+                           SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+  if (rc != 0) {
+    seccomp_release(ctx);
+    Missing(report, "seccomp post-load rules", -rc);
+    return false;
+  }
+  return Load(ctx, "post-load", report);
+}
+
+}  // namespace hone::sandbox

@@ -1,0 +1,360 @@
+#include "run/sandbox_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "core/fs.h"
+#include "run/sandbox_policy.h"
+
+namespace hone {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr size_t kLogKeep = 16 << 10;
+constexpr int kCtlIn = 3, kCtlOut = 4, kArenaFd = 5, kLibraryFd = 6;
+
+// Directories the dynamic loader and the C++ runtime may read from.
+const char* const kSystemReadDirs[] = {"/usr/lib", "/lib", "/lib64", "/usr/lib64",
+                                       "/etc/ld.so.cache", "/sys/devices/system/cpu"};
+
+struct Pipe {
+  int r = -1, w = -1;
+  bool Open() {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return false;
+    r = fds[0];
+    w = fds[1];
+    return true;
+  }
+  void Close() {
+    if (r >= 0) close(r);
+    if (w >= 0) close(w);
+    r = w = -1;
+  }
+};
+
+// Runs in the forked child: only async-signal-safe calls until exec.
+[[noreturn]] void ExecChild(int req_r, int rep_w, int log_w, int arena, int library, int devnull,
+                            const SandboxConfig& c, size_t address_limit, char** argv,
+                            char** envp) {
+  int moved[] = {fcntl(req_r, F_DUPFD, 100), fcntl(rep_w, F_DUPFD, 100),
+                 fcntl(arena, F_DUPFD, 100), fcntl(library, F_DUPFD, 100)};
+  dup2(devnull, 0);
+  dup2(log_w, 1);
+  dup2(log_w, 2);
+  dup2(moved[0], kCtlIn);
+  dup2(moved[1], kCtlOut);
+  dup2(moved[2], kArenaFd);
+  dup2(moved[3], kLibraryFd);
+  syscall(SYS_close_range, kLibraryFd + 1, ~0U, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  setpgid(0, 0);
+  auto limit = [](int res, rlim_t v) {
+    rlimit rl{v, v};
+    setrlimit(res, &rl);
+  };
+  limit(RLIMIT_AS, address_limit);
+  limit(RLIMIT_CPU, static_cast<rlim_t>(c.cpu_seconds));
+  limit(RLIMIT_CORE, 0);
+  limit(RLIMIT_NOFILE, 64);
+  limit(RLIMIT_FSIZE, 64ull << 20);
+  // Threads count against RLIMIT_NPROC too, so it bounds rather than forbids;
+  // seccomp forbids new processes outright.
+  limit(RLIMIT_NPROC, 4096);
+  execve(argv[0], argv, envp);
+  _exit(wire::kSetupFailedExitCode);
+}
+
+// Resident memory of a live process, from /proc (0 when unknown).
+size_t ResidentBytes(pid_t pid) {
+  FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/statm").c_str(), "r");
+  if (!f) return 0;
+  unsigned long size = 0, resident = 0;
+  int n = std::fscanf(f, "%lu %lu", &size, &resident);
+  std::fclose(f);
+  return n == 2 ? resident * static_cast<size_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+std::string ViolationText(const wire::Reply& r) {
+  std::string msg(r.message, strnlen(r.message, sizeof r.message));
+  return msg.empty() ? sandbox::DescribeViolation(r.detail) : msg;
+}
+
+}  // namespace
+
+std::string DescribeSignal(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV (segmentation fault: invalid memory access)";
+    case SIGBUS: return "SIGBUS (bus error: misaligned or unmapped memory)";
+    case SIGABRT: return "SIGABRT (abort() was called, or an assertion failed)";
+    case SIGFPE: return "SIGFPE (arithmetic exception, e.g. integer division by zero)";
+    case SIGILL: return "SIGILL (illegal instruction, e.g. __builtin_trap or an unsupported ISA)";
+    case SIGKILL: return "SIGKILL (killed: CPU time or memory exhausted)";
+    case SIGXCPU: return "SIGXCPU (CPU time limit exceeded)";
+    case SIGXFSZ: return "SIGXFSZ (file size limit exceeded)";
+    case SIGSYS: return "SIGSYS (forbidden system call)";
+    case SIGPIPE: return "SIGPIPE (wrote to a closed pipe)";
+    default: return std::string("signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")";
+  }
+}
+
+Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Start(const SandboxConfig& c,
+                                                              const SharedArena& arena,
+                                                              CallOutcome* startup,
+                                                              std::chrono::milliseconds timeout) {
+  // A sandbox that dies while we write to it must not take the worker along.
+  signal(SIGPIPE, SIG_IGN);
+  std::unique_ptr<SandboxProcess> sp(new SandboxProcess());
+  sp->memory_limit_ = c.memory_limit_bytes;
+  HONE_ASSIGN_OR_RETURN(sp->scratch_, MakeTempDir(c.scratch_root, "sandbox"));
+  if (geteuid() == 0 && chown(sp->scratch_.c_str(), 65534, 65534) != 0)
+    return Status::Io("cannot hand the scratch directory to user nobody");
+  int library = open(c.library.c_str(), O_RDONLY | O_CLOEXEC);
+  if (library < 0) return Status::NotFound(c.library.string() + ": cannot open the built candidate");
+  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  Pipe req, rep, log;
+  if (!req.Open() || !rep.Open() || !log.Open()) {
+    close(library);
+    return Status::Io(std::string("pipe: ") + strerror(errno));
+  }
+
+  // Everything the child needs is built before fork: the parent may have
+  // threads (the build pool), so the child must not allocate.
+  std::vector<std::string> args = {c.executable.string(),
+                                   "--ctl-in", std::to_string(kCtlIn),
+                                   "--ctl-out", std::to_string(kCtlOut),
+                                   "--arena-fd", std::to_string(kArenaFd),
+                                   "--arena-bytes", std::to_string(arena.size()),
+                                   "--library-fd", std::to_string(kLibraryFd),
+                                   "--library-dir", c.library.parent_path().string(),
+                                   "--scratch", sp->scratch_.string(),
+                                   "--llc-bytes", std::to_string(c.llc_bytes)};
+  for (const char* d : kSystemReadDirs) {
+    args.push_back("--read-dir");
+    args.push_back(d);
+  }
+  if (!c.seccomp) args.push_back("--no-seccomp");
+  if (!c.landlock) args.push_back("--no-landlock");
+  if (!c.netns) args.push_back("--no-netns");
+  int threads = c.threads > 0 ? c.threads : static_cast<int>(std::thread::hardware_concurrency());
+  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=" + sp->scratch_.string(),
+                                  "TMPDIR=" + sp->scratch_.string(), "LANG=C", "LC_ALL=C",
+                                  "OMP_NUM_THREADS=" + std::to_string(threads)};
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  // Address space: the candidate's allowance plus what hone itself maps there.
+  size_t address_limit = c.memory_limit_bytes + arena.size() + 2 * c.llc_bytes + (256ull << 20);
+
+  pid_t pid = fork();
+  if (pid < 0) return Status::Io(std::string("fork: ") + strerror(errno));
+  if (pid == 0)
+    ExecChild(req.r, rep.w, log.w, arena.fd(), library, devnull, c, address_limit, argv.data(),
+              envp.data());
+  close(req.r);
+  close(rep.w);
+  close(log.w);
+  close(library);
+  close(devnull);
+  sp->pid_ = pid;
+  sp->req_fd_ = req.w;
+  sp->rep_fd_ = rep.r;
+  sp->log_fd_ = log.r;
+  fcntl(sp->log_fd_, F_SETFL, O_NONBLOCK);
+
+  CallOutcome ready = sp->AwaitReply(Clock::now() + timeout);
+  *startup = ready;
+  if (!ready.ok()) {
+    sp->DrainLog();
+    if (!sp->log_.empty()) startup->detail += "; sandbox log: " + sp->log_.substr(0, 2000);
+    return std::unique_ptr<SandboxProcess>();
+  }
+  sp->features_ = ready.aux;
+  sp->missing_ = ready.detail;
+  startup->detail.clear();
+  return sp;
+}
+
+SandboxProcess::~SandboxProcess() {
+  if (pid_ > 0) {
+    wire::Request r{wire::kMagic, wire::Op::kExit, 0, 0};
+    ssize_t ignored = write(req_fd_, &r, sizeof r);
+    (void)ignored;
+    Kill();
+  }
+  for (int fd : {req_fd_, rep_fd_, log_fd_})
+    if (fd >= 0) close(fd);
+  std::error_code ec;
+  if (!scratch_.empty()) std::filesystem::remove_all(scratch_, ec);
+}
+
+void SandboxProcess::Kill() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+}
+
+void SandboxProcess::DrainLog() {
+  char buf[65536];
+  while (true) {
+    ssize_t k = read(log_fd_, buf, sizeof buf);
+    if (k <= 0) return;
+    log_bytes_ += static_cast<uint64_t>(k);
+    if (log_.size() < kLogKeep)
+      log_.append(buf, std::min(static_cast<size_t>(k), kLogKeep - log_.size()));
+  }
+}
+
+CallOutcome SandboxProcess::Reap(CallOutcome::Kind kind_if_signalled) {
+  CallOutcome out;
+  int status = 0;
+  rusage usage{};
+  while (wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  DrainLog();
+  size_t peak = static_cast<size_t>(usage.ru_maxrss) * 1024;
+  std::string memory_note;
+  if (memory_limit_ > 0 && peak >= memory_limit_ * 9 / 10)
+    memory_note = " after using " + std::to_string(peak >> 20) + " MiB, at the memory limit of " +
+                  std::to_string(memory_limit_ >> 20) + " MiB";
+  if (has_violation_) {
+    out.kind = CallOutcome::Kind::kViolation;
+    out.detail = ViolationText(pending_violation_);
+    return out;
+  }
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    out.kind = sig == SIGSYS ? CallOutcome::Kind::kViolation : kind_if_signalled;
+    out.detail = sig == SIGSYS ? "forbidden system call (SIGSYS)" : DescribeSignal(sig) + memory_note;
+    return out;
+  }
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  out.kind = CallOutcome::Kind::kCrashed;
+  out.detail = code == wire::kSetupFailedExitCode
+                   ? "the sandbox failed to start (see its log)"
+                   : "the process exited with status " + std::to_string(code) +
+                         " inside the call (exit() or a fatal error)" + memory_note;
+  return out;
+}
+
+CallOutcome SandboxProcess::AwaitReply(Clock::time_point deadline) {
+  wire::Reply reply{};
+  size_t got = 0;
+  while (got < sizeof reply) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) {
+      CallOutcome out;
+      out.kind = CallOutcome::Kind::kTimedOut;
+      size_t rss = ResidentBytes(pid_);
+      if (rss > (64u << 20)) out.detail = "it was using " + std::to_string(rss >> 20) + " MiB";
+      Kill();
+      DrainLog();
+      return out;
+    }
+    pollfd fds[2] = {{rep_fd_, POLLIN, 0}, {log_fd_, POLLIN, 0}};
+    int n = poll(fds, 2, static_cast<int>(std::min<int64_t>(left.count(), 1000)) + 1);
+    if (n < 0 && errno != EINTR) break;
+    if (n <= 0) continue;
+    if (fds[1].revents & (POLLIN | POLLHUP)) DrainLog();
+    if (fds[0].revents & (POLLIN | POLLHUP)) {
+      ssize_t k = read(rep_fd_, reinterpret_cast<char*>(&reply) + got, sizeof reply - got);
+      if (k <= 0) return Reap(CallOutcome::Kind::kCrashed);
+      got += static_cast<size_t>(k);
+    }
+  }
+  if (reply.magic != wire::kMagic) {
+    Kill();
+    CallOutcome out;
+    out.kind = CallOutcome::Kind::kViolation;
+    out.detail = "the sandbox's reply channel was tampered with";
+    return out;
+  }
+  CallOutcome out;
+  out.rc = reply.rc;
+  out.reported_seconds = static_cast<double>(reply.nanos) * 1e-9;
+  out.aux = reply.aux;
+  out.detail = std::string(reply.message, strnlen(reply.message, sizeof reply.message));
+  switch (reply.kind) {
+    case wire::ReplyKind::kReady:
+    case wire::ReplyKind::kOk:
+      out.kind = CallOutcome::Kind::kOk;
+      return out;
+    case wire::ReplyKind::kError:
+      out.kind = CallOutcome::Kind::kSandboxError;
+      Kill();
+      return out;
+    case wire::ReplyKind::kViolation:
+      pending_violation_ = reply;
+      has_violation_ = true;
+      return Reap(CallOutcome::Kind::kViolation);
+  }
+  Kill();
+  out.kind = CallOutcome::Kind::kViolation;
+  out.detail = "the sandbox sent an unknown reply";
+  return out;
+}
+
+CallOutcome SandboxProcess::Send(const void* data, size_t n, std::chrono::milliseconds timeout) {
+  if (pid_ <= 0) {
+    CallOutcome out;
+    out.kind = CallOutcome::Kind::kSandboxError;
+    out.detail = "the sandbox is not running";
+    return out;
+  }
+  auto start = Clock::now();
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t k = write(req_fd_, p, n);
+    if (k <= 0) return Reap(CallOutcome::Kind::kCrashed);
+    p += k;
+    n -= static_cast<size_t>(k);
+  }
+  CallOutcome out = AwaitReply(start + timeout);
+  out.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return out;
+}
+
+CallOutcome SandboxProcess::Bind(uint32_t binding, const std::vector<wire::TensorSlot>& inputs,
+                                 const std::vector<wire::TensorSlot>& outputs,
+                                 std::chrono::milliseconds timeout) {
+  std::string msg(sizeof(wire::Request) + sizeof(wire::BindPayload) +
+                      (inputs.size() + outputs.size()) * sizeof(wire::TensorSlot),
+                  '\0');
+  wire::Request r{wire::kMagic, wire::Op::kBind, binding, 0};
+  wire::BindPayload p{static_cast<int32_t>(inputs.size()), static_cast<int32_t>(outputs.size())};
+  char* at = msg.data();
+  std::memcpy(at, &r, sizeof r);
+  at += sizeof r;
+  std::memcpy(at, &p, sizeof p);
+  at += sizeof p;
+  for (const auto* list : {&inputs, &outputs})
+    for (const auto& s : *list) {
+      std::memcpy(at, &s, sizeof s);
+      at += sizeof s;
+    }
+  return Send(msg.data(), msg.size(), timeout);
+}
+
+CallOutcome SandboxProcess::Call(uint32_t binding, uint32_t flags,
+                                 std::chrono::milliseconds timeout) {
+  wire::Request r{wire::kMagic, wire::Op::kCall, binding, flags};
+  return Send(&r, sizeof r, timeout);
+}
+
+}  // namespace hone

@@ -1,0 +1,100 @@
+// The worker's handle on one hone-sandbox process running one candidate.
+//
+// Owns the process: the destructor kills and reaps it and removes its
+// scratch directory. Every request has a deadline; a candidate that crashes,
+// hangs, breaks a sandbox rule or floods its output never takes the worker
+// with it. What happened is returned as a CallOutcome value. Status is only
+// for the worker's own failures (cannot fork, cannot create pipes).
+// Not thread-safe: one thread drives one sandbox. Starting one sets SIGPIPE
+// to ignored for the whole process.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "run/protocol.h"
+#include "run/shared_arena.h"
+
+namespace hone {
+
+struct SandboxConfig {
+  std::filesystem::path executable;  // hone-sandbox
+  std::filesystem::path library;     // the built candidate
+  std::filesystem::path scratch_root;
+  size_t memory_limit_bytes = 4ull << 30;  // for the candidate's own allocations
+  int cpu_seconds = 600;                   // RLIMIT_CPU over the process's life
+  size_t llc_bytes = 0;                    // last-level cache size, for flushes
+  int threads = 0;                         // OMP_NUM_THREADS; 0: all cores
+  bool seccomp = true, landlock = true, netns = true;
+};
+
+struct CallOutcome {
+  enum class Kind {
+    kOk,            // the call returned; rc is the candidate's return value
+    kCrashed,       // died by a signal or exited
+    kTimedOut,      // killed at the deadline
+    kViolation,     // broke a sandbox rule
+    kSandboxError,  // the sandbox refused (cannot load, bad workspace)
+  };
+  Kind kind = Kind::kOk;
+  int rc = 0;
+  double reported_seconds = 0;  // the sandbox's claim (untrusted)
+  double wall_seconds = 0;      // the worker's clock around the request
+  uint64_t aux = 0;
+  std::string detail;
+  bool ok() const { return kind == Kind::kOk; }
+};
+
+class SandboxProcess {
+ public:
+  // Starts the sandbox and waits until it has loaded the candidate. If the
+  // candidate fails to load or crashes in its constructors, *startup says so
+  // and the result is null.
+  static Result<std::unique_ptr<SandboxProcess>> Start(const SandboxConfig& config,
+                                                       const SharedArena& arena,
+                                                       CallOutcome* startup,
+                                                       std::chrono::milliseconds timeout);
+  ~SandboxProcess();
+
+  CallOutcome Bind(uint32_t binding, const std::vector<wire::TensorSlot>& inputs,
+                   const std::vector<wire::TensorSlot>& outputs,
+                   std::chrono::milliseconds timeout);
+  CallOutcome Call(uint32_t binding, uint32_t flags, std::chrono::milliseconds timeout);
+
+  bool alive() const { return pid_ > 0; }
+  uint64_t features() const { return features_; }
+  const std::string& missing_features() const { return missing_; }
+  // The first bytes the candidate printed, and how many it printed in all.
+  const std::string& log() const { return log_; }
+  uint64_t log_bytes() const { return log_bytes_; }
+
+ private:
+  SandboxProcess() = default;
+  CallOutcome Send(const void* data, size_t n, std::chrono::milliseconds timeout);
+  CallOutcome AwaitReply(std::chrono::steady_clock::time_point deadline);
+  CallOutcome Reap(CallOutcome::Kind kind_if_signalled);
+  void DrainLog();
+  void Kill();
+
+  pid_t pid_ = -1;
+  int req_fd_ = -1, rep_fd_ = -1, log_fd_ = -1;
+  std::filesystem::path scratch_;
+  size_t memory_limit_ = 0;
+  uint64_t features_ = 0;
+  std::string missing_;
+  std::string log_;
+  uint64_t log_bytes_ = 0;
+  wire::Reply pending_violation_{};
+  bool has_violation_ = false;
+};
+
+// "SIGSEGV (segmentation fault: invalid memory access)".
+std::string DescribeSignal(int sig);
+
+}  // namespace hone

@@ -1,0 +1,32 @@
+#include "run/shared_arena.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace hone {
+
+Result<std::unique_ptr<SharedArena>> SharedArena::Create(size_t bytes) {
+  size_t size = AlignArena(bytes == 0 ? 1 : bytes);
+  int fd = memfd_create("hone-arena", MFD_CLOEXEC);
+  if (fd < 0) return Status::Io(std::string("memfd_create: ") + strerror(errno));
+  if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    close(fd);
+    return Status::Io("cannot size the shared arena to " + std::to_string(size) + " bytes");
+  }
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
+    close(fd);
+    return Status::Io(std::string("mmap shared arena: ") + strerror(errno));
+  }
+  return std::unique_ptr<SharedArena>(new SharedArena(fd, static_cast<char*>(p), size));
+}
+
+SharedArena::~SharedArena() {
+  munmap(data_, size_);
+  close(fd_);
+}
+
+}  // namespace hone

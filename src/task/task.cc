@@ -1,0 +1,54 @@
+#include "task/task.h"
+
+namespace hone {
+
+Tolerance DefaultTolerance(Dtype t) {
+  switch (t) {
+    case HONE_F64: return {1e-10, 1e-10, 1e-12};
+    case HONE_F32: return {1e-4, 1e-4, 1e-5};
+    case HONE_F16: return {1e-2, 1e-2, 3e-3};
+    case HONE_BF16: return {2e-2, 2e-2, 2e-2};
+    default: return {0, 0, 0};
+  }
+}
+
+Tolerance Task::ToleranceFor(Dtype output_dtype) const {
+  Tolerance t = DefaultTolerance(output_dtype);
+  if (!IsFloating(output_dtype)) return t;
+  if (atol) t.atol = *atol;
+  if (rtol) t.rtol = *rtol;
+  if (precision) t.precision = *precision;
+  return t;
+}
+
+Result<std::vector<int64_t>> ResolveShape(const TensorDecl& decl, const ShapeCase& c) {
+  std::vector<int64_t> shape;
+  for (const auto& e : decl.shape) {
+    auto v = e.EvalInt(c.symbols);
+    if (!v.ok()) return v.status().With(decl.name + ": ");
+    if (*v < 0) return Status::Invalid(decl.name + ": negative dimension " + e.text());
+    shape.push_back(*v);
+  }
+  return shape;
+}
+
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+int64_t NumElements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+std::string ShapeString(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+}  // namespace hone

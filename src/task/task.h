@@ -1,0 +1,64 @@
+// A task: what an operator takes and returns, the shapes to check it at, how
+// close a result must be, and what it costs. Backend-independent; a native
+// task comes from task.toml (task_loader.h), a PyTorch one from the oracle.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/expr.h"
+#include "task/distribution.h"
+
+namespace hone {
+
+struct TensorDecl {
+  std::string name;
+  Dtype dtype = HONE_F32;
+  std::vector<Expr> shape;
+  std::vector<Distribution> values;  // inputs only; cycled per distribution index
+};
+
+struct ShapeCase {
+  std::string label;  // "B=128 N=1024"
+  Symbols symbols;
+};
+
+struct Tolerance {
+  double atol = 0;
+  double rtol = 0;
+  double precision = 0;  // max relative L2 error vs the float64 reference; 0: not checked
+};
+
+struct Task {
+  std::string name;
+  std::string category;
+  std::string description;
+  std::filesystem::path dir;
+  std::filesystem::path reference;  // source of the reference implementation
+  std::vector<TensorDecl> inputs;
+  std::vector<TensorDecl> outputs;
+  std::vector<ShapeCase> cases;
+  std::optional<double> atol, rtol, precision;  // task overrides
+  std::optional<Expr> cost_bytes, cost_flops;
+  int seeds = 3;
+  int num_distributions = 2;
+  std::string hash;  // content of the task definition and reference
+
+  Tolerance ToleranceFor(Dtype output_dtype) const;
+};
+
+// Default tolerances per output dtype (docs/TASK_FORMAT.md).
+Tolerance DefaultTolerance(Dtype t);
+
+// Concrete shape of a declared tensor for one case.
+Result<std::vector<int64_t>> ResolveShape(const TensorDecl& decl, const ShapeCase& c);
+
+// Row-major strides in elements.
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape);
+int64_t NumElements(const std::vector<int64_t>& shape);
+std::string ShapeString(const std::vector<int64_t>& shape);  // "[128, 1024]"
+
+}  // namespace hone

@@ -1,0 +1,78 @@
+// The result of evaluating one candidate on one task: a status, a reason a
+// person or an LLM can act on, every check that ran, and the measurements.
+// A plain value: copyable, no behaviour beyond naming.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "measure/machine.h"
+#include "measure/stats.h"
+
+namespace hone {
+
+enum class VerdictStatus {
+  kPassed,
+  kIncorrect,
+  kCompileError,
+  kRuntimeError,
+  kTimeout,
+  kRejected,
+};
+
+std::string_view StatusName(VerdictStatus s);
+
+struct Check {
+  std::string name;    // "correct", "inputs_unchanged", "deterministic", "precision", ...
+  std::string where;   // "N=4096 seed=1 dist=normal(0.5, 3)"
+  bool passed = true;
+  std::string detail;
+};
+
+struct TimingResult {
+  SampleSummary summary;        // seconds, as reported by the sandbox
+  std::vector<double> samples;  // raw, seconds
+  double wall_median = 0;       // the worker's clock around each call, seconds
+};
+
+struct Verdict {
+  VerdictStatus status = VerdictStatus::kPassed;
+  std::string reason;
+  std::string task;
+  std::string candidate;
+  std::string backend = "cpu";
+
+  bool build_cached = false;
+  double build_seconds = 0;
+  std::string build_log;
+
+  std::vector<Check> checks;
+  std::vector<std::string> notes;
+
+  std::string timed_case;
+  std::optional<TimingResult> candidate_time, reference_time;
+  double speedup = 0;
+  double sol_seconds = 0;
+  double sol_percent = 0;
+  double call_overhead_seconds = 0;  // per timed call: worker's wall time minus kernel time
+                                     // (cache flush, restoring inputs, IPC)
+  std::string flush_mode;
+
+  double precision_error = 0;     // worst relative L2 error vs float64 seen
+  double precision_bound = 0;
+
+  uint64_t sandbox_features = 0;
+  std::string sandbox_missing;
+  std::string output_head;        // what the candidate printed (first bytes)
+  uint64_t output_bytes = 0;
+
+  double total_seconds = 0;
+  double kernel_seconds = 0;      // time inside hone_forward, both sides, all calls
+  MachineInfo machine;
+
+  int checks_failed() const;
+};
+
+}  // namespace hone
