@@ -261,7 +261,7 @@ Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
   config.executable = env_.sandbox_executable;
   config.scratch_root = env_.scratch_root;
   config.memory_limit_bytes = opt_.memory_limit_bytes ? opt_.memory_limit_bytes : DefaultMemoryLimit();
-  config.llc_bytes = opt_.flush == FlushMode::kLlc ? env_.machine.llc_bytes : 0;
+  config.llc_bytes = opt_.time && opt_.flush == FlushMode::kLlc ? env_.machine.llc_bytes : 0;
   config.threads = opt_.threads;
   config.seccomp = opt_.seccomp;
   config.landlock = opt_.landlock;

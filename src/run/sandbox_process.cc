@@ -150,7 +150,10 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Start(const SandboxConfi
   int threads = c.threads > 0 ? c.threads : static_cast<int>(std::thread::hardware_concurrency());
   std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=" + sp->scratch_.string(),
                                   "TMPDIR=" + sp->scratch_.string(), "LANG=C", "LC_ALL=C",
-                                  "OMP_NUM_THREADS=" + std::to_string(threads)};
+                                  "OMP_NUM_THREADS=" + std::to_string(threads),
+                                  // Idle OpenMP threads must not spin: they would steal cores
+                                  // from the other side of an interleaved measurement.
+                                  "OMP_WAIT_POLICY=PASSIVE"};
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

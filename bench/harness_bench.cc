@@ -1,0 +1,117 @@
+// Measures hone's own cost, not the kernels': the harness overhead of one
+// evaluation (everything except the build and the time inside hone_forward),
+// the cached-build path, and a cold build. Prints a table and, with --json,
+// one JSON document. Results go to docs/PERFORMANCE.md.
+//
+//   build/bench/harness_bench [--iterations N] [--json]
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "build/cpu_builder.h"
+#include "core/fs.h"
+#include "core/paths.h"
+#include "measure/stats.h"
+#include "run/evaluator.h"
+#include "task/task_loader.h"
+
+namespace {
+
+using namespace hone;
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+struct Row {
+  std::string what;
+  SampleSummary s;  // seconds
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int iterations = 20;
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--json")) json = true;
+  }
+  std::filesystem::path src = HONE_BENCH_SOURCE_DIR;
+  std::filesystem::path cache = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-bench");
+  auto builder = std::move(CpuBuilder::Create(CompileCache(cache / "builds"))).value();
+  EvaluatorEnv env;
+  env.builder = builder.get();
+  env.sandbox_executable = ExecutableDir().parent_path() / "hone-sandbox";
+  env.scratch_root = cache / "scratch";
+  env.machine = std::move(LoadOrMeasureMachine(cache)).value();
+  Evaluator evaluator(env);
+  Task task = std::move(LoadNativeTask(src / "tests/integration/fixture_add")).value();
+  std::filesystem::path candidate = src / "tests/integration/candidates/correct.cpp";
+
+  std::vector<Row> rows;
+  // Cold builds: a unique comment defeats the cache each time.
+  {
+    std::vector<double> t;
+    std::string text = *ReadFile(candidate);
+    for (int i = 0; i < std::min(iterations, 5); ++i) {
+      std::filesystem::path p = cache / ("cold" + std::to_string(i) + ".cpp");
+      std::ofstream(p) << text << "\n// " << i << "\n";
+      auto start = Clock::now();
+      auto r = builder->Build(p);
+      t.push_back(Since(start));
+      if (!r.ok() || !r->ok) return std::fprintf(stderr, "build failed\n"), 1;
+    }
+    rows.push_back({"cold build (g++ -O3, small candidate)", Summarize(t)});
+  }
+  {
+    std::vector<double> t;
+    for (int i = 0; i < iterations * 10; ++i) {
+      auto start = Clock::now();
+      auto r = builder->Build(candidate);
+      t.push_back(Since(start));
+    }
+    rows.push_back({"cached build", Summarize(t)});
+  }
+  auto overhead = [&](const char* what, EvalOptions o) {
+    std::vector<double> over, total;
+    for (int i = 0; i < iterations + 1; ++i) {
+      auto v = evaluator.Evaluate(task, candidate, o);
+      if (!v.ok() || v->status != VerdictStatus::kPassed) {
+        std::fprintf(stderr, "evaluation failed: %s\n", v.ok() ? v->reason.c_str() : v.status().message().c_str());
+        std::exit(1);
+      }
+      if (i == 0) continue;  // first one warms the build cache
+      total.push_back(v->total_seconds);
+      over.push_back(v->total_seconds - v->build_seconds - v->kernel_seconds);
+    }
+    rows.push_back({std::string(what) + ": harness overhead", Summarize(over)});
+    rows.push_back({std::string(what) + ": total", Summarize(total)});
+  };
+  EvalOptions verify;
+  verify.time = false;
+  overhead("verify only (2 cases x 3 seeds x 2 dists)", verify);
+  EvalOptions timed;
+  timed.flush = FlushMode::kLines;
+  timed.timing.budget_seconds = 0.05;
+  timed.timing.warmup_seconds = 0.01;
+  timed.timing.min_reps = 10;
+  overhead("verify + time (lines flush, 0.05 s budget)", timed);
+
+  nlohmann::json out = nlohmann::json::array();
+  if (!json) std::printf("%-58s %12s %12s %12s %6s\n", "measure", "median", "min", "max", "n");
+  for (const auto& r : rows) {
+    if (json) {
+      out.push_back({{"what", r.what}, {"median_ms", r.s.median * 1e3}, {"min_ms", r.s.min * 1e3},
+                     {"max_ms", r.s.max * 1e3}, {"n", r.s.count}});
+    } else {
+      std::printf("%-58s %9.3f ms %9.3f ms %9.3f ms %6d\n", r.what.c_str(), r.s.median * 1e3,
+                  r.s.min * 1e3, r.s.max * 1e3, r.s.count);
+    }
+  }
+  if (json) std::printf("%s\n", out.dump(2).c_str());
+  std::filesystem::remove_all(cache);
+  return 0;
+}

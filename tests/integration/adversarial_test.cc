@@ -1,0 +1,127 @@
+// Every candidate in candidates/ gets the verdict expectations.txt names, in
+// one worker that must stay healthy: after each hostile candidate the correct
+// one is evaluated again and must pass.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "task/task_loader.h"
+#include "test_env.h"
+
+namespace hone {
+namespace {
+
+using namespace hone::testing;
+
+struct Expectation {
+  std::string file, status, reason;
+};
+
+void PrintTo(const Expectation& e, std::ostream* os) { *os << e.file << " -> " << e.status; }
+
+std::vector<Expectation> LoadExpectations() {
+  std::ifstream in(SourceDir() / "tests/integration/expectations.txt");
+  std::vector<Expectation> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    Expectation e;
+    ls >> e.file >> e.status >> e.reason;
+    out.push_back(e);
+  }
+  return out;
+}
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+class AdversarialTest : public ::testing::TestWithParam<Expectation> {
+ protected:
+  static void SetUpTestSuite() {
+    env_ = new TestEvaluator(TestEvaluator::Make());
+    task_ = new Task(std::move(LoadNativeTask(SourceDir() / "tests/integration/fixture_add")).value());
+  }
+  static void TearDownTestSuite() {
+    delete env_;
+    delete task_;
+  }
+  static Verdict Eval(const std::string& file) {
+    auto v = env_->evaluator->Evaluate(*task_, SourceDir() / "tests/integration/candidates" / file,
+                                       VerifyOnly());
+    EXPECT_TRUE(v.ok()) << v.status().message();
+    return v.ok() ? *v : Verdict{};
+  }
+  static TestEvaluator* env_;
+  static Task* task_;
+};
+
+TestEvaluator* AdversarialTest::env_ = nullptr;
+Task* AdversarialTest::task_ = nullptr;
+
+TEST_P(AdversarialTest, GetsItsVerdictAndTheWorkerSurvives) {
+  const Expectation& e = GetParam();
+  Verdict v = Eval(e.file);
+  EXPECT_EQ(StatusName(v.status), e.status) << e.file << ": " << v.reason;
+  if (e.reason != "-") {
+    EXPECT_NE(Lower(v.reason).find(Lower(e.reason)), std::string::npos)
+        << e.file << ": reason '" << v.reason << "' lacks '" << e.reason << "'";
+  }
+  Verdict after = Eval("correct.cpp");
+  EXPECT_EQ(after.status, VerdictStatus::kPassed) << "after " << e.file << ": " << after.reason;
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, AdversarialTest, ::testing::ValuesIn(LoadExpectations()),
+                         [](const auto& info) {
+                           std::string n = info.param.file;
+                           return n.substr(0, n.find('.'));
+                         });
+
+TEST_F(AdversarialTest, ExpectationsCoverEveryCandidate) {
+  auto list = LoadExpectations();
+  size_t files = 0;
+  for (const auto& f :
+       std::filesystem::directory_iterator(SourceDir() / "tests/integration/candidates")) {
+    ++files;
+    bool listed = std::any_of(list.begin(), list.end(), [&](const Expectation& e) {
+      return e.file == f.path().filename().string();
+    });
+    EXPECT_TRUE(listed) << f.path() << " has no expectation";
+  }
+  EXPECT_GE(files, 15u);
+}
+
+TEST_F(AdversarialTest, SandboxIsFullyInForce) {
+  Verdict v = Eval("correct.cpp");
+  EXPECT_TRUE(v.sandbox_missing.empty()) << v.sandbox_missing;
+  EXPECT_NE(v.sandbox_features & 1u, 0u) << "seccomp not in force";
+}
+
+TEST_F(AdversarialTest, PrintFloodIsCapturedNotStored) {
+  Verdict v = Eval("print_flood.cpp");
+  EXPECT_GT(v.output_bytes, 8u << 20);
+  EXPECT_LE(v.output_head.size(), 16u << 10);
+}
+
+TEST_F(AdversarialTest, TimingProducesSpeedupAndSol) {
+  EvalOptions o;
+  o.timing.budget_seconds = 0.3;
+  o.timing.warmup_seconds = 0.02;
+  o.flush = FlushMode::kLines;
+  auto v = env_->evaluator->Evaluate(*task_, SourceDir() / "tests/integration/candidates/correct.cpp", o);
+  ASSERT_TRUE(v.ok());
+  ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
+  ASSERT_TRUE(v->candidate_time.has_value());
+  EXPECT_GE(v->candidate_time->summary.count, 10);
+  EXPECT_GT(v->candidate_time->summary.median, 0);
+  EXPECT_GT(v->speedup, 0);
+  EXPECT_GT(v->sol_seconds, 0);
+  EXPECT_EQ(v->candidate_time->samples.size(), static_cast<size_t>(v->candidate_time->summary.count));
+}
+
+}  // namespace
+}  // namespace hone

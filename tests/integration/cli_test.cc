@@ -1,0 +1,92 @@
+// The hone binary as a user runs it: exit codes, JSON output, messages.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "test_env.h"
+
+namespace hone {
+namespace {
+
+using namespace hone::testing;
+
+std::string Fixture() { return (SourceDir() / "tests/integration/fixture_add").string(); }
+std::string Candidate(const char* name) {
+  return (SourceDir() / "tests/integration/candidates" / name).string();
+}
+
+TEST(CliTest, EvalJsonIsOneDocumentAndExitsZero) {
+  auto r = RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--json", "--time-budget", "0.2",
+                    "--warmup", "0.01", "--flush", "lines"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["status"], "passed");
+  EXPECT_TRUE(j.contains("timing"));
+  EXPECT_GT(j["timing"]["speedup"].get<double>(), 0);
+  EXPECT_GT(j["timing"]["candidate"]["median_us"].get<double>(), 0);
+  EXPECT_EQ(j["timing"]["candidate"]["ci95_us"].size(), 2u);
+  EXPECT_GT(j["checks"].size(), 10u);
+}
+
+TEST(CliTest, AWrongKernelStillExitsZero) {
+  auto r = RunHone({"eval", Fixture(), Candidate("wrong_result.cpp"), "--json", "--no-time"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["status"], "incorrect");
+  EXPECT_NE(j["reason"].get<std::string>().find("first at"), std::string::npos);
+}
+
+TEST(CliTest, HumanSummaryNamesStatusAndReason) {
+  auto r = RunHone({"eval", Fixture(), Candidate("compile_error.cpp")});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("compile_error"), std::string::npos);
+  EXPECT_NE(r.output.find("compile_error.cpp:"), std::string::npos) << r.output;
+}
+
+TEST(CliTest, MalformedTaskExitsTwoNamingFileAndField) {
+  std::filesystem::path dir = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-cli");
+  std::filesystem::copy(Fixture(), dir / "t");
+  {
+    std::ofstream out(dir / "t" / "task.toml", std::ios::app);
+    out << "\n[tolerance]\natol = \"loose\"\n";
+  }
+  auto r = RunHone({"eval", (dir / "t").string(), Candidate("correct.cpp")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("task.toml"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("tolerance.atol"), std::string::npos) << r.output;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliTest, BadUsageExitsTwo) {
+  EXPECT_EQ(RunHone({"eval", Fixture()}).exit_code, 2);
+  EXPECT_EQ(RunHone({"eval", Fixture(), "/no/such/file.cpp"}).exit_code, 2);
+  EXPECT_EQ(RunHone({"eval", "/no/such/task", Candidate("correct.cpp")}).exit_code, 2);
+  EXPECT_EQ(RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--flush", "sometimes"}).exit_code, 2);
+  EXPECT_EQ(RunHone({"frobnicate"}).exit_code, 2);
+  EXPECT_EQ(RunHone({}).exit_code, 2);
+}
+
+TEST(CliTest, TaskShowListsTheContractArguments) {
+  auto r = RunHone({"task", "show", Fixture()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("inputs[0] a"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("outputs[0] out"), std::string::npos) << r.output;
+  auto j = RunHone({"task", "show", Fixture(), "--json"});
+  ASSERT_EQ(j.exit_code, 0);
+  auto doc = nlohmann::json::parse(j.output);
+  EXPECT_EQ(doc["cases"][0]["inputs"][1]["name"], "b");
+  EXPECT_EQ(doc["cases"][0]["inputs"][1]["shape"][0], 4096);
+}
+
+TEST(CliTest, MachineReportsCeilings) {
+  auto r = RunHone({"machine", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_GT(j["copy_bandwidth_gbs"].get<double>(), 0);
+  EXPECT_GT(j["fp32_gflops"].get<double>(), 0);
+  EXPECT_GT(j["llc_bytes"].get<double>(), 0);
+}
+
+}  // namespace
+}  // namespace hone

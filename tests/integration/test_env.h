@@ -1,0 +1,59 @@
+// Shared set-up for integration tests: a compile cache under the build tree,
+// the sandbox built beside the tests, and an Evaluator over them.
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include "build/cpu_builder.h"
+#include "core/fs.h"
+#include "core/subprocess.h"
+#include "run/evaluator.h"
+
+namespace hone::testing {
+
+inline std::filesystem::path SourceDir() { return HONE_TEST_SOURCE_DIR; }
+inline std::filesystem::path BinaryDir() { return HONE_TEST_BINARY_DIR; }
+inline std::filesystem::path TestCache() {
+  std::filesystem::path p = BinaryDir() / "test-cache";
+  setenv("HONE_CACHE", p.c_str(), 1);
+  return p;
+}
+
+struct TestEvaluator {
+  std::unique_ptr<CpuBuilder> builder;
+  std::unique_ptr<Evaluator> evaluator;
+
+  static TestEvaluator Make() {
+    TestEvaluator t;
+    std::filesystem::path cache = TestCache();
+    t.builder = std::move(CpuBuilder::Create(CompileCache(cache / "builds"))).value();
+    EvaluatorEnv env;
+    env.builder = t.builder.get();
+    env.sandbox_executable = BinaryDir() / "hone-sandbox";
+    env.scratch_root = cache / "scratch";
+    env.machine = std::move(LoadOrMeasureMachine(cache)).value();
+    t.evaluator = std::make_unique<Evaluator>(env);
+    return t;
+  }
+};
+
+// Fast options for tests: verification only unless a test asks for timing.
+inline EvalOptions VerifyOnly() {
+  EvalOptions o;
+  o.time = false;
+  return o;
+}
+
+// Runs the hone binary with arguments; HONE_CACHE points at the test cache.
+inline CommandResult RunHone(std::vector<std::string> args) {
+  TestCache();
+  args.insert(args.begin(), (BinaryDir() / "hone").string());
+  CommandOptions o;
+  o.timeout = std::chrono::minutes(5);
+  o.max_output_bytes = 8 << 20;
+  return std::move(RunCommand(args, o)).value();
+}
+
+}  // namespace hone::testing

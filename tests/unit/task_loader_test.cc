@@ -1,0 +1,153 @@
+#include "task/task_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/fs.h"
+
+namespace hone {
+namespace {
+
+class TaskLoaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-task-test");
+    std::ofstream(dir_ / "reference.cpp") << "// reference\n";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  Result<Task> Load(const std::string& toml) {
+    std::ofstream(dir_ / "task.toml") << toml;
+    return LoadNativeTask(dir_);
+  }
+  // Expects a failure whose message names the file and contains `what`.
+  void ExpectError(const std::string& toml, const std::string& what) {
+    auto t = Load(toml);
+    ASSERT_FALSE(t.ok()) << "expected an error containing: " << what;
+    EXPECT_EQ(t.status().code(), StatusCode::kInvalidInput);
+    EXPECT_NE(t.status().message().find("task.toml"), std::string::npos) << t.status().message();
+    EXPECT_NE(t.status().message().find(what), std::string::npos) << t.status().message();
+  }
+
+  std::filesystem::path dir_;
+};
+
+const char* kGood = R"TOML(
+name = "conv"
+category = "conv"
+[[inputs]]
+name = "x"
+dtype = "f32"
+shape = ["N", "H"]
+[[inputs]]
+name = "idx"
+dtype = "i64"
+shape = [4]
+values = "randint(0, H)"
+[[outputs]]
+name = "y"
+dtype = "f32"
+shape = ["N", "H - K + 1"]
+[[cases]]
+N = 2
+H = 10
+K = 3
+[[cases]]
+N = 1
+H = 5
+K = 5
+[tolerance]
+atol = 1e-3
+[cost]
+bytes = "4 * N * H"
+flops = 100
+)TOML";
+
+TEST_F(TaskLoaderTest, LoadsAGoodTask) {
+  auto t = Load(kGood);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->name, "conv");
+  EXPECT_EQ(t->inputs.size(), 2u);
+  EXPECT_EQ(t->inputs[0].values.size(), 2u);  // float default: two distributions
+  EXPECT_EQ(t->num_distributions, 2);
+  EXPECT_EQ(t->cases.size(), 2u);
+  EXPECT_EQ(t->cases[0].label, "H=10 K=3 N=2");
+  EXPECT_EQ(*ResolveShape(t->outputs[0], t->cases[0]), (std::vector<int64_t>{2, 8}));
+  EXPECT_EQ(*ResolveShape(t->outputs[0], t->cases[1]), (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(t->ToleranceFor(HONE_F32).atol, 1e-3);
+  EXPECT_EQ(t->ToleranceFor(HONE_F32).rtol, 1e-4);  // default kept
+  EXPECT_EQ(t->seeds, 3);
+  EXPECT_EQ(t->hash.size(), 32u);
+}
+
+TEST_F(TaskLoaderTest, SyntaxErrorNamesLineAndColumn) {
+  ExpectError("name = \"x\"\n[[inputs]\n", "task.toml:2:");
+}
+
+TEST_F(TaskLoaderTest, UnknownFieldIsNamed) {
+  std::string t = kGood;
+  t += "[tolerence]\natol = 1\n";
+  ExpectError(t, "tolerence: unknown field");
+}
+
+TEST_F(TaskLoaderTest, BadDtypeIsNamed) {
+  std::string t = kGood;
+  t.replace(t.find("dtype = \"f32\""), 13, "dtype = \"f33\"");
+  ExpectError(t, "inputs[0].dtype: unknown dtype 'f33'");
+}
+
+TEST_F(TaskLoaderTest, UnknownSymbolInShapeIsNamed) {
+  std::string t = kGood;
+  t.replace(t.find("shape = [\"N\", \"H\"]"), 18, "shape = [\"N\", \"M\"]");
+  ExpectError(t, "inputs[0].shape[1]: unknown symbol 'M'");
+}
+
+TEST_F(TaskLoaderTest, NegativeShapeIsNamed) {
+  std::string t = kGood;
+  t.replace(t.find("K = 5"), 5, "K = 9");
+  ExpectError(t, "outputs[0].shape[1]: negative size");
+}
+
+TEST_F(TaskLoaderTest, MissingPiecesAreNamed) {
+  ExpectError("[[outputs]]\nname='y'\ndtype='f32'\nshape=[1]\n", "cases: at least one");
+  ExpectError("[[cases]]\nN=1\n", "outputs: at least one");
+  std::string t = kGood;
+  t.replace(t.find("name = \"idx\""), 12, "name = \"x\"");
+  ExpectError(t, "inputs[1].name: duplicate name 'x'");
+}
+
+TEST_F(TaskLoaderTest, IntegerInputsNeedADistribution) {
+  std::string t = kGood;
+  t.erase(t.find("values = \"randint(0, H)\""), 24);
+  ExpectError(t, "inputs[1].values: integer inputs need a distribution");
+}
+
+TEST_F(TaskLoaderTest, BadDistributionIsNamed) {
+  std::string t = kGood;
+  t.replace(t.find("randint(0, H)"), 13, "randint(0, Q)");
+  ExpectError(t, "inputs[1].values[0]: unknown symbol 'Q'");
+  t = kGood;
+  t.replace(t.find("randint(0, H)"), 13, "poisson(3)");
+  ExpectError(t, "inputs[1].values[0]: distribution 'poisson(3)'");
+}
+
+TEST_F(TaskLoaderTest, TooFewSeedsIsRejected) {
+  std::string t = kGood;
+  t += "[verify]\nseeds = 1\n";
+  ExpectError(t, "verify.seeds");
+}
+
+TEST_F(TaskLoaderTest, MissingReferenceIsNamed) {
+  std::filesystem::remove(dir_ / "reference.cpp");
+  ExpectError(kGood, "reference: file");
+}
+
+TEST_F(TaskLoaderTest, NotATaskFolder) {
+  auto t = LoadNativeTask(dir_ / "nope");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("not a native task"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hone
