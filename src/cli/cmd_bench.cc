@@ -69,6 +69,7 @@ int RunBench(const BenchArgs& a) {
   nlohmann::json results = nlohmann::json::array();
   std::vector<std::string> rows;
   int evaluated = 0, passed = 0, malformed = 0;
+  bool warned_sandbox = false;
   double log_speedup = 0;
   int speedups = 0;
   if (!a.out.json)
@@ -94,6 +95,12 @@ int RunBench(const BenchArgs& a) {
       }
       ++evaluated;
       const Verdict& v = *verdict;
+      if (!v.sandbox_missing.empty() && !warned_sandbox) {
+        progress.Clear();
+        std::fprintf(stderr, "hone: warning: not in force in the sandbox on this machine: %s\n",
+                     v.sandbox_missing.c_str());
+        warned_sandbox = true;
+      }
       if (v.status == VerdictStatus::kPassed) ++passed;
       if (v.status == VerdictStatus::kPassed && v.speedup > 0) {
         log_speedup += std::log(v.speedup);

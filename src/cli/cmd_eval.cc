@@ -35,6 +35,9 @@ int RunEval(const EvalArgs& a) {
   });
   progress.Clear();
   if (!verdict.ok()) return ReportError(verdict.status());
+  if (!verdict->sandbox_missing.empty())
+    std::fprintf(stderr, "hone: warning: not in force in the sandbox on this machine: %s\n",
+                 verdict->sandbox_missing.c_str());
   if (a.out.json) {
     std::cout << VerdictToJson(*verdict).dump(2) << "\n";
   } else {

@@ -48,7 +48,8 @@ Result<fs::path> CacheDir() {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Status::Io(dir.string() + ": cannot create cache directory: " + ec.message());
-  return dir;
+  // Absolute, so paths under it stay valid in a sandbox that changed directory.
+  return fs::absolute(dir, ec).lexically_normal();
 }
 
 Result<fs::path> MakeTempDir(const fs::path& base, const std::string& prefix) {

@@ -13,7 +13,8 @@ namespace fs = std::filesystem;
 Result<std::string> ReadFile(const fs::path& path);
 // Writes via a temporary file and rename, so readers never see a partial file.
 Status WriteFileAtomic(const fs::path& path, std::string_view content);
-// $HONE_CACHE, else $XDG_CACHE_HOME/hone, else ~/.cache/hone (created).
+// $HONE_CACHE, else $XDG_CACHE_HOME/hone, else ~/.cache/hone; created, and
+// returned as an absolute path.
 Result<fs::path> CacheDir();
 // A fresh private directory (mode 0700) under base, named prefix-XXXXXX.
 Result<fs::path> MakeTempDir(const fs::path& base, const std::string& prefix);
