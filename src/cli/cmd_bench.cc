@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 
+#include "build/build_pool.h"
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
 #include "report/verdict_json.h"
@@ -50,6 +51,24 @@ std::vector<fs::path> Solutions(const fs::path& task_dir, const std::vector<std:
   return files;
 }
 
+// Compiles every reference and solution on all cores before evaluating, so
+// the evaluations that follow find their builds in the cache.
+void PrebuildAll(const std::vector<fs::path>& dirs, const std::vector<std::string>& only,
+                 Builder& builder, Progress& progress) {
+  BuildPool pool(builder);
+  std::vector<std::future<Result<BuildResult>>> builds;
+  for (const auto& dir : dirs) {
+    auto task = LoadNativeTask(dir);
+    if (!task.ok()) continue;  // reported when the suite is evaluated
+    builds.push_back(pool.Submit(task->reference));
+    for (const auto& sol : Solutions(dir, only)) builds.push_back(pool.Submit(sol));
+  }
+  for (size_t i = 0; i < builds.size(); ++i) {
+    progress.Show(fmt::format("building {}/{} on {} threads", i + 1, builds.size(), pool.threads()));
+    builds[i].wait();
+  }
+}
+
 std::string Cell(const std::optional<TimingResult>& t) {
   return t ? FormatSeconds(t->summary.median) : "-";
 }
@@ -65,6 +84,7 @@ int RunBench(const BenchArgs& a) {
   if (!ctx.ok()) return ReportError(ctx.status());
   Evaluator evaluator((*ctx)->env);
   Progress progress(a.out);
+  PrebuildAll(dirs, a.only, *(*ctx)->builder, progress);
 
   nlohmann::json results = nlohmann::json::array();
   std::vector<std::string> rows;

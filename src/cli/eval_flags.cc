@@ -23,6 +23,8 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
                   "Memory for the candidate's own allocations in MiB (default: an eighth of RAM, at most 2048)");
   app->add_option("--call-timeout", f.call_timeout, "Longest one call may take, in seconds")
       ->capture_default_str();
+  app->add_option("--timeout", f.timeout, "Longest one whole evaluation may take, in seconds")
+      ->capture_default_str();
   app->add_option("--seed", f.seed, "Offsets every generated input (reproduce with the same value)");
   app->add_flag("--no-seccomp", f.no_seccomp, "Debugging only: do not install the seccomp filter");
   app->add_flag("--no-landlock", f.no_landlock, "Debugging only: do not restrict the file system");
@@ -43,6 +45,7 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   if (f.min_reps < 3 || f.max_reps < f.min_reps)
     return Status::Invalid("--min-reps/--max-reps: need 3 <= min-reps <= max-reps");
   if (f.call_timeout <= 0) return Status::Invalid("--call-timeout: must be positive");
+  if (f.timeout <= 0) return Status::Invalid("--timeout: must be positive");
   if (f.memory_limit_mb < 0) return Status::Invalid("--memory-limit: must not be negative");
   o.time = !f.no_time;
   o.flush = *flush;
@@ -55,6 +58,7 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   o.memory_limit_bytes = static_cast<size_t>(f.memory_limit_mb * 1024 * 1024);
   o.max_call_timeout = std::chrono::milliseconds(static_cast<int64_t>(f.call_timeout * 1000));
   o.min_call_timeout = std::min(o.min_call_timeout, o.max_call_timeout);
+  o.total_timeout = std::chrono::milliseconds(static_cast<int64_t>(f.timeout * 1000));
   o.seed = f.seed;
   o.seccomp = !f.no_seccomp;
   o.landlock = !f.no_landlock;

@@ -18,6 +18,7 @@ struct EvalFlags {
   int threads = 0;
   double memory_limit_mb = 0;
   double call_timeout = 10;
+  double timeout = 600;
   uint64_t seed = 0;
   bool no_seccomp = false, no_landlock = false, no_netns = false;
 };

@@ -107,7 +107,8 @@ class Run {
  public:
   Run(const EvaluatorEnv& env, const Task& task, const EvalOptions& opt, const ProgressFn& progress,
       Verdict& v)
-      : env_(env), task_(task), opt_(opt), progress_(progress), v_(v) {}
+      : env_(env), task_(task), opt_(opt), progress_(progress), v_(v),
+        deadline_(Clock::now() + opt.total_timeout) {}
 
   Status Execute(const std::filesystem::path& candidate);
 
@@ -153,6 +154,9 @@ class Run {
   const ProgressFn& progress_;
   Verdict& v_;
   bool decided_ = false;
+  Clock::time_point deadline_;  // the evaluation's total time limit
+  bool limited_by_total_ = false;  // the last candidate call's timeout was the total's remainder
+  Millis last_call_timeout_{0};
 
   std::vector<CaseShapes> cases_;
   std::unique_ptr<SharedArena> ref_arena_, cand_arena_;
@@ -175,8 +179,14 @@ void Run::FailFromOutcome(const CallOutcome& o, const std::string& during) {
       Decide(VerdictStatus::kRuntimeError, "crashed with " + o.detail + " " + during);
       return;
     case CallOutcome::Kind::kTimedOut:
+      if (limited_by_total_) {
+        Decide(VerdictStatus::kTimeout, "the evaluation's total time limit of " +
+                                            Seconds(opt_.total_timeout.count() / 1e3) + " ran out " +
+                                            during + " (the process was killed)");
+        return;
+      }
       Decide(VerdictStatus::kTimeout,
-             "did not return within " + Seconds(CandidateTimeout().count() / 1e3) + " " + during +
+             "did not return within " + Seconds(last_call_timeout_.count() / 1e3) + " " + during +
                  " (the process was killed" + (o.detail.empty() ? "" : "; " + o.detail) + ")");
       return;
     case CallOutcome::Kind::kViolation:
@@ -189,10 +199,13 @@ void Run::FailFromOutcome(const CallOutcome& o, const std::string& during) {
 }
 
 Millis Run::CandidateTimeout() const {
-  double ms = ref_seconds_max_ * 1e3 * opt_.call_timeout_factor;
-  if (ref_seconds_max_ == 0) return opt_.max_call_timeout;
-  return Millis(static_cast<int64_t>(std::clamp<double>(ms, opt_.min_call_timeout.count(),
-                                                        opt_.max_call_timeout.count())));
+  Millis per_call = opt_.max_call_timeout;
+  if (ref_seconds_max_ > 0) {
+    double ms = ref_seconds_max_ * 1e3 * opt_.call_timeout_factor;
+    per_call = Millis(static_cast<int64_t>(std::clamp<double>(ms, opt_.min_call_timeout.count(),
+                                                              opt_.max_call_timeout.count())));
+  }
+  return per_call;
 }
 
 Status Run::Build(const std::filesystem::path& candidate, std::filesystem::path* ref_lib,
@@ -396,7 +409,11 @@ Result<std::vector<std::vector<double>>> Run::RunReference64(const Tensors& inpu
 }
 
 bool Run::CallCandidate(int set, uint32_t flags, const std::string& during, CallOutcome* out) {
-  *out = cand_->Call(static_cast<uint32_t>(set), flags, CandidateTimeout());
+  Millis per_call = CandidateTimeout();
+  Millis left = std::max(Millis(1), std::chrono::duration_cast<Millis>(deadline_ - Clock::now()));
+  limited_by_total_ = left < per_call;
+  last_call_timeout_ = std::min(per_call, left);
+  *out = cand_->Call(static_cast<uint32_t>(set), flags, last_call_timeout_);
   if (!out->ok() || out->rc != 0) {
     FailFromOutcome(*out, during);
     return false;

@@ -58,6 +58,30 @@ TEST(CliTest, MalformedTaskExitsTwoNamingFileAndField) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(CliTest, TotalTimeoutBoundsTheEvaluation) {
+  auto r = RunHone({"eval", Fixture(), Candidate("infinite_loop.cpp"), "--json", "--timeout", "0.5"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["status"], "timeout");
+  EXPECT_NE(j["reason"].get<std::string>().find("total time limit"), std::string::npos);
+  EXPECT_LT(r.seconds, 3.0);
+}
+
+TEST(CliTest, RelativeCacheDirectoryWorks) {
+  std::filesystem::path dir = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-rel");
+  std::vector<std::string> argv = {(BinaryDir() / "hone").string(), "eval", Fixture(),
+                                   Candidate("correct.cpp"), "--no-time", "--json"};
+  CommandOptions o;
+  o.cwd = dir.string();
+  setenv("HONE_CACHE", "relative-cache", 1);
+  auto r = RunCommand(argv, o);
+  TestCache();  // restore
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->exit_code, 0) << r->output;
+  EXPECT_EQ(nlohmann::json::parse(r->output)["status"], "passed") << r->output;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliTest, BadUsageExitsTwo) {
   EXPECT_EQ(RunHone({"eval", Fixture()}).exit_code, 2);
   EXPECT_EQ(RunHone({"eval", Fixture(), "/no/such/file.cpp"}).exit_code, 2);
