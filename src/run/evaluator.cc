@@ -50,8 +50,8 @@ struct CaseShapes {
 Dtype Widen(Dtype t, bool f64) { return f64 && IsFloating(t) ? HONE_F64 : t; }
 
 size_t PlaceSet(const Task& task, const CaseShapes& cs, bool f64, size_t offset, SetLayout* out) {
-  auto place = [&](const std::vector<TensorDecl>& decls, const std::vector<std::vector<int64_t>>& shapes,
-                   std::vector<Placement>& list) {
+  auto place = [&](const std::vector<TensorDecl>& decls,
+                   const std::vector<std::vector<int64_t>>& shapes, std::vector<Placement>& list) {
     for (size_t i = 0; i < decls.size(); ++i) {
       Placement p;
       p.name = decls[i].name;
@@ -89,9 +89,12 @@ std::vector<wire::TensorSlot> Slots(const std::vector<Placement>& ps) {
 
 std::string Seconds(double s) {
   char buf[64];
-  if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
-  else if (s < 1) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
-  else std::snprintf(buf, sizeof buf, "%.2f s", s);
+  if (s < 1e-3)
+    std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+  else if (s < 1)
+    std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f s", s);
   return buf;
 }
 
@@ -107,7 +110,11 @@ class Run {
  public:
   Run(const EvaluatorEnv& env, const Task& task, const EvalOptions& opt, const ProgressFn& progress,
       Verdict& v)
-      : env_(env), task_(task), opt_(opt), progress_(progress), v_(v),
+      : env_(env),
+        task_(task),
+        opt_(opt),
+        progress_(progress),
+        v_(v),
         deadline_(Clock::now() + opt.total_timeout) {}
 
   Status Execute(const std::filesystem::path& candidate);
@@ -127,7 +134,8 @@ class Run {
   Status Build(const std::filesystem::path& candidate, std::filesystem::path* ref_lib,
                std::filesystem::path* cand_lib);
   Status ResolveShapes();
-  Status StartSandboxes(const std::filesystem::path& ref_lib, const std::filesystem::path& cand_lib);
+  Status StartSandboxes(const std::filesystem::path& ref_lib,
+                        const std::filesystem::path& cand_lib);
   Status BindCase(const CaseShapes& cs);
   Status VerifyCase(const CaseShapes& cs);
   Status VerifyOne(const CaseShapes& cs, int seed, int dist);
@@ -145,7 +153,8 @@ class Run {
   // Incorrect-verdict helpers; return false when the check failed.
   bool CheckOutputs(const Tensors& actual, const Tensors& expected, const std::string& where,
                     const std::string& check, bool record_pass = true);
-  bool CheckInputsUnchanged(const SetLayout& set, const Tensors& pristine, const std::string& where);
+  bool CheckInputsUnchanged(const SetLayout& set, const Tensors& pristine,
+                            const std::string& where);
   Millis CandidateTimeout() const;
 
   const EvaluatorEnv& env_;
@@ -154,7 +163,7 @@ class Run {
   const ProgressFn& progress_;
   Verdict& v_;
   bool decided_ = false;
-  Clock::time_point deadline_;  // the evaluation's total time limit
+  Clock::time_point deadline_;     // the evaluation's total time limit
   bool limited_by_total_ = false;  // the last candidate call's timeout was the total's remainder
   Millis last_call_timeout_{0};
 
@@ -172,8 +181,8 @@ class Run {
 void Run::FailFromOutcome(const CallOutcome& o, const std::string& during) {
   switch (o.kind) {
     case CallOutcome::Kind::kOk:
-      Decide(VerdictStatus::kRuntimeError,
-             "hone_forward returned " + std::to_string(o.rc) + " (nonzero means failure) " + during);
+      Decide(VerdictStatus::kRuntimeError, "hone_forward returned " + std::to_string(o.rc) +
+                                               " (nonzero means failure) " + during);
       return;
     case CallOutcome::Kind::kCrashed:
       Decide(VerdictStatus::kRuntimeError, "crashed with " + o.detail + " " + during);
@@ -181,8 +190,8 @@ void Run::FailFromOutcome(const CallOutcome& o, const std::string& during) {
     case CallOutcome::Kind::kTimedOut:
       if (limited_by_total_) {
         Decide(VerdictStatus::kTimeout, "the evaluation's total time limit of " +
-                                            Seconds(opt_.total_timeout.count() / 1e3) + " ran out " +
-                                            during + " (the process was killed)");
+                                            Seconds(opt_.total_timeout.count() / 1e3) +
+                                            " ran out " + during + " (the process was killed)");
         return;
       }
       Decide(VerdictStatus::kTimeout,
@@ -202,8 +211,8 @@ Millis Run::CandidateTimeout() const {
   Millis per_call = opt_.max_call_timeout;
   if (ref_seconds_max_ > 0) {
     double ms = ref_seconds_max_ * 1e3 * opt_.call_timeout_factor;
-    per_call = Millis(static_cast<int64_t>(std::clamp<double>(ms, opt_.min_call_timeout.count(),
-                                                              opt_.max_call_timeout.count())));
+    per_call = Millis(static_cast<int64_t>(
+        std::clamp<double>(ms, opt_.min_call_timeout.count(), opt_.max_call_timeout.count())));
   }
   return per_call;
 }
@@ -274,7 +283,8 @@ Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
   SandboxConfig config;
   config.executable = env_.sandbox_executable;
   config.scratch_root = env_.scratch_root;
-  config.memory_limit_bytes = opt_.memory_limit_bytes ? opt_.memory_limit_bytes : DefaultMemoryLimit();
+  config.memory_limit_bytes =
+      opt_.memory_limit_bytes ? opt_.memory_limit_bytes : DefaultMemoryLimit();
   config.llc_bytes = opt_.time && opt_.flush == FlushMode::kLlc ? env_.machine.llc_bytes : 0;
   config.threads = opt_.threads;
   config.seccomp = opt_.seccomp;
@@ -284,12 +294,14 @@ Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
   Progress("start");
   CallOutcome startup;
   config.library = ref_lib;
-  HONE_ASSIGN_OR_RETURN(ref_, SandboxProcess::Start(config, *ref_arena_, &startup, opt_.start_timeout));
+  HONE_ASSIGN_OR_RETURN(ref_,
+                        SandboxProcess::Start(config, *ref_arena_, &startup, opt_.start_timeout));
   if (!ref_)
-    return Status::Invalid(task_.reference.string() + ": the task's reference failed to load: " +
-                           startup.detail);
+    return Status::Invalid(task_.reference.string() +
+                           ": the task's reference failed to load: " + startup.detail);
   config.library = cand_lib;
-  HONE_ASSIGN_OR_RETURN(cand_, SandboxProcess::Start(config, *cand_arena_, &startup, opt_.start_timeout));
+  HONE_ASSIGN_OR_RETURN(cand_,
+                        SandboxProcess::Start(config, *cand_arena_, &startup, opt_.start_timeout));
   if (!cand_) {
     FailFromOutcome(startup, "while loading the candidate");
     return Status::Ok();
@@ -313,7 +325,8 @@ Status Run::BindCase(const CaseShapes& cs) {
     CallOutcome o = ref_->Bind(static_cast<uint32_t>(s), Slots(l.inputs), Slots(l.outputs),
                                opt_.max_call_timeout);
     if (!o.ok())
-      return Status::Invalid(task_.reference.string() + ": the reference failed to bind: " + o.detail);
+      return Status::Invalid(task_.reference.string() +
+                             ": the reference failed to bind: " + o.detail);
   }
   for (int s = 0; s < opt_.input_sets; ++s) {
     CallOutcome o = cand_->Bind(static_cast<uint32_t>(s), Slots(cand_sets_[s].inputs),
@@ -349,8 +362,9 @@ void Run::LoadInputs(SharedArena& arena, const SetLayout& set, const Tensors& in
       std::memcpy(dst, inputs[i].bytes.data(), p.bytes);
     } else {
       for (int64_t k = 0; k < p.numel; ++k)
-        StoreFromDouble(dst, p.dtype, static_cast<size_t>(k),
-                        LoadAsDouble(inputs[i].bytes.data(), inputs[i].dtype, static_cast<size_t>(k)));
+        StoreFromDouble(
+            dst, p.dtype, static_cast<size_t>(k),
+            LoadAsDouble(inputs[i].bytes.data(), inputs[i].dtype, static_cast<size_t>(k)));
     }
   }
 }
@@ -390,8 +404,8 @@ Result<std::vector<std::vector<double>>> Run::RunReference64(const Tensors& inpu
   uint32_t binding = static_cast<uint32_t>(opt_.input_sets);
   CallOutcome o = ref_->Call(binding, 0, opt_.max_call_timeout);
   if (!o.ok())
-    return Status::Invalid(task_.reference.string() + ": the task's reference failed in float64: " +
-                           o.detail);
+    return Status::Invalid(task_.reference.string() +
+                           ": the task's reference failed in float64: " + o.detail);
   if (o.rc != 0) {
     ref64_supported_ = false;
     v_.notes.push_back("precision check skipped: the reference returned " + std::to_string(o.rc) +
@@ -402,7 +416,8 @@ Result<std::vector<std::vector<double>>> Run::RunReference64(const Tensors& inpu
   for (const auto& p : ref_f64_.outputs) {
     std::vector<double> d(static_cast<size_t>(p.numel));
     for (int64_t k = 0; k < p.numel; ++k)
-      d[static_cast<size_t>(k)] = LoadAsDouble(ref_arena_->data() + p.offset, p.dtype, static_cast<size_t>(k));
+      d[static_cast<size_t>(k)] =
+          LoadAsDouble(ref_arena_->data() + p.offset, p.dtype, static_cast<size_t>(k));
     out.push_back(std::move(d));
   }
   return out;
@@ -420,9 +435,9 @@ bool Run::CallCandidate(int set, uint32_t flags, const std::string& during, Call
   }
   // The sandbox reports its own time; it cannot exceed what the worker saw.
   if (out->reported_seconds > out->wall_seconds * 1.01 + 1e-4) {
-    Decide(VerdictStatus::kRejected, "timing tampered with: the sandbox reported " +
-                                         Seconds(out->reported_seconds) + " for a call the worker saw take " +
-                                         Seconds(out->wall_seconds) + " " + during);
+    Decide(VerdictStatus::kRejected,
+           "timing tampered with: the sandbox reported " + Seconds(out->reported_seconds) +
+               " for a call the worker saw take " + Seconds(out->wall_seconds) + " " + during);
     return false;
   }
   v_.kernel_seconds += out->reported_seconds;
@@ -438,12 +453,13 @@ bool Run::CheckOutputs(const Tensors& actual, const Tensors& expected, const std
                                  actual[i].numel(), tol);
     if (m.ok) continue;
     const auto& shape = actual[i].shape;
-    std::string detail =
-        "output '" + d.name + "' " + ShapeString(shape) + ": " + std::to_string(m.num_bad) + " of " +
-        std::to_string(m.checked) + " elements wrong; first at " + IndexString(m.first_bad, shape) +
-        ": expected " + Num(m.expected_at_first) + ", got " + Num(m.actual_at_first) +
-        "; among finite elements max abs error " + Num(m.max_abs_err) + ", max rel error " + Num(m.max_rel_err) +
-        " (atol " + Num(tol.atol) + ", rtol " + Num(tol.rtol) + ")";
+    std::string detail = "output '" + d.name + "' " + ShapeString(shape) + ": " +
+                         std::to_string(m.num_bad) + " of " + std::to_string(m.checked) +
+                         " elements wrong; first at " + IndexString(m.first_bad, shape) +
+                         ": expected " + Num(m.expected_at_first) + ", got " +
+                         Num(m.actual_at_first) + "; among finite elements max abs error " +
+                         Num(m.max_abs_err) + ", max rel error " + Num(m.max_rel_err) + " (atol " +
+                         Num(tol.atol) + ", rtol " + Num(tol.rtol) + ")";
     if (m.nan_or_inf > 0)
       detail += "; " + std::to_string(m.nan_or_inf) +
                 " NaN/Inf where the reference is finite (unwritten outputs are poisoned with NaN)";
@@ -501,26 +517,27 @@ Status Run::VerifyOne(const CaseShapes& cs, int seed, int dist) {
     for (size_t i = 0; i < actual.size(); ++i) {
       if (SameBytes(actual[i].bytes.data(), first_run[i].bytes.data(), actual[i].bytes.size()))
         continue;
-      v_.checks.push_back({"deterministic", where, true,
-                           "output '" + task_.outputs[i].name +
-                               "' differs bitwise between two runs on the same inputs (both within tolerance)"});
+      v_.checks.push_back(
+          {"deterministic", where, true,
+           "output '" + task_.outputs[i].name +
+               "' differs bitwise between two runs on the same inputs (both within tolerance)"});
     }
   }
   if (ref64.empty()) return Status::Ok();
   for (size_t i = 0; i < task_.outputs.size(); ++i) {
     Dtype t = task_.outputs[i].dtype;
     if (!IsFloating(t)) continue;
-    double ref_err = RelativeL2Error(expected[i].bytes.data(), t, ref64[i].data(),
-                                     expected[i].numel());
-    double cand_err = RelativeL2Error(first_run[i].bytes.data(), t, ref64[i].data(),
-                                      first_run[i].numel());
+    double ref_err =
+        RelativeL2Error(expected[i].bytes.data(), t, ref64[i].data(), expected[i].numel());
+    double cand_err =
+        RelativeL2Error(first_run[i].bytes.data(), t, ref64[i].data(), first_run[i].numel());
     double bound = std::max(task_.ToleranceFor(t).precision, 8 * ref_err);
     ref32_worst_err_ = std::max(ref32_worst_err_, ref_err);
     v_.precision_error = std::max(v_.precision_error, cand_err);
     v_.precision_bound = std::max(v_.precision_bound, bound);
     if (cand_err > bound) {
-      std::string detail = "output '" + task_.outputs[i].name + "': relative L2 error " + Num(cand_err) +
-                           " against a float64 reference exceeds " + Num(bound) +
+      std::string detail = "output '" + task_.outputs[i].name + "': relative L2 error " +
+                           Num(cand_err) + " against a float64 reference exceeds " + Num(bound) +
                            " (the task's reference has " + Num(ref_err) +
                            "); the candidate computes in lower precision than " +
                            std::string(DtypeName(t));
@@ -556,7 +573,8 @@ Status Run::Time() {
   std::vector<Tensors> inputs(values), expected(values);
   for (int k = 0; k < values; ++k) {
     Status gen;
-    inputs[k] = GenerateInputs(cs, opt_.seed * 1000003ull + 1000 + static_cast<uint64_t>(k), 0, &gen);
+    inputs[k] =
+        GenerateInputs(cs, opt_.seed * 1000003ull + 1000 + static_cast<uint64_t>(k), 0, &gen);
     HONE_RETURN_IF_ERROR(gen);
     HONE_ASSIGN_OR_RETURN(expected[k], RunReference(inputs[k], k % sets));
   }
@@ -585,7 +603,8 @@ Status Run::Time() {
         return false;
       }
       v_.kernel_seconds += o.reported_seconds;
-    } else if (!CallCandidate(set, flags, std::string("during timing") + (timed ? "" : " warm-up"), &o)) {
+    } else if (!CallCandidate(set, flags, std::string("during timing") + (timed ? "" : " warm-up"),
+                              &o)) {
       return false;
     }
     *seconds = o.reported_seconds;
@@ -606,7 +625,8 @@ Status Run::Time() {
   HONE_RETURN_IF_ERROR(failure);
   if (decided_) return Status::Ok();
   v_.checks.push_back({"timed_output", cs.c->label, true,
-                       std::to_string(rechecked) + " outputs of timed and warm-up calls re-checked; " +
+                       std::to_string(rechecked) +
+                           " outputs of timed and warm-up calls re-checked; " +
                            std::to_string(values) + " value sets rotated through " +
                            std::to_string(sets) + " buffer slots"});
   v_.notes.push_back("timing stopped: " + TimerStopName(stop) + " after " +
@@ -654,8 +674,8 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
   if (!decided_) {
     v_.status = VerdictStatus::kPassed;
     v_.reason = "correct on " + std::to_string(task_.cases.size()) + " shape case(s) x " +
-                std::to_string(task_.seeds) + " seeds x " + std::to_string(task_.num_distributions) +
-                " value distributions";
+                std::to_string(task_.seeds) + " seeds x " +
+                std::to_string(task_.num_distributions) + " value distributions";
   }
   return Status::Ok();
 }
@@ -664,9 +684,12 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
 
 std::string FlushModeName(FlushMode m) {
   switch (m) {
-    case FlushMode::kLlc: return "llc";
-    case FlushMode::kLines: return "lines";
-    case FlushMode::kNone: return "none";
+    case FlushMode::kLlc:
+      return "llc";
+    case FlushMode::kLines:
+      return "lines";
+    case FlushMode::kNone:
+      return "none";
   }
   return "unknown";
 }
@@ -680,7 +703,8 @@ std::optional<FlushMode> ParseFlushMode(const std::string& s) {
 
 size_t DefaultMemoryLimit() {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  size_t ram = pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : (8ull << 30);
+  size_t ram =
+      pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : (8ull << 30);
   return std::min<size_t>(ram / 8, 2ull << 30);
 }
 

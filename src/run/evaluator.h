@@ -36,9 +36,9 @@ struct EvalOptions {
   double call_timeout_factor = 50;  // times the reference's duration, within the bounds
   std::chrono::milliseconds start_timeout{10000};
   std::chrono::milliseconds total_timeout{std::chrono::minutes(10)};  // the whole evaluation
-  size_t memory_limit_bytes = 0;  // 0: DefaultMemoryLimit()
-  int threads = 0;                // 0: all cores
-  uint64_t seed = 0;              // offsets every generated input
+  size_t memory_limit_bytes = 0;                                      // 0: DefaultMemoryLimit()
+  int threads = 0;                                                    // 0: all cores
+  uint64_t seed = 0;  // offsets every generated input
   bool seccomp = true, landlock = true, netns = true;
 };
 

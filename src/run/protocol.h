@@ -55,9 +55,9 @@ struct Reply {
   uint32_t magic;
   ReplyKind kind;
   int32_t rc;
-  int32_t detail;   // syscall number for a violation
-  uint64_t nanos;   // reported duration of hone_forward
-  uint64_t aux;     // feature bits (kReady), workspace bytes (kBind)
+  int32_t detail;  // syscall number for a violation
+  uint64_t nanos;  // reported duration of hone_forward
+  uint64_t aux;    // feature bits (kReady), workspace bytes (kBind)
   char message[208];
 };
 

@@ -52,19 +52,32 @@ bool ParseArgs(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--ctl-in") o.ctl_in = std::atoi(next().c_str());
-    else if (a == "--ctl-out") o.ctl_out = std::atoi(next().c_str());
-    else if (a == "--arena-fd") o.arena_fd = std::atoi(next().c_str());
-    else if (a == "--arena-bytes") o.arena_bytes = std::strtoull(next().c_str(), nullptr, 10);
-    else if (a == "--library-fd") o.library_fd = std::atoi(next().c_str());
-    else if (a == "--library-dir") o.library_dir = next();
-    else if (a == "--scratch") o.scratch = next();
-    else if (a == "--read-dir") o.read_dirs.push_back(next());
-    else if (a == "--llc-bytes") o.llc_bytes = std::strtoull(next().c_str(), nullptr, 10);
-    else if (a == "--no-seccomp") o.seccomp = false;
-    else if (a == "--no-landlock") o.landlock = false;
-    else if (a == "--no-netns") o.netns = false;
-    else return false;
+    if (a == "--ctl-in")
+      o.ctl_in = std::atoi(next().c_str());
+    else if (a == "--ctl-out")
+      o.ctl_out = std::atoi(next().c_str());
+    else if (a == "--arena-fd")
+      o.arena_fd = std::atoi(next().c_str());
+    else if (a == "--arena-bytes")
+      o.arena_bytes = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--library-fd")
+      o.library_fd = std::atoi(next().c_str());
+    else if (a == "--library-dir")
+      o.library_dir = next();
+    else if (a == "--scratch")
+      o.scratch = next();
+    else if (a == "--read-dir")
+      o.read_dirs.push_back(next());
+    else if (a == "--llc-bytes")
+      o.llc_bytes = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--no-seccomp")
+      o.seccomp = false;
+    else if (a == "--no-landlock")
+      o.landlock = false;
+    else if (a == "--no-netns")
+      o.netns = false;
+    else
+      return false;
   }
   return o.ctl_in >= 0 && o.ctl_out >= 0 && o.library_fd >= 0;
 }
@@ -141,7 +154,11 @@ class CacheFlusher {
 class Server {
  public:
   Server(const Options& o, char* arena, ForwardFn forward, WorkspaceFn workspace)
-      : o_(o), arena_(arena), forward_(forward), workspace_fn_(workspace), flusher_(o.llc_bytes * 2) {}
+      : o_(o),
+        arena_(arena),
+        forward_(forward),
+        workspace_fn_(workspace),
+        flusher_(o.llc_bytes * 2) {}
 
   void Run() {
     while (true) {
@@ -149,10 +166,16 @@ class Server {
       if (!ReadAll(o_.ctl_in, &req, sizeof req)) std::_Exit(0);  // worker went away
       if (req.magic != wire::kMagic) Die("bad request");
       switch (req.op) {
-        case wire::Op::kBind: Bind(req); break;
-        case wire::Op::kCall: Call(req); break;
-        case wire::Op::kExit: std::_Exit(0);
-        default: Die("unknown request");
+        case wire::Op::kBind:
+          Bind(req);
+          break;
+        case wire::Op::kCall:
+          Call(req);
+          break;
+        case wire::Op::kExit:
+          std::_Exit(0);
+        default:
+          Die("unknown request");
       }
     }
   }
@@ -240,7 +263,8 @@ int main(int argc, char** argv) {
     if (p == MAP_FAILED) Die("cannot map the shared arena");
     arena = static_cast<char*>(p);
   }
-  if (!o.scratch.empty() && chdir(o.scratch.c_str()) != 0) Die("cannot enter the scratch directory");
+  if (!o.scratch.empty() && chdir(o.scratch.c_str()) != 0)
+    Die("cannot enter the scratch directory");
 
   sandbox::PolicyReport report;
   sandbox::FileSystemRules rules;

@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <termios.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -49,7 +50,14 @@ void Missing(PolicyReport& r, const std::string& what, int err) {
   r.missing.push_back(what + " (" + std::strerror(err) + ")");
 }
 
-void WriteViolation(int nr) {
+// Appends src to buf (bounded), without allocating: runs in a signal handler.
+size_t Append(char* buf, size_t at, size_t cap, const char* src, size_t max_src) {
+  for (size_t i = 0; src[i] && i < max_src && at + 1 < cap; ++i) buf[at++] = src[i];
+  buf[at] = 0;
+  return at;
+}
+
+void WriteViolation(int nr, const char* path) {
   wire::Reply reply{};
   reply.magic = wire::kMagic;
   reply.kind = wire::ReplyKind::kViolation;
@@ -57,16 +65,39 @@ void WriteViolation(int nr) {
   // Unknown calls leave the message empty; the worker names them, since
   // resolving a name here would allocate inside a signal handler.
   if (const char* rule = RuleForSyscall(nr)) {
-    size_t n = std::strlen(rule);
-    if (n >= sizeof reply.message) n = sizeof reply.message - 1;
-    std::memcpy(reply.message, rule, n);
+    size_t at = Append(reply.message, 0, sizeof reply.message, rule, sizeof reply.message);
+    if (path) {
+      at = Append(reply.message, at, sizeof reply.message, " (", 2);
+      at = Append(reply.message, at, sizeof reply.message, path, 120);
+      Append(reply.message, at, sizeof reply.message, ")", 1);
+    }
   }
   ssize_t ignored = write(g_report_fd, &reply, sizeof reply);
   (void)ignored;
 }
 
-void OnSigsys(int, siginfo_t* info, void*) {
-  if (g_report_fd >= 0) WriteViolation(info->si_syscall);
+// Libraries probe system information lazily (glibc's CPU count, malloc's
+// arena sizing, the C++ runtime): such opens get "no such file" and the
+// library falls back, as on any restricted machine. Nothing is opened.
+bool IsSystemInfoPath(const char* p) {
+  return std::strncmp(p, "/sys/", 5) == 0 || std::strncmp(p, "/proc/", 6) == 0;
+}
+
+void OnSigsys(int, siginfo_t* info, void* context) {
+  const char* path = nullptr;
+#if defined(__x86_64__)
+  auto* uc = static_cast<ucontext_t*>(context);
+  int nr = info->si_syscall;
+  if (nr == SYS_openat || nr == SYS_openat2)
+    path = reinterpret_cast<const char*>(uc->uc_mcontext.gregs[REG_RSI]);
+  else if (nr == SYS_open || nr == SYS_creat)
+    path = reinterpret_cast<const char*>(uc->uc_mcontext.gregs[REG_RDI]);
+  if (path && IsSystemInfoPath(path)) {
+    uc->uc_mcontext.gregs[REG_RAX] = -ENOENT;  // the call's result, as if it ran
+    return;
+  }
+#endif
+  if (g_report_fd >= 0) WriteViolation(info->si_syscall, path);
   syscall(SYS_exit_group, wire::kViolationExitCode);
 }
 
@@ -185,13 +216,12 @@ bool FileSystemRules::Apply(PolicyReport& report) {
     Missing(report, "Landlock file-system restriction", errno);
     return false;
   }
-  uint64_t fs = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
-                LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
-                LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
-                LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
-                LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
-                LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-                LANDLOCK_ACCESS_FS_MAKE_SYM;
+  uint64_t fs =
+      LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |
+      LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+      LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+      LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+      LANDLOCK_ACCESS_FS_MAKE_SYM;
   if (abi >= 2) fs |= LANDLOCK_ACCESS_FS_REFER;
   if (abi >= 3) fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
   if (abi >= 5) fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
@@ -241,7 +271,7 @@ bool FileSystemRules::Apply(PolicyReport& report) {
 
 void InstallViolationReporter(int report_fd) {
   g_report_fd = report_fd;
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_sigaction = OnSigsys;
   sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
@@ -256,17 +286,65 @@ bool InstallBaseFilter(PolicyReport& report) {
   }
   seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
   const int allowed[] = {
-      SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_pread64, SYS_pwrite64, SYS_close,
-      SYS_fstat, SYS_newfstatat, SYS_statx, SYS_lseek, SYS_mmap, SYS_munmap, SYS_mprotect,
-      SYS_mremap, SYS_madvise, SYS_brk, SYS_futex, SYS_set_robust_list, SYS_get_robust_list,
-      SYS_rseq, SYS_sched_yield, SYS_sched_getaffinity, SYS_sched_setaffinity,
-      SYS_sched_getparam, SYS_sched_getscheduler, SYS_getcpu, SYS_rt_sigprocmask,
-      SYS_rt_sigreturn, SYS_sigaltstack, SYS_getpid, SYS_gettid, SYS_getuid, SYS_geteuid,
-      SYS_getgid, SYS_getegid, SYS_exit, SYS_exit_group, SYS_clock_gettime, SYS_clock_getres,
-      SYS_clock_nanosleep, SYS_nanosleep, SYS_gettimeofday, SYS_time, SYS_getrandom,
-      SYS_uname, SYS_sysinfo, SYS_membarrier, SYS_openat, SYS_fcntl, SYS_access,
-      SYS_faccessat, SYS_faccessat2, SYS_readlink, SYS_readlinkat, SYS_getrlimit,
-      SYS_set_tid_address, SYS_arch_prctl, SYS_restart_syscall,
+      SYS_read,
+      SYS_write,
+      SYS_readv,
+      SYS_writev,
+      SYS_pread64,
+      SYS_pwrite64,
+      SYS_close,
+      SYS_fstat,
+      SYS_newfstatat,
+      SYS_statx,
+      SYS_lseek,
+      SYS_mmap,
+      SYS_munmap,
+      SYS_mprotect,
+      SYS_mremap,
+      SYS_madvise,
+      SYS_brk,
+      SYS_futex,
+      SYS_set_robust_list,
+      SYS_get_robust_list,
+      SYS_rseq,
+      SYS_sched_yield,
+      SYS_sched_getaffinity,
+      SYS_sched_setaffinity,
+      SYS_sched_getparam,
+      SYS_sched_getscheduler,
+      SYS_getcpu,
+      SYS_rt_sigprocmask,
+      SYS_rt_sigreturn,
+      SYS_sigaltstack,
+      SYS_getpid,
+      SYS_gettid,
+      SYS_getuid,
+      SYS_geteuid,
+      SYS_getgid,
+      SYS_getegid,
+      SYS_exit,
+      SYS_exit_group,
+      SYS_clock_gettime,
+      SYS_clock_getres,
+      SYS_clock_nanosleep,
+      SYS_nanosleep,
+      SYS_gettimeofday,
+      SYS_time,
+      SYS_getrandom,
+      SYS_uname,
+      SYS_sysinfo,
+      SYS_membarrier,
+      SYS_openat,
+      SYS_fcntl,
+      SYS_access,
+      SYS_faccessat,
+      SYS_faccessat2,
+      SYS_readlink,
+      SYS_readlinkat,
+      SYS_getrlimit,
+      SYS_set_tid_address,
+      SYS_arch_prctl,
+      SYS_restart_syscall,
   };
   int rc = 0;
   for (int nr : allowed) rc |= AddRule(ctx, SCMP_ACT_ALLOW, nr);
@@ -277,14 +355,17 @@ bool InstallBaseFilter(PolicyReport& report) {
   // fall back to clone, which we can inspect.
   rc |= AddRule(ctx, SCMP_ACT_ERRNO(ENOSYS), SYS_clone3);
   // Signals only to itself (abort() raises SIGABRT through tgkill).
-  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_tgkill, 1, SCMP_A0(SCMP_CMP_EQ, getpid()));
-  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_kill, 1, SCMP_A0(SCMP_CMP_EQ, getpid()));
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_tgkill, 1,
+                         SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(getpid())));
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_kill, 1,
+                         SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(getpid())));
   // Reading resource limits is fine, changing them is not.
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_prlimit64, 1, SCMP_A2(SCMP_CMP_EQ, 0));
   // stdio asks whether stdout is a terminal.
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_ioctl, 1, SCMP_A1(SCMP_CMP_EQ, TCGETS));
   // Loading the post-load filter: both can only tighten the sandbox.
-  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_prctl, 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_NO_NEW_PRIVS));
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_prctl, 1,
+                         SCMP_A0(SCMP_CMP_EQ, PR_SET_NO_NEW_PRIVS));
   rc |= AddRule(ctx, SCMP_ACT_ALLOW, SYS_seccomp);
   // Signal handlers may be installed for anything but SIGSYS, our reporter.
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_rt_sigaction, 1, SCMP_A0(SCMP_CMP_NE, SIGSYS));

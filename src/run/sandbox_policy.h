@@ -16,7 +16,7 @@
 namespace hone::sandbox {
 
 struct PolicyReport {
-  uint64_t features = 0;  // wire::Feature bits in force
+  uint64_t features = 0;             // wire::Feature bits in force
   std::vector<std::string> missing;  // what could not be applied, and why
 };
 

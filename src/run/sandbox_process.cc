@@ -25,8 +25,8 @@ constexpr size_t kLogKeep = 16 << 10;
 constexpr int kCtlIn = 3, kCtlOut = 4, kArenaFd = 5, kLibraryFd = 6;
 
 // Directories the dynamic loader and the C++ runtime may read from.
-const char* const kSystemReadDirs[] = {"/usr/lib", "/lib", "/lib64", "/usr/lib64",
-                                       "/etc/ld.so.cache", "/sys/devices/system/cpu"};
+const char* const kSystemReadDirs[] = {
+    "/usr/lib", "/lib", "/lib64", "/usr/lib64", "/etc/ld.so.cache", "/sys/devices/system/cpu"};
 
 struct Pipe {
   int r = -1, w = -1;
@@ -48,8 +48,8 @@ struct Pipe {
 [[noreturn]] void ExecChild(int req_r, int rep_w, int log_w, int arena, int library, int devnull,
                             const SandboxConfig& c, size_t address_limit, char** argv,
                             char** envp) {
-  int moved[] = {fcntl(req_r, F_DUPFD, 100), fcntl(rep_w, F_DUPFD, 100),
-                 fcntl(arena, F_DUPFD, 100), fcntl(library, F_DUPFD, 100)};
+  int moved[] = {fcntl(req_r, F_DUPFD, 100), fcntl(rep_w, F_DUPFD, 100), fcntl(arena, F_DUPFD, 100),
+                 fcntl(library, F_DUPFD, 100)};
   dup2(devnull, 0);
   dup2(log_w, 1);
   dup2(log_w, 2);
@@ -95,17 +95,28 @@ std::string ViolationText(const wire::Reply& r) {
 
 std::string DescribeSignal(int sig) {
   switch (sig) {
-    case SIGSEGV: return "SIGSEGV (segmentation fault: invalid memory access)";
-    case SIGBUS: return "SIGBUS (bus error: misaligned or unmapped memory)";
-    case SIGABRT: return "SIGABRT (abort() was called, or an assertion failed)";
-    case SIGFPE: return "SIGFPE (arithmetic exception, e.g. integer division by zero)";
-    case SIGILL: return "SIGILL (illegal instruction, e.g. __builtin_trap or an unsupported ISA)";
-    case SIGKILL: return "SIGKILL (killed: CPU time or memory exhausted)";
-    case SIGXCPU: return "SIGXCPU (CPU time limit exceeded)";
-    case SIGXFSZ: return "SIGXFSZ (file size limit exceeded)";
-    case SIGSYS: return "SIGSYS (forbidden system call)";
-    case SIGPIPE: return "SIGPIPE (wrote to a closed pipe)";
-    default: return std::string("signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")";
+    case SIGSEGV:
+      return "SIGSEGV (segmentation fault: invalid memory access)";
+    case SIGBUS:
+      return "SIGBUS (bus error: misaligned or unmapped memory)";
+    case SIGABRT:
+      return "SIGABRT (abort() was called, or an assertion failed)";
+    case SIGFPE:
+      return "SIGFPE (arithmetic exception, e.g. integer division by zero)";
+    case SIGILL:
+      return "SIGILL (illegal instruction, e.g. __builtin_trap or an unsupported ISA)";
+    case SIGKILL:
+      return "SIGKILL (killed: CPU time or memory exhausted)";
+    case SIGXCPU:
+      return "SIGXCPU (CPU time limit exceeded)";
+    case SIGXFSZ:
+      return "SIGXFSZ (file size limit exceeded)";
+    case SIGSYS:
+      return "SIGSYS (forbidden system call)";
+    case SIGPIPE:
+      return "SIGPIPE (wrote to a closed pipe)";
+    default:
+      return std::string("signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")";
   }
 }
 
@@ -121,7 +132,8 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Start(const SandboxConfi
   if (geteuid() == 0 && chown(sp->scratch_.c_str(), 65534, 65534) != 0)
     return Status::Io("cannot hand the scratch directory to user nobody");
   int library = open(c.library.c_str(), O_RDONLY | O_CLOEXEC);
-  if (library < 0) return Status::NotFound(c.library.string() + ": cannot open the built candidate");
+  if (library < 0)
+    return Status::NotFound(c.library.string() + ": cannot open the built candidate");
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   Pipe req, rep, log;
   if (!req.Open() || !rep.Open() || !log.Open()) {
@@ -132,14 +144,22 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Start(const SandboxConfi
   // Everything the child needs is built before fork: the parent may have
   // threads (the build pool), so the child must not allocate.
   std::vector<std::string> args = {c.executable.string(),
-                                   "--ctl-in", std::to_string(kCtlIn),
-                                   "--ctl-out", std::to_string(kCtlOut),
-                                   "--arena-fd", std::to_string(kArenaFd),
-                                   "--arena-bytes", std::to_string(arena.size()),
-                                   "--library-fd", std::to_string(kLibraryFd),
-                                   "--library-dir", c.library.parent_path().string(),
-                                   "--scratch", sp->scratch_.string(),
-                                   "--llc-bytes", std::to_string(c.llc_bytes)};
+                                   "--ctl-in",
+                                   std::to_string(kCtlIn),
+                                   "--ctl-out",
+                                   std::to_string(kCtlOut),
+                                   "--arena-fd",
+                                   std::to_string(kArenaFd),
+                                   "--arena-bytes",
+                                   std::to_string(arena.size()),
+                                   "--library-fd",
+                                   std::to_string(kLibraryFd),
+                                   "--library-dir",
+                                   c.library.parent_path().string(),
+                                   "--scratch",
+                                   sp->scratch_.string(),
+                                   "--llc-bytes",
+                                   std::to_string(c.llc_bytes)};
   for (const char* d : kSystemReadDirs) {
     args.push_back("--read-dir");
     args.push_back(d);
@@ -244,7 +264,8 @@ CallOutcome SandboxProcess::Reap(CallOutcome::Kind kind_if_signalled) {
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
     out.kind = sig == SIGSYS ? CallOutcome::Kind::kViolation : kind_if_signalled;
-    out.detail = sig == SIGSYS ? "forbidden system call (SIGSYS)" : DescribeSignal(sig) + memory_note;
+    out.detail =
+        sig == SIGSYS ? "forbidden system call (SIGSYS)" : DescribeSignal(sig) + memory_note;
     return out;
   }
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -63,8 +63,7 @@ class SandboxProcess {
   ~SandboxProcess();
 
   CallOutcome Bind(uint32_t binding, const std::vector<wire::TensorSlot>& inputs,
-                   const std::vector<wire::TensorSlot>& outputs,
-                   std::chrono::milliseconds timeout);
+                   const std::vector<wire::TensorSlot>& outputs, std::chrono::milliseconds timeout);
   CallOutcome Call(uint32_t binding, uint32_t flags, std::chrono::milliseconds timeout);
 
   bool alive() const { return pid_ > 0; }

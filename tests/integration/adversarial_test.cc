@@ -51,8 +51,11 @@ class AdversarialTest : public ::testing::TestWithParam<Expectation> {
     delete task_;
   }
   static Verdict Eval(const std::string& file) {
-    auto v = env_->evaluator->Evaluate(*task_, SourceDir() / "tests/integration/candidates" / file,
-                                       VerifyOnly());
+    // A small memory limit, so the unbounded allocation reaches it long
+    // before the call timeout even on a loaded machine.
+    EvalOptions o = VerifyOnly();
+    o.memory_limit_bytes = 512u << 20;
+    auto v = env_->evaluator->Evaluate(*task_, SourceDir() / "tests/integration/candidates" / file, o);
     EXPECT_TRUE(v.ok()) << v.status().message();
     return v.ok() ? *v : Verdict{};
   }
