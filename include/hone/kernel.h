@@ -12,7 +12,7 @@
  *    before every call and compared with a pristine copy after it.
  *  - Do all work before returning (CPU) or on `stream` (CUDA). Work left on
  *    another stream or thread after return is caught and rejected.
- *  - No files, processes, sockets, environment or timing APIs. The sandbox
+ *  - No files, processes, sockets or other system access: the sandbox
  *    forbids them and the verdict names the rule that was broken.
  *  - Return 0 on success; any other value is reported as a runtime error.
  *
@@ -76,7 +76,8 @@ typedef struct {
 HONE_EXPORT int hone_forward(const hone_args* args);
 
 /* Optional. Scratch memory the candidate needs for these inputs; hone
- * allocates it once per shape and passes it as args->workspace. */
+ * allocates it once per shape case and input buffer and passes it as
+ * args->workspace. */
 HONE_EXPORT size_t hone_workspace_bytes(const hone_tensor* inputs, int32_t num_inputs);
 
 /* Convenience for candidates: number of elements of a tensor. */

@@ -168,7 +168,11 @@ Command RegisterBench(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* sub = app.add_subcommand("bench", "Evaluate every solution of every task in a suite");
   sub->add_option("suite", args->suite, "A folder of task folders, or one task folder")->required();
-  sub->add_option("--only", args->only, "Solution names to evaluate (e.g. --only fast)");
+  sub->add_option("--only", args->only,
+                  "Solution names to evaluate, comma-separated or repeated (e.g. --only fast)")
+      ->delimiter(',')
+      ->expected(1)
+      ->allow_extra_args(false);
   AddEvalFlags(sub, args->flags);
   AddOutputFlags(sub, args->out);
   return [args] { return RunBench(*args); };

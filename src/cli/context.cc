@@ -22,8 +22,7 @@ Result<std::unique_ptr<EvalContext>> MakeEvalContext() {
 
 int ReportError(const Status& st) {
   std::fprintf(stderr, "hone: %s\n", st.message().c_str());
-  return st.code() == StatusCode::kInvalidInput || st.code() == StatusCode::kNotFound ? kExitUsage
-                                                                                      : kExitFailure;
+  return st.code() == StatusCode::kInvalidInput ? kExitUsage : kExitFailure;
 }
 
 void Progress::Show(const std::string& line) {

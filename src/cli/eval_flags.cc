@@ -42,6 +42,9 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   auto flush = ParseFlushMode(f.flush);
   if (!flush) return Status::Invalid("--flush: expected llc, lines or none, got '" + f.flush + "'");
   if (f.time_budget <= 0) return Status::Invalid("--time-budget: must be positive");
+  if (f.warmup < 0) return Status::Invalid("--warmup: must not be negative");
+  if (f.target_rse <= 0) return Status::Invalid("--target-rse: must be positive");
+  if (f.threads < 0) return Status::Invalid("--threads: must not be negative (0: all cores)");
   if (f.min_reps < 3 || f.max_reps < f.min_reps)
     return Status::Invalid("--min-reps/--max-reps: need 3 <= min-reps <= max-reps");
   if (f.call_timeout <= 0) return Status::Invalid("--call-timeout: must be positive");

@@ -24,7 +24,11 @@ Result<fs::path> FindIncludeDir() {
 }
 
 Result<fs::path> FindSandboxExecutable() {
-  if (const char* e = std::getenv("HONE_SANDBOX"); e && *e) return fs::path(e);
+  if (const char* e = std::getenv("HONE_SANDBOX"); e && *e) {
+    if (access(e, X_OK) != 0)
+      return Status::NotFound(std::string("HONE_SANDBOX=") + e + ": not an executable file");
+    return fs::path(e);
+  }
   fs::path p = ExecutableDir() / "hone-sandbox";
   if (access(p.c_str(), X_OK) == 0) return p;
   return Status::NotFound("cannot find hone-sandbox next to " + ExecutableDir().string() +

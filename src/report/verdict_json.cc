@@ -15,6 +15,7 @@ nlohmann::json TimingToJson(const TimingResult& t) {
           {"max_us", s.max * 1e6},
           {"rse", s.rse},
           {"reps", s.count},
+          {"call_overhead_us", t.call_overhead * 1e6},
           {"samples_us", [&] {
              std::vector<double> us;
              for (double x : t.samples) us.push_back(x * 1e6);

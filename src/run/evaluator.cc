@@ -6,6 +6,7 @@
 #include <cstring>
 #include <future>
 #include <random>
+#include <thread>
 
 #include "build/build_pool.h"
 #include "core/rng.h"
@@ -156,6 +157,9 @@ class Run {
   bool CheckInputsUnchanged(const SetLayout& set, const Tensors& pristine,
                             const std::string& where);
   Millis CandidateTimeout() const;
+  // CPU time the sandbox spends between calls is work that escaped them.
+  void AccountIdleCpu();
+  bool CheckNoWorkAfterReturn();
 
   const EvaluatorEnv& env_;
   const Task& task_;
@@ -166,6 +170,8 @@ class Run {
   Clock::time_point deadline_;     // the evaluation's total time limit
   bool limited_by_total_ = false;  // the last candidate call's timeout was the total's remainder
   Millis last_call_timeout_{0};
+  uint64_t cpu_after_call_ = 0;
+  uint64_t idle_cpu_nanos_ = 0;
 
   std::vector<CaseShapes> cases_;
   std::unique_ptr<SharedArena> ref_arena_, cand_arena_;
@@ -206,6 +212,12 @@ void Run::FailFromOutcome(const CallOutcome& o, const std::string& during) {
       return;
   }
 }
+
+// Idle OpenMP threads sleep (OMP_WAIT_POLICY=PASSIVE), so an honest
+// candidate uses next to nothing between calls.
+constexpr double kIdleCpuLimitMs = 5;
+// Timed calls whose outputs are re-checked, at the least.
+constexpr int kMinTimedRechecks = 5;
 
 Millis Run::CandidateTimeout() const {
   Millis per_call = opt_.max_call_timeout;
@@ -424,6 +436,7 @@ Result<std::vector<std::vector<double>>> Run::RunReference64(const Tensors& inpu
 }
 
 bool Run::CallCandidate(int set, uint32_t flags, const std::string& during, CallOutcome* out) {
+  AccountIdleCpu();
   Millis per_call = CandidateTimeout();
   Millis left = std::max(Millis(1), std::chrono::duration_cast<Millis>(deadline_ - Clock::now()));
   limited_by_total_ = left < per_call;
@@ -441,7 +454,32 @@ bool Run::CallCandidate(int set, uint32_t flags, const std::string& during, Call
     return false;
   }
   v_.kernel_seconds += out->reported_seconds;
+  cpu_after_call_ = cand_->CpuNanos();
   return true;
+}
+
+void Run::AccountIdleCpu() {
+  if (cpu_after_call_ == 0) return;
+  uint64_t now = cand_->CpuNanos();
+  if (now > cpu_after_call_) idle_cpu_nanos_ += now - cpu_after_call_;
+  cpu_after_call_ = 0;
+}
+
+bool Run::CheckNoWorkAfterReturn() {
+  // One quiet pause at the end, so work left running has time to show.
+  if (cpu_after_call_ != 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  AccountIdleCpu();
+  double ms = static_cast<double>(idle_cpu_nanos_) * 1e-6;
+  if (ms <= kIdleCpuLimitMs) {
+    v_.checks.push_back({"no_work_after_return", "all calls", true,
+                         Num(ms) + " ms of CPU time used while the candidate was idle"});
+    return true;
+  }
+  std::string detail = "work continued after hone_forward returned: the sandbox used " + Num(ms) +
+                       " ms of CPU time between calls (a thread left running?)";
+  v_.checks.push_back({"no_work_after_return", "all calls", false, detail});
+  Decide(VerdictStatus::kRejected, detail);
+  return false;
 }
 
 bool Run::CheckOutputs(const Tensors& actual, const Tensors& expected, const std::string& where,
@@ -584,7 +622,8 @@ Status Run::Time() {
   // Side 0 is the reference, side 1 the candidate.
   std::vector<double> wall[2];
   Status failure;
-  int rechecked = 0;
+  int rechecked = 0, rechecked_timed = 0;
+  bool force_recheck = false;
   // Which timed calls are re-checked is drawn from a seed the candidate cannot
   // know, so a kernel that only computes when watched cannot find the pattern.
   Rng recheck_rng(std::random_device{}(), 0);
@@ -610,18 +649,30 @@ Status Run::Time() {
     *seconds = o.reported_seconds;
     if (timed) wall[side].push_back(o.wall_seconds - o.reported_seconds);
     // Re-check a sample of timed outputs: caching or skipped work shows here.
-    if (side == 1 && (!timed || recheck_rng.Uniform() < 1.0 / 3)) {
+    if (side == 1 && (!timed || force_recheck || recheck_rng.Uniform() < 1.0 / 3)) {
       std::string where = cs.c->label + " timed call " + std::to_string(rep) + " buffer slot " +
                           std::to_string(set) + " value set " + std::to_string(k);
       if (!CheckInputsUnchanged(l, inputs[k], where)) return false;
       if (!CheckOutputs(ReadOutputs(arena, l), expected[k], where, "timed_output", false))
         return false;
       ++rechecked;
+      if (timed) ++rechecked_timed;
     }
     return true;
   };
   InterleavedTimer timer(2);
   TimerStop stop = timer.Run(opt_.timing, sample);
+  HONE_RETURN_IF_ERROR(failure);
+  if (decided_) return Status::Ok();
+  // Random sampling can come up short on few repetitions: top up with calls
+  // made exactly like timed ones (the candidate cannot tell them apart), all
+  // re-checked, so a kernel that skips work whenever timed is always caught.
+  force_recheck = true;
+  for (int rep = static_cast<int>(timer.samples(1).size()); rechecked_timed < kMinTimedRechecks;
+       ++rep) {
+    double ignored;
+    if (!sample(1, rep, true, &ignored)) break;
+  }
   HONE_RETURN_IF_ERROR(failure);
   if (decided_) return Status::Ok();
   v_.checks.push_back({"timed_output", cs.c->label, true,
@@ -637,6 +688,8 @@ Status Run::Time() {
   cand.samples = timer.samples(1);
   ref.summary = Summarize(ref.samples);
   cand.summary = Summarize(cand.samples);
+  ref.call_overhead = Summarize(wall[0]).median;
+  cand.call_overhead = Summarize(wall[1]).median;
   v_.call_overhead_seconds = Summarize(wall[1]).median;
   v_.reference_time = ref;
   v_.candidate_time = cand;
@@ -647,6 +700,10 @@ Status Run::Time() {
   v_.sol_seconds = SpeedOfLightSeconds(bytes, flops, env_.machine);
   if (v_.sol_seconds > 0 && cand.summary.median > 0)
     v_.sol_percent = 100 * v_.sol_seconds / cand.summary.median;
+  if (v_.sol_percent > 100)
+    v_.notes.push_back("suspect: faster than speed of light (" + Num(v_.sol_percent) +
+                       "%): the task's cost formulas or the machine's measured ceilings may be "
+                       "wrong, or the kernel skips work");
   return Status::Ok();
 }
 
@@ -670,7 +727,9 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
     HONE_RETURN_IF_ERROR(VerifyCase(cs));
     if (decided_) return Status::Ok();
   }
+  if (!CheckNoWorkAfterReturn()) return Status::Ok();
   if (opt_.time) HONE_RETURN_IF_ERROR(Time());
+  if (!decided_ && opt_.time) CheckNoWorkAfterReturn();
   if (!decided_) {
     v_.status = VerdictStatus::kPassed;
     v_.reason = "correct on " + std::to_string(task_.cases.size()) + " shape case(s) x " +

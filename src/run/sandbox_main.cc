@@ -7,6 +7,7 @@
 // the candidate library. It confines itself, loads the library, reports
 // ready, then serves bind and call requests until told to exit or killed.
 #include <dlfcn.h>
+#include <omp.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -207,6 +208,11 @@ class Server {
     read_slots(p.num_outputs, b.outputs);
     if (workspace_fn_) {
       b.workspace_bytes = workspace_fn_(b.inputs.data(), static_cast<int32_t>(b.inputs.size()));
+      if (b.workspace_bytes > (size_t{1} << 48)) {
+        Send(o_.ctl_out, wire::ReplyKind::kError, 0, 0, b.workspace_bytes,
+             "hone_workspace_bytes asked for " + std::to_string(b.workspace_bytes) + " bytes");
+        return;
+      }
       if (b.workspace_bytes > 0) {
         b.workspace = std::aligned_alloc(256, (b.workspace_bytes + 255) / 256 * 256);
         if (!b.workspace) {
@@ -265,6 +271,10 @@ int main(int argc, char** argv) {
   }
   if (!o.scratch.empty() && chdir(o.scratch.c_str()) != 0)
     Die("cannot enter the scratch directory");
+
+  // Start the OpenMP runtime now, before confinement: it reads the CPU
+  // topology once, and candidates then find it loaded and initialised.
+  omp_get_max_threads();
 
   sandbox::PolicyReport report;
   sandbox::FileSystemRules rules;

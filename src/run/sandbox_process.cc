@@ -354,6 +354,21 @@ CallOutcome SandboxProcess::Send(const void* data, size_t n, std::chrono::millis
   return out;
 }
 
+uint64_t SandboxProcess::CpuNanos() const {
+  if (pid_ <= 0) return 0;
+  std::error_code ec;
+  uint64_t total = 0;
+  std::filesystem::path tasks = "/proc/" + std::to_string(pid_) + "/task";
+  for (const auto& t : std::filesystem::directory_iterator(tasks, ec)) {
+    FILE* f = std::fopen((t.path() / "schedstat").c_str(), "r");
+    if (!f) continue;
+    unsigned long long on_cpu = 0;
+    if (std::fscanf(f, "%llu", &on_cpu) == 1) total += on_cpu;
+    std::fclose(f);
+  }
+  return total;
+}
+
 CallOutcome SandboxProcess::Bind(uint32_t binding, const std::vector<wire::TensorSlot>& inputs,
                                  const std::vector<wire::TensorSlot>& outputs,
                                  std::chrono::milliseconds timeout) {

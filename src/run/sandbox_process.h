@@ -67,6 +67,9 @@ class SandboxProcess {
   CallOutcome Call(uint32_t binding, uint32_t flags, std::chrono::milliseconds timeout);
 
   bool alive() const { return pid_ > 0; }
+  // CPU time all the sandbox's threads have used, read by the worker from
+  // /proc (the sandbox cannot forge it); 0 when it cannot be read.
+  uint64_t CpuNanos() const;
   uint64_t features() const { return features_; }
   const std::string& missing_features() const { return missing_; }
   // The first bytes the candidate printed, and how many it printed in all.

@@ -21,6 +21,34 @@ Tolerance Task::ToleranceFor(Dtype output_dtype) const {
   return t;
 }
 
+bool ShapeCase::RunsOn(const std::string& backend) const {
+  if (backends.empty()) return true;
+  for (const auto& b : backends)
+    if (b == backend) return true;
+  return false;
+}
+
+Result<std::filesystem::path> Task::ReferenceFor(const std::string& backend) const {
+  if (backend == "cpu") return reference;
+  if (backend == "cuda") {
+    if (cuda_reference.empty())
+      return Status::Invalid(dir.string() + ": the task has no CUDA reference (reference.cu)");
+    return cuda_reference;
+  }
+  return Status::Invalid("unknown backend '" + backend + "'");
+}
+
+std::vector<const ShapeCase*> Task::CasesFor(const std::string& backend) const {
+  std::vector<const ShapeCase*> out;
+  for (const auto& c : cases)
+    if (c.RunsOn(backend)) out.push_back(&c);
+  return out;
+}
+
+std::string BackendForSource(const std::filesystem::path& source) {
+  return source.extension() == ".cu" ? "cuda" : "cpu";
+}
+
 Result<std::vector<int64_t>> ResolveShape(const TensorDecl& decl, const ShapeCase& c) {
   std::vector<int64_t> shape;
   for (const auto& e : decl.shape) {

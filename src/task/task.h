@@ -24,6 +24,8 @@ struct TensorDecl {
 struct ShapeCase {
   std::string label;  // "B=128 N=1024"
   Symbols symbols;
+  std::vector<std::string> backends;  // empty: every backend
+  bool RunsOn(const std::string& backend) const;
 };
 
 struct Tolerance {
@@ -37,7 +39,8 @@ struct Task {
   std::string category;
   std::string description;
   std::filesystem::path dir;
-  std::filesystem::path reference;  // source of the reference implementation
+  std::filesystem::path reference;       // CPU reference (reference.cpp)
+  std::filesystem::path cuda_reference;  // GPU reference (reference.cu); empty when absent
   std::vector<TensorDecl> inputs;
   std::vector<TensorDecl> outputs;
   std::vector<ShapeCase> cases;
@@ -48,7 +51,14 @@ struct Task {
   std::string hash;  // content of the task definition and reference
 
   Tolerance ToleranceFor(Dtype output_dtype) const;
+  // The reference for a backend ("cpu", "cuda"), or Status naming what is missing.
+  Result<std::filesystem::path> ReferenceFor(const std::string& backend) const;
+  // The cases that run on a backend, in declaration order (the first is timed).
+  std::vector<const ShapeCase*> CasesFor(const std::string& backend) const;
 };
+
+// "cuda" for .cu files, "cpu" otherwise.
+std::string BackendForSource(const std::filesystem::path& source);
 
 // Default tolerances per output dtype (docs/TASK_FORMAT.md).
 Tolerance DefaultTolerance(Dtype t);

@@ -150,6 +150,17 @@ Status ParseCases(const toml::table& root, Task& task, const FieldError& err) {
     ShapeCase c;
     for (const auto& [k, v] : *t) {
       std::string key(k.str());
+      if (key == "backends") {
+        const toml::array* arr2 = v.as_array();
+        if (!arr2) return err(where + ".backends", "expected an array such as [\"cuda\"]");
+        for (size_t b = 0; b < arr2->size(); ++b) {
+          auto name = arr2->get(b)->value<std::string>();
+          if (!name || (*name != "cpu" && *name != "cuda"))
+            return err(where + ".backends[" + std::to_string(b) + "]", "expected \"cpu\" or \"cuda\"");
+          c.backends.push_back(*name);
+        }
+        continue;
+      }
       auto iv = v.value<int64_t>();
       if (!iv || v.is_floating_point())
         return err(where + "." + key, "expected an integer");
@@ -157,6 +168,11 @@ Status ParseCases(const toml::table& root, Task& task, const FieldError& err) {
       c.label += (c.label.empty() ? "" : " ") + key + "=" + std::to_string(*iv);
     }
     if (c.label.empty()) c.label = "scalar";
+    if (!c.backends.empty()) {
+      c.label += " [";
+      for (size_t b = 0; b < c.backends.size(); ++b) c.label += (b ? "," : "") + c.backends[b];
+      c.label += "]";
+    }
     task.cases.push_back(std::move(c));
   }
   return Status::Ok();
@@ -259,7 +275,8 @@ Status ValidateAgainstCases(const Task& task, const FieldError& err) {
 Result<Task> ParseTaskTable(const toml::table& root, const std::filesystem::path& dir,
                             const FieldError& err) {
   HONE_RETURN_IF_ERROR(CheckKnownKeys(root,
-                                      {"name", "category", "description", "reference", "inputs",
+                                      {"name", "category", "description", "reference",
+                                       "cuda_reference", "inputs",
                                        "outputs", "cases", "tolerance", "cost", "verify"},
                                       "", err));
   Task task;
@@ -272,6 +289,15 @@ Result<Task> ParseTaskTable(const toml::table& root, const std::filesystem::path
   task.reference = dir / ref;
   if (!std::filesystem::is_regular_file(task.reference))
     return err("reference", "file '" + task.reference.string() + "' not found");
+  std::string cuda_ref;
+  HONE_ASSIGN_OR_RETURN(cuda_ref, OptionalString(root, "cuda_reference", "", "", err));
+  if (!cuda_ref.empty()) {
+    task.cuda_reference = dir / cuda_ref;
+    if (!std::filesystem::is_regular_file(task.cuda_reference))
+      return err("cuda_reference", "file '" + task.cuda_reference.string() + "' not found");
+  } else if (std::filesystem::is_regular_file(dir / "reference.cu")) {
+    task.cuda_reference = dir / "reference.cu";
+  }
   HONE_RETURN_IF_ERROR(ParseTensors(root, "inputs", true, task.inputs, err));
   HONE_RETURN_IF_ERROR(ParseTensors(root, "outputs", false, task.outputs, err));
   HONE_RETURN_IF_ERROR(ParseCases(root, task, err));
@@ -310,7 +336,13 @@ Result<Task> LoadNativeTask(const std::filesystem::path& dir_in) {
   if (!task.ok()) return task.status();
   auto ref = ReadFile(task->reference);
   if (!ref.ok()) return Status::Invalid(err.file() + ": reference: " + ref.status().message());
-  task->hash = ContentHash({*text, *ref});
+  std::string cuda_ref;
+  if (!task->cuda_reference.empty()) {
+    auto r = ReadFile(task->cuda_reference);
+    if (!r.ok()) return Status::Invalid(err.file() + ": cuda_reference: " + r.status().message());
+    cuda_ref = *r;
+  }
+  task->hash = ContentHash({*text, *ref, cuda_ref});
   return task;
 }
 

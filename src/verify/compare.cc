@@ -11,6 +11,17 @@ Mismatch CompareElements(const void* actual, const void* expected, Dtype t, int6
   m.checked = n;
   double worst_excess = -1;
   for (int64_t i = 0; i < n; ++i) {
+    // A bool must be exactly 0 or 1: any other byte (an unwritten, poisoned
+    // element) would otherwise read as true.
+    if (t == HONE_BOOL && static_cast<const uint8_t*>(actual)[i] > 1) {
+      if (m.num_bad == 0) {
+        m.first_bad = i;
+        m.expected_at_first = LoadAsDouble(expected, t, static_cast<size_t>(i));
+        m.actual_at_first = static_cast<const uint8_t*>(actual)[i];
+      }
+      ++m.num_bad;
+      continue;
+    }
     double a = LoadAsDouble(actual, t, static_cast<size_t>(i));
     double e = LoadAsDouble(expected, t, static_cast<size_t>(i));
     bool bad;

@@ -34,7 +34,7 @@ struct Check {
 struct TimingResult {
   SampleSummary summary;        // seconds, as reported by the sandbox
   std::vector<double> samples;  // raw, seconds
-  double wall_median = 0;       // the worker's clock around each call, seconds
+  double call_overhead = 0;     // median of (worker's clock - kernel time) per call, seconds
 };
 
 struct Verdict {
@@ -56,8 +56,9 @@ struct Verdict {
   double speedup = 0;
   double sol_seconds = 0;
   double sol_percent = 0;
-  double call_overhead_seconds = 0;  // per timed call: worker's wall time minus kernel time
-                                     // (cache flush, restoring inputs, IPC)
+  double call_overhead_seconds = 0;  // per timed call: the worker's clock around the request
+                                     // minus the kernel's time (IPC, the in-sandbox cache
+                                     // flush, the sandbox's timer)
   std::string flush_mode;
 
   double precision_error = 0;     // worst relative L2 error vs float64 seen

@@ -17,6 +17,7 @@ using namespace hone::testing;
 
 struct Expectation {
   std::string file, status, reason;
+  bool timed = false;
 };
 
 void PrintTo(const Expectation& e, std::ostream* os) { *os << e.file << " -> " << e.status; }
@@ -29,7 +30,9 @@ std::vector<Expectation> LoadExpectations() {
     if (line.empty() || line[0] == '#') continue;
     std::istringstream ls(line);
     Expectation e;
-    ls >> e.file >> e.status >> e.reason;
+    std::string mode;
+    ls >> e.file >> e.status >> e.reason >> mode;
+    e.timed = mode == "timed";
     out.push_back(e);
   }
   return out;
@@ -50,10 +53,16 @@ class AdversarialTest : public ::testing::TestWithParam<Expectation> {
     delete env_;
     delete task_;
   }
-  static Verdict Eval(const std::string& file) {
+  static Verdict Eval(const std::string& file, bool timed = false) {
     // A small memory limit, so the unbounded allocation reaches it long
     // before the call timeout even on a loaded machine.
     EvalOptions o = VerifyOnly();
+    if (timed) {
+      o.time = true;
+      o.flush = FlushMode::kLines;
+      o.timing.budget_seconds = 0.2;
+      o.timing.warmup_seconds = 0.01;
+    }
     o.memory_limit_bytes = 512u << 20;
     auto v = env_->evaluator->Evaluate(*task_, SourceDir() / "tests/integration/candidates" / file, o);
     EXPECT_TRUE(v.ok()) << v.status().message();
@@ -68,7 +77,7 @@ Task* AdversarialTest::task_ = nullptr;
 
 TEST_P(AdversarialTest, GetsItsVerdictAndTheWorkerSurvives) {
   const Expectation& e = GetParam();
-  Verdict v = Eval(e.file);
+  Verdict v = Eval(e.file, e.timed);
   EXPECT_EQ(StatusName(v.status), e.status) << e.file << ": " << v.reason;
   if (e.reason != "-") {
     EXPECT_NE(Lower(v.reason).find(Lower(e.reason)), std::string::npos)

@@ -48,6 +48,16 @@ TEST(CompareTest, IntegersAreExact) {
   EXPECT_FALSE(CompareElements(a, e, HONE_I32, 3, {0, 0, 0}).ok);
 }
 
+TEST(CompareTest, BoolsMustBeZeroOrOne) {
+  uint8_t e[] = {1, 0, 1};
+  uint8_t ok[] = {1, 0, 1};
+  uint8_t poisoned[] = {1, 0, 0xFF};
+  EXPECT_TRUE(CompareElements(ok, e, HONE_BOOL, 3, {0, 0, 0}).ok);
+  Mismatch m = CompareElements(poisoned, e, HONE_BOOL, 3, {0, 0, 0});
+  EXPECT_FALSE(m.ok);
+  EXPECT_EQ(m.first_bad, 2);
+}
+
 TEST(CompareTest, RelativeL2CatchesLowPrecision) {
   std::vector<double> ref(1000);
   std::vector<float> f32(1000), f16ish(1000);
