@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "build/cpu_builder.h"
+#include "build/compiler_builder.h"
 #include "core/fs.h"
 #include "core/paths.h"
 #include "measure/stats.h"
@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   }
   std::filesystem::path src = HONE_BENCH_SOURCE_DIR;
   std::filesystem::path cache = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-bench");
-  auto builder = std::move(CpuBuilder::Create(CompileCache(cache / "builds"))).value();
+  auto builder = std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions())).value();
   EvaluatorEnv env;
   env.builder = builder.get();
   env.sandbox_executable = ExecutableDir().parent_path() / "hone-sandbox";

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -23,6 +24,9 @@ struct BuildResult {
   double seconds = 0;             // this call's time (near zero when cached)
   double compile_seconds = 0;     // the compiler's own time, when it ran
   bool cached = false;
+  // CUDA: the entry functions compiled (mangled) and what ptxas reported.
+  std::vector<std::string> kernels;
+  std::string resources;
 };
 
 class Builder {

@@ -26,6 +26,8 @@ std::optional<BuildResult> CompileCache::Lookup(const std::string& key) const {
   r.full_log = j.value("full_log", "");
   r.command = j.value("command", "");
   r.compile_seconds = j.value("compile_seconds", 0.0);
+  r.kernels = j.value("kernels", std::vector<std::string>{});
+  r.resources = j.value("resources", "");
   r.cached = true;
   if (r.ok) {
     r.library = LibraryPath(key);
@@ -38,7 +40,9 @@ std::optional<BuildResult> CompileCache::Lookup(const std::string& key) const {
 Status CompileCache::Store(const BuildResult& r) const {
   nlohmann::json j = {{"ok", r.ok},           {"log", r.log},
                       {"full_log", r.full_log}, {"command", r.command},
-                      {"compile_seconds", r.compile_seconds}};
+                      {"compile_seconds", r.compile_seconds},
+                      {"kernels", r.kernels},
+                      {"resources", r.resources}};
   return WriteFileAtomic(MetaPath(r.key), j.dump(1));
 }
 

@@ -21,6 +21,7 @@ namespace fs = std::filesystem;
 
 struct BenchArgs {
   std::string suite;
+  std::string backend = "cpu";
   std::vector<std::string> only;  // solution file stems to keep
   EvalFlags flags;
   Output out;
@@ -36,12 +37,14 @@ std::vector<fs::path> TaskDirs(const fs::path& suite) {
   return dirs;
 }
 
-std::vector<fs::path> Solutions(const fs::path& task_dir, const std::vector<std::string>& only) {
+std::vector<fs::path> Solutions(const fs::path& task_dir, const std::vector<std::string>& only,
+                                const std::string& backend) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(task_dir / "solutions", ec)) {
     auto ext = e.path().extension();
-    if (!e.is_regular_file() || (ext != ".cpp" && ext != ".cc")) continue;
+    bool wanted = backend == "cuda" ? ext == ".cu" : (ext == ".cpp" || ext == ".cc");
+    if (!e.is_regular_file() || !wanted) continue;
     if (!only.empty() &&
         std::find(only.begin(), only.end(), e.path().stem().string()) == only.end())
       continue;
@@ -54,14 +57,16 @@ std::vector<fs::path> Solutions(const fs::path& task_dir, const std::vector<std:
 // Compiles every reference and solution on all cores before evaluating, so
 // the evaluations that follow find their builds in the cache.
 void PrebuildAll(const std::vector<fs::path>& dirs, const std::vector<std::string>& only,
-                 Builder& builder, Progress& progress) {
+                 const std::string& backend, Builder& builder, Progress& progress) {
   BuildPool pool(builder);
   std::vector<std::future<Result<BuildResult>>> builds;
   for (const auto& dir : dirs) {
     auto task = LoadNativeTask(dir);
     if (!task.ok()) continue;  // reported when the suite is evaluated
-    builds.push_back(pool.Submit(task->reference));
-    for (const auto& sol : Solutions(dir, only)) builds.push_back(pool.Submit(sol));
+    auto reference = task->ReferenceFor(backend);
+    if (!reference.ok()) continue;  // reported when the task is evaluated
+    builds.push_back(pool.Submit(*reference));
+    for (const auto& sol : Solutions(dir, only, backend)) builds.push_back(pool.Submit(sol));
   }
   for (size_t i = 0; i < builds.size(); ++i) {
     progress.Show(fmt::format("building {}/{} on {} threads", i + 1, builds.size(), pool.threads()));
@@ -80,11 +85,14 @@ int RunBench(const BenchArgs& a) {
   auto dirs = TaskDirs(a.suite);
   if (dirs.empty())
     return ReportError(Status::Invalid(a.suite + ": no task folders (with task.toml) found"));
-  auto ctx = MakeEvalContext();
+  if (a.backend != "cpu" && a.backend != "cuda")
+    return ReportError(Status::Invalid("--backend: expected cpu or cuda, got '" + a.backend + "'"));
+  auto ctx = MakeEvalContext(a.backend == "cuda", a.flags.device);
   if (!ctx.ok()) return ReportError(ctx.status());
   Evaluator evaluator((*ctx)->env);
   Progress progress(a.out);
-  PrebuildAll(dirs, a.only, *(*ctx)->builder, progress);
+  Builder& builder = a.backend == "cuda" ? *(*ctx)->cuda_builder : *(*ctx)->builder;
+  PrebuildAll(dirs, a.only, a.backend, builder, progress);
 
   nlohmann::json results = nlohmann::json::array();
   std::vector<std::string> rows;
@@ -102,7 +110,7 @@ int RunBench(const BenchArgs& a) {
       std::fprintf(stderr, "hone: %s\n", task.status().message().c_str());
       continue;
     }
-    for (const auto& sol : Solutions(dir, a.only)) {
+    for (const auto& sol : Solutions(dir, a.only, a.backend)) {
       std::string label = task->name + "/" + sol.stem().string();
       auto verdict = evaluator.Evaluate(*task, sol, *options, [&](const std::string& stage) {
         progress.Show(fmt::format("[{} done, {} passed] {}: {}", evaluated, passed, label, stage));
@@ -168,6 +176,8 @@ Command RegisterBench(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* sub = app.add_subcommand("bench", "Evaluate every solution of every task in a suite");
   sub->add_option("suite", args->suite, "A folder of task folders, or one task folder")->required();
+  sub->add_option("--backend", args->backend, "cpu (.cpp solutions) or cuda (.cu solutions)")
+      ->capture_default_str();
   sub->add_option("--only", args->only,
                   "Solution names to evaluate, comma-separated or repeated (e.g. --only fast)")
       ->delimiter(',')

@@ -26,7 +26,7 @@ int RunEval(const EvalArgs& a) {
   if (!task.ok()) return ReportError(task.status());
   if (!std::filesystem::is_regular_file(a.candidate))
     return ReportError(Status::Invalid(a.candidate + ": candidate file not found"));
-  auto ctx = MakeEvalContext();
+  auto ctx = MakeEvalContext(BackendForSource(a.candidate) == "cuda", a.flags.device);
   if (!ctx.ok()) return ReportError(ctx.status());
   Evaluator evaluator((*ctx)->env);
   Progress progress(a.out);
@@ -52,7 +52,9 @@ Command RegisterEval(CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
   CLI::App* sub = app.add_subcommand("eval", "Build, verify and time one candidate on a task");
   sub->add_option("task", args->task, "Native task folder (with task.toml)")->required();
-  sub->add_option("candidate", args->candidate, "Candidate source (.cpp)")->required();
+  sub->add_option("candidate", args->candidate,
+                  "Candidate source: .cpp for the CPU backend, .cu for CUDA")
+      ->required();
   AddEvalFlags(sub, args->flags);
   AddOutputFlags(sub, args->out);
   return [args] { return RunEval(*args); };

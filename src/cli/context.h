@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "build/cpu_builder.h"
+#include "build/compiler_builder.h"
 #include "run/evaluator.h"
 
 namespace hone::cli {
@@ -22,11 +22,13 @@ struct Output {
 };
 
 struct EvalContext {
-  std::unique_ptr<CpuBuilder> builder;
+  std::unique_ptr<CompilerBuilder> builder;
+  std::unique_ptr<Builder> cuda_builder;
   EvaluatorEnv env;
 };
 
-Result<std::unique_ptr<EvalContext>> MakeEvalContext();
+// The CPU backend always; the CUDA backend on GPU `device` when with_cuda.
+Result<std::unique_ptr<EvalContext>> MakeEvalContext(bool with_cuda = false, int device = 0);
 
 // Prints "hone: message" and maps the status to an exit code.
 int ReportError(const Status& st);

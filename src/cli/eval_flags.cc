@@ -25,6 +25,8 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
       ->capture_default_str();
   app->add_option("--timeout", f.timeout, "Longest one whole evaluation may take, in seconds")
       ->capture_default_str();
+  app->add_option("--device", f.device, "GPU to evaluate CUDA candidates on")
+      ->capture_default_str();
   app->add_option("--seed", f.seed, "Offsets every generated input (reproduce with the same value)");
   app->add_flag("--no-seccomp", f.no_seccomp, "Debugging only: do not install the seccomp filter");
   app->add_flag("--no-landlock", f.no_landlock, "Debugging only: do not restrict the file system");
@@ -44,6 +46,7 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   if (f.time_budget <= 0) return Status::Invalid("--time-budget: must be positive");
   if (f.warmup < 0) return Status::Invalid("--warmup: must not be negative");
   if (f.target_rse <= 0) return Status::Invalid("--target-rse: must be positive");
+  if (f.device < 0) return Status::Invalid("--device: must not be negative");
   if (f.threads < 0) return Status::Invalid("--threads: must not be negative (0: all cores)");
   if (f.min_reps < 3 || f.max_reps < f.min_reps)
     return Status::Invalid("--min-reps/--max-reps: need 3 <= min-reps <= max-reps");

@@ -20,6 +20,7 @@ struct EvalFlags {
   double call_timeout = 10;
   double timeout = 600;
   uint64_t seed = 0;
+  int device = 0;
   bool no_seccomp = false, no_landlock = false, no_netns = false;
 };
 

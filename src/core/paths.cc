@@ -23,16 +23,17 @@ Result<fs::path> FindIncludeDir() {
   return Status::NotFound("cannot find hone/kernel.h (set HONE_INCLUDE_DIR)");
 }
 
-Result<fs::path> FindSandboxExecutable() {
-  if (const char* e = std::getenv("HONE_SANDBOX"); e && *e) {
+Result<fs::path> FindSandboxExecutable(const std::string& name) {
+  const char* var = name == "hone-sandbox-cuda" ? "HONE_SANDBOX_CUDA" : "HONE_SANDBOX";
+  if (const char* e = std::getenv(var); e && *e) {
     if (access(e, X_OK) != 0)
-      return Status::NotFound(std::string("HONE_SANDBOX=") + e + ": not an executable file");
+      return Status::NotFound(std::string(var) + "=" + e + ": not an executable file");
     return fs::path(e);
   }
-  fs::path p = ExecutableDir() / "hone-sandbox";
+  fs::path p = ExecutableDir() / name;
   if (access(p.c_str(), X_OK) == 0) return p;
-  return Status::NotFound("cannot find hone-sandbox next to " + ExecutableDir().string() +
-                          " (set HONE_SANDBOX)");
+  return Status::NotFound("cannot find " + name + " next to " + ExecutableDir().string() +
+                          " (set " + var + ")");
 }
 
 }  // namespace hone

@@ -12,7 +12,8 @@ namespace hone {
 std::filesystem::path ExecutableDir();
 // Directory holding hone/kernel.h ($HONE_INCLUDE_DIR overrides).
 Result<std::filesystem::path> FindIncludeDir();
-// The hone-sandbox program ($HONE_SANDBOX overrides).
-Result<std::filesystem::path> FindSandboxExecutable();
+// A sandbox program next to hone: "hone-sandbox" ($HONE_SANDBOX overrides)
+// or "hone-sandbox-cuda" ($HONE_SANDBOX_CUDA overrides).
+Result<std::filesystem::path> FindSandboxExecutable(const std::string& name = "hone-sandbox");
 
 }  // namespace hone

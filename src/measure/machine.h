@@ -14,6 +14,8 @@
 namespace hone {
 
 struct MachineInfo {
+  std::string kind = "cpu";  // "cpu", or "gpu" (then cpu_model is the GPU's name,
+                             // cores its SMs and llc_bytes its L2)
   std::string cpu_model;
   int cores = 0;
   size_t llc_bytes = 0;

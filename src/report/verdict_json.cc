@@ -39,7 +39,9 @@ std::string FeatureNames(uint64_t f) {
 }
 
 nlohmann::json MachineToJson(const MachineInfo& m) {
-  return {{"cpu", m.cpu_model},
+  return {{"kind", m.kind},
+          {"name", m.cpu_model},
+          {"cpu", m.cpu_model},
           {"cores", m.cores},
           {"llc_bytes", m.llc_bytes},
           {"copy_bandwidth_gbs", m.copy_bandwidth_gbs},

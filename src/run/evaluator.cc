@@ -11,7 +11,8 @@
 #include "build/build_pool.h"
 #include "core/rng.h"
 #include "run/sandbox_process.h"
-#include "run/shared_arena.h"
+#include "run/arena.h"
+#include "run/protocol.h"
 #include "verify/compare.h"
 
 namespace hone {
@@ -118,6 +119,11 @@ class Run {
         v_(v),
         deadline_(Clock::now() + opt.total_timeout) {}
 
+  void SetBackend(std::string backend) {
+    backend_ = std::move(backend);
+    v_.backend = backend_;
+  }
+
   Status Execute(const std::filesystem::path& candidate);
 
  private:
@@ -146,9 +152,14 @@ class Run {
   Result<Tensors> RunReference(const Tensors& inputs, int set);
   // Runs the float64 reference; empty when the reference does not support it.
   Result<std::vector<std::vector<double>>> RunReference64(const Tensors& inputs);
-  void LoadInputs(SharedArena& arena, const SetLayout& set, const Tensors& inputs);
-  void Poison(SharedArena& arena, const SetLayout& set, uint8_t pattern);
-  Tensors ReadOutputs(SharedArena& arena, const SetLayout& set);
+  void LoadInputs(Arena& arena, const SetLayout& set, const Tensors& inputs);
+  void Poison(Arena& arena, const SetLayout& set, uint8_t pattern);
+  Tensors ReadOutputs(Arena& arena, const SetLayout& set);
+  // The CUDA-only checks on a candidate call: own kernels, one stream,
+  // nothing left running on the device.
+  bool CheckGpuCall(const CallOutcome& o, const std::string& during);
+  bool cuda() const { return backend_ == "cuda"; }
+  const MachineInfo& machine() const { return cuda() ? env_.gpu : env_.machine; }
   // Runs the candidate on `set`; false when the call failed (verdict decided).
   bool CallCandidate(int set, uint32_t flags, const std::string& during, CallOutcome* out);
   // Incorrect-verdict helpers; return false when the check failed.
@@ -171,10 +182,14 @@ class Run {
   bool limited_by_total_ = false;  // the last candidate call's timeout was the total's remainder
   Millis last_call_timeout_{0};
   uint64_t cpu_after_call_ = 0;
+  Status env_failure_;  // the worker's own device failed
   uint64_t idle_cpu_nanos_ = 0;
 
   std::vector<CaseShapes> cases_;
-  std::unique_ptr<SharedArena> ref_arena_, cand_arena_;
+  std::string backend_;
+  std::filesystem::path reference_;  // the reference source for this backend
+  std::vector<std::string> cand_kernels_;
+  std::unique_ptr<Arena> ref_arena_, cand_arena_;
   std::unique_ptr<SandboxProcess> ref_, cand_;
   std::vector<SetLayout> ref_sets_, cand_sets_;  // per input set, for the bound case
   SetLayout ref_f64_;
@@ -218,6 +233,8 @@ void Run::FailFromOutcome(const CallOutcome& o, const std::string& during) {
 constexpr double kIdleCpuLimitMs = 5;
 // Timed calls whose outputs are re-checked, at the least.
 constexpr int kMinTimedRechecks = 5;
+// A device-wide synchronisation of an idle GPU takes a few microseconds.
+constexpr double kEscapedWorkFloorSeconds = 200e-6;
 
 Millis Run::CandidateTimeout() const {
   Millis per_call = opt_.max_call_timeout;
@@ -232,19 +249,26 @@ Millis Run::CandidateTimeout() const {
 Status Run::Build(const std::filesystem::path& candidate, std::filesystem::path* ref_lib,
                   std::filesystem::path* cand_lib) {
   Progress("build");
-  BuildPool pool(*env_.builder, 2);
-  auto ref_future = pool.Submit(task_.reference);
+  HONE_ASSIGN_OR_RETURN(reference_, task_.ReferenceFor(backend_));
+  Builder* builder = cuda() ? env_.cuda_builder : env_.builder;
+  if (!builder)
+    return Status::Unavailable("the " + backend_ + " backend is not available here" +
+                               (cuda() ? " (no GPU, or hone was built without CUDA)" : ""));
+  BuildPool pool(*builder, 2);
+  auto ref_future = pool.Submit(reference_);
   auto cand_future = pool.Submit(candidate);
   auto ref = ref_future.get();
   auto cand = cand_future.get();
   if (!ref.ok()) return ref.status();
   if (!ref->ok)
-    return Status::Invalid(task_.reference.string() + ": the task's reference does not compile:\n" +
+    return Status::Invalid(reference_.string() + ": the task's reference does not compile:\n" +
                            ref->log);
   if (!cand.ok()) return cand.status();
   v_.build_cached = cand->cached;
   v_.build_seconds = cand->seconds;
   v_.build_log = cand->log;
+  v_.build_resources = cand->resources;
+  cand_kernels_ = cand->kernels;
   if (!cand->ok) {
     Decide(VerdictStatus::kCompileError, "the candidate does not compile:\n" + cand->log);
     return Status::Ok();
@@ -255,7 +279,8 @@ Status Run::Build(const std::filesystem::path& candidate, std::filesystem::path*
 }
 
 Status Run::ResolveShapes() {
-  for (const auto& c : task_.cases) {
+  for (const ShapeCase* c_ptr : task_.CasesFor(backend_)) {
+    const ShapeCase& c = *c_ptr;
     CaseShapes cs{&c, {}, {}};
     for (const auto& d : task_.inputs) {
       HONE_ASSIGN_OR_RETURN(auto s, ResolveShape(d, c));
@@ -267,6 +292,9 @@ Status Run::ResolveShapes() {
     }
     cases_.push_back(std::move(cs));
   }
+  if (cases_.empty())
+    return Status::Invalid(task_.dir.string() + ": no shape case runs on the " + backend_ +
+                           " backend");
   for (int d = 0; d < task_.num_distributions; ++d) {
     std::string name;
     for (const auto& in : task_.inputs) {
@@ -289,15 +317,15 @@ Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
     off = PlaceSet(task_, cs, true, off, &tmp);
     ref_bytes = std::max(ref_bytes, off);
   }
-  HONE_ASSIGN_OR_RETURN(ref_arena_, SharedArena::Create(ref_bytes));
-  HONE_ASSIGN_OR_RETURN(cand_arena_, SharedArena::Create(cand_bytes));
+  HONE_ASSIGN_OR_RETURN(ref_arena_, CreateArena(backend_, ref_bytes, env_.device));
+  HONE_ASSIGN_OR_RETURN(cand_arena_, CreateArena(backend_, cand_bytes, env_.device));
 
   SandboxConfig config;
-  config.executable = env_.sandbox_executable;
+  config.executable = cuda() ? env_.cuda_sandbox_executable : env_.sandbox_executable;
   config.scratch_root = env_.scratch_root;
   config.memory_limit_bytes =
       opt_.memory_limit_bytes ? opt_.memory_limit_bytes : DefaultMemoryLimit();
-  config.llc_bytes = opt_.time && opt_.flush == FlushMode::kLlc ? env_.machine.llc_bytes : 0;
+  config.llc_bytes = opt_.time && opt_.flush == FlushMode::kLlc ? machine().llc_bytes : 0;
   config.threads = opt_.threads;
   config.seccomp = opt_.seccomp;
   config.landlock = opt_.landlock;
@@ -309,9 +337,14 @@ Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
   HONE_ASSIGN_OR_RETURN(ref_,
                         SandboxProcess::Start(config, *ref_arena_, &startup, opt_.start_timeout));
   if (!ref_)
-    return Status::Invalid(task_.reference.string() +
+    return Status::Invalid(reference_.string() +
                            ": the task's reference failed to load: " + startup.detail);
   config.library = cand_lib;
+  if (cuda() && !cand_kernels_.empty()) {
+    std::string list;
+    for (const auto& k : cand_kernels_) list += (list.empty() ? "" : ",") + k;
+    config.extra_args = {"--kernels", list};
+  }
   HONE_ASSIGN_OR_RETURN(cand_,
                         SandboxProcess::Start(config, *cand_arena_, &startup, opt_.start_timeout));
   if (!cand_) {
@@ -319,6 +352,7 @@ Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
     return Status::Ok();
   }
   v_.sandbox_features = cand_->features();
+  v_.event_overhead_seconds = cand_->event_overhead_seconds();
   v_.sandbox_missing = cand_->missing_features();
   return Status::Ok();
 }
@@ -337,7 +371,7 @@ Status Run::BindCase(const CaseShapes& cs) {
     CallOutcome o = ref_->Bind(static_cast<uint32_t>(s), Slots(l.inputs), Slots(l.outputs),
                                opt_.max_call_timeout);
     if (!o.ok())
-      return Status::Invalid(task_.reference.string() +
+      return Status::Invalid(reference_.string() +
                              ": the reference failed to bind: " + o.detail);
   }
   for (int s = 0; s < opt_.input_sets; ++s) {
@@ -366,30 +400,30 @@ Tensors Run::GenerateInputs(const CaseShapes& cs, uint64_t seed, int dist, Statu
   return out;
 }
 
-void Run::LoadInputs(SharedArena& arena, const SetLayout& set, const Tensors& inputs) {
+void Run::LoadInputs(Arena& arena, const SetLayout& set, const Tensors& inputs) {
   for (size_t i = 0; i < set.inputs.size(); ++i) {
     const Placement& p = set.inputs[i];
-    char* dst = arena.data() + p.offset;
     if (p.dtype == inputs[i].dtype) {
-      std::memcpy(dst, inputs[i].bytes.data(), p.bytes);
-    } else {
-      for (int64_t k = 0; k < p.numel; ++k)
-        StoreFromDouble(
-            dst, p.dtype, static_cast<size_t>(k),
-            LoadAsDouble(inputs[i].bytes.data(), inputs[i].dtype, static_cast<size_t>(k)));
+      arena.Write(p.offset, inputs[i].bytes.data(), p.bytes);
+      continue;
     }
+    std::vector<char> converted(p.bytes);
+    for (int64_t k = 0; k < p.numel; ++k)
+      StoreFromDouble(converted.data(), p.dtype, static_cast<size_t>(k),
+                      LoadAsDouble(inputs[i].bytes.data(), inputs[i].dtype, static_cast<size_t>(k)));
+    arena.Write(p.offset, converted.data(), p.bytes);
   }
 }
 
-void Run::Poison(SharedArena& arena, const SetLayout& set, uint8_t pattern) {
-  for (const auto& p : set.outputs) std::memset(arena.data() + p.offset, pattern, p.bytes);
+void Run::Poison(Arena& arena, const SetLayout& set, uint8_t pattern) {
+  for (const auto& p : set.outputs) arena.Fill(p.offset, pattern, p.bytes);
 }
 
-Tensors Run::ReadOutputs(SharedArena& arena, const SetLayout& set) {
+Tensors Run::ReadOutputs(Arena& arena, const SetLayout& set) {
   Tensors out;
   for (const auto& p : set.outputs) {
-    HostTensor t{p.dtype, p.shape, {}};
-    t.bytes.assign(arena.data() + p.offset, arena.data() + p.offset + p.bytes);
+    HostTensor t{p.dtype, p.shape, std::vector<char>(p.bytes)};
+    arena.Read(p.offset, t.bytes.data(), p.bytes);
     out.push_back(std::move(t));
   }
   return out;
@@ -399,9 +433,10 @@ Result<Tensors> Run::RunReference(const Tensors& inputs, int set) {
   const SetLayout& l = ref_sets_[static_cast<size_t>(set)];
   LoadInputs(*ref_arena_, l, inputs);
   Poison(*ref_arena_, l, 0xFF);
+  HONE_RETURN_IF_ERROR(ref_arena_->Sync());
   CallOutcome o = ref_->Call(static_cast<uint32_t>(set), 0, opt_.max_call_timeout);
   if (!o.ok() || o.rc != 0)
-    return Status::Invalid(task_.reference.string() + ": the task's reference failed: " +
+    return Status::Invalid(reference_.string() + ": the task's reference failed: " +
                            (o.ok() ? "returned " + std::to_string(o.rc) : o.detail));
   ref_seconds_max_ = std::max(ref_seconds_max_, o.reported_seconds);
   v_.kernel_seconds += o.reported_seconds;
@@ -414,9 +449,10 @@ Result<std::vector<std::vector<double>>> Run::RunReference64(const Tensors& inpu
   LoadInputs(*ref_arena_, ref_f64_, inputs);
   Poison(*ref_arena_, ref_f64_, 0xFF);
   uint32_t binding = static_cast<uint32_t>(opt_.input_sets);
+  HONE_RETURN_IF_ERROR(ref_arena_->Sync());
   CallOutcome o = ref_->Call(binding, 0, opt_.max_call_timeout);
   if (!o.ok())
-    return Status::Invalid(task_.reference.string() +
+    return Status::Invalid(reference_.string() +
                            ": the task's reference failed in float64: " + o.detail);
   if (o.rc != 0) {
     ref64_supported_ = false;
@@ -425,11 +461,9 @@ Result<std::vector<std::vector<double>>> Run::RunReference64(const Tensors& inpu
     return out;
   }
   v_.kernel_seconds += o.reported_seconds;
-  for (const auto& p : ref_f64_.outputs) {
-    std::vector<double> d(static_cast<size_t>(p.numel));
-    for (int64_t k = 0; k < p.numel; ++k)
-      d[static_cast<size_t>(k)] =
-          LoadAsDouble(ref_arena_->data() + p.offset, p.dtype, static_cast<size_t>(k));
+  for (const HostTensor& t : ReadOutputs(*ref_arena_, ref_f64_)) {
+    std::vector<double> d(static_cast<size_t>(t.numel()));
+    for (size_t k = 0; k < d.size(); ++k) d[k] = LoadAsDouble(t.bytes.data(), t.dtype, k);
     out.push_back(std::move(d));
   }
   return out;
@@ -441,6 +475,10 @@ bool Run::CallCandidate(int set, uint32_t flags, const std::string& during, Call
   Millis left = std::max(Millis(1), std::chrono::duration_cast<Millis>(deadline_ - Clock::now()));
   limited_by_total_ = left < per_call;
   last_call_timeout_ = std::min(per_call, left);
+  if (Status st = cand_arena_->Sync(); !st.ok()) {
+    env_failure_ = st;
+    return false;
+  }
   *out = cand_->Call(static_cast<uint32_t>(set), flags, last_call_timeout_);
   if (!out->ok() || out->rc != 0) {
     FailFromOutcome(*out, during);
@@ -454,7 +492,37 @@ bool Run::CallCandidate(int set, uint32_t flags, const std::string& during, Call
     return false;
   }
   v_.kernel_seconds += out->reported_seconds;
+  if (cuda()) return CheckGpuCall(*out, during);
   cpu_after_call_ = cand_->CpuNanos();
+  return true;
+}
+
+bool Run::CheckGpuCall(const CallOutcome& o, const std::string& during) {
+  if (v_.kernels_launched.empty()) v_.kernels_launched = o.detail;
+  if (!(v_.sandbox_features & wire::kFeatureLaunchTracking)) return true;  // reported as missing
+  if (o.own_launches == 0) {
+    Decide(VerdictStatus::kRejected,
+           "launched no kernel of its own " + during + " (" + std::to_string(o.launches) +
+               " launch(es) seen" + (o.detail.empty() ? "" : ": " + o.detail) +
+               "): the work must be done by the candidate's kernels, not by a library or the host");
+    return false;
+  }
+  if (o.side_launches > 0) {
+    Decide(VerdictStatus::kRejected,
+           std::to_string(o.side_launches) + " kernel launch(es) on a stream other than "
+           "args->stream " + during + ": all work must be on the stream hone times");
+    return false;
+  }
+  // An idle device synchronises in microseconds; work still running after
+  // the stream finished escaped the measurement.
+  double limit = kEscapedWorkFloorSeconds + 0.05 * o.reported_seconds;
+  if (o.device_sync_seconds > limit) {
+    Decide(VerdictStatus::kRejected,
+           "work was still running on the GPU after args->stream finished " + during +
+               " (a device-wide synchronisation took " + Seconds(o.device_sync_seconds) +
+               "): it escaped the timed stream");
+    return false;
+  }
   return true;
 }
 
@@ -466,6 +534,9 @@ void Run::AccountIdleCpu() {
 }
 
 bool Run::CheckNoWorkAfterReturn() {
+  // On CUDA the runtime's own threads may work between calls; escaped GPU
+  // work is caught per call by the device-wide synchronisation instead.
+  if (cuda()) return true;
   // One quiet pause at the end, so work left running has time to show.
   if (cpu_after_call_ != 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   AccountIdleCpu();
@@ -513,7 +584,9 @@ bool Run::CheckInputsUnchanged(const SetLayout& set, const Tensors& pristine,
                                const std::string& where) {
   for (size_t i = 0; i < set.inputs.size(); ++i) {
     const Placement& p = set.inputs[i];
-    const char* now = cand_arena_->data() + p.offset;
+    std::vector<char> bytes(p.bytes);
+    cand_arena_->Read(p.offset, bytes.data(), p.bytes);
+    const char* now = bytes.data();
     if (SameBytes(now, pristine[i].bytes.data(), p.bytes)) continue;
     int64_t first = -1;
     int64_t n = CountDifferentElements(now, pristine[i].bytes.data(), p.dtype, p.numel, &first);
@@ -623,6 +696,7 @@ Status Run::Time() {
   std::vector<double> wall[2];
   Status failure;
   int rechecked = 0, rechecked_timed = 0;
+  std::vector<DeviceSample> gpu_samples;
   bool force_recheck = false;
   // Which timed calls are re-checked is drawn from a seed the candidate cannot
   // know, so a kernel that only computes when watched cannot find the pattern.
@@ -630,15 +704,19 @@ Status Run::Time() {
   Sampler sample = [&](int side, int rep, bool timed, double* seconds) {
     int set = rep % sets;
     int k = rep % values;
-    SharedArena& arena = side == 0 ? *ref_arena_ : *cand_arena_;
+    Arena& arena = side == 0 ? *ref_arena_ : *cand_arena_;
     const SetLayout& l = side == 0 ? ref_sets_[set] : cand_sets_[set];
     LoadInputs(arena, l, inputs[k]);
     Poison(arena, l, 0xFF);
     CallOutcome o;
     if (side == 0) {
+      if (Status st = ref_arena_->Sync(); !st.ok()) {
+        failure = st;
+        return false;
+      }
       o = ref_->Call(static_cast<uint32_t>(set), flags, opt_.max_call_timeout);
       if (!o.ok() || o.rc != 0) {
-        failure = Status::Invalid(task_.reference.string() + ": the reference failed while timed");
+        failure = Status::Invalid(reference_.string() + ": the reference failed while timed");
         return false;
       }
       v_.kernel_seconds += o.reported_seconds;
@@ -648,6 +726,7 @@ Status Run::Time() {
     }
     *seconds = o.reported_seconds;
     if (timed) wall[side].push_back(o.wall_seconds - o.reported_seconds);
+    if (timed && side == 1 && env_.sample_gpu) gpu_samples.push_back(env_.sample_gpu());
     // Re-check a sample of timed outputs: caching or skipped work shows here.
     if (side == 1 && (!timed || force_recheck || recheck_rng.Uniform() < 1.0 / 3)) {
       std::string where = cs.c->label + " timed call " + std::to_string(rep) + " buffer slot " +
@@ -697,7 +776,8 @@ Status Run::Time() {
   double bytes = 0, flops = 0;
   if (task_.cost_bytes) bytes = task_.cost_bytes->Eval(cs.c->symbols).value();
   if (task_.cost_flops) flops = task_.cost_flops->Eval(cs.c->symbols).value();
-  v_.sol_seconds = SpeedOfLightSeconds(bytes, flops, env_.machine);
+  v_.sol_seconds = SpeedOfLightSeconds(bytes, flops, machine());
+  if (!gpu_samples.empty()) v_.device_state = Summarize(gpu_samples);
   if (v_.sol_seconds > 0 && cand.summary.median > 0)
     v_.sol_percent = 100 * v_.sol_seconds / cand.summary.median;
   if (v_.sol_percent > 100)
@@ -709,6 +789,7 @@ Status Run::Time() {
 
 Status Run::Execute(const std::filesystem::path& candidate) {
   Status st = ExecuteSteps(candidate);
+  if (st.ok() && !env_failure_.ok()) st = env_failure_;
   if (cand_) {
     v_.output_head = cand_->log();
     v_.output_bytes = cand_->log_bytes();
@@ -732,7 +813,7 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
   if (!decided_ && opt_.time) CheckNoWorkAfterReturn();
   if (!decided_) {
     v_.status = VerdictStatus::kPassed;
-    v_.reason = "correct on " + std::to_string(task_.cases.size()) + " shape case(s) x " +
+    v_.reason = "correct on " + std::to_string(cases_.size()) + " shape case(s) x " +
                 std::to_string(task_.seeds) + " seeds x " +
                 std::to_string(task_.num_distributions) + " value distributions";
   }
@@ -773,8 +854,9 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
   Verdict v;
   v.task = task.name;
   v.candidate = candidate.string();
-  v.machine = env_.machine;
+  v.machine = BackendForSource(candidate) == "cuda" ? env_.gpu : env_.machine;
   Run run(env_, task, options, progress, v);
+  run.SetBackend(BackendForSource(candidate));
   HONE_RETURN_IF_ERROR(run.Execute(candidate));
   v.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return v;

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "build/builder.h"
+#include "measure/device_state.h"
 #include "measure/machine.h"
 #include "measure/timer.h"
 #include "task/task.h"
@@ -43,10 +44,17 @@ struct EvalOptions {
 };
 
 struct EvaluatorEnv {
-  Builder* builder = nullptr;
+  Builder* builder = nullptr;  // CPU candidates (.cpp)
   std::filesystem::path sandbox_executable;
   std::filesystem::path scratch_root;
   MachineInfo machine;
+
+  // The CUDA backend, for .cu candidates; absent without a GPU.
+  Builder* cuda_builder = nullptr;
+  std::filesystem::path cuda_sandbox_executable;
+  int device = 0;
+  MachineInfo gpu;                          // identity and measured ceilings
+  std::function<DeviceSample()> sample_gpu;  // NVML clocks, temperature, power
 };
 
 using ProgressFn = std::function<void(const std::string& stage)>;

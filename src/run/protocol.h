@@ -58,6 +58,14 @@ struct Reply {
   int32_t detail;  // syscall number for a violation
   uint64_t nanos;  // reported duration of hone_forward
   uint64_t aux;    // feature bits (kReady), workspace bytes (kBind)
+  // CUDA only, per call: kernel launches seen (all, the candidate's own, on
+  // a stream other than args->stream) and how long a device-wide
+  // synchronisation took once the call's stream was done.
+  uint32_t launches;
+  uint32_t own_launches;
+  uint32_t side_launches;
+  uint32_t reserved;
+  uint64_t device_sync_nanos;
   char message[208];
 };
 
@@ -68,6 +76,7 @@ enum Feature : uint64_t {
   kFeatureNetNamespace = 1u << 2,
   kFeatureDroppedPrivileges = 1u << 3,
   kFeatureLandlockNet = 1u << 4,
+  kFeatureLaunchTracking = 1u << 5,  // CUDA: kernel launches observed through CUPTI
 };
 
 // Exit status the sandbox uses after reporting a violation.

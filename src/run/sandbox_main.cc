@@ -1,12 +1,15 @@
-// hone-sandbox: the only process that ever runs candidate code.
+// hone-sandbox (CPU) and hone-sandbox-cuda: the only processes that ever run
+// candidate code.
 //
 // Started by the worker (sandbox_process.cc) with a scrubbed environment,
 // resource limits, a private scratch directory as its working directory and
-// these inherited descriptors: requests in, replies out, the shared arena
-// (inputs and outputs only; expected outputs never enter this process), and
-// the candidate library. It confines itself, loads the library, reports
-// ready, then serves bind and call requests until told to exit or killed.
+// these inherited descriptors: requests in, replies out, the candidate
+// library and, on the CPU, the shared arena (inputs and outputs only;
+// expected outputs never enter this process). On CUDA the arena arrives as an
+// IPC handle. It confines itself, loads the library, reports ready, then
+// serves bind and call requests until told to exit or killed.
 #include <dlfcn.h>
+#include <glob.h>
 #include <omp.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -15,12 +18,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "hone/kernel.h"
 #include "run/protocol.h"
 #include "run/sandbox_policy.h"
+#if HONE_SANDBOX_CUDA
+#include "run/sandbox_cuda.h"
+#endif
 
 namespace {
 
@@ -32,6 +39,9 @@ struct Options {
   std::string library_dir, scratch;
   std::vector<std::string> read_dirs;
   bool seccomp = true, landlock = true, netns = true;
+  std::string cuda_pci, arena_ipc;  // CUDA mode when cuda_pci is set
+  std::vector<std::string> kernels;
+  bool cuda() const { return !cuda_pci.empty(); }
 };
 
 struct Binding {
@@ -49,36 +59,36 @@ using WorkspaceFn = size_t (*)(const hone_tensor*, int32_t);
   std::_Exit(wire::kSetupFailedExitCode);
 }
 
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
 bool ParseArgs(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--ctl-in")
-      o.ctl_in = std::atoi(next().c_str());
-    else if (a == "--ctl-out")
-      o.ctl_out = std::atoi(next().c_str());
-    else if (a == "--arena-fd")
-      o.arena_fd = std::atoi(next().c_str());
-    else if (a == "--arena-bytes")
-      o.arena_bytes = std::strtoull(next().c_str(), nullptr, 10);
-    else if (a == "--library-fd")
-      o.library_fd = std::atoi(next().c_str());
-    else if (a == "--library-dir")
-      o.library_dir = next();
-    else if (a == "--scratch")
-      o.scratch = next();
-    else if (a == "--read-dir")
-      o.read_dirs.push_back(next());
-    else if (a == "--llc-bytes")
-      o.llc_bytes = std::strtoull(next().c_str(), nullptr, 10);
-    else if (a == "--no-seccomp")
-      o.seccomp = false;
-    else if (a == "--no-landlock")
-      o.landlock = false;
-    else if (a == "--no-netns")
-      o.netns = false;
-    else
-      return false;
+    if (a == "--ctl-in") o.ctl_in = std::atoi(next().c_str());
+    else if (a == "--ctl-out") o.ctl_out = std::atoi(next().c_str());
+    else if (a == "--arena-fd") o.arena_fd = std::atoi(next().c_str());
+    else if (a == "--arena-bytes") o.arena_bytes = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--arena-ipc") o.arena_ipc = next();
+    else if (a == "--cuda-pci") o.cuda_pci = next();
+    else if (a == "--cuda-device") next();  // the PCI id is what identifies the device
+    else if (a == "--kernels") o.kernels = Split(next(), ',');
+    else if (a == "--library-fd") o.library_fd = std::atoi(next().c_str());
+    else if (a == "--library-dir") o.library_dir = next();
+    else if (a == "--scratch") o.scratch = next();
+    else if (a == "--read-dir") o.read_dirs.push_back(next());
+    else if (a == "--llc-bytes") o.llc_bytes = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--no-seccomp") o.seccomp = false;
+    else if (a == "--no-landlock") o.landlock = false;
+    else if (a == "--no-netns") o.netns = false;
+    else return false;
   }
   return o.ctl_in >= 0 && o.ctl_out >= 0 && o.library_fd >= 0;
 }
@@ -94,15 +104,15 @@ bool ReadAll(int fd, void* buf, size_t n) {
   return true;
 }
 
-void Send(int fd, wire::ReplyKind kind, int32_t rc, uint64_t nanos, uint64_t aux,
-          const std::string& message) {
+wire::Reply MakeReply(wire::ReplyKind kind, const std::string& message) {
   wire::Reply r{};
   r.magic = wire::kMagic;
   r.kind = kind;
-  r.rc = rc;
-  r.nanos = nanos;
-  r.aux = aux;
   std::snprintf(r.message, sizeof r.message, "%s", message.c_str());
+  return r;
+}
+
+void Send(int fd, const wire::Reply& r) {
   const char* p = reinterpret_cast<const char*>(&r);
   size_t n = sizeof r;
   while (n > 0) {
@@ -113,7 +123,13 @@ void Send(int fd, wire::ReplyKind kind, int32_t rc, uint64_t nanos, uint64_t aux
   }
 }
 
-// Evicts the caches by writing a buffer twice the last-level cache. The
+void SendError(int fd, const std::string& message, uint64_t aux = 0) {
+  wire::Reply r = MakeReply(wire::ReplyKind::kError, message);
+  r.aux = aux;
+  Send(fd, r);
+}
+
+// Evicts the CPU caches by writing a buffer twice the last-level cache. The
 // buffer is made at the first flush (a warm-up call), so a sandbox that only
 // verifies never pays for it.
 class CacheFlusher {
@@ -154,12 +170,13 @@ class CacheFlusher {
 
 class Server {
  public:
-  Server(const Options& o, char* arena, ForwardFn forward, WorkspaceFn workspace)
+  Server(const Options& o, char* arena, ForwardFn forward, WorkspaceFn workspace, void* cuda)
       : o_(o),
         arena_(arena),
         forward_(forward),
         workspace_fn_(workspace),
-        flusher_(o.llc_bytes * 2) {}
+        flusher_(o.cuda() ? 0 : o.llc_bytes * 2),
+        cuda_(cuda) {}
 
   void Run() {
     while (true) {
@@ -167,21 +184,28 @@ class Server {
       if (!ReadAll(o_.ctl_in, &req, sizeof req)) std::_Exit(0);  // worker went away
       if (req.magic != wire::kMagic) Die("bad request");
       switch (req.op) {
-        case wire::Op::kBind:
-          Bind(req);
-          break;
-        case wire::Op::kCall:
-          Call(req);
-          break;
-        case wire::Op::kExit:
-          std::_Exit(0);
-        default:
-          Die("unknown request");
+        case wire::Op::kBind: Bind(req); break;
+        case wire::Op::kCall: Call(req); break;
+        case wire::Op::kExit: std::_Exit(0);
+        default: Die("unknown request");
       }
     }
   }
 
  private:
+  void* AllocWorkspace(size_t bytes) {
+#if HONE_SANDBOX_CUDA
+    if (cuda_) return static_cast<sandbox::CudaSandbox*>(cuda_)->AllocWorkspace(bytes);
+#endif
+    return std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  }
+  void FreeWorkspace(void* p) {
+#if HONE_SANDBOX_CUDA
+    if (cuda_) return static_cast<sandbox::CudaSandbox*>(cuda_)->FreeWorkspace(p);
+#endif
+    std::free(p);
+  }
+
   void Bind(const wire::Request& req) {
     wire::BindPayload p{};
     if (!ReadAll(o_.ctl_in, &p, sizeof p)) std::_Exit(0);
@@ -208,32 +232,30 @@ class Server {
     read_slots(p.num_outputs, b.outputs);
     if (workspace_fn_) {
       b.workspace_bytes = workspace_fn_(b.inputs.data(), static_cast<int32_t>(b.inputs.size()));
-      if (b.workspace_bytes > (size_t{1} << 48)) {
-        Send(o_.ctl_out, wire::ReplyKind::kError, 0, 0, b.workspace_bytes,
-             "hone_workspace_bytes asked for " + std::to_string(b.workspace_bytes) + " bytes");
-        return;
-      }
+      if (b.workspace_bytes > (size_t{1} << 48))
+        return SendError(o_.ctl_out,
+                         "hone_workspace_bytes asked for " + std::to_string(b.workspace_bytes) +
+                             " bytes",
+                         b.workspace_bytes);
       if (b.workspace_bytes > 0) {
-        b.workspace = std::aligned_alloc(256, (b.workspace_bytes + 255) / 256 * 256);
-        if (!b.workspace) {
-          Send(o_.ctl_out, wire::ReplyKind::kError, 0, 0, b.workspace_bytes,
-               "cannot allocate the workspace of " + std::to_string(b.workspace_bytes) + " bytes");
-          return;
-        }
-        b.regions.emplace_back(static_cast<char*>(b.workspace), b.workspace_bytes);
+        b.workspace = AllocWorkspace(b.workspace_bytes);
+        if (!b.workspace)
+          return SendError(o_.ctl_out,
+                           "cannot allocate the workspace of " +
+                               std::to_string(b.workspace_bytes) + " bytes",
+                           b.workspace_bytes);
+        if (!cuda_) b.regions.emplace_back(static_cast<char*>(b.workspace), b.workspace_bytes);
       }
     }
     if (req.binding >= bindings_.size()) bindings_.resize(req.binding + 1);
-    std::free(bindings_[req.binding].workspace);
+    FreeWorkspace(bindings_[req.binding].workspace);
     bindings_[req.binding] = std::move(b);
-    Send(o_.ctl_out, wire::ReplyKind::kOk, 0, 0, bindings_[req.binding].workspace_bytes, "");
+    wire::Reply r = MakeReply(wire::ReplyKind::kOk, "");
+    r.aux = bindings_[req.binding].workspace_bytes;
+    Send(o_.ctl_out, r);
   }
 
-  void Call(const wire::Request& req) {
-    if (req.binding >= bindings_.size()) Die("call on an unbound binding");
-    Binding& b = bindings_[req.binding];
-    if (req.flags & wire::kFlushLlc) flusher_.FlushAll();
-    if (req.flags & wire::kFlushLines) CacheFlusher::FlushLines(b);
+  hone_args Args(Binding& b) {
     hone_args args{};
     args.inputs = b.inputs.data();
     args.num_inputs = static_cast<int32_t>(b.inputs.size());
@@ -241,13 +263,43 @@ class Server {
     args.num_outputs = static_cast<int32_t>(b.outputs.size());
     args.workspace = b.workspace;
     args.workspace_bytes = b.workspace_bytes;
+    return args;
+  }
+
+  void Call(const wire::Request& req) {
+    if (req.binding >= bindings_.size()) Die("call on an unbound binding");
+    Binding& b = bindings_[req.binding];
+    hone_args args = Args(b);
+#if HONE_SANDBOX_CUDA
+    if (cuda_) {
+      auto r = static_cast<sandbox::CudaSandbox*>(cuda_)->Call(
+          forward_, &args, (req.flags & wire::kFlushLlc) != 0);
+      fflush(stdout);
+      if (!r.error.empty()) {
+        SendError(o_.ctl_out, r.error);
+        std::_Exit(0);  // the CUDA context is unusable after an error
+      }
+      wire::Reply reply = MakeReply(wire::ReplyKind::kOk, r.kernel_names);
+      reply.rc = r.rc;
+      reply.nanos = r.nanos;
+      reply.launches = r.launches;
+      reply.own_launches = r.own_launches;
+      reply.side_launches = r.side_launches;
+      reply.device_sync_nanos = r.device_sync_nanos;
+      return Send(o_.ctl_out, reply);
+    }
+#endif
+    if (req.flags & wire::kFlushLlc) flusher_.FlushAll();
+    if (req.flags & wire::kFlushLines) CacheFlusher::FlushLines(b);
     auto t0 = std::chrono::steady_clock::now();
     int rc = forward_(&args);
     auto t1 = std::chrono::steady_clock::now();
     fflush(stdout);
-    uint64_t ns = static_cast<uint64_t>(
+    wire::Reply reply = MakeReply(wire::ReplyKind::kOk, "");
+    reply.rc = rc;
+    reply.nanos = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
-    Send(o_.ctl_out, wire::ReplyKind::kOk, rc, ns, 0, "");
+    Send(o_.ctl_out, reply);
   }
 
   const Options& o_;
@@ -255,8 +307,19 @@ class Server {
   ForwardFn forward_;
   WorkspaceFn workspace_fn_;
   CacheFlusher flusher_;
+  void* cuda_;  // sandbox::CudaSandbox in hone-sandbox-cuda, else null
   std::vector<Binding> bindings_;
 };
+
+// The GPU's device nodes, which the CUDA driver opens and controls.
+std::vector<std::string> GpuDeviceFiles() {
+  std::vector<std::string> out;
+  glob_t g;
+  if (glob("/dev/nvidia*", 0, nullptr, &g) == 0)
+    for (size_t i = 0; i < g.gl_pathc; ++i) out.push_back(g.gl_pathv[i]);
+  globfree(&g);
+  return out;
+}
 
 }  // namespace
 
@@ -264,13 +327,30 @@ int main(int argc, char** argv) {
   Options o;
   if (!ParseArgs(argc, argv, o)) Die("usage: started by hone, not by hand");
   char* arena = nullptr;
-  if (o.arena_bytes > 0) {
+  void* cuda = nullptr;
+  uint64_t event_overhead = 0;
+  bool tracking = false;
+  if (o.cuda()) {
+#if HONE_SANDBOX_CUDA
+    static sandbox::CudaSandbox cs;
+    std::string error;
+    if (!cs.Init(o.cuda_pci, o.arena_ipc, o.llc_bytes, o.kernels, &error)) {
+      SendError(o.ctl_out, "CUDA set-up failed: " + error);
+      return wire::kSetupFailedExitCode;
+    }
+    arena = cs.arena();
+    cuda = &cs;
+    event_overhead = cs.event_overhead_nanos();
+    tracking = cs.launch_tracking();
+#else
+    Die("this hone-sandbox was built without CUDA (use hone-sandbox-cuda)");
+#endif
+  } else if (o.arena_bytes > 0) {
     void* p = mmap(nullptr, o.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, o.arena_fd, 0);
     if (p == MAP_FAILED) Die("cannot map the shared arena");
     arena = static_cast<char*>(p);
   }
-  if (!o.scratch.empty() && chdir(o.scratch.c_str()) != 0)
-    Die("cannot enter the scratch directory");
+  if (!o.scratch.empty() && chdir(o.scratch.c_str()) != 0) Die("cannot enter the scratch directory");
 
   // Start the OpenMP runtime now, before confinement: it reads the CPU
   // topology once, and candidates then find it loaded and initialised.
@@ -280,34 +360,43 @@ int main(int argc, char** argv) {
   sandbox::FileSystemRules rules;
   std::vector<std::string> read_dirs = o.read_dirs;
   read_dirs.push_back(o.library_dir);
-  if (o.landlock) rules.Open(read_dirs, o.scratch);
+  std::vector<std::string> devices;
+  if (o.cuda()) {
+    devices = GpuDeviceFiles();
+    for (const char* d : {"/proc", "/sys", "/usr/local/cuda", "/usr/local/nvidia"})
+      read_dirs.push_back(d);
+  }
+  if (o.landlock) rules.Open(read_dirs, o.scratch, devices);
   if (o.netns) sandbox::IsolateNetwork(report);
   sandbox::DropPrivileges(report);
   if (o.landlock) rules.Apply(report);
   sandbox::InstallViolationReporter(o.ctl_out);
-  if (o.seccomp) sandbox::InstallBaseFilter(report);
+  if (o.seccomp) sandbox::InstallBaseFilter(report, o.cuda());
 
   std::string path = "/proc/self/fd/" + std::to_string(o.library_fd);
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char* e = dlerror();
-    Send(o.ctl_out, wire::ReplyKind::kError, 0, 0, 0,
-         std::string("cannot load the candidate: ") + (e ? e : "unknown error"));
+    SendError(o.ctl_out, std::string("cannot load the candidate: ") + (e ? e : "unknown error"));
     return wire::kSetupFailedExitCode;
   }
   close(o.library_fd);
   auto forward = reinterpret_cast<ForwardFn>(dlsym(lib, "hone_forward"));
   auto workspace = reinterpret_cast<WorkspaceFn>(dlsym(lib, "hone_workspace_bytes"));
   if (!forward) {
-    Send(o.ctl_out, wire::ReplyKind::kError, 0, 0, 0,
-         "the candidate does not export hone_forward (declare it with HONE_EXPORT)");
+    SendError(o.ctl_out, "the candidate does not export hone_forward (declare it with HONE_EXPORT)");
     return wire::kSetupFailedExitCode;
   }
   if (o.seccomp) sandbox::InstallPostLoadFilter(report);
+  if (tracking) report.features |= wire::kFeatureLaunchTracking;
+  else if (o.cuda()) report.missing.push_back("kernel launch tracking (CUPTI)");
 
   std::string missing;
   for (const auto& m : report.missing) missing += (missing.empty() ? "" : "; ") + m;
-  Send(o.ctl_out, wire::ReplyKind::kReady, 0, 0, report.features, missing);
-  Server(o, arena, forward, workspace).Run();
+  wire::Reply ready = MakeReply(wire::ReplyKind::kReady, missing);
+  ready.aux = report.features;
+  ready.nanos = event_overhead;
+  Send(o.ctl_out, ready);
+  Server(o, arena, forward, workspace, cuda).Run();
   return 0;
 }

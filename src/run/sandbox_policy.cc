@@ -201,7 +201,12 @@ bool DropPrivileges(PolicyReport& report) {
 }
 
 void FileSystemRules::Open(const std::vector<std::string>& read_dirs,
-                           const std::string& write_dir) {
+                           const std::string& write_dir,
+                           const std::vector<std::string>& device_files) {
+  for (const auto& d : device_files) {
+    int fd = open(d.c_str(), O_PATH | O_CLOEXEC);
+    if (fd >= 0) device_fds_.push_back(fd);
+  }
   // A directory this machine lacks needs no rule: open() fails and is skipped.
   for (const auto& d : read_dirs) {
     int fd = open(d.c_str(), O_PATH | O_CLOEXEC);
@@ -254,8 +259,12 @@ bool FileSystemRules::Apply(PolicyReport& report) {
   const uint64_t read_exec =
       LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
   for (int fd : read_fds_) allow(fd, read_exec);
+  for (int fd : device_fds_)
+    allow(fd, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+                  LANDLOCK_ACCESS_FS_IOCTL_DEV);
   if (write_fd_ >= 0) allow(write_fd_, fs);
   read_fds_.clear();
+  device_fds_.clear();
   write_fd_ = -1;
   prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
@@ -278,7 +287,51 @@ void InstallViolationReporter(int report_fd) {
   sigaction(SIGSYS, &sa, nullptr);
 }
 
-bool InstallBaseFilter(PolicyReport& report) {
+namespace {
+
+bool InstallCudaBaseFilter(PolicyReport& report) {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (!ctx) {
+    Missing(report, "seccomp", ENOMEM);
+    return false;
+  }
+  seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+  const int denied[] = {
+      SYS_fork, SYS_vfork, SYS_execve, SYS_execveat, SYS_socket, SYS_socketpair, SYS_connect,
+      SYS_bind, SYS_listen, SYS_accept, SYS_accept4, SYS_ptrace, SYS_process_vm_readv,
+      SYS_process_vm_writev, SYS_tkill, SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot,
+      SYS_setuid, SYS_setgid, SYS_setreuid, SYS_setregid, SYS_setresuid, SYS_setresgid,
+      SYS_setgroups, SYS_unshare, SYS_setns, SYS_bpf, SYS_perf_event_open, SYS_keyctl,
+      SYS_add_key, SYS_request_key, SYS_init_module, SYS_finit_module, SYS_delete_module,
+      SYS_kexec_load, SYS_reboot, SYS_iopl, SYS_ioperm, SYS_mknod, SYS_mknodat, SYS_swapon,
+      SYS_swapoff, SYS_setrlimit, SYS_memfd_create, SYS_userfaultfd, SYS_pidfd_open,
+      SYS_pidfd_send_signal, SYS_process_madvise,
+  };
+  int rc = 0;
+  for (int nr : denied) rc |= AddRule(ctx, SCMP_ACT_TRAP, nr);
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_TRAP, SYS_clone, 1,
+                         SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+  rc |= AddRule(ctx, SCMP_ACT_ERRNO(ENOSYS), SYS_clone3);
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_TRAP, SYS_tgkill, 1,
+                         SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(getpid())));
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_TRAP, SYS_kill, 1,
+                         SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(getpid())));
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_TRAP, SYS_prlimit64, 1, SCMP_A2(SCMP_CMP_NE, 0));
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_TRAP, SYS_rt_sigaction, 1, SCMP_A0(SCMP_CMP_EQ, SIGSYS));
+  if (rc != 0) {
+    seccomp_release(ctx);
+    Missing(report, "seccomp rules", -rc);
+    return false;
+  }
+  if (!Load(ctx, "base", report)) return false;
+  report.features |= wire::kFeatureSeccomp;
+  return true;
+}
+
+}  // namespace
+
+bool InstallBaseFilter(PolicyReport& report, bool cuda) {
+  if (cuda) return InstallCudaBaseFilter(report);
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_TRAP);
   if (!ctx) {
     Missing(report, "seccomp", ENOMEM);

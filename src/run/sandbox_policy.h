@@ -34,19 +34,24 @@ bool DropPrivileges(PolicyReport& report);
 // restriction applied by Apply() after.
 class FileSystemRules {
  public:
-  void Open(const std::vector<std::string>& read_dirs, const std::string& write_dir);
+  void Open(const std::vector<std::string>& read_dirs, const std::string& write_dir,
+            const std::vector<std::string>& device_files = {});
   bool Apply(PolicyReport& report);
 
  private:
   std::vector<int> read_fds_;
+  std::vector<int> device_fds_;  // read, write and ioctl (GPU device nodes)
   int write_fd_ = -1;
 };
 
 // Installs the SIGSYS handler that reports violations on report_fd.
 void InstallViolationReporter(int report_fd);
 
-// The base seccomp allow-list, in force while the candidate library loads.
-bool InstallBaseFilter(PolicyReport& report);
+// The base seccomp filter, in force while the candidate library loads: an
+// allow-list on the CPU; on CUDA, where the driver's needs are large and
+// undocumented, a deny-list of what a kernel never needs (processes,
+// network, tracing, signals to others, privileges).
+bool InstallBaseFilter(PolicyReport& report, bool cuda = false);
 
 // Once the candidate is loaded: no file opens, no executable memory.
 bool InstallPostLoadFilter(PolicyReport& report);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <thread>
@@ -48,14 +49,14 @@ struct Pipe {
 [[noreturn]] void ExecChild(int req_r, int rep_w, int log_w, int arena, int library, int devnull,
                             const SandboxConfig& c, size_t address_limit, char** argv,
                             char** envp) {
-  int moved[] = {fcntl(req_r, F_DUPFD, 100), fcntl(rep_w, F_DUPFD, 100), fcntl(arena, F_DUPFD, 100),
-                 fcntl(library, F_DUPFD, 100)};
+  int moved[] = {fcntl(req_r, F_DUPFD, 100), fcntl(rep_w, F_DUPFD, 100),
+                 arena >= 0 ? fcntl(arena, F_DUPFD, 100) : -1, fcntl(library, F_DUPFD, 100)};
   dup2(devnull, 0);
   dup2(log_w, 1);
   dup2(log_w, 2);
   dup2(moved[0], kCtlIn);
   dup2(moved[1], kCtlOut);
-  dup2(moved[2], kArenaFd);
+  dup2(moved[2] >= 0 ? moved[2] : devnull, kArenaFd);  // keeps descriptor numbers fixed
   dup2(moved[3], kLibraryFd);
   syscall(SYS_close_range, kLibraryFd + 1, ~0U, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -121,7 +122,7 @@ std::string DescribeSignal(int sig) {
 }
 
 Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Start(const SandboxConfig& c,
-                                                              const SharedArena& arena,
+                                                              const Arena& arena,
                                                               CallOutcome* startup,
                                                               std::chrono::milliseconds timeout) {
   // A sandbox that dies while we write to it must not take the worker along.
@@ -148,10 +149,6 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Start(const SandboxConfi
                                    std::to_string(kCtlIn),
                                    "--ctl-out",
                                    std::to_string(kCtlOut),
-                                   "--arena-fd",
-                                   std::to_string(kArenaFd),
-                                   "--arena-bytes",
-                                   std::to_string(arena.size()),
                                    "--library-fd",
                                    std::to_string(kLibraryFd),
                                    "--library-dir",
@@ -164,6 +161,8 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Start(const SandboxConfi
     args.push_back("--read-dir");
     args.push_back(d);
   }
+  for (const auto& a : arena.SandboxArgs()) args.push_back(a);
+  for (const auto& a : c.extra_args) args.push_back(a);
   if (!c.seccomp) args.push_back("--no-seccomp");
   if (!c.landlock) args.push_back("--no-landlock");
   if (!c.netns) args.push_back("--no-netns");
@@ -173,7 +172,13 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Start(const SandboxConfi
                                   "OMP_NUM_THREADS=" + std::to_string(threads),
                                   // Idle OpenMP threads must not spin: they would steal cores
                                   // from the other side of an interleaved measurement.
-                                  "OMP_WAIT_POLICY=PASSIVE"};
+                                  "OMP_WAIT_POLICY=PASSIVE",
+                                  // CUDA: load modules when the candidate is loaded (before
+                                  // confinement) and never write a JIT cache.
+                                  "CUDA_MODULE_LOADING=EAGER", "CUDA_CACHE_DISABLE=1"};
+  // The libraries hone itself was started with (a carried CUDA or toml++).
+  if (const char* ld = std::getenv("LD_LIBRARY_PATH"); ld && *ld)
+    env.push_back(std::string("LD_LIBRARY_PATH=") + ld);
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -185,7 +190,7 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Start(const SandboxConfi
   pid_t pid = fork();
   if (pid < 0) return Status::Io(std::string("fork: ") + strerror(errno));
   if (pid == 0)
-    ExecChild(req.r, rep.w, log.w, arena.fd(), library, devnull, c, address_limit, argv.data(),
+    ExecChild(req.r, rep.w, log.w, arena.inherit_fd(), library, devnull, c, address_limit, argv.data(),
               envp.data());
   close(req.r);
   close(rep.w);
@@ -206,6 +211,7 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Start(const SandboxConfi
     return std::unique_ptr<SandboxProcess>();
   }
   sp->features_ = ready.aux;
+  sp->event_overhead_ = ready.reported_seconds;
   sp->missing_ = ready.detail;
   startup->detail.clear();
   return sp;
@@ -313,6 +319,10 @@ CallOutcome SandboxProcess::AwaitReply(Clock::time_point deadline) {
   out.rc = reply.rc;
   out.reported_seconds = static_cast<double>(reply.nanos) * 1e-9;
   out.aux = reply.aux;
+  out.launches = reply.launches;
+  out.own_launches = reply.own_launches;
+  out.side_launches = reply.side_launches;
+  out.device_sync_seconds = static_cast<double>(reply.device_sync_nanos) * 1e-9;
   out.detail = std::string(reply.message, strnlen(reply.message, sizeof reply.message));
   switch (reply.kind) {
     case wire::ReplyKind::kReady:

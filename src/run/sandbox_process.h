@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "core/status.h"
+#include "run/arena.h"
 #include "run/protocol.h"
-#include "run/shared_arena.h"
 
 namespace hone {
 
@@ -32,6 +32,7 @@ struct SandboxConfig {
   size_t llc_bytes = 0;                    // last-level cache size, for flushes
   int threads = 0;                         // OMP_NUM_THREADS; 0: all cores
   bool seccomp = true, landlock = true, netns = true;
+  std::vector<std::string> extra_args;     // e.g. --kernels for CUDA launch tracking
 };
 
 struct CallOutcome {
@@ -47,6 +48,9 @@ struct CallOutcome {
   double reported_seconds = 0;  // the sandbox's claim (untrusted)
   double wall_seconds = 0;      // the worker's clock around the request
   uint64_t aux = 0;
+  // CUDA: launches seen during the call, and the device-wide sync after it.
+  uint32_t launches = 0, own_launches = 0, side_launches = 0;
+  double device_sync_seconds = 0;
   std::string detail;
   bool ok() const { return kind == Kind::kOk; }
 };
@@ -57,7 +61,7 @@ class SandboxProcess {
   // candidate fails to load or crashes in its constructors, *startup says so
   // and the result is null.
   static Result<std::unique_ptr<SandboxProcess>> Start(const SandboxConfig& config,
-                                                       const SharedArena& arena,
+                                                       const Arena& arena,
                                                        CallOutcome* startup,
                                                        std::chrono::milliseconds timeout);
   ~SandboxProcess();
@@ -71,6 +75,8 @@ class SandboxProcess {
   // /proc (the sandbox cannot forge it); 0 when it cannot be read.
   uint64_t CpuNanos() const;
   uint64_t features() const { return features_; }
+  // CUDA: the overhead of a pair of events on the sandbox's stream.
+  double event_overhead_seconds() const { return event_overhead_; }
   const std::string& missing_features() const { return missing_; }
   // The first bytes the candidate printed, and how many it printed in all.
   const std::string& log() const { return log_; }
@@ -89,6 +95,7 @@ class SandboxProcess {
   std::filesystem::path scratch_;
   size_t memory_limit_ = 0;
   uint64_t features_ = 0;
+  double event_overhead_ = 0;
   std::string missing_;
   std::string log_;
   uint64_t log_bytes_ = 0;

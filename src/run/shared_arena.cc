@@ -24,6 +24,25 @@ Result<std::unique_ptr<SharedArena>> SharedArena::Create(size_t bytes) {
   return std::unique_ptr<SharedArena>(new SharedArena(fd, static_cast<char*>(p), size));
 }
 
+void SharedArena::Write(size_t offset, const void* src, size_t bytes) {
+  HONE_CHECK(offset + bytes <= size_, "write outside the arena");
+  std::memcpy(data_ + offset, src, bytes);
+}
+
+void SharedArena::Fill(size_t offset, uint8_t pattern, size_t bytes) {
+  HONE_CHECK(offset + bytes <= size_, "fill outside the arena");
+  std::memset(data_ + offset, pattern, bytes);
+}
+
+void SharedArena::Read(size_t offset, void* dst, size_t bytes) {
+  HONE_CHECK(offset + bytes <= size_, "read outside the arena");
+  std::memcpy(dst, data_ + offset, bytes);
+}
+
+std::vector<std::string> SharedArena::SandboxArgs() const {
+  return {"--arena-fd", "5", "--arena-bytes", std::to_string(size_)};
+}
+
 SharedArena::~SharedArena() {
   munmap(data_, size_);
   close(fd_);

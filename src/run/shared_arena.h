@@ -8,20 +8,26 @@
 #include <cstddef>
 #include <memory>
 
-#include "core/status.h"
+#include "run/arena.h"
 
 namespace hone {
 
-class SharedArena {
+class SharedArena : public Arena {
  public:
   static Result<std::unique_ptr<SharedArena>> Create(size_t bytes);
-  ~SharedArena();
+  ~SharedArena() override;
   SharedArena(const SharedArena&) = delete;
   SharedArena& operator=(const SharedArena&) = delete;
 
   char* data() { return data_; }
-  size_t size() const { return size_; }
+  size_t size() const override { return size_; }
   int fd() const { return fd_; }
+
+  void Write(size_t offset, const void* src, size_t bytes) override;
+  void Fill(size_t offset, uint8_t pattern, size_t bytes) override;
+  void Read(size_t offset, void* dst, size_t bytes) override;
+  int inherit_fd() const override { return fd_; }
+  std::vector<std::string> SandboxArgs() const override;
 
  private:
   SharedArena(int fd, char* data, size_t size) : fd_(fd), data_(data), size_(size) {}
@@ -29,8 +35,5 @@ class SharedArena {
   char* data_;
   size_t size_;
 };
-
-// Rounds up to the 256-byte alignment every tensor in an arena gets.
-inline size_t AlignArena(size_t n) { return (n + 255) / 256 * 256; }
 
 }  // namespace hone

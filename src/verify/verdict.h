@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "measure/device_state.h"
 #include "measure/machine.h"
 #include "measure/stats.h"
 
@@ -47,6 +48,7 @@ struct Verdict {
   bool build_cached = false;
   double build_seconds = 0;
   std::string build_log;
+  std::string build_resources;  // CUDA: registers, shared memory, spills per kernel
 
   std::vector<Check> checks;
   std::vector<std::string> notes;
@@ -63,6 +65,10 @@ struct Verdict {
 
   double precision_error = 0;     // worst relative L2 error vs float64 seen
   double precision_bound = 0;
+
+  double event_overhead_seconds = 0;  // CUDA: a back-to-back event pair
+  std::optional<DeviceStateSummary> device_state;  // CUDA: NVML over the timed calls
+  std::string kernels_launched;       // CUDA: names seen in the first verification call
 
   uint64_t sandbox_features = 0;
   std::string sandbox_missing;

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "build/cpu_builder.h"
+#include "build/compiler_builder.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
 #include "run/evaluator.h"
@@ -22,13 +22,13 @@ inline std::filesystem::path TestCache() {
 }
 
 struct TestEvaluator {
-  std::unique_ptr<CpuBuilder> builder;
+  std::unique_ptr<CompilerBuilder> builder;
   std::unique_ptr<Evaluator> evaluator;
 
   static TestEvaluator Make() {
     TestEvaluator t;
     std::filesystem::path cache = TestCache();
-    t.builder = std::move(CpuBuilder::Create(CompileCache(cache / "builds"))).value();
+    t.builder = std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions())).value();
     EvaluatorEnv env;
     env.builder = t.builder.get();
     env.sandbox_executable = BinaryDir() / "hone-sandbox";

@@ -3,7 +3,7 @@
 #include <fstream>
 
 #include "build/build_pool.h"
-#include "build/cpu_builder.h"
+#include "build/compiler_builder.h"
 #include "build/error_trim.h"
 #include "core/fs.h"
 
@@ -38,7 +38,7 @@ class CpuBuilderTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-build-test");
-    auto b = CpuBuilder::Create(CompileCache(dir_ / "cache"));
+    auto b = CompilerBuilder::Create(CompileCache(dir_ / "cache"), CpuCompilerOptions());
     ASSERT_TRUE(b.ok()) << b.status().message();
     builder_ = std::move(b).value();
   }
@@ -48,7 +48,7 @@ class CpuBuilderTest : public ::testing::Test {
     return dir_ / name;
   }
   std::filesystem::path dir_;
-  std::unique_ptr<CpuBuilder> builder_;
+  std::unique_ptr<CompilerBuilder> builder_;
 };
 
 TEST_F(CpuBuilderTest, BuildsThenHitsTheCache) {

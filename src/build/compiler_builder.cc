@@ -1,4 +1,4 @@
-#include "build/cpu_builder.h"
+#include "build/compiler_builder.h"
 
 #include <unistd.h>
 
@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "build/error_trim.h"
+#include "build/ptxas_report.h"
 #include "core/fs.h"
 #include "core/hash.h"
 #include "core/paths.h"
@@ -36,8 +37,27 @@ Result<std::string> ProgramIdentity(const std::string& name) {
   return real.string() + ":" + std::to_string(size) + ":" + std::to_string(mtime);
 }
 
-Result<std::unique_ptr<CpuBuilder>> CpuBuilder::Create(CompileCache cache,
-                                                       CpuBuilderOptions options) {
+CompilerOptions CpuCompilerOptions() {
+  CompilerOptions o;
+  o.backend = "cpu";
+  o.compiler = "g++";
+  o.flags = {"-std=c++20", "-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-Wl,-z,defs"};
+  return o;
+}
+
+CompilerOptions CudaCompilerOptions(const std::string& arch) {
+  std::string compute = "compute_" + arch.substr(3);  // sm_90a -> compute_90a
+  CompilerOptions o;
+  o.backend = "cuda";
+  o.compiler = "nvcc";
+  o.flags = {"-std=c++17", "-O3", "-gencode", "arch=" + compute + ",code=" + arch, "-shared",
+             "-Xcompiler", "-fPIC", "--cudart", "shared", "-Xptxas", "-v", "-lineinfo",
+             "-Xlinker", "-z,defs"};
+  return o;
+}
+
+Result<std::unique_ptr<CompilerBuilder>> CompilerBuilder::Create(CompileCache cache,
+                                                                 CompilerOptions options) {
   if (options.include_dir.empty()) {
     HONE_ASSIGN_OR_RETURN(options.include_dir, FindIncludeDir());
   }
@@ -45,12 +65,12 @@ Result<std::unique_ptr<CpuBuilder>> CpuBuilder::Create(CompileCache cache,
   HONE_ASSIGN_OR_RETURN(std::string header, ReadFile(options.include_dir / "hone" / "kernel.h"));
   std::string flags;
   for (const auto& f : options.flags) flags += f + " ";
-  std::string identity = ContentHash({"cpu", compiler, flags, header});
-  return std::unique_ptr<CpuBuilder>(
-      new CpuBuilder(std::move(cache), std::move(options), std::move(identity)));
+  std::string identity = ContentHash({options.backend, compiler, flags, header});
+  return std::unique_ptr<CompilerBuilder>(
+      new CompilerBuilder(std::move(cache), std::move(options), std::move(identity)));
 }
 
-Result<BuildResult> CpuBuilder::Build(const std::filesystem::path& source) {
+Result<BuildResult> CompilerBuilder::Build(const std::filesystem::path& source) {
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -87,6 +107,11 @@ Result<BuildResult> CpuBuilder::Build(const std::filesystem::path& source) {
   r.ok = run->succeeded();
   if (run->timed_out) r.full_log += "\n(compiler timed out)";
   r.log = r.ok ? "" : TrimCompilerOutput(r.full_log, copy.string(), display);
+  if (r.ok && options_.backend == "cuda") {
+    auto kernels = ParsePtxasReport(r.full_log);
+    for (const auto& k : kernels) r.kernels.push_back(k.name);
+    r.resources = FormatResources(kernels);
+  }
   if (r.ok) {
     std::filesystem::path dest = cache_.LibraryPath(key);
     std::error_code ec;

@@ -1,0 +1,44 @@
+// Memory shared between the trusted worker and one sandbox: copies of the
+// inputs and the output buffers, nothing else. The CPU backend shares host
+// pages (memfd); the CUDA backend shares device memory through CUDA IPC.
+//
+// The worker writes inputs and poison and reads results through this
+// interface; the sandbox maps the same memory from the arguments
+// SandboxArgs() gives it. Not thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace hone {
+
+class Arena {
+ public:
+  virtual ~Arena() = default;
+  virtual size_t size() const = 0;
+  virtual void Write(size_t offset, const void* src, size_t bytes) = 0;
+  virtual void Fill(size_t offset, uint8_t pattern, size_t bytes) = 0;
+  virtual void Read(size_t offset, void* dst, size_t bytes) = 0;
+  // A descriptor the sandbox must inherit (as fd 5), or -1.
+  virtual int inherit_fd() const { return -1; }
+  // Arguments telling hone-sandbox how to map the arena.
+  virtual std::vector<std::string> SandboxArgs() const = 0;
+  // Completes the worker's writes before a sandbox call reads them.
+  virtual Status Sync() { return Status::Ok(); }
+};
+
+// "cpu": shared host memory; "cuda": device memory on `device`, exported by IPC.
+Result<std::unique_ptr<Arena>> CreateArena(const std::string& backend, size_t bytes, int device);
+
+// Rounds up to the 256-byte alignment every tensor in an arena gets.
+inline size_t AlignArena(size_t n) { return (n + 255) / 256 * 256; }
+
+// True when this hone was built with the CUDA backend.
+bool HaveCudaBackend();
+
+}  // namespace hone

@@ -1,0 +1,54 @@
+// The CUDA side of hone-sandbox (built only into hone-sandbox-cuda).
+//
+// Opens the worker's arena through CUDA IPC, owns the stream handed to the
+// candidate, times calls with events after an optional L2 flush, watches
+// kernel launches through CUPTI (how many, whose, on which stream) and checks
+// that nothing is left running on the device once the stream is done. All
+// CUDA initialisation happens in Init(), before the sandbox confines itself.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hone/kernel.h"
+
+namespace hone::sandbox {
+
+struct CudaCallResult {
+  int rc = 0;
+  uint64_t nanos = 0;  // event time of the call
+  uint32_t launches = 0, own_launches = 0, side_launches = 0;
+  uint64_t device_sync_nanos = 0;
+  std::string error;        // a CUDA error: the context is unusable afterwards
+  std::string kernel_names; // distinct names launched, comma-separated (bounded)
+};
+
+class CudaSandbox {
+ public:
+  // pci_bus_id picks the device; arena_hex is the IPC handle; own_kernels the
+  // entry functions the candidate's build compiled (mangled names).
+  bool Init(const std::string& pci_bus_id, const std::string& arena_hex, size_t l2_bytes,
+            const std::vector<std::string>& own_kernels, std::string* error);
+  char* arena() const { return arena_; }
+  void* stream() const { return stream_; }
+  bool launch_tracking() const { return tracking_; }
+  uint64_t event_overhead_nanos() const { return event_overhead_; }
+
+  void* AllocWorkspace(size_t bytes);
+  void FreeWorkspace(void* p);
+  CudaCallResult Call(int (*forward)(const hone_args*), hone_args* args, bool flush_l2);
+
+ private:
+  char* arena_ = nullptr;
+  void* stream_ = nullptr;
+  void* start_ = nullptr;
+  void* end_ = nullptr;
+  void* flush_ = nullptr;
+  size_t flush_bytes_ = 0;
+  bool tracking_ = false;
+  uint64_t event_overhead_ = 0;
+};
+
+}  // namespace hone::sandbox
