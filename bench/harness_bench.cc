@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "build/compiler_builder.h"
 #include "core/fs.h"
@@ -32,13 +33,85 @@ struct Row {
 
 }  // namespace
 
+void PrintRows(const std::vector<Row>& rows, bool json) {
+  nlohmann::json out = nlohmann::json::array();
+  if (!json) std::printf("%-58s %12s %12s %12s %6s\n", "measure", "median", "min", "max", "n");
+  for (const auto& r : rows) {
+    if (json) {
+      out.push_back({{"what", r.what}, {"median_ms", r.s.median * 1e3}, {"min_ms", r.s.min * 1e3},
+                     {"max_ms", r.s.max * 1e3}, {"n", r.s.count}});
+    } else {
+      std::printf("%-58s %9.3f ms %9.3f ms %9.3f ms %6d\n", r.what.c_str(), r.s.median * 1e3,
+                  r.s.min * 1e3, r.s.max * 1e3, r.s.count);
+    }
+  }
+  if (json) std::printf("%s\n", out.dump(2).c_str());
+}
+
+// Builds `text` under `variants` distinct names (a comment defeats the cache).
+std::vector<std::filesystem::path> Variants(const std::filesystem::path& dir, const std::string& text,
+                                            const std::string& ext, int first, int count) {
+  std::vector<std::filesystem::path> out;
+  for (int i = first; i < first + count; ++i) {
+    std::filesystem::path p = dir / ("variant" + std::to_string(i) + ext);
+    std::ofstream(p) << text << "\n// variant " << i << "\n";
+    out.push_back(p);
+  }
+  return out;
+}
+
+// nvcc builds of a real example kernel: cold, cached, and many at once on
+// every core (what a search does while the GPU evaluates).
+int CudaBuilds(const std::string& arch, int iterations, bool json) {
+  std::filesystem::path src = HONE_BENCH_SOURCE_DIR;
+  std::filesystem::path cache = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-nvcc");
+  auto builder = std::move(CompilerBuilder::Create(CompileCache(cache / "builds"),
+                                                   CudaCompilerOptions(arch))).value();
+  std::string text = *ReadFile(src / "tasks/examples/softmax/solutions/fast.cu");
+  std::vector<Row> rows;
+  std::vector<double> cold;
+  for (const auto& p : Variants(cache, text, ".cu", 0, std::min(iterations, 5))) {
+    auto start = Clock::now();
+    auto r = builder->Build(p);
+    cold.push_back(Since(start));
+    if (!r.ok() || !r->ok) return std::fprintf(stderr, "nvcc build failed\n"), 1;
+  }
+  rows.push_back({"cold nvcc build (softmax fast.cu, " + arch + ")", Summarize(cold)});
+  std::vector<double> cached;
+  for (int i = 0; i < iterations * 10; ++i) {
+    auto start = Clock::now();
+    builder->Build(cache / "variant0.cu");
+    cached.push_back(Since(start));
+  }
+  rows.push_back({"cached build", Summarize(cached)});
+  int threads = static_cast<int>(std::thread::hardware_concurrency());
+  auto batch = Variants(cache, text, ".cu", 100, 2 * threads);
+  auto start = Clock::now();
+  {
+    BuildPool pool(*builder, threads);
+    std::vector<std::future<Result<BuildResult>>> f;
+    for (const auto& p : batch) f.push_back(pool.Submit(p));
+    for (auto& x : f) x.wait();
+  }
+  double wall = Since(start);
+  rows.push_back({"parallel: " + std::to_string(batch.size()) + " builds on " +
+                      std::to_string(threads) + " threads, per build",
+                  Summarize({wall / static_cast<double>(batch.size())})});
+  PrintRows(rows, json);
+  std::filesystem::remove_all(cache);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   int iterations = 20;
   bool json = false;
+  std::string cuda_arch;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--json")) json = true;
+    else if (!std::strcmp(argv[i], "--cuda") && i + 1 < argc) cuda_arch = argv[++i];
   }
+  if (!cuda_arch.empty()) return CudaBuilds(cuda_arch, iterations, json);
   std::filesystem::path src = HONE_BENCH_SOURCE_DIR;
   std::filesystem::path cache = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-bench");
   auto builder = std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions())).value();
@@ -100,18 +173,7 @@ int main(int argc, char** argv) {
   timed.timing.min_reps = 10;
   overhead("verify + time (lines flush, 0.05 s budget)", timed);
 
-  nlohmann::json out = nlohmann::json::array();
-  if (!json) std::printf("%-58s %12s %12s %12s %6s\n", "measure", "median", "min", "max", "n");
-  for (const auto& r : rows) {
-    if (json) {
-      out.push_back({{"what", r.what}, {"median_ms", r.s.median * 1e3}, {"min_ms", r.s.min * 1e3},
-                     {"max_ms", r.s.max * 1e3}, {"n", r.s.count}});
-    } else {
-      std::printf("%-58s %9.3f ms %9.3f ms %9.3f ms %6d\n", r.what.c_str(), r.s.median * 1e3,
-                  r.s.min * 1e3, r.s.max * 1e3, r.s.count);
-    }
-  }
-  if (json) std::printf("%s\n", out.dump(2).c_str());
+  PrintRows(rows, json);
   std::filesystem::remove_all(cache);
   return 0;
 }

@@ -327,6 +327,7 @@ Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
       opt_.memory_limit_bytes ? opt_.memory_limit_bytes : DefaultMemoryLimit();
   config.llc_bytes = opt_.time && opt_.flush == FlushMode::kLlc ? machine().llc_bytes : 0;
   config.threads = opt_.threads;
+  config.limit_address_space = !cuda();
   config.seccomp = opt_.seccomp;
   config.landlock = opt_.landlock;
   config.netns = opt_.netns;

@@ -65,7 +65,11 @@ struct Pipe {
     rlimit rl{v, v};
     setrlimit(res, &rl);
   };
-  limit(RLIMIT_AS, address_limit);
+  if (c.limit_address_space) {
+    limit(RLIMIT_AS, address_limit);
+  } else {
+    limit(RLIMIT_DATA, address_limit);
+  }
   limit(RLIMIT_CPU, static_cast<rlim_t>(c.cpu_seconds));
   limit(RLIMIT_CORE, 0);
   limit(RLIMIT_NOFILE, 64);

@@ -33,6 +33,9 @@ struct SandboxConfig {
   int threads = 0;                         // OMP_NUM_THREADS; 0: all cores
   bool seccomp = true, landlock = true, netns = true;
   std::vector<std::string> extra_args;     // e.g. --kernels for CUDA launch tracking
+  // The CUDA driver reserves far more address space than it uses, so a CUDA
+  // sandbox bounds its data segment (RLIMIT_DATA) instead of RLIMIT_AS.
+  bool limit_address_space = true;
 };
 
 struct CallOutcome {

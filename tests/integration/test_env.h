@@ -13,8 +13,16 @@
 
 namespace hone::testing {
 
-inline std::filesystem::path SourceDir() { return HONE_TEST_SOURCE_DIR; }
-inline std::filesystem::path BinaryDir() { return HONE_TEST_BINARY_DIR; }
+// The source and build trees; HONE_SOURCE_DIR and HONE_BINARY_DIR override
+// them when the tests run from a copy (scripts/gpu-check on a GPU machine).
+inline std::filesystem::path SourceDir() {
+  const char* e = std::getenv("HONE_SOURCE_DIR");
+  return e && *e ? std::filesystem::path(e) : std::filesystem::path(HONE_TEST_SOURCE_DIR);
+}
+inline std::filesystem::path BinaryDir() {
+  const char* e = std::getenv("HONE_BINARY_DIR");
+  return e && *e ? std::filesystem::path(e) : std::filesystem::path(HONE_TEST_BINARY_DIR);
+}
 inline std::filesystem::path TestCache() {
   std::filesystem::path p = BinaryDir() / "test-cache";
   setenv("HONE_CACHE", p.c_str(), 1);

@@ -5,6 +5,7 @@
 #include "build/build_pool.h"
 #include "build/compiler_builder.h"
 #include "build/error_trim.h"
+#include "build/ptxas_report.h"
 #include "core/fs.h"
 
 namespace hone {
@@ -98,6 +99,75 @@ TEST_F(CpuBuilderTest, PoolBuildsInParallel) {
     ASSERT_TRUE(r.ok());
     EXPECT_TRUE(r->ok);
   }
+}
+
+}  // namespace
+}  // namespace hone
+
+namespace hone {
+namespace {
+
+TEST(PtxasReportTest, ParsesEntryFunctionsOnly) {
+  std::string log =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function '_Z3addPKfPfl' for 'sm_90a'\n"
+      "ptxas info    : Function properties for _Z3addPKfPfl\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 10 registers, used 0 barriers\n"
+      "ptxas info    : Compiling entry function '_Z5tiledPKfPfi' for 'sm_90a'\n"
+      "ptxas info    : Function properties for _Z6helperf\n"
+      "    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
+      "ptxas info    : Function properties for _Z5tiledPKfPfi\n"
+      "    256 bytes stack frame, 16 bytes spill stores, 8 bytes spill loads\n"
+      "ptxas info    : Used 32 registers, used 1 barriers, 256 bytes cumulative stack size, "
+      "1024 bytes smem\n";
+  auto k = ParsePtxasReport(log);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].name, "_Z3addPKfPfl");
+  EXPECT_EQ(k[0].registers, 10);
+  EXPECT_EQ(k[0].shared_bytes, 0);
+  EXPECT_EQ(k[1].name, "_Z5tiledPKfPfi");
+  EXPECT_EQ(k[1].registers, 32);
+  EXPECT_EQ(k[1].shared_bytes, 1024);
+  EXPECT_EQ(k[1].stack_bytes, 256);
+  EXPECT_EQ(k[1].spill_store_bytes, 16);
+  EXPECT_EQ(k[1].spill_load_bytes, 8);
+  std::string text = FormatResources(k);
+  EXPECT_NE(text.find("_Z3addPKfPfl: 10 registers, 0 B shared, 0 B stack, no spills"),
+            std::string::npos);
+  EXPECT_NE(text.find("spills 16 B stored / 8 B loaded"), std::string::npos);
+}
+
+TEST(CudaBuilderTest, CompilesForTheGpuArchitectureAndRecordsResources) {
+  if (!FindProgram("nvcc").ok()) GTEST_SKIP() << "nvcc is not on PATH";
+  auto dir = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-nvcc-test");
+  auto b = CompilerBuilder::Create(CompileCache(dir / "cache"), CudaCompilerOptions("sm_90a"));
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  std::ofstream(dir / "k.cu")
+      << "#include <hone/kernel.h>\n"
+         "__global__ void twice(const float* a, float* o, long n) {\n"
+         "  long i = blockIdx.x * (long)blockDim.x + threadIdx.x; if (i < n) o[i] = 2 * a[i]; }\n"
+         "HONE_EXPORT int hone_forward(const hone_args* args) {\n"
+         "  long n = hone_numel(&args->outputs[0]);\n"
+         "  twice<<<(n + 255) / 256, 256, 0, (cudaStream_t)args->stream>>>(\n"
+         "      (const float*)args->inputs[0].data, (float*)args->outputs[0].data, n);\n"
+         "  return cudaGetLastError() != cudaSuccess; }\n";
+  auto r = (*b)->Build(dir / "k.cu");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->ok) << r->full_log;
+  ASSERT_EQ(r->kernels.size(), 1u);
+  EXPECT_NE(r->kernels[0].find("twice"), std::string::npos);
+  EXPECT_NE(r->resources.find("registers"), std::string::npos);
+  auto cached = (*b)->Build(dir / "k.cu");
+  ASSERT_TRUE(cached.ok());
+  EXPECT_TRUE(cached->cached);
+  EXPECT_EQ(cached->kernels, r->kernels);  // the cache keeps the ptxas report
+  std::ofstream(dir / "bad.cu") << "#include <hone/kernel.h>\n__global__ void k() { undeclared(); }\n";
+  auto bad = (*b)->Build(dir / "bad.cu");
+  ASSERT_TRUE(bad.ok());
+  EXPECT_FALSE(bad->ok);
+  EXPECT_NE(bad->log.find("bad.cu"), std::string::npos) << bad->log;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,0 +1,30 @@
+// Forks a child process (which exits at once), waits for it, then launches the correct kernel.
+// If the sandbox let fork() through, this would pass; it must instead be stopped.
+// Expected verdict: rejected (process creation; glibc's fork() issues the clone syscall without
+// CLONE_THREAD).
+#include <cuda_runtime.h>
+#include <hone/kernel.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+
+__global__ void add2_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                            float* __restrict__ out, int64_t n) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] + 2.0f * b[i];
+}
+
+HONE_EXPORT int hone_forward(const hone_args* args) {
+  pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  if (pid > 0) waitpid(pid, nullptr, 0);
+  const float* a = static_cast<const float*>(args->inputs[0].data);
+  const float* b = static_cast<const float*>(args->inputs[1].data);
+  float* out = static_cast<float*>(args->outputs[0].data);
+  const int64_t n = hone_numel(&args->outputs[0]);
+  cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  if (n == 0) return 0;
+  add2_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(a, b, out, n);
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}

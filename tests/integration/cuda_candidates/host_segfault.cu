@@ -1,0 +1,28 @@
+// Launches the correct kernel, then fills a host-side "staging buffer" that was never
+// allocated: a host write through a null pointer. The pointer is read from a volatile variable
+// so the compiler cannot see that it is null and turn the store into a trap (SIGILL).
+// Expected verdict: runtime_error (SIGSEGV).
+#include <cuda_runtime.h>
+#include <hone/kernel.h>
+
+#include <cstdint>
+
+static float* volatile g_staging = nullptr;  // "forgot to allocate the staging buffer"
+
+__global__ void add2_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                            float* __restrict__ out, int64_t n) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] + 2.0f * b[i];
+}
+
+HONE_EXPORT int hone_forward(const hone_args* args) {
+  const float* a = static_cast<const float*>(args->inputs[0].data);
+  const float* b = static_cast<const float*>(args->inputs[1].data);
+  float* out = static_cast<float*>(args->outputs[0].data);
+  const int64_t n = hone_numel(&args->outputs[0]);
+  cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  if (n > 0) add2_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(a, b, out, n);
+  float* staging = g_staging;
+  for (int64_t i = 0; i < n; ++i) staging[i] = 0.0f;  // host store through null: SIGSEGV
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}

@@ -1,0 +1,26 @@
+// Computes the correct out, then uses input a as scratch space: every thread overwrites its
+// a[i] with 1e30f (a value no distribution produces) after reading it.
+// Expected verdict: incorrect (input modified).
+#include <cuda_runtime.h>
+#include <hone/kernel.h>
+
+#include <cstdint>
+
+__global__ void add2_clobber_kernel(float* __restrict__ a, const float* __restrict__ b,
+                                    float* __restrict__ out, int64_t n) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[i] = a[i] + 2.0f * b[i];
+  a[i] = 1e30f;  // "scratch" that is never cleaned up
+}
+
+HONE_EXPORT int hone_forward(const hone_args* args) {
+  float* a = static_cast<float*>(args->inputs[0].data);
+  const float* b = static_cast<const float*>(args->inputs[1].data);
+  float* out = static_cast<float*>(args->outputs[0].data);
+  const int64_t n = hone_numel(&args->outputs[0]);
+  cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  if (n == 0) return 0;
+  add2_clobber_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(a, b, out, n);
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}

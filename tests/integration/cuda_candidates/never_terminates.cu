@@ -1,0 +1,30 @@
+// Computes the correct out, then every thread waits for a "ready" flag in device memory that
+// nothing ever sets (a broken inter-block handshake). The flag is a volatile __device__ global
+// initialised to 0, so every iteration is a real load and the loop cannot be removed.
+// hone_forward itself returns at once; the kernel never finishes, so args->stream never does.
+// Expected verdict: timeout.
+#include <cuda_runtime.h>
+#include <hone/kernel.h>
+
+#include <cstdint>
+
+__device__ volatile int g_ready = 0;
+
+__global__ void add2_wait_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                                 float* __restrict__ out, int64_t n) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] + 2.0f * b[i];
+  while (g_ready == 0) {
+  }
+}
+
+HONE_EXPORT int hone_forward(const hone_args* args) {
+  const float* a = static_cast<const float*>(args->inputs[0].data);
+  const float* b = static_cast<const float*>(args->inputs[1].data);
+  float* out = static_cast<float*>(args->outputs[0].data);
+  const int64_t n = hone_numel(&args->outputs[0]);
+  cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  if (n == 0) return 0;
+  add2_wait_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(a, b, out, n);
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}

@@ -1,0 +1,24 @@
+// Launches threads for only the first half of out (n / 2 elements, rounded down); the second
+// half keeps hone's poison (NaN, then 0x5A bytes).
+// Expected verdict: incorrect.
+#include <cuda_runtime.h>
+#include <hone/kernel.h>
+
+#include <cstdint>
+
+__global__ void add2_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                            float* __restrict__ out, int64_t n) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] + 2.0f * b[i];
+}
+
+HONE_EXPORT int hone_forward(const hone_args* args) {
+  const float* a = static_cast<const float*>(args->inputs[0].data);
+  const float* b = static_cast<const float*>(args->inputs[1].data);
+  float* out = static_cast<float*>(args->outputs[0].data);
+  const int64_t half = hone_numel(&args->outputs[0]) / 2;  // bug: should be the whole tensor
+  cudaStream_t stream = static_cast<cudaStream_t>(args->stream);
+  if (half == 0) return 0;
+  add2_kernel<<<static_cast<unsigned>((half + 255) / 256), 256, 0, stream>>>(a, b, out, half);
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
