@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "build/build_pool.h"
 #include "build/compiler_builder.h"
 #include "core/fs.h"
 #include "core/paths.h"
@@ -96,7 +97,7 @@ int CudaBuilds(const std::string& arch, int iterations, bool json) {
   double wall = Since(start);
   rows.push_back({"parallel: " + std::to_string(batch.size()) + " builds on " +
                       std::to_string(threads) + " threads, per build",
-                  Summarize({wall / static_cast<double>(batch.size())})});
+                  Summarize(std::vector<double>{wall / static_cast<double>(batch.size())})});
   PrintRows(rows, json);
   std::filesystem::remove_all(cache);
   return 0;

@@ -120,6 +120,19 @@ uint16_t FloatToBf16(float f) {
 
 float Bf16ToFloat(uint16_t b) { return BitsFloat(static_cast<uint32_t>(b) << 16); }
 
+void ConvertElements(const void* src, Dtype from, void* dst, Dtype to, int64_t n) {
+  if (from == HONE_F32 && to == HONE_F64) {
+    const float* s = static_cast<const float*>(src);
+    double* d = static_cast<double*>(dst);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) d[i] = s[i];
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i)
+    StoreFromDouble(dst, to, static_cast<size_t>(i), LoadAsDouble(src, from, static_cast<size_t>(i)));
+}
+
 double LoadAsDouble(const void* data, Dtype t, size_t i) {
   switch (t) {
     case HONE_F32: return static_cast<const float*>(data)[i];

@@ -26,6 +26,9 @@ double LoadAsDouble(const void* data, Dtype t, size_t i);
 // Writes v (rounded to nearest, saturating for integers) into element i.
 void StoreFromDouble(void* data, Dtype t, size_t i, double v);
 
+// Converts n elements between dtypes, on all cores (f32 <-> f64 directly).
+void ConvertElements(const void* src, Dtype from, void* dst, Dtype to, int64_t n);
+
 // Half-precision conversions (round to nearest even).
 uint16_t FloatToHalf(float f);
 float HalfToFloat(uint16_t h);

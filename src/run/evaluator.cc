@@ -392,9 +392,10 @@ Tensors Run::GenerateInputs(const CaseShapes& cs, uint64_t seed, int dist, Statu
     const TensorDecl& d = task_.inputs[i];
     HostTensor t{d.dtype, cs.inputs[i], {}};
     t.bytes.resize(static_cast<size_t>(t.numel()) * DtypeSize(d.dtype));
-    Rng rng(seed, i * 64 + static_cast<uint64_t>(dist));
+
     const Distribution& dd = d.values[static_cast<size_t>(dist) % d.values.size()];
-    Status s = dd.Fill(t.bytes.data(), d.dtype, t.shape, cs.c->symbols, rng);
+    Status s = dd.Fill(t.bytes.data(), d.dtype, t.shape, cs.c->symbols, seed,
+                       i * 64 + static_cast<uint64_t>(dist));
     if (!s.ok()) *st = s.With(task_.dir.string() + ": inputs[" + std::to_string(i) + "]: ");
     out.push_back(std::move(t));
   }
@@ -409,9 +410,7 @@ void Run::LoadInputs(Arena& arena, const SetLayout& set, const Tensors& inputs) 
       continue;
     }
     std::vector<char> converted(p.bytes);
-    for (int64_t k = 0; k < p.numel; ++k)
-      StoreFromDouble(converted.data(), p.dtype, static_cast<size_t>(k),
-                      LoadAsDouble(inputs[i].bytes.data(), inputs[i].dtype, static_cast<size_t>(k)));
+    ConvertElements(inputs[i].bytes.data(), inputs[i].dtype, converted.data(), p.dtype, p.numel);
     arena.Write(p.offset, converted.data(), p.bytes);
   }
 }
@@ -464,7 +463,7 @@ Result<std::vector<std::vector<double>>> Run::RunReference64(const Tensors& inpu
   v_.kernel_seconds += o.reported_seconds;
   for (const HostTensor& t : ReadOutputs(*ref_arena_, ref_f64_)) {
     std::vector<double> d(static_cast<size_t>(t.numel()));
-    for (size_t k = 0; k < d.size(); ++k) d[k] = LoadAsDouble(t.bytes.data(), t.dtype, k);
+    ConvertElements(t.bytes.data(), t.dtype, d.data(), HONE_F64, t.numel());
     out.push_back(std::move(d));
   }
   return out;

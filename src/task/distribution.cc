@@ -85,62 +85,87 @@ std::set<std::string> Distribution::SymbolsUsed() const {
   return out;
 }
 
-Status Distribution::FillDoubles(std::vector<double>& v, const std::vector<int64_t>& shape,
-                                 const Symbols& symbols, Rng& rng) const {
-  if (inner_) {
-    HONE_RETURN_IF_ERROR(inner_->FillDoubles(v, shape, symbols, rng));
-    if (kind_ == Kind::kAbs) {
-      for (double& x : v) x = std::fabs(x);
-      return Status::Ok();
-    }
-    if (shape.size() < 2) return Status::Invalid(text_ + ": needs a tensor of at least 2 axes");
-    int64_t rows = shape[shape.size() - 2], cols = shape.back();
-    for (size_t i = 0; i < v.size(); ++i) {
-      int64_t c = static_cast<int64_t>(i) % cols;
-      int64_t r = (static_cast<int64_t>(i) / cols) % rows;
-      bool keep = kind_ == Kind::kTril ? c <= r : c >= r;
-      if (!keep) v[i] = 0;
-    }
-    return Status::Ok();
-  }
-  std::vector<double> a;
+Status Distribution::Evaluate(const Symbols& symbols,
+                              std::vector<std::vector<double>>& args) const {
+  std::vector<double> mine;
   for (const auto& e : args_) {
     auto x = e.Eval(symbols);
     if (!x.ok()) return x.status().With(text_ + ": ");
-    a.push_back(*x);
+    mine.push_back(*x);
+  }
+  if (kind_ == Kind::kRandint && mine[1] <= mine[0]) return Status::Invalid(text_ + ": empty range");
+  args.push_back(std::move(mine));
+  return inner_ ? inner_->Evaluate(symbols, args) : Status::Ok();
+}
+
+void Distribution::Generate(double* v, int64_t begin, int64_t count,
+                            const std::vector<int64_t>& shape,
+                            const std::vector<std::vector<double>>& args, size_t depth,
+                            Rng& rng) const {
+  const std::vector<double>& a = args[depth];
+  if (inner_) {
+    inner_->Generate(v, begin, count, shape, args, depth + 1, rng);
+    if (kind_ == Kind::kAbs) {
+      for (int64_t i = 0; i < count; ++i) v[i] = std::fabs(v[i]);
+      return;
+    }
+    int64_t rows = shape[shape.size() - 2], cols = shape.back();
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t flat = begin + i;
+      int64_t c = flat % cols;
+      int64_t r = (flat / cols) % rows;
+      bool keep = kind_ == Kind::kTril ? c <= r : c >= r;
+      if (!keep) v[i] = 0;
+    }
+    return;
   }
   switch (kind_) {
     case Kind::kUniform:
-      for (double& x : v) x = a[0] + (a[1] - a[0]) * rng.Uniform();
+      for (int64_t i = 0; i < count; ++i) v[i] = a[0] + (a[1] - a[0]) * rng.Uniform();
       break;
     case Kind::kNormal:
-      for (double& x : v) x = a[0] + a[1] * rng.Normal();
+      for (int64_t i = 0; i < count; ++i) v[i] = a[0] + a[1] * rng.Normal();
       break;
     case Kind::kRandint: {
-      if (a[1] <= a[0]) return Status::Invalid(text_ + ": empty range");
-      double span = std::floor(a[1]) - std::ceil(a[0]);
-      for (double& x : v) x = std::ceil(a[0]) + std::floor(rng.Uniform() * span);
+      double lo = std::ceil(a[0]), span = std::floor(a[1]) - lo;
+      for (int64_t i = 0; i < count; ++i) v[i] = lo + std::floor(rng.Uniform() * span);
       break;
     }
     case Kind::kBernoulli:
-      for (double& x : v) x = rng.Uniform() < a[0] ? 1.0 : 0.0;
+      for (int64_t i = 0; i < count; ++i) v[i] = rng.Uniform() < a[0] ? 1.0 : 0.0;
       break;
     case Kind::kConstant:
-      for (double& x : v) x = a[0];
+      for (int64_t i = 0; i < count; ++i) v[i] = a[0];
       break;
     default:
-      return Status::Internal("bad distribution kind");
+      break;
   }
-  return Status::Ok();
 }
 
 Status Distribution::Fill(void* data, Dtype t, const std::vector<int64_t>& shape,
-                          const Symbols& symbols, Rng& rng) const {
+                          const Symbols& symbols, uint64_t seed, uint64_t stream) const {
+  if ((kind_ == Kind::kTril || kind_ == Kind::kTriu) && shape.size() < 2)
+    return Status::Invalid(text_ + ": needs a tensor of at least 2 axes");
+  std::vector<std::vector<double>> args;
+  HONE_RETURN_IF_ERROR(Evaluate(symbols, args));
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
-  std::vector<double> v(static_cast<size_t>(n));
-  HONE_RETURN_IF_ERROR(FillDoubles(v, shape, symbols, rng));
-  for (size_t i = 0; i < v.size(); ++i) StoreFromDouble(data, t, i, v[i]);
+  constexpr int64_t kChunk = 1 << 16;
+  int64_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(dynamic, 4)
+  for (int64_t c = 0; c < chunks; ++c) {
+    int64_t begin = c * kChunk, count = std::min(kChunk, n - begin);
+    std::vector<double> v(static_cast<size_t>(count));
+    Rng rng(seed, (stream << 32) ^ static_cast<uint64_t>(c));
+    Generate(v.data(), begin, count, shape, args, 0, rng);
+    if (t == HONE_F32) {
+      float* out = static_cast<float*>(data) + begin;
+      for (int64_t i = 0; i < count; ++i) out[i] = static_cast<float>(v[i]);
+    } else {
+      for (int64_t i = 0; i < count; ++i)
+        StoreFromDouble(data, t, static_cast<size_t>(begin + i), v[i]);
+    }
+  }
   return Status::Ok();
 }
 

@@ -1,38 +1,52 @@
 #include "verify/compare.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 
 namespace hone {
 
-Mismatch CompareElements(const void* actual, const void* expected, Dtype t, int64_t n,
-                         const Tolerance& tol) {
+namespace {
+
+// Reads element i of a buffer; a direct load for the common float types.
+template <typename T>
+struct Reader {
+  const T* p;
+  double operator()(int64_t i) const { return static_cast<double>(p[i]); }
+};
+struct AnyReader {
+  const void* p;
+  Dtype t;
+  double operator()(int64_t i) const { return LoadAsDouble(p, t, static_cast<size_t>(i)); }
+};
+
+template <typename R>
+Mismatch CompareRange(R actual, R expected, Dtype t, int64_t begin, int64_t end,
+                      const Tolerance& tol, const uint8_t* raw_actual) {
   Mismatch m;
-  m.checked = n;
+  m.checked = end - begin;
   double worst_excess = -1;
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = begin; i < end; ++i) {
     // A bool must be exactly 0 or 1: any other byte (an unwritten, poisoned
     // element) would otherwise read as true.
-    if (t == HONE_BOOL && static_cast<const uint8_t*>(actual)[i] > 1) {
+    if (t == HONE_BOOL && raw_actual[i] > 1) {
       if (m.num_bad == 0) {
         m.first_bad = i;
-        m.expected_at_first = LoadAsDouble(expected, t, static_cast<size_t>(i));
-        m.actual_at_first = static_cast<const uint8_t*>(actual)[i];
+        m.expected_at_first = expected(i);
+        m.actual_at_first = raw_actual[i];
       }
       ++m.num_bad;
       continue;
     }
-    double a = LoadAsDouble(actual, t, static_cast<size_t>(i));
-    double e = LoadAsDouble(expected, t, static_cast<size_t>(i));
+    double a = actual(i), e = expected(i);
     bool bad;
-    double err = 0;
     if (!std::isfinite(e)) {
       bad = !(std::isnan(e) ? std::isnan(a) : a == e);
     } else if (!std::isfinite(a)) {
       bad = true;
       ++m.nan_or_inf;
     } else {
-      err = std::fabs(a - e);
+      double err = std::fabs(a - e);
       double bound = tol.atol + tol.rtol * std::fabs(e);
       bad = err > bound;
       m.max_abs_err = std::max(m.max_abs_err, err);
@@ -40,6 +54,7 @@ Mismatch CompareElements(const void* actual, const void* expected, Dtype t, int6
       if (bad && err - bound > worst_excess) {
         worst_excess = err - bound;
         m.worst = i;
+        m.worst_excess = worst_excess;
       }
     }
     if (bad) {
@@ -51,17 +66,68 @@ Mismatch CompareElements(const void* actual, const void* expected, Dtype t, int6
       ++m.num_bad;
     }
   }
+  return m;
+}
+
+// Chunks merged in index order, so "first" stays the lowest index.
+void Merge(Mismatch& into, const Mismatch& m) {
+  if (into.num_bad == 0 && m.num_bad > 0) {
+    into.first_bad = m.first_bad;
+    into.expected_at_first = m.expected_at_first;
+    into.actual_at_first = m.actual_at_first;
+  }
+  if (m.worst >= 0 && (into.worst < 0 || m.worst_excess > into.worst_excess)) {
+    into.worst = m.worst;
+    into.worst_excess = m.worst_excess;
+  }
+  into.checked += m.checked;
+  into.num_bad += m.num_bad;
+  into.nan_or_inf += m.nan_or_inf;
+  into.max_abs_err = std::max(into.max_abs_err, m.max_abs_err);
+  into.max_rel_err = std::max(into.max_rel_err, m.max_rel_err);
+}
+
+constexpr int64_t kChunk = 1 << 16;
+
+template <typename R>
+Mismatch CompareAll(R actual, R expected, Dtype t, int64_t n, const Tolerance& tol,
+                    const uint8_t* raw) {
+  int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<Mismatch> parts(static_cast<size_t>(chunks));
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < chunks; ++c)
+    parts[static_cast<size_t>(c)] =
+        CompareRange(actual, expected, t, c * kChunk, std::min(n, (c + 1) * kChunk), tol, raw);
+  Mismatch m;
+  for (const auto& p : parts) Merge(m, p);
   m.ok = m.num_bad == 0;
   if (m.worst < 0) m.worst = m.first_bad;
   return m;
 }
 
+}  // namespace
+
+Mismatch CompareElements(const void* actual, const void* expected, Dtype t, int64_t n,
+                         const Tolerance& tol) {
+  auto raw = static_cast<const uint8_t*>(actual);
+  if (t == HONE_F32)
+    return CompareAll(Reader<float>{static_cast<const float*>(actual)},
+                      Reader<float>{static_cast<const float*>(expected)}, t, n, tol, raw);
+  if (t == HONE_F64)
+    return CompareAll(Reader<double>{static_cast<const double*>(actual)},
+                      Reader<double>{static_cast<const double*>(expected)}, t, n, tol, raw);
+  return CompareAll(AnyReader{actual, t}, AnyReader{expected, t}, t, n, tol, raw);
+}
+
 double RelativeL2Error(const void* a, Dtype t, const double* ref, int64_t n) {
   double num = 0, den = 0;
+#pragma omp parallel for reduction(+ : num, den) schedule(static)
   for (int64_t i = 0; i < n; ++i) {
     double r = ref[i];
     if (!std::isfinite(r)) continue;
-    double d = LoadAsDouble(a, t, static_cast<size_t>(i)) - r;
+    double v = t == HONE_F32 ? static_cast<const float*>(a)[i]
+                             : LoadAsDouble(a, t, static_cast<size_t>(i));
+    double d = v - r;
     num += d * d;
     den += r * r;
   }

@@ -22,6 +22,7 @@ struct Mismatch {
   double expected_at_first = 0, actual_at_first = 0;
   double max_abs_err = 0, max_rel_err = 0;
   int64_t worst = -1;           // flat index of the largest error over the tolerance bound
+  double worst_excess = 0;      // by how much it exceeds the bound
 };
 
 // |actual - expected| <= atol + rtol * |expected|, element-wise; non-finite

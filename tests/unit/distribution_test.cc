@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
 #include <cmath>
 
 namespace hone {
@@ -13,8 +15,7 @@ std::vector<double> Draw(const char* text, std::vector<int64_t> shape, Symbols s
   int64_t n = 1;
   for (auto s : shape) n *= s;
   std::vector<double> out(static_cast<size_t>(n));
-  Rng rng(7, 1);
-  EXPECT_TRUE(d->Fill(out.data(), HONE_F64, shape, syms, rng).ok());
+  EXPECT_TRUE(d->Fill(out.data(), HONE_F64, shape, syms, 7, 1).ok());
   return out;
 }
 
@@ -56,6 +57,19 @@ TEST(DistributionTest, StructureIsKept) {
 
 TEST(DistributionTest, DeterministicInSeed) {
   EXPECT_EQ(Draw("normal(0, 1)", {64}), Draw("normal(0, 1)", {64}));
+}
+
+TEST(DistributionTest, SameValuesWhateverTheThreadCount) {
+  auto d = Distribution::Parse("normal(0, 1)");
+  ASSERT_TRUE(d.ok());
+  std::vector<float> a(300000), b(300000);
+  omp_set_num_threads(1);
+  ASSERT_TRUE(d->Fill(a.data(), HONE_F32, {300000}, {}, 3, 2).ok());
+  omp_set_num_threads(4);
+  ASSERT_TRUE(d->Fill(b.data(), HONE_F32, {300000}, {}, 3, 2).ok());
+  EXPECT_EQ(a, b);
+  ASSERT_TRUE(d->Fill(b.data(), HONE_F32, {300000}, {}, 4, 2).ok());
+  EXPECT_NE(a, b);  // another seed, other values
 }
 
 TEST(DistributionTest, BadTextIsAnError) {
