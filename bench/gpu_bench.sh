@@ -13,19 +13,20 @@ echo "-- nvcc builds ($arch)"
 echo "-- CPU-side harness overhead on this machine"
 "$bin/harness_bench" --iterations 10 | tee "$out/harness.txt"
 echo "-- repeatability: 10 separate evaluations each"
-for task in tasks/examples/gelu bench/tasks/scale tasks/examples/matmul; do
+mkdir -p "$out/rep"
+for task in bench/tasks/scale tasks/examples/gelu tasks/examples/matmul; do
   name=$(basename "$task")
   for i in $(seq 1 10); do
-    "$bin/hone" eval "$task" "$task/solutions/fast.cu" --json > "$out/rep-$name-$i.json" 2>/dev/null
+    "$bin/hone" eval "$task" "$task/solutions/fast.cu" --json > "$out/rep/$name-$i.json" 2>/dev/null
   done
 done
-python3 - "$out" <<'PY'
+python3 - "$out/rep" <<'PY' | tee "$out/repeatability.txt"
 import json, statistics, sys, glob, os
 out = sys.argv[1]
 print(f"{'task':<10} {'median us':>10} {'CV of medians':>14} {'ref us':>10} {'speedup':>8} {'SOL%':>6} {'rse%':>6} {'clock MHz':>10} {'throttle':>12}")
-for name in ["gelu", "scale", "matmul"]:
+for name in ["scale", "gelu", "matmul"]:
     meds, refs, sp, sol, rse, clk, thr = [], [], [], [], [], [], set()
-    for f in sorted(glob.glob(os.path.join(out, f"rep-{name}-*.json"))):
+    for f in sorted(glob.glob(os.path.join(out, f"{name}-*.json"))):
         try:
             d = json.load(open(f))
         except Exception:
@@ -36,7 +37,7 @@ for name in ["gelu", "scale", "matmul"]:
         t = d["timing"]
         meds.append(t["candidate"]["median_us"]); refs.append(t["reference"]["median_us"])
         sp.append(t["speedup"]); sol.append(t["sol_percent"]); rse.append(100 * t["candidate"]["rse"])
-        ds = d.get("device_state") or {}
+        ds = t.get("device_state") or {}
         if ds: clk.append(ds.get("sm_mhz_max", 0)); thr.add(ds.get("throttle", ""))
     if len(meds) < 2:
         print(f"{name:<10} not enough passing evaluations"); continue

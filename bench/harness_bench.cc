@@ -118,7 +118,10 @@ int main(int argc, char** argv) {
   auto builder = std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions())).value();
   EvaluatorEnv env;
   env.builder = builder.get();
-  env.sandbox_executable = ExecutableDir().parent_path() / "hone-sandbox";
+  // Beside hone in a build tree (bench/ is one level down), or $HONE_SANDBOX.
+  auto sandbox = FindSandboxExecutable();
+  env.sandbox_executable =
+      sandbox.ok() ? *sandbox : ExecutableDir().parent_path() / "hone-sandbox";
   env.scratch_root = cache / "scratch";
   env.machine = std::move(LoadOrMeasureMachine(cache)).value();
   Evaluator evaluator(env);

@@ -60,7 +60,11 @@ nlohmann::json VerdictToJson(const Verdict& v) {
       {"task", v.task},
       {"candidate", v.candidate},
       {"backend", v.backend},
-      {"build", {{"cached", v.build_cached}, {"seconds", v.build_seconds}, {"log", v.build_log}}},
+      {"build",
+       {{"cached", v.build_cached},
+        {"seconds", v.build_seconds},
+        {"log", v.build_log},
+        {"resources", v.build_resources}}},
       {"checks", checks},
       {"checks_failed", v.checks_failed()},
       {"notes", v.notes},
@@ -82,7 +86,19 @@ nlohmann::json VerdictToJson(const Verdict& v) {
                    {"speedup", v.speedup},
                    {"sol_us", v.sol_seconds * 1e6},
                    {"sol_percent", v.sol_percent}};
+    if (v.backend == "cuda") j["timing"]["event_overhead_us"] = v.event_overhead_seconds * 1e6;
+    if (v.device_state) {
+      const DeviceStateSummary& d = *v.device_state;
+      j["timing"]["device_state"] = {{"samples", d.samples},
+                                     {"sm_mhz_min", d.sm_mhz_min},
+                                     {"sm_mhz_max", d.sm_mhz_max},
+                                     {"mem_mhz", d.mem_mhz},
+                                     {"temp_c_max", d.temp_c_max},
+                                     {"power_w_max", d.power_w_max},
+                                     {"throttle", ThrottleReasonNames(d.throttle_reasons)}};
+    }
   }
+  if (!v.kernels_launched.empty()) j["kernels_launched"] = v.kernels_launched;
   return j;
 }
 

@@ -35,6 +35,13 @@ std::string FormatVerdict(const Verdict& v, bool color) {
                          v.sol_percent);
     out += "\n";
   }
+  if (v.device_state) {
+    const DeviceStateSummary& d = *v.device_state;
+    out += fmt::format("  GPU: SM {}-{} MHz, memory {} MHz, up to {} C and {:.0f} W, throttle: {}\n",
+                       d.sm_mhz_min, d.sm_mhz_max, d.mem_mhz, d.temp_c_max, d.power_w_max,
+                       ThrottleReasonNames(d.throttle_reasons));
+  }
+  if (!v.build_resources.empty()) out += "  kernels (ptxas): " + v.build_resources;
   if (v.precision_bound > 0)
     out += fmt::format("  precision: rel. L2 error {:.2e} vs float64 (bound {:.2e})\n",
                        v.precision_error, v.precision_bound);
