@@ -124,11 +124,11 @@ void ConvertElements(const void* src, Dtype from, void* dst, Dtype to, int64_t n
   if (from == HONE_F32 && to == HONE_F64) {
     const float* s = static_cast<const float*>(src);
     double* d = static_cast<double*>(dst);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > (1 << 16))
     for (int64_t i = 0; i < n; ++i) d[i] = s[i];
     return;
   }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > (1 << 16))
   for (int64_t i = 0; i < n; ++i)
     StoreFromDouble(dst, to, static_cast<size_t>(i), LoadAsDouble(src, from, static_cast<size_t>(i)));
 }

@@ -152,7 +152,7 @@ Status Distribution::Fill(void* data, Dtype t, const std::vector<int64_t>& shape
   for (int64_t s : shape) n *= s;
   constexpr int64_t kChunk = 1 << 16;
   int64_t chunks = (n + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 4) if (chunks > 1)
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t begin = c * kChunk, count = std::min(kChunk, n - begin);
     std::vector<double> v(static_cast<size_t>(count));

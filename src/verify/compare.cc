@@ -94,7 +94,7 @@ Mismatch CompareAll(R actual, R expected, Dtype t, int64_t n, const Tolerance& t
                     const uint8_t* raw) {
   int64_t chunks = (n + kChunk - 1) / kChunk;
   std::vector<Mismatch> parts(static_cast<size_t>(chunks));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (chunks > 1)
   for (int64_t c = 0; c < chunks; ++c)
     parts[static_cast<size_t>(c)] =
         CompareRange(actual, expected, t, c * kChunk, std::min(n, (c + 1) * kChunk), tol, raw);
@@ -121,7 +121,7 @@ Mismatch CompareElements(const void* actual, const void* expected, Dtype t, int6
 
 double RelativeL2Error(const void* a, Dtype t, const double* ref, int64_t n) {
   double num = 0, den = 0;
-#pragma omp parallel for reduction(+ : num, den) schedule(static)
+#pragma omp parallel for reduction(+ : num, den) schedule(static) if (n > (1 << 16))
   for (int64_t i = 0; i < n; ++i) {
     double r = ref[i];
     if (!std::isfinite(r)) continue;
