@@ -25,7 +25,9 @@ namespace {
 using namespace hone;
 using Clock = std::chrono::steady_clock;
 
-double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 struct Row {
   std::string what;
@@ -39,8 +41,11 @@ void PrintRows(const std::vector<Row>& rows, bool json) {
   if (!json) std::printf("%-58s %12s %12s %12s %6s\n", "measure", "median", "min", "max", "n");
   for (const auto& r : rows) {
     if (json) {
-      out.push_back({{"what", r.what}, {"median_ms", r.s.median * 1e3}, {"min_ms", r.s.min * 1e3},
-                     {"max_ms", r.s.max * 1e3}, {"n", r.s.count}});
+      out.push_back({{"what", r.what},
+                     {"median_ms", r.s.median * 1e3},
+                     {"min_ms", r.s.min * 1e3},
+                     {"max_ms", r.s.max * 1e3},
+                     {"n", r.s.count}});
     } else {
       std::printf("%-58s %9.3f ms %9.3f ms %9.3f ms %6d\n", r.what.c_str(), r.s.median * 1e3,
                   r.s.min * 1e3, r.s.max * 1e3, r.s.count);
@@ -50,8 +55,9 @@ void PrintRows(const std::vector<Row>& rows, bool json) {
 }
 
 // Builds `text` under `variants` distinct names (a comment defeats the cache).
-std::vector<std::filesystem::path> Variants(const std::filesystem::path& dir, const std::string& text,
-                                            const std::string& ext, int first, int count) {
+std::vector<std::filesystem::path> Variants(const std::filesystem::path& dir,
+                                            const std::string& text, const std::string& ext,
+                                            int first, int count) {
   std::vector<std::filesystem::path> out;
   for (int i = first; i < first + count; ++i) {
     std::filesystem::path p = dir / ("variant" + std::to_string(i) + ext);
@@ -66,8 +72,9 @@ std::vector<std::filesystem::path> Variants(const std::filesystem::path& dir, co
 int CudaBuilds(const std::string& arch, int iterations, bool json) {
   std::filesystem::path src = HONE_BENCH_SOURCE_DIR;
   std::filesystem::path cache = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-nvcc");
-  auto builder = std::move(CompilerBuilder::Create(CompileCache(cache / "builds"),
-                                                   CudaCompilerOptions(arch))).value();
+  auto builder =
+      std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CudaCompilerOptions(arch)))
+          .value();
   std::string text = *ReadFile(src / "tasks/examples/softmax/solutions/fast.cu");
   std::vector<Row> rows;
   std::vector<double> cold;
@@ -108,20 +115,24 @@ int main(int argc, char** argv) {
   bool json = false;
   std::string cuda_arch;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--json")) json = true;
-    else if (!std::strcmp(argv[i], "--cuda") && i + 1 < argc) cuda_arch = argv[++i];
+    if (!std::strcmp(argv[i], "--iterations") && i + 1 < argc)
+      iterations = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--json"))
+      json = true;
+    else if (!std::strcmp(argv[i], "--cuda") && i + 1 < argc)
+      cuda_arch = argv[++i];
   }
   if (!cuda_arch.empty()) return CudaBuilds(cuda_arch, iterations, json);
   std::filesystem::path src = HONE_BENCH_SOURCE_DIR;
   std::filesystem::path cache = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-bench");
-  auto builder = std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions())).value();
+  auto builder =
+      std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions()))
+          .value();
   EvaluatorEnv env;
   env.builder = builder.get();
   // Beside hone in a build tree (bench/ is one level down), or $HONE_SANDBOX.
   auto sandbox = FindSandboxExecutable();
-  env.sandbox_executable =
-      sandbox.ok() ? *sandbox : ExecutableDir().parent_path() / "hone-sandbox";
+  env.sandbox_executable = sandbox.ok() ? *sandbox : ExecutableDir().parent_path() / "hone-sandbox";
   env.scratch_root = cache / "scratch";
   env.machine = std::move(LoadOrMeasureMachine(cache)).value();
   Evaluator evaluator(env);
@@ -157,7 +168,8 @@ int main(int argc, char** argv) {
     for (int i = 0; i < iterations + 1; ++i) {
       auto v = evaluator.Evaluate(task, candidate, o);
       if (!v.ok() || v->status != VerdictStatus::kPassed) {
-        std::fprintf(stderr, "evaluation failed: %s\n", v.ok() ? v->reason.c_str() : v.status().message().c_str());
+        std::fprintf(stderr, "evaluation failed: %s\n",
+                     v.ok() ? v->reason.c_str() : v.status().message().c_str());
         std::exit(1);
       }
       if (i == 0) continue;  // first one warms the build cache

@@ -20,9 +20,9 @@ struct BuildResult {
   std::string log;                // trimmed for a person or an LLM
   std::string full_log;
   std::string command;
-  std::string key;                // content hash naming the artifact
-  double seconds = 0;             // this call's time (near zero when cached)
-  double compile_seconds = 0;     // the compiler's own time, when it ran
+  std::string key;             // content hash naming the artifact
+  double seconds = 0;          // this call's time (near zero when cached)
+  double compile_seconds = 0;  // the compiler's own time, when it ran
   bool cached = false;
   // CUDA: the entry functions compiled (mangled) and what ptxas reported.
   std::vector<std::string> kernels;

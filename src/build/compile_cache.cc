@@ -38,8 +38,10 @@ std::optional<BuildResult> CompileCache::Lookup(const std::string& key) const {
 }
 
 Status CompileCache::Store(const BuildResult& r) const {
-  nlohmann::json j = {{"ok", r.ok},           {"log", r.log},
-                      {"full_log", r.full_log}, {"command", r.command},
+  nlohmann::json j = {{"ok", r.ok},
+                      {"log", r.log},
+                      {"full_log", r.full_log},
+                      {"command", r.command},
                       {"compile_seconds", r.compile_seconds},
                       {"kernels", r.kernels},
                       {"resources", r.resources}};

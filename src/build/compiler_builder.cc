@@ -52,9 +52,10 @@ CompilerOptions CudaCompilerOptions(const std::string& arch) {
   o.compiler = "nvcc";
   // Device code at -O3; the host side of a candidate is launch glue, so the
   // host compiler runs at -O1 (a third of a cold build at -O3).
-  o.flags = {"-std=c++17", "-O3", "-gencode", "arch=" + compute + ",code=" + arch, "-shared",
-             "-Xcompiler", "-fPIC,-O1", "--cudart", "shared", "-Xptxas", "-v",
-             "-Xlinker", "-z,defs"};
+  o.flags = {"-std=c++17", "-O3",        "-gencode",  "arch=" + compute + ",code=" + arch,
+             "-shared",    "-Xcompiler", "-fPIC,-O1", "--cudart",
+             "shared",     "-Xptxas",    "-v",        "-Xlinker",
+             "-z,defs"};
   return o;
 }
 
@@ -92,7 +93,8 @@ Result<BuildResult> CompilerBuilder::Build(const std::filesystem::path& source) 
   std::filesystem::path out = work / "candidate.so";
   std::vector<std::string> argv = {options_.compiler};
   argv.insert(argv.end(), options_.flags.begin(), options_.flags.end());
-  argv.insert(argv.end(), {"-I" + options_.include_dir.string(), copy.string(), "-o", out.string()});
+  argv.insert(argv.end(),
+              {"-I" + options_.include_dir.string(), copy.string(), "-o", out.string()});
   CommandOptions copts;
   copts.timeout = options_.timeout;
   auto run = RunCommand(argv, copts);

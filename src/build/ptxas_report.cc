@@ -13,7 +13,7 @@ std::vector<KernelResources> ParsePtxasReport(const std::string& log) {
   static const std::regex kUsed(R"(Used (\d+) registers)");
   static const std::regex kSmem(R"((\d+) bytes smem)");
   std::vector<KernelResources> out;
-  KernelResources* entry = nullptr;    // the kernel whose "Used" line comes next
+  KernelResources* entry = nullptr;      // the kernel whose "Used" line comes next
   KernelResources* described = nullptr;  // the function whose properties follow
   std::istringstream in(log);
   std::string line;

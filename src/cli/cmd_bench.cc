@@ -69,7 +69,8 @@ void PrebuildAll(const std::vector<fs::path>& dirs, const std::vector<std::strin
     for (const auto& sol : Solutions(dir, only, backend)) builds.push_back(pool.Submit(sol));
   }
   for (size_t i = 0; i < builds.size(); ++i) {
-    progress.Show(fmt::format("building {}/{} on {} threads", i + 1, builds.size(), pool.threads()));
+    progress.Show(
+        fmt::format("building {}/{} on {} threads", i + 1, builds.size(), pool.threads()));
     builds[i].wait();
   }
 }
@@ -81,7 +82,8 @@ std::string Cell(const std::optional<TimingResult>& t) {
 int RunBench(const BenchArgs& a) {
   auto options = ToEvalOptions(a.flags);
   if (!options.ok()) return ReportError(options.status());
-  if (!fs::is_directory(a.suite)) return ReportError(Status::Invalid(a.suite + ": not a directory"));
+  if (!fs::is_directory(a.suite))
+    return ReportError(Status::Invalid(a.suite + ": not a directory"));
   auto dirs = TaskDirs(a.suite);
   if (dirs.empty())
     return ReportError(Status::Invalid(a.suite + ": no task folders (with task.toml) found"));
@@ -137,16 +139,17 @@ int RunBench(const BenchArgs& a) {
       nlohmann::json j = VerdictToJson(v);
       j["solution"] = sol.stem().string();
       results.push_back(j);
-      std::string row = fmt::format(
-          "{:<14} {:<10} {:<14} {:>11} {:>11} {:>8} {:>6}", task->name, sol.stem().string(),
-          StatusName(v.status), Cell(v.candidate_time), Cell(v.reference_time),
-          v.speedup > 0 ? fmt::format("{:.2f}x", v.speedup) : "-",
-          v.sol_percent > 0 ? fmt::format("{:.1f}", v.sol_percent) : "-");
+      std::string row = fmt::format("{:<14} {:<10} {:<14} {:>11} {:>11} {:>8} {:>6}", task->name,
+                                    sol.stem().string(), StatusName(v.status),
+                                    Cell(v.candidate_time), Cell(v.reference_time),
+                                    v.speedup > 0 ? fmt::format("{:.2f}x", v.speedup) : "-",
+                                    v.sol_percent > 0 ? fmt::format("{:.1f}", v.sol_percent) : "-");
       if (!a.out.json && !a.out.quiet) {
         progress.Clear();
         std::cout << (rows.size() == 1 ? rows[0] + "\n" : "") << row << "\n" << std::flush;
         if (rows.size() == 1) rows.push_back("");
-        if (v.status != VerdictStatus::kPassed) std::cout << "    " << v.reason.substr(0, 300) << "\n";
+        if (v.status != VerdictStatus::kPassed)
+          std::cout << "    " << v.reason.substr(0, 300) << "\n";
       }
     }
   }

@@ -47,9 +47,14 @@ int RunTaskShow(const TaskArgs& a) {
     cases.push_back(cj);
   }
   if (a.out.json) {
-    nlohmann::json j = {{"name", t.name},       {"category", t.category}, {"description", t.description},
-                        {"reference", t.reference.string()}, {"seeds", t.seeds},
-                        {"distributions", t.num_distributions}, {"hash", t.hash}, {"cases", cases}};
+    nlohmann::json j = {{"name", t.name},
+                        {"category", t.category},
+                        {"description", t.description},
+                        {"reference", t.reference.string()},
+                        {"seeds", t.seeds},
+                        {"distributions", t.num_distributions},
+                        {"hash", t.hash},
+                        {"cases", cases}};
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
@@ -61,7 +66,8 @@ int RunTaskShow(const TaskArgs& a) {
       for (const auto& tj : c[kind]) {
         std::string shape = tj["shape"].dump();
         std::cout << fmt::format("    {}[{}] {:<12} {:<5} {}\n", kind, tj["index"].get<int>(),
-                                 tj["name"].get<std::string>(), tj["dtype"].get<std::string>(), shape);
+                                 tj["name"].get<std::string>(), tj["dtype"].get<std::string>(),
+                                 shape);
       }
   }
   for (const auto& o : t.outputs) {

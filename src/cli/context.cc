@@ -15,7 +15,8 @@ namespace hone::cli {
 Result<std::unique_ptr<EvalContext>> MakeEvalContext(bool with_cuda, int device) {
   auto ctx = std::make_unique<EvalContext>();
   HONE_ASSIGN_OR_RETURN(std::filesystem::path cache, CacheDir());
-  HONE_ASSIGN_OR_RETURN(ctx->builder, CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions()));
+  HONE_ASSIGN_OR_RETURN(
+      ctx->builder, CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions()));
   HONE_ASSIGN_OR_RETURN(ctx->env.sandbox_executable, FindSandboxExecutable());
   HONE_ASSIGN_OR_RETURN(ctx->env.machine, LoadOrMeasureMachine(cache));
   ctx->env.builder = ctx->builder.get();

@@ -20,14 +20,16 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
       ->capture_default_str();
   app->add_option("--threads", f.threads, "OpenMP threads in the sandbox (0: all cores)");
   app->add_option("--memory-limit", f.memory_limit_mb,
-                  "Memory for the candidate's own allocations in MiB (default: an eighth of RAM, at most 2048)");
+                  "Memory for the candidate's own allocations in MiB (default: an eighth of RAM, "
+                  "at most 2048)");
   app->add_option("--call-timeout", f.call_timeout, "Longest one call may take, in seconds")
       ->capture_default_str();
   app->add_option("--timeout", f.timeout, "Longest one whole evaluation may take, in seconds")
       ->capture_default_str();
   app->add_option("--device", f.device, "GPU to evaluate CUDA candidates on")
       ->capture_default_str();
-  app->add_option("--seed", f.seed, "Offsets every generated input (reproduce with the same value)");
+  app->add_option("--seed", f.seed,
+                  "Offsets every generated input (reproduce with the same value)");
   app->add_flag("--no-seccomp", f.no_seccomp, "Debugging only: do not install the seccomp filter");
   app->add_flag("--no-landlock", f.no_landlock, "Debugging only: do not restrict the file system");
   app->add_flag("--no-netns", f.no_netns, "Debugging only: keep the network namespace");

@@ -17,9 +17,9 @@ struct DtypeInfo {
 };
 
 constexpr DtypeInfo kDtypes[] = {
-    {HONE_F32, "f32", 4, true},  {HONE_F64, "f64", 8, true},  {HONE_F16, "f16", 2, true},
-    {HONE_BF16, "bf16", 2, true}, {HONE_I8, "i8", 1, false},   {HONE_U8, "u8", 1, false},
-    {HONE_I16, "i16", 2, false}, {HONE_I32, "i32", 4, false}, {HONE_I64, "i64", 8, false},
+    {HONE_F32, "f32", 4, true},    {HONE_F64, "f64", 8, true},  {HONE_F16, "f16", 2, true},
+    {HONE_BF16, "bf16", 2, true},  {HONE_I8, "i8", 1, false},   {HONE_U8, "u8", 1, false},
+    {HONE_I16, "i16", 2, false},   {HONE_I32, "i32", 4, false}, {HONE_I64, "i64", 8, false},
     {HONE_BOOL, "bool", 1, false},
 };
 
@@ -63,10 +63,10 @@ std::optional<Dtype> ParseDtype(std::string_view s) {
     Dtype type;
   };
   static constexpr Alias kAliases[] = {
-      {"float32", HONE_F32}, {"float", HONE_F32},  {"float64", HONE_F64}, {"double", HONE_F64},
-      {"float16", HONE_F16}, {"half", HONE_F16},   {"bfloat16", HONE_BF16}, {"int8", HONE_I8},
-      {"uint8", HONE_U8},    {"int16", HONE_I16},  {"int32", HONE_I32},   {"int", HONE_I32},
-      {"int64", HONE_I64},   {"long", HONE_I64},   {"bool", HONE_BOOL},
+      {"float32", HONE_F32}, {"float", HONE_F32}, {"float64", HONE_F64},   {"double", HONE_F64},
+      {"float16", HONE_F16}, {"half", HONE_F16},  {"bfloat16", HONE_BF16}, {"int8", HONE_I8},
+      {"uint8", HONE_U8},    {"int16", HONE_I16}, {"int32", HONE_I32},     {"int", HONE_I32},
+      {"int64", HONE_I64},   {"long", HONE_I64},  {"bool", HONE_BOOL},
   };
   for (const auto& d : kDtypes)
     if (d.name == s) return d.type;
@@ -130,21 +130,32 @@ void ConvertElements(const void* src, Dtype from, void* dst, Dtype to, int64_t n
   }
 #pragma omp parallel for schedule(static) if (n > (1 << 16))
   for (int64_t i = 0; i < n; ++i)
-    StoreFromDouble(dst, to, static_cast<size_t>(i), LoadAsDouble(src, from, static_cast<size_t>(i)));
+    StoreFromDouble(dst, to, static_cast<size_t>(i),
+                    LoadAsDouble(src, from, static_cast<size_t>(i)));
 }
 
 double LoadAsDouble(const void* data, Dtype t, size_t i) {
   switch (t) {
-    case HONE_F32: return static_cast<const float*>(data)[i];
-    case HONE_F64: return static_cast<const double*>(data)[i];
-    case HONE_F16: return HalfToFloat(static_cast<const uint16_t*>(data)[i]);
-    case HONE_BF16: return Bf16ToFloat(static_cast<const uint16_t*>(data)[i]);
-    case HONE_I8: return static_cast<const int8_t*>(data)[i];
-    case HONE_U8: return static_cast<const uint8_t*>(data)[i];
-    case HONE_I16: return static_cast<const int16_t*>(data)[i];
-    case HONE_I32: return static_cast<const int32_t*>(data)[i];
-    case HONE_I64: return static_cast<double>(static_cast<const int64_t*>(data)[i]);
-    case HONE_BOOL: return static_cast<const uint8_t*>(data)[i] != 0 ? 1.0 : 0.0;
+    case HONE_F32:
+      return static_cast<const float*>(data)[i];
+    case HONE_F64:
+      return static_cast<const double*>(data)[i];
+    case HONE_F16:
+      return HalfToFloat(static_cast<const uint16_t*>(data)[i]);
+    case HONE_BF16:
+      return Bf16ToFloat(static_cast<const uint16_t*>(data)[i]);
+    case HONE_I8:
+      return static_cast<const int8_t*>(data)[i];
+    case HONE_U8:
+      return static_cast<const uint8_t*>(data)[i];
+    case HONE_I16:
+      return static_cast<const int16_t*>(data)[i];
+    case HONE_I32:
+      return static_cast<const int32_t*>(data)[i];
+    case HONE_I64:
+      return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+    case HONE_BOOL:
+      return static_cast<const uint8_t*>(data)[i] != 0 ? 1.0 : 0.0;
   }
   HONE_CHECK(false, "unknown dtype");
   return 0;
@@ -152,16 +163,36 @@ double LoadAsDouble(const void* data, Dtype t, size_t i) {
 
 void StoreFromDouble(void* data, Dtype t, size_t i, double v) {
   switch (t) {
-    case HONE_F32: static_cast<float*>(data)[i] = static_cast<float>(v); return;
-    case HONE_F64: static_cast<double*>(data)[i] = v; return;
-    case HONE_F16: static_cast<uint16_t*>(data)[i] = FloatToHalf(static_cast<float>(v)); return;
-    case HONE_BF16: static_cast<uint16_t*>(data)[i] = FloatToBf16(static_cast<float>(v)); return;
-    case HONE_I8: static_cast<int8_t*>(data)[i] = SaturateRound<int8_t>(v); return;
-    case HONE_U8: static_cast<uint8_t*>(data)[i] = SaturateRound<uint8_t>(v); return;
-    case HONE_I16: static_cast<int16_t*>(data)[i] = SaturateRound<int16_t>(v); return;
-    case HONE_I32: static_cast<int32_t*>(data)[i] = SaturateRound<int32_t>(v); return;
-    case HONE_I64: static_cast<int64_t*>(data)[i] = SaturateRound<int64_t>(v); return;
-    case HONE_BOOL: static_cast<uint8_t*>(data)[i] = v != 0.0 ? 1 : 0; return;
+    case HONE_F32:
+      static_cast<float*>(data)[i] = static_cast<float>(v);
+      return;
+    case HONE_F64:
+      static_cast<double*>(data)[i] = v;
+      return;
+    case HONE_F16:
+      static_cast<uint16_t*>(data)[i] = FloatToHalf(static_cast<float>(v));
+      return;
+    case HONE_BF16:
+      static_cast<uint16_t*>(data)[i] = FloatToBf16(static_cast<float>(v));
+      return;
+    case HONE_I8:
+      static_cast<int8_t*>(data)[i] = SaturateRound<int8_t>(v);
+      return;
+    case HONE_U8:
+      static_cast<uint8_t*>(data)[i] = SaturateRound<uint8_t>(v);
+      return;
+    case HONE_I16:
+      static_cast<int16_t*>(data)[i] = SaturateRound<int16_t>(v);
+      return;
+    case HONE_I32:
+      static_cast<int32_t*>(data)[i] = SaturateRound<int32_t>(v);
+      return;
+    case HONE_I64:
+      static_cast<int64_t*>(data)[i] = SaturateRound<int64_t>(v);
+      return;
+    case HONE_BOOL:
+      static_cast<uint8_t*>(data)[i] = v != 0.0 ? 1 : 0;
+      return;
   }
   HONE_CHECK(false, "unknown dtype");
 }

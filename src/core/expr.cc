@@ -151,8 +151,8 @@ class Parser {
       } while (Eat(","));
       if (!Eat(")")) return Error("missing ')' after arguments of " + n->name);
     }
-    static const std::map<std::string, size_t> kArity = {
-        {"min", 2}, {"max", 2}, {"ceil", 1}, {"floor", 1}, {"sqrt", 1}, {"ceildiv", 2}};
+    static const std::map<std::string, size_t> kArity = {{"min", 2},   {"max", 2},  {"ceil", 1},
+                                                         {"floor", 1}, {"sqrt", 1}, {"ceildiv", 2}};
     auto it = kArity.find(n->name);
     if (it == kArity.end()) return Error("unknown function '" + n->name + "'");
     if (it->second != n->args.size())
@@ -166,7 +166,8 @@ class Parser {
 
 Result<double> EvalNode(const Expr::Node& n, const Symbols& syms) {
   switch (n.kind) {
-    case Expr::Node::kNumber: return n.number;
+    case Expr::Node::kNumber:
+      return n.number;
     case Expr::Node::kSymbol: {
       auto it = syms.find(n.name);
       if (it == syms.end()) return Status::Invalid("unknown symbol '" + n.name + "'");
@@ -177,7 +178,8 @@ Result<double> EvalNode(const Expr::Node& n, const Symbols& syms) {
       if (!v.ok()) return v;
       return -*v;
     }
-    default: break;
+    default:
+      break;
   }
   std::vector<double> a;
   for (const auto& arg : n.args) {
@@ -197,16 +199,20 @@ Result<double> EvalNode(const Expr::Node& n, const Symbols& syms) {
     }
   }
   switch (n.op) {
-    case '+': return a[0] + a[1];
-    case '-': return a[0] - a[1];
-    case '*': return a[0] * a[1];
+    case '+':
+      return a[0] + a[1];
+    case '-':
+      return a[0] - a[1];
+    case '*':
+      return a[0] * a[1];
     case '/':
       if (a[1] == 0) return Status::Invalid("division by zero");
       return a[0] / a[1];
     case '%':
       if (a[1] == 0) return Status::Invalid("modulo by zero");
       return std::fmod(a[0], a[1]);
-    case '^': return std::pow(a[0], a[1]);
+    case '^':
+      return std::pow(a[0], a[1]);
   }
   return Status::Internal("bad expression node");
 }

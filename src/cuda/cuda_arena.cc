@@ -69,8 +69,8 @@ void CudaArena::Read(size_t offset, void* dst, size_t bytes) {
 }
 
 std::vector<std::string> CudaArena::SandboxArgs() const {
-  return {"--cuda-pci", pci_bus_id_, "--arena-ipc", handle_hex_, "--arena-bytes",
-          std::to_string(size_)};
+  return {"--cuda-pci", pci_bus_id_,     "--arena-ipc",
+          handle_hex_,  "--arena-bytes", std::to_string(size_)};
 }
 
 Status CudaArena::Sync() {

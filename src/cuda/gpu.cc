@@ -69,9 +69,11 @@ const Nvml& LoadNvml() {
     if (!lib) return n;
     auto sym = [&](const char* name) { return dlsym(lib, name); };
     n.init = reinterpret_cast<int (*)()>(sym("nvmlInit_v2"));
-    n.by_pci = reinterpret_cast<int (*)(const char*, NvmlDevice*)>(sym("nvmlDeviceGetHandleByPciBusId_v2"));
+    n.by_pci = reinterpret_cast<int (*)(const char*, NvmlDevice*)>(
+        sym("nvmlDeviceGetHandleByPciBusId_v2"));
     n.clock = reinterpret_cast<int (*)(NvmlDevice, int, unsigned*)>(sym("nvmlDeviceGetClockInfo"));
-    n.temperature = reinterpret_cast<int (*)(NvmlDevice, int, unsigned*)>(sym("nvmlDeviceGetTemperature"));
+    n.temperature =
+        reinterpret_cast<int (*)(NvmlDevice, int, unsigned*)>(sym("nvmlDeviceGetTemperature"));
     n.power = reinterpret_cast<int (*)(NvmlDevice, unsigned*)>(sym("nvmlDeviceGetPowerUsage"));
     void* r = sym("nvmlDeviceGetCurrentClocksEventReasons");
     if (!r) r = sym("nvmlDeviceGetCurrentClocksThrottleReasons");

@@ -21,8 +21,8 @@ DeviceStateSummary Summarize(const std::vector<DeviceSample>& samples) {
 
 std::string ThrottleReasonNames(uint64_t bits) {
   static const std::pair<uint64_t, const char*> kNames[] = {
-      {0x2, "app_clocks"},     {0x4, "sw_power_cap"},   {0x8, "hw_slowdown"},
-      {0x10, "sync_boost"},    {0x20, "sw_thermal"},    {0x40, "hw_thermal"},
+      {0x2, "app_clocks"},      {0x4, "sw_power_cap"},     {0x8, "hw_slowdown"},
+      {0x10, "sync_boost"},     {0x20, "sw_thermal"},      {0x40, "hw_thermal"},
       {0x80, "hw_power_brake"}, {0x100, "display_clocks"},
   };
   std::string out;

@@ -53,8 +53,7 @@ constexpr int kProbeVersion = 2;
 // writes, so a plain copy moves 3 bytes for every 2 it is credited with.
 __attribute__((target("avx2"))) void StreamCopy(const float* a, float* b, size_t n) {
   size_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    __builtin_ia32_movntps256(b + i, __builtin_ia32_loadups256(a + i));
+  for (; i + 8 <= n; i += 8) __builtin_ia32_movntps256(b + i, __builtin_ia32_loadups256(a + i));
   for (; i < n; ++i) b[i] = a[i];
 }
 
@@ -177,8 +176,8 @@ Result<MachineInfo> LoadOrMeasureMachine(const std::filesystem::path& cache_dir)
   if (auto text = ReadFile(file); text.ok()) {
     auto j = nlohmann::json::parse(*text, nullptr, false);
     if (!j.is_discarded() && j.value("probe_version", 0) == kProbeVersion &&
-        j.value("cpu_model", "") == id.cpu_model &&
-        j.value("cores", 0) == id.cores && j.value("llc_bytes", size_t{0}) == id.llc_bytes) {
+        j.value("cpu_model", "") == id.cpu_model && j.value("cores", 0) == id.cores &&
+        j.value("llc_bytes", size_t{0}) == id.llc_bytes) {
       id.copy_bandwidth_gbs = j.value("copy_bandwidth_gbs", 0.0);
       id.fp32_gflops = j.value("fp32_gflops", 0.0);
       id.simd = j.value("simd", "");
@@ -187,9 +186,9 @@ Result<MachineInfo> LoadOrMeasureMachine(const std::filesystem::path& cache_dir)
     }
   }
   MachineInfo m = MeasureMachine();
-  nlohmann::json j = {{"cpu_model", m.cpu_model},           {"cores", m.cores},
-                      {"llc_bytes", m.llc_bytes},           {"copy_bandwidth_gbs", m.copy_bandwidth_gbs},
-                      {"fp32_gflops", m.fp32_gflops},       {"simd", m.simd},
+  nlohmann::json j = {{"cpu_model", m.cpu_model},     {"cores", m.cores},
+                      {"llc_bytes", m.llc_bytes},     {"copy_bandwidth_gbs", m.copy_bandwidth_gbs},
+                      {"fp32_gflops", m.fp32_gflops}, {"simd", m.simd},
                       {"measured_at", m.measured_at}, {"probe_version", kProbeVersion}};
   HONE_RETURN_IF_ERROR(WriteFileAtomic(file, j.dump(2)));
   return m;

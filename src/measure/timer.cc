@@ -8,10 +8,14 @@ namespace hone {
 
 std::string TimerStopName(TimerStop s) {
   switch (s) {
-    case TimerStop::kPrecise: return "precise";
-    case TimerStop::kBudget: return "budget";
-    case TimerStop::kMaxReps: return "max_reps";
-    case TimerStop::kFailed: return "failed";
+    case TimerStop::kPrecise:
+      return "precise";
+    case TimerStop::kBudget:
+      return "budget";
+    case TimerStop::kMaxReps:
+      return "max_reps";
+    case TimerStop::kFailed:
+      return "failed";
   }
   return "unknown";
 }

@@ -10,9 +10,9 @@
 
 #include "build/build_pool.h"
 #include "core/rng.h"
-#include "run/sandbox_process.h"
 #include "run/arena.h"
 #include "run/protocol.h"
+#include "run/sandbox_process.h"
 #include "verify/compare.h"
 
 namespace hone {
@@ -372,8 +372,7 @@ Status Run::BindCase(const CaseShapes& cs) {
     CallOutcome o = ref_->Bind(static_cast<uint32_t>(s), Slots(l.inputs), Slots(l.outputs),
                                opt_.max_call_timeout);
     if (!o.ok())
-      return Status::Invalid(reference_.string() +
-                             ": the reference failed to bind: " + o.detail);
+      return Status::Invalid(reference_.string() + ": the reference failed to bind: " + o.detail);
   }
   for (int s = 0; s < opt_.input_sets; ++s) {
     CallOutcome o = cand_->Bind(static_cast<uint32_t>(s), Slots(cand_sets_[s].inputs),
@@ -508,9 +507,10 @@ bool Run::CheckGpuCall(const CallOutcome& o, const std::string& during) {
     return false;
   }
   if (o.side_launches > 0) {
-    Decide(VerdictStatus::kRejected,
-           std::to_string(o.side_launches) + " kernel launch(es) on a stream other than "
-           "args->stream " + during + ": all work must be on the stream hone times");
+    Decide(VerdictStatus::kRejected, std::to_string(o.side_launches) +
+                                         " kernel launch(es) on a stream other than "
+                                         "args->stream " +
+                                         during + ": all work must be on the stream hone times");
     return false;
   }
   // An idle device synchronises in microseconds; work still running after
@@ -541,6 +541,16 @@ bool Run::CheckNoWorkAfterReturn() {
   if (cpu_after_call_ != 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   AccountIdleCpu();
   double ms = static_cast<double>(idle_cpu_nanos_) * 1e-6;
+  // A thread still runnable after the pause is working, whether or not a
+  // loaded machine has given it much CPU yet.
+  if (int runnable = cand_->RunnableThreads(); runnable > 0) {
+    std::string detail = "work continued after hone_forward returned: " + std::to_string(runnable) +
+                         " thread(s) still running while the "
+                         "candidate was idle";
+    v_.checks.push_back({"no_work_after_return", "all calls", false, detail});
+    Decide(VerdictStatus::kRejected, detail);
+    return false;
+  }
   if (ms <= kIdleCpuLimitMs) {
     v_.checks.push_back({"no_work_after_return", "all calls", true,
                          Num(ms) + " ms of CPU time used while the candidate was idle"});

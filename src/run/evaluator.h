@@ -53,7 +53,7 @@ struct EvaluatorEnv {
   Builder* cuda_builder = nullptr;
   std::filesystem::path cuda_sandbox_executable;
   int device = 0;
-  MachineInfo gpu;                          // identity and measured ceilings
+  MachineInfo gpu;                           // identity and measured ceilings
   std::function<DeviceSample()> sample_gpu;  // NVML clocks, temperature, power
 };
 

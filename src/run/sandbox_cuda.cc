@@ -37,7 +37,8 @@ void CUPTIAPI OnDriverApi(void*, CUpti_CallbackDomain, CUpti_CallbackId cbid, co
       break;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
-      const CUlaunchConfig* c = static_cast<const cuLaunchKernelEx_params*>(cb->functionParams)->config;
+      const CUlaunchConfig* c =
+          static_cast<const cuLaunchKernelEx_params*>(cb->functionParams)->config;
       s = c ? c->hStream : nullptr;
       break;
     }
@@ -67,11 +68,14 @@ bool StartTracking(std::string* error) {
     return false;
   }
   const CUpti_CallbackId ids[] = {
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
       CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
       CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-      CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+      CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
   };
   for (CUpti_CallbackId id : ids) cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id);
   return true;
@@ -87,9 +91,8 @@ uint64_t Nanos(std::chrono::steady_clock::duration d) {
 
 }  // namespace
 
-bool CudaSandbox::Init(const std::string& pci_bus_id, const std::string& arena_hex,
-                       size_t l2_bytes, const std::vector<std::string>& own_kernels,
-                       std::string* error) {
+bool CudaSandbox::Init(const std::string& pci_bus_id, const std::string& arena_hex, size_t l2_bytes,
+                       const std::vector<std::string>& own_kernels, std::string* error) {
   static std::set<std::string> names(own_kernels.begin(), own_kernels.end());
   g_own_names = &names;
   int device = 0;

@@ -21,8 +21,8 @@ struct CudaCallResult {
   uint64_t nanos = 0;  // event time of the call
   uint32_t launches = 0, own_launches = 0, side_launches = 0;
   uint64_t device_sync_nanos = 0;
-  std::string error;        // a CUDA error: the context is unusable afterwards
-  std::string kernel_names; // distinct names launched, comma-separated (bounded)
+  std::string error;         // a CUDA error: the context is unusable afterwards
+  std::string kernel_names;  // distinct names launched, comma-separated (bounded)
 };
 
 class CudaSandbox {

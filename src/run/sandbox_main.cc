@@ -72,23 +72,40 @@ bool ParseArgs(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--ctl-in") o.ctl_in = std::atoi(next().c_str());
-    else if (a == "--ctl-out") o.ctl_out = std::atoi(next().c_str());
-    else if (a == "--arena-fd") o.arena_fd = std::atoi(next().c_str());
-    else if (a == "--arena-bytes") o.arena_bytes = std::strtoull(next().c_str(), nullptr, 10);
-    else if (a == "--arena-ipc") o.arena_ipc = next();
-    else if (a == "--cuda-pci") o.cuda_pci = next();
-    else if (a == "--cuda-device") next();  // the PCI id is what identifies the device
-    else if (a == "--kernels") o.kernels = Split(next(), ',');
-    else if (a == "--library-fd") o.library_fd = std::atoi(next().c_str());
-    else if (a == "--library-dir") o.library_dir = next();
-    else if (a == "--scratch") o.scratch = next();
-    else if (a == "--read-dir") o.read_dirs.push_back(next());
-    else if (a == "--llc-bytes") o.llc_bytes = std::strtoull(next().c_str(), nullptr, 10);
-    else if (a == "--no-seccomp") o.seccomp = false;
-    else if (a == "--no-landlock") o.landlock = false;
-    else if (a == "--no-netns") o.netns = false;
-    else return false;
+    if (a == "--ctl-in")
+      o.ctl_in = std::atoi(next().c_str());
+    else if (a == "--ctl-out")
+      o.ctl_out = std::atoi(next().c_str());
+    else if (a == "--arena-fd")
+      o.arena_fd = std::atoi(next().c_str());
+    else if (a == "--arena-bytes")
+      o.arena_bytes = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--arena-ipc")
+      o.arena_ipc = next();
+    else if (a == "--cuda-pci")
+      o.cuda_pci = next();
+    else if (a == "--cuda-device")
+      next();  // the PCI id is what identifies the device
+    else if (a == "--kernels")
+      o.kernels = Split(next(), ',');
+    else if (a == "--library-fd")
+      o.library_fd = std::atoi(next().c_str());
+    else if (a == "--library-dir")
+      o.library_dir = next();
+    else if (a == "--scratch")
+      o.scratch = next();
+    else if (a == "--read-dir")
+      o.read_dirs.push_back(next());
+    else if (a == "--llc-bytes")
+      o.llc_bytes = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--no-seccomp")
+      o.seccomp = false;
+    else if (a == "--no-landlock")
+      o.landlock = false;
+    else if (a == "--no-netns")
+      o.netns = false;
+    else
+      return false;
   }
   return o.ctl_in >= 0 && o.ctl_out >= 0 && o.library_fd >= 0;
 }
@@ -184,10 +201,16 @@ class Server {
       if (!ReadAll(o_.ctl_in, &req, sizeof req)) std::_Exit(0);  // worker went away
       if (req.magic != wire::kMagic) Die("bad request");
       switch (req.op) {
-        case wire::Op::kBind: Bind(req); break;
-        case wire::Op::kCall: Call(req); break;
-        case wire::Op::kExit: std::_Exit(0);
-        default: Die("unknown request");
+        case wire::Op::kBind:
+          Bind(req);
+          break;
+        case wire::Op::kCall:
+          Call(req);
+          break;
+        case wire::Op::kExit:
+          std::_Exit(0);
+        default:
+          Die("unknown request");
       }
     }
   }
@@ -233,17 +256,17 @@ class Server {
     if (workspace_fn_) {
       b.workspace_bytes = workspace_fn_(b.inputs.data(), static_cast<int32_t>(b.inputs.size()));
       if (b.workspace_bytes > (size_t{1} << 48))
-        return SendError(o_.ctl_out,
-                         "hone_workspace_bytes asked for " + std::to_string(b.workspace_bytes) +
-                             " bytes",
-                         b.workspace_bytes);
+        return SendError(
+            o_.ctl_out,
+            "hone_workspace_bytes asked for " + std::to_string(b.workspace_bytes) + " bytes",
+            b.workspace_bytes);
       if (b.workspace_bytes > 0) {
         b.workspace = AllocWorkspace(b.workspace_bytes);
         if (!b.workspace)
-          return SendError(o_.ctl_out,
-                           "cannot allocate the workspace of " +
-                               std::to_string(b.workspace_bytes) + " bytes",
-                           b.workspace_bytes);
+          return SendError(
+              o_.ctl_out,
+              "cannot allocate the workspace of " + std::to_string(b.workspace_bytes) + " bytes",
+              b.workspace_bytes);
         if (!cuda_) b.regions.emplace_back(static_cast<char*>(b.workspace), b.workspace_bytes);
       }
     }
@@ -272,8 +295,8 @@ class Server {
     hone_args args = Args(b);
 #if HONE_SANDBOX_CUDA
     if (cuda_) {
-      auto r = static_cast<sandbox::CudaSandbox*>(cuda_)->Call(
-          forward_, &args, (req.flags & wire::kFlushLlc) != 0);
+      auto r = static_cast<sandbox::CudaSandbox*>(cuda_)->Call(forward_, &args,
+                                                               (req.flags & wire::kFlushLlc) != 0);
       fflush(stdout);
       if (!r.error.empty()) {
         SendError(o_.ctl_out, r.error);
@@ -350,7 +373,8 @@ int main(int argc, char** argv) {
     if (p == MAP_FAILED) Die("cannot map the shared arena");
     arena = static_cast<char*>(p);
   }
-  if (!o.scratch.empty() && chdir(o.scratch.c_str()) != 0) Die("cannot enter the scratch directory");
+  if (!o.scratch.empty() && chdir(o.scratch.c_str()) != 0)
+    Die("cannot enter the scratch directory");
 
   // Start the OpenMP runtime now, before confinement: it reads the CPU
   // topology once, and candidates then find it loaded and initialised.
@@ -384,12 +408,15 @@ int main(int argc, char** argv) {
   auto forward = reinterpret_cast<ForwardFn>(dlsym(lib, "hone_forward"));
   auto workspace = reinterpret_cast<WorkspaceFn>(dlsym(lib, "hone_workspace_bytes"));
   if (!forward) {
-    SendError(o.ctl_out, "the candidate does not export hone_forward (declare it with HONE_EXPORT)");
+    SendError(o.ctl_out,
+              "the candidate does not export hone_forward (declare it with HONE_EXPORT)");
     return wire::kSetupFailedExitCode;
   }
   if (o.seccomp) sandbox::InstallPostLoadFilter(report);
-  if (tracking) report.features |= wire::kFeatureLaunchTracking;
-  else if (o.cuda()) report.missing.push_back("kernel launch tracking (CUPTI)");
+  if (tracking)
+    report.features |= wire::kFeatureLaunchTracking;
+  else if (o.cuda())
+    report.missing.push_back("kernel launch tracking (CUPTI)");
 
   std::string missing;
   for (const auto& m : report.missing) missing += (missing.empty() ? "" : "; ") + m;

@@ -149,8 +149,21 @@ int AddRule(scmp_filter_ctx ctx, uint32_t action, int nr) {
   return seccomp_rule_add(ctx, action, nr, 0);
 }
 
-bool Load(scmp_filter_ctx ctx, const char* what, PolicyReport& report) {
-  int rc = seccomp_load(ctx);
+// A filter that applies to every thread; null (and reported) when
+// libseccomp cannot make one.
+scmp_filter_ctx NewFilter(uint32_t default_action, PolicyReport& report) {
+  scmp_filter_ctx ctx = seccomp_init(default_action);
+  if (!ctx) {
+    Missing(report, "seccomp", ENOMEM);
+    return nullptr;
+  }
+  seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+  return ctx;
+}
+
+// Loads the filter if every rule was added (rc == 0); reports what failed.
+bool Finish(scmp_filter_ctx ctx, int rc, const char* what, PolicyReport& report) {
+  if (rc == 0) rc = seccomp_load(ctx);
   seccomp_release(ctx);
   if (rc != 0) {
     Missing(report, std::string("seccomp ") + what + " filter", -rc);
@@ -200,8 +213,7 @@ bool DropPrivileges(PolicyReport& report) {
   return true;
 }
 
-void FileSystemRules::Open(const std::vector<std::string>& read_dirs,
-                           const std::string& write_dir,
+void FileSystemRules::Open(const std::vector<std::string>& read_dirs, const std::string& write_dir,
                            const std::vector<std::string>& device_files) {
   for (const auto& d : device_files) {
     int fd = open(d.c_str(), O_PATH | O_CLOEXEC);
@@ -290,22 +302,59 @@ void InstallViolationReporter(int report_fd) {
 namespace {
 
 bool InstallCudaBaseFilter(PolicyReport& report) {
-  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-  if (!ctx) {
-    Missing(report, "seccomp", ENOMEM);
-    return false;
-  }
-  seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+  scmp_filter_ctx ctx = NewFilter(SCMP_ACT_ALLOW, report);
+  if (!ctx) return false;
   const int denied[] = {
-      SYS_fork, SYS_vfork, SYS_execve, SYS_execveat, SYS_socket, SYS_socketpair, SYS_connect,
-      SYS_bind, SYS_listen, SYS_accept, SYS_accept4, SYS_ptrace, SYS_process_vm_readv,
-      SYS_process_vm_writev, SYS_tkill, SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot,
-      SYS_setuid, SYS_setgid, SYS_setreuid, SYS_setregid, SYS_setresuid, SYS_setresgid,
-      SYS_setgroups, SYS_unshare, SYS_setns, SYS_bpf, SYS_perf_event_open, SYS_keyctl,
-      SYS_add_key, SYS_request_key, SYS_init_module, SYS_finit_module, SYS_delete_module,
-      SYS_kexec_load, SYS_reboot, SYS_iopl, SYS_ioperm, SYS_mknod, SYS_mknodat, SYS_swapon,
-      SYS_swapoff, SYS_setrlimit, SYS_memfd_create, SYS_userfaultfd, SYS_pidfd_open,
-      SYS_pidfd_send_signal, SYS_process_madvise,
+      SYS_fork,
+      SYS_vfork,
+      SYS_execve,
+      SYS_execveat,
+      SYS_socket,
+      SYS_socketpair,
+      SYS_connect,
+      SYS_bind,
+      SYS_listen,
+      SYS_accept,
+      SYS_accept4,
+      SYS_ptrace,
+      SYS_process_vm_readv,
+      SYS_process_vm_writev,
+      SYS_tkill,
+      SYS_mount,
+      SYS_umount2,
+      SYS_pivot_root,
+      SYS_chroot,
+      SYS_setuid,
+      SYS_setgid,
+      SYS_setreuid,
+      SYS_setregid,
+      SYS_setresuid,
+      SYS_setresgid,
+      SYS_setgroups,
+      SYS_unshare,
+      SYS_setns,
+      SYS_bpf,
+      SYS_perf_event_open,
+      SYS_keyctl,
+      SYS_add_key,
+      SYS_request_key,
+      SYS_init_module,
+      SYS_finit_module,
+      SYS_delete_module,
+      SYS_kexec_load,
+      SYS_reboot,
+      SYS_iopl,
+      SYS_ioperm,
+      SYS_mknod,
+      SYS_mknodat,
+      SYS_swapon,
+      SYS_swapoff,
+      SYS_setrlimit,
+      SYS_memfd_create,
+      SYS_userfaultfd,
+      SYS_pidfd_open,
+      SYS_pidfd_send_signal,
+      SYS_process_madvise,
   };
   int rc = 0;
   for (int nr : denied) rc |= AddRule(ctx, SCMP_ACT_TRAP, nr);
@@ -318,12 +367,7 @@ bool InstallCudaBaseFilter(PolicyReport& report) {
                          SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(getpid())));
   rc |= seccomp_rule_add(ctx, SCMP_ACT_TRAP, SYS_prlimit64, 1, SCMP_A2(SCMP_CMP_NE, 0));
   rc |= seccomp_rule_add(ctx, SCMP_ACT_TRAP, SYS_rt_sigaction, 1, SCMP_A0(SCMP_CMP_EQ, SIGSYS));
-  if (rc != 0) {
-    seccomp_release(ctx);
-    Missing(report, "seccomp rules", -rc);
-    return false;
-  }
-  if (!Load(ctx, "base", report)) return false;
+  if (!Finish(ctx, rc, "base", report)) return false;
   report.features |= wire::kFeatureSeccomp;
   return true;
 }
@@ -332,12 +376,8 @@ bool InstallCudaBaseFilter(PolicyReport& report) {
 
 bool InstallBaseFilter(PolicyReport& report, bool cuda) {
   if (cuda) return InstallCudaBaseFilter(report);
-  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_TRAP);
-  if (!ctx) {
-    Missing(report, "seccomp", ENOMEM);
-    return false;
-  }
-  seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+  scmp_filter_ctx ctx = NewFilter(SCMP_ACT_TRAP, report);
+  if (!ctx) return false;
   const int allowed[] = {
       SYS_read,
       SYS_write,
@@ -422,32 +462,21 @@ bool InstallBaseFilter(PolicyReport& report, bool cuda) {
   rc |= AddRule(ctx, SCMP_ACT_ALLOW, SYS_seccomp);
   // Signal handlers may be installed for anything but SIGSYS, our reporter.
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_rt_sigaction, 1, SCMP_A0(SCMP_CMP_NE, SIGSYS));
-  if (rc != 0) {
-    seccomp_release(ctx);
-    Missing(report, "seccomp rules", -rc);
-    return false;
-  }
-  if (!Load(ctx, "base", report)) return false;
+  if (!Finish(ctx, rc, "base", report)) return false;
   report.features |= wire::kFeatureSeccomp;
   return true;
 }
 
 bool InstallPostLoadFilter(PolicyReport& report) {
-  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  scmp_filter_ctx ctx = NewFilter(SCMP_ACT_ALLOW, report);
   if (!ctx) return false;
-  seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
   int rc = 0;
   for (int nr : {SYS_open, SYS_openat, SYS_openat2, SYS_creat, SYS_memfd_create})
     rc |= AddRule(ctx, SCMP_ACT_TRAP, nr);
   for (int nr : {SYS_mprotect, SYS_pkey_mprotect, SYS_mmap})
     rc |= seccomp_rule_add(ctx, SCMP_ACT_TRAP, nr, 1,
                            SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
-  if (rc != 0) {
-    seccomp_release(ctx);
-    Missing(report, "seccomp post-load rules", -rc);
-    return false;
-  }
-  return Load(ctx, "post-load", report);
+  return Finish(ctx, rc, "post-load", report);
 }
 
 }  // namespace hone::sandbox

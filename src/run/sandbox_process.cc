@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -194,8 +194,8 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Start(const SandboxConfi
   pid_t pid = fork();
   if (pid < 0) return Status::Io(std::string("fork: ") + strerror(errno));
   if (pid == 0)
-    ExecChild(req.r, rep.w, log.w, arena.inherit_fd(), library, devnull, c, address_limit, argv.data(),
-              envp.data());
+    ExecChild(req.r, rep.w, log.w, arena.inherit_fd(), library, devnull, c, address_limit,
+              argv.data(), envp.data());
   close(req.r);
   close(rep.w);
   close(log.w);
@@ -381,6 +381,26 @@ uint64_t SandboxProcess::CpuNanos() const {
     std::fclose(f);
   }
   return total;
+}
+
+int SandboxProcess::RunnableThreads() const {
+  if (pid_ <= 0) return 0;
+  std::error_code ec;
+  int runnable = 0;
+  std::filesystem::path tasks = "/proc/" + std::to_string(pid_) + "/task";
+  for (const auto& t : std::filesystem::directory_iterator(tasks, ec)) {
+    if (t.path().filename() == std::to_string(pid_)) continue;  // the main thread
+    FILE* f = std::fopen((t.path() / "stat").c_str(), "r");
+    if (!f) continue;
+    char buf[512];
+    size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[n] = 0;
+    // "tid (comm) S ...": the state follows the last ')' (comm may hold one).
+    const char* close = std::strrchr(buf, ')');
+    if (close && close[1] == ' ' && close[2] == 'R') ++runnable;
+  }
+  return runnable;
 }
 
 CallOutcome SandboxProcess::Bind(uint32_t binding, const std::vector<wire::TensorSlot>& inputs,

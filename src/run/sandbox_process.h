@@ -32,7 +32,7 @@ struct SandboxConfig {
   size_t llc_bytes = 0;                    // last-level cache size, for flushes
   int threads = 0;                         // OMP_NUM_THREADS; 0: all cores
   bool seccomp = true, landlock = true, netns = true;
-  std::vector<std::string> extra_args;     // e.g. --kernels for CUDA launch tracking
+  std::vector<std::string> extra_args;  // e.g. --kernels for CUDA launch tracking
   // The CUDA driver reserves far more address space than it uses, so a CUDA
   // sandbox bounds its data segment (RLIMIT_DATA) instead of RLIMIT_AS.
   bool limit_address_space = true;
@@ -64,8 +64,7 @@ class SandboxProcess {
   // candidate fails to load or crashes in its constructors, *startup says so
   // and the result is null.
   static Result<std::unique_ptr<SandboxProcess>> Start(const SandboxConfig& config,
-                                                       const Arena& arena,
-                                                       CallOutcome* startup,
+                                                       const Arena& arena, CallOutcome* startup,
                                                        std::chrono::milliseconds timeout);
   ~SandboxProcess();
 
@@ -77,6 +76,9 @@ class SandboxProcess {
   // CPU time all the sandbox's threads have used, read by the worker from
   // /proc (the sandbox cannot forge it); 0 when it cannot be read.
   uint64_t CpuNanos() const;
+  // Threads other than the main one that are running or runnable now (state
+  // R in /proc): with the sandbox idle, work that outlived a call.
+  int RunnableThreads() const;
   uint64_t features() const { return features_; }
   // CUDA: the overhead of a pair of events on the sandbox's stream.
   double event_overhead_seconds() const { return event_overhead_; }

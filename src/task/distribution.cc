@@ -48,8 +48,8 @@ Result<Distribution> Distribution::Parse(std::string_view text_in) {
     bool wraps;
   };
   static const std::map<std::string, Spec> kSpecs = {
-      {"uniform", {Kind::kUniform, 2, false}},  {"normal", {Kind::kNormal, 2, false}},
-      {"randint", {Kind::kRandint, 2, false}},  {"bernoulli", {Kind::kBernoulli, 1, false}},
+      {"uniform", {Kind::kUniform, 2, false}},   {"normal", {Kind::kNormal, 2, false}},
+      {"randint", {Kind::kRandint, 2, false}},   {"bernoulli", {Kind::kBernoulli, 1, false}},
       {"constant", {Kind::kConstant, 1, false}}, {"tril", {Kind::kTril, 1, true}},
       {"triu", {Kind::kTriu, 1, true}},          {"abs", {Kind::kAbs, 1, true}},
   };
@@ -93,7 +93,8 @@ Status Distribution::Evaluate(const Symbols& symbols,
     if (!x.ok()) return x.status().With(text_ + ": ");
     mine.push_back(*x);
   }
-  if (kind_ == Kind::kRandint && mine[1] <= mine[0]) return Status::Invalid(text_ + ": empty range");
+  if (kind_ == Kind::kRandint && mine[1] <= mine[0])
+    return Status::Invalid(text_ + ": empty range");
   args.push_back(std::move(mine));
   return inner_ ? inner_->Evaluate(symbols, args) : Status::Ok();
 }

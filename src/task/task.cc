@@ -4,11 +4,16 @@ namespace hone {
 
 Tolerance DefaultTolerance(Dtype t) {
   switch (t) {
-    case HONE_F64: return {1e-10, 1e-10, 1e-12};
-    case HONE_F32: return {1e-4, 1e-4, 1e-5};
-    case HONE_F16: return {1e-2, 1e-2, 3e-3};
-    case HONE_BF16: return {2e-2, 2e-2, 2e-2};
-    default: return {0, 0, 0};
+    case HONE_F64:
+      return {1e-10, 1e-10, 1e-12};
+    case HONE_F32:
+      return {1e-4, 1e-4, 1e-5};
+    case HONE_F16:
+      return {1e-2, 1e-2, 3e-3};
+    case HONE_BF16:
+      return {2e-2, 2e-2, 2e-2};
+    default:
+      return {0, 0, 0};
   }
 }
 

@@ -31,7 +31,8 @@ Status CheckKnownKeys(const toml::table& t, const std::set<std::string>& known,
     if (!known.count(key)) {
       std::string list;
       for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-      return err(where.empty() ? key : where + "." + key, "unknown field (expected one of: " + list + ")");
+      return err(where.empty() ? key : where + "." + key,
+                 "unknown field (expected one of: " + list + ")");
     }
   }
   return Status::Ok();
@@ -111,7 +112,8 @@ Result<TensorDecl> ParseTensor(const toml::table& t, const std::string& where, b
   if (texts.empty()) return err(where + ".values", "must not be empty");
   for (size_t i = 0; i < texts.size(); ++i) {
     auto dist = Distribution::Parse(texts[i]);
-    if (!dist.ok()) return err(where + ".values[" + std::to_string(i) + "]", dist.status().message());
+    if (!dist.ok())
+      return err(where + ".values[" + std::to_string(i) + "]", dist.status().message());
     d.values.push_back(std::move(dist).value());
   }
   return d;
@@ -133,7 +135,8 @@ Status ParseTensors(const toml::table& root, const char* key, bool is_input,
     if (!t) return err(where, "expected a table");
     auto d = ParseTensor(*t, where, is_input, err);
     if (!d.ok()) return d.status();
-    if (!names.insert(d->name).second) return err(where + ".name", "duplicate name '" + d->name + "'");
+    if (!names.insert(d->name).second)
+      return err(where + ".name", "duplicate name '" + d->name + "'");
     out.push_back(std::move(d).value());
   }
   if (!is_input && out.empty()) return err(key, "at least one output is required");
@@ -156,14 +159,14 @@ Status ParseCases(const toml::table& root, Task& task, const FieldError& err) {
         for (size_t b = 0; b < arr2->size(); ++b) {
           auto name = arr2->get(b)->value<std::string>();
           if (!name || (*name != "cpu" && *name != "cuda"))
-            return err(where + ".backends[" + std::to_string(b) + "]", "expected \"cpu\" or \"cuda\"");
+            return err(where + ".backends[" + std::to_string(b) + "]",
+                       "expected \"cpu\" or \"cuda\"");
           c.backends.push_back(*name);
         }
         continue;
       }
       auto iv = v.value<int64_t>();
-      if (!iv || v.is_floating_point())
-        return err(where + "." + key, "expected an integer");
+      if (!iv || v.is_floating_point()) return err(where + "." + key, "expected an integer");
       c.symbols[key] = static_cast<double>(*iv);
       c.label += (c.label.empty() ? "" : " ") + key + "=" + std::to_string(*iv);
     }
@@ -219,7 +222,8 @@ Status ParseCostAndVerify(const toml::table& root, Task& task, const FieldError&
     HONE_RETURN_IF_ERROR(CheckKnownKeys(*t, {"seeds"}, "verify", err));
     if (const toml::node* s = t->get("seeds")) {
       auto v = s->value<int64_t>();
-      if (!v || *v < 3 || *v > 1000) return err("verify.seeds", "expected an integer from 3 to 1000");
+      if (!v || *v < 3 || *v > 1000)
+        return err("verify.seeds", "expected an integer from 3 to 1000");
       task.seeds = static_cast<int>(*v);
     }
   }
@@ -243,7 +247,8 @@ Status ValidateAgainstCases(const Task& task, const FieldError& err) {
       if (integral) {
         auto v = e.EvalInt(c.symbols);
         if (!v.ok()) return err(field, v.status().message() + " in case " + c.label);
-        if (*v < 0) return err(field, "negative size " + std::to_string(*v) + " in case " + c.label);
+        if (*v < 0)
+          return err(field, "negative size " + std::to_string(*v) + " in case " + c.label);
       } else if (auto v = e.Eval(c.symbols); !v.ok()) {
         return err(field, v.status().message() + " in case " + c.label);
       }
@@ -274,11 +279,11 @@ Status ValidateAgainstCases(const Task& task, const FieldError& err) {
 
 Result<Task> ParseTaskTable(const toml::table& root, const std::filesystem::path& dir,
                             const FieldError& err) {
-  HONE_RETURN_IF_ERROR(CheckKnownKeys(root,
-                                      {"name", "category", "description", "reference",
-                                       "cuda_reference", "inputs",
-                                       "outputs", "cases", "tolerance", "cost", "verify"},
-                                      "", err));
+  HONE_RETURN_IF_ERROR(
+      CheckKnownKeys(root,
+                     {"name", "category", "description", "reference", "cuda_reference", "inputs",
+                      "outputs", "cases", "tolerance", "cost", "verify"},
+                     "", err));
   Task task;
   task.dir = dir;
   HONE_ASSIGN_OR_RETURN(task.name, OptionalString(root, "name", dir.filename().string(), "", err));

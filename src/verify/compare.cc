@@ -1,7 +1,7 @@
 #include "verify/compare.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace hone {

@@ -4,12 +4,18 @@ namespace hone {
 
 std::string_view StatusName(VerdictStatus s) {
   switch (s) {
-    case VerdictStatus::kPassed: return "passed";
-    case VerdictStatus::kIncorrect: return "incorrect";
-    case VerdictStatus::kCompileError: return "compile_error";
-    case VerdictStatus::kRuntimeError: return "runtime_error";
-    case VerdictStatus::kTimeout: return "timeout";
-    case VerdictStatus::kRejected: return "rejected";
+    case VerdictStatus::kPassed:
+      return "passed";
+    case VerdictStatus::kIncorrect:
+      return "incorrect";
+    case VerdictStatus::kCompileError:
+      return "compile_error";
+    case VerdictStatus::kRuntimeError:
+      return "runtime_error";
+    case VerdictStatus::kTimeout:
+      return "timeout";
+    case VerdictStatus::kRejected:
+      return "rejected";
   }
   return "unknown";
 }

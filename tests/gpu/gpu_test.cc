@@ -1,6 +1,8 @@
 // GPU tests (ctest label "gpu"): the CUDA catalogue, the example suite's CUDA
 // solutions and a timed evaluation, on the first GPU. Without a GPU every
 // test is skipped with a message saying why.
+#include "cuda/gpu.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,7 +10,6 @@
 #include <sstream>
 
 #include "cuda/cuda_env.h"
-#include "cuda/gpu.h"
 #include "integration/test_env.h"
 #include "task/task_loader.h"
 
@@ -32,9 +33,9 @@ CudaEnv* Env() {
       return e;
     }
     std::filesystem::path cache = TestCache();
-    e->cpu_builder = std::move(CompilerBuilder::Create(CompileCache(cache / "builds"),
-                                                       CpuCompilerOptions()))
-                         .value();
+    e->cpu_builder =
+        std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions()))
+            .value();
     EvaluatorEnv env;
     env.builder = e->cpu_builder.get();
     env.sandbox_executable = BinaryDir() / "hone-sandbox";
@@ -51,36 +52,13 @@ CudaEnv* Env() {
   return env;
 }
 
-#define REQUIRE_GPU()                               \
-  do {                                              \
+#define REQUIRE_GPU()                                        \
+  do {                                                       \
     if (!Env()->error.empty()) GTEST_SKIP() << Env()->error; \
   } while (0)
 
-struct Expectation {
-  std::string file, status, reason;
-  bool timed = false;
-};
-void PrintTo(const Expectation& e, std::ostream* os) { *os << e.file << " -> " << e.status; }
-
-std::vector<Expectation> LoadExpectations() {
-  std::ifstream in(SourceDir() / "tests/integration/cuda_expectations.txt");
-  std::vector<Expectation> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ls(line);
-    Expectation e;
-    std::string mode;
-    ls >> e.file >> e.status >> e.reason >> mode;
-    e.timed = mode == "timed";
-    out.push_back(e);
-  }
-  return out;
-}
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
+std::vector<Expectation> CudaCatalogue() {
+  return LoadExpectations(SourceDir() / "tests/integration/cuda_expectations.txt");
 }
 
 Verdict Eval(const std::filesystem::path& task_dir, const std::filesystem::path& candidate,
@@ -105,17 +83,15 @@ TEST_P(CudaCatalogueTest, GetsItsVerdictAndTheWorkerSurvives) {
   std::filesystem::path dir = SourceDir() / "tests/integration/cuda_candidates";
   Verdict v = Eval(fixture, dir / e.file, e.timed);
   EXPECT_EQ(StatusName(v.status), e.status) << e.file << ": " << v.reason;
-  if (e.reason != "-") {
-    EXPECT_NE(Lower(v.reason).find(Lower(e.reason)), std::string::npos)
-        << e.file << ": reason '" << v.reason << "' lacks '" << e.reason << "'";
-  }
+  EXPECT_TRUE(ReasonMatches(v.reason, e.reason))
+      << e.file << ": reason '" << v.reason << "' lacks '" << e.reason << "'";
   std::cout << "[verdict] " << e.file << ": " << StatusName(v.status) << ": "
             << v.reason.substr(0, 240) << "\n";
   Verdict after = Eval(fixture, dir / "correct.cu", false);
   EXPECT_EQ(after.status, VerdictStatus::kPassed) << "after " << e.file << ": " << after.reason;
 }
 
-INSTANTIATE_TEST_SUITE_P(Catalogue, CudaCatalogueTest, ::testing::ValuesIn(LoadExpectations()),
+INSTANTIATE_TEST_SUITE_P(Catalogue, CudaCatalogueTest, ::testing::ValuesIn(CudaCatalogue()),
                          [](const auto& info) {
                            std::string n = info.param.file;
                            return n.substr(0, n.find('.'));
@@ -133,7 +109,8 @@ std::vector<Solution> CudaSolutions() {
     for (const auto& s : std::filesystem::directory_iterator(t.path() / "solutions"))
       if (s.path().extension() == ".cu") out.push_back({t.path().string(), s.path().string()});
   }
-  std::sort(out.begin(), out.end(), [](const Solution& a, const Solution& b) { return a.file < b.file; });
+  std::sort(out.begin(), out.end(),
+            [](const Solution& a, const Solution& b) { return a.file < b.file; });
   return out;
 }
 

@@ -15,39 +15,16 @@ namespace {
 
 using namespace hone::testing;
 
-struct Expectation {
-  std::string file, status, reason;
-  bool timed = false;
-};
-
-void PrintTo(const Expectation& e, std::ostream* os) { *os << e.file << " -> " << e.status; }
-
-std::vector<Expectation> LoadExpectations() {
-  std::ifstream in(SourceDir() / "tests/integration/expectations.txt");
-  std::vector<Expectation> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ls(line);
-    Expectation e;
-    std::string mode;
-    ls >> e.file >> e.status >> e.reason >> mode;
-    e.timed = mode == "timed";
-    out.push_back(e);
-  }
-  return out;
-}
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
+std::vector<Expectation> CpuCatalogue() {
+  return LoadExpectations(SourceDir() / "tests/integration/expectations.txt");
 }
 
 class AdversarialTest : public ::testing::TestWithParam<Expectation> {
  protected:
   static void SetUpTestSuite() {
     env_ = new TestEvaluator(TestEvaluator::Make());
-    task_ = new Task(std::move(LoadNativeTask(SourceDir() / "tests/integration/fixture_add")).value());
+    task_ =
+        new Task(std::move(LoadNativeTask(SourceDir() / "tests/integration/fixture_add")).value());
   }
   static void TearDownTestSuite() {
     delete env_;
@@ -64,7 +41,8 @@ class AdversarialTest : public ::testing::TestWithParam<Expectation> {
       o.timing.warmup_seconds = 0.01;
     }
     o.memory_limit_bytes = 512u << 20;
-    auto v = env_->evaluator->Evaluate(*task_, SourceDir() / "tests/integration/candidates" / file, o);
+    auto v =
+        env_->evaluator->Evaluate(*task_, SourceDir() / "tests/integration/candidates" / file, o);
     EXPECT_TRUE(v.ok()) << v.status().message();
     return v.ok() ? *v : Verdict{};
   }
@@ -79,22 +57,20 @@ TEST_P(AdversarialTest, GetsItsVerdictAndTheWorkerSurvives) {
   const Expectation& e = GetParam();
   Verdict v = Eval(e.file, e.timed);
   EXPECT_EQ(StatusName(v.status), e.status) << e.file << ": " << v.reason;
-  if (e.reason != "-") {
-    EXPECT_NE(Lower(v.reason).find(Lower(e.reason)), std::string::npos)
-        << e.file << ": reason '" << v.reason << "' lacks '" << e.reason << "'";
-  }
+  EXPECT_TRUE(ReasonMatches(v.reason, e.reason))
+      << e.file << ": reason '" << v.reason << "' lacks '" << e.reason << "'";
   Verdict after = Eval("correct.cpp");
   EXPECT_EQ(after.status, VerdictStatus::kPassed) << "after " << e.file << ": " << after.reason;
 }
 
-INSTANTIATE_TEST_SUITE_P(Catalogue, AdversarialTest, ::testing::ValuesIn(LoadExpectations()),
+INSTANTIATE_TEST_SUITE_P(Catalogue, AdversarialTest, ::testing::ValuesIn(CpuCatalogue()),
                          [](const auto& info) {
                            std::string n = info.param.file;
                            return n.substr(0, n.find('.'));
                          });
 
 TEST_F(AdversarialTest, ExpectationsCoverEveryCandidate) {
-  auto list = LoadExpectations();
+  auto list = CpuCatalogue();
   size_t files = 0;
   for (const auto& f :
        std::filesystem::directory_iterator(SourceDir() / "tests/integration/candidates")) {
@@ -124,7 +100,8 @@ TEST_F(AdversarialTest, TimingProducesSpeedupAndSol) {
   o.timing.budget_seconds = 0.3;
   o.timing.warmup_seconds = 0.02;
   o.flush = FlushMode::kLines;
-  auto v = env_->evaluator->Evaluate(*task_, SourceDir() / "tests/integration/candidates/correct.cpp", o);
+  auto v = env_->evaluator->Evaluate(*task_,
+                                     SourceDir() / "tests/integration/candidates/correct.cpp", o);
   ASSERT_TRUE(v.ok());
   ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
   ASSERT_TRUE(v->candidate_time.has_value());
@@ -132,7 +109,8 @@ TEST_F(AdversarialTest, TimingProducesSpeedupAndSol) {
   EXPECT_GT(v->candidate_time->summary.median, 0);
   EXPECT_GT(v->speedup, 0);
   EXPECT_GT(v->sol_seconds, 0);
-  EXPECT_EQ(v->candidate_time->samples.size(), static_cast<size_t>(v->candidate_time->summary.count));
+  EXPECT_EQ(v->candidate_time->samples.size(),
+            static_cast<size_t>(v->candidate_time->summary.count));
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ TEST(CliTest, MalformedTaskExitsTwoNamingFileAndField) {
 }
 
 TEST(CliTest, TotalTimeoutBoundsTheEvaluation) {
-  auto r = RunHone({"eval", Fixture(), Candidate("infinite_loop.cpp"), "--json", "--timeout", "0.5"});
+  auto r =
+      RunHone({"eval", Fixture(), Candidate("infinite_loop.cpp"), "--json", "--timeout", "0.5"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto j = nlohmann::json::parse(r.output);
   EXPECT_EQ(j["status"], "timeout");
@@ -69,8 +70,8 @@ TEST(CliTest, TotalTimeoutBoundsTheEvaluation) {
 
 TEST(CliTest, RelativeCacheDirectoryWorks) {
   std::filesystem::path dir = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-rel");
-  std::vector<std::string> argv = {(BinaryDir() / "hone").string(), "eval", Fixture(),
-                                   Candidate("correct.cpp"), "--no-time", "--json"};
+  std::vector<std::string> argv = {(BinaryDir() / "hone").string(), "eval",      Fixture(),
+                                   Candidate("correct.cpp"),        "--no-time", "--json"};
   CommandOptions o;
   o.cwd = dir.string();
   setenv("HONE_CACHE", "relative-cache", 1);
@@ -86,7 +87,8 @@ TEST(CliTest, BadUsageExitsTwo) {
   EXPECT_EQ(RunHone({"eval", Fixture()}).exit_code, 2);
   EXPECT_EQ(RunHone({"eval", Fixture(), "/no/such/file.cpp"}).exit_code, 2);
   EXPECT_EQ(RunHone({"eval", "/no/such/task", Candidate("correct.cpp")}).exit_code, 2);
-  EXPECT_EQ(RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--flush", "sometimes"}).exit_code, 2);
+  EXPECT_EQ(
+      RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--flush", "sometimes"}).exit_code, 2);
   EXPECT_EQ(RunHone({"frobnicate"}).exit_code, 2);
   EXPECT_EQ(RunHone({}).exit_code, 2);
 }

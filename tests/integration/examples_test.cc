@@ -23,7 +23,8 @@ std::vector<Solution> AllSolutions() {
     for (const auto& s : std::filesystem::directory_iterator(t.path() / "solutions"))
       if (s.path().extension() == ".cpp") out.push_back({t.path().string(), s.path().string()});
   }
-  std::sort(out.begin(), out.end(), [](const Solution& a, const Solution& b) { return a.file < b.file; });
+  std::sort(out.begin(), out.end(),
+            [](const Solution& a, const Solution& b) { return a.file < b.file; });
   return out;
 }
 

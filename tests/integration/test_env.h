@@ -2,9 +2,14 @@
 // the sandbox built beside the tests, and an Evaluator over them.
 #pragma once
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "build/compiler_builder.h"
 #include "core/fs.h"
@@ -36,7 +41,9 @@ struct TestEvaluator {
   static TestEvaluator Make() {
     TestEvaluator t;
     std::filesystem::path cache = TestCache();
-    t.builder = std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions())).value();
+    t.builder =
+        std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions()))
+            .value();
     EvaluatorEnv env;
     env.builder = t.builder.get();
     env.sandbox_executable = BinaryDir() / "hone-sandbox";
@@ -62,6 +69,43 @@ inline CommandResult RunHone(std::vector<std::string> args) {
   o.timeout = std::chrono::minutes(5);
   o.max_output_bytes = 8 << 20;
   return std::move(RunCommand(args, o)).value();
+}
+
+// One line of a catalogue's expectations file:
+//   <file> <status> <reason substring or -> [timed]
+struct Expectation {
+  std::string file, status, reason;
+  bool timed = false;  // some hacks act only on timed calls
+};
+
+inline void PrintTo(const Expectation& e, std::ostream* os) { *os << e.file << " -> " << e.status; }
+
+inline std::vector<Expectation> LoadExpectations(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::vector<Expectation> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    Expectation e;
+    std::string mode;
+    ls >> e.file >> e.status >> e.reason >> mode;
+    e.timed = mode == "timed";
+    out.push_back(e);
+  }
+  return out;
+}
+
+// Whether a verdict's reason contains the expected substring, ignoring case
+// ("-" expects nothing).
+inline bool ReasonMatches(std::string reason, std::string expected) {
+  if (expected == "-") return true;
+  auto lower = [](std::string& s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  };
+  lower(reason);
+  lower(expected);
+  return reason.find(expected) != std::string::npos;
 }
 
 }  // namespace hone::testing

@@ -53,7 +53,9 @@ class CpuBuilderTest : public ::testing::Test {
 };
 
 TEST_F(CpuBuilderTest, BuildsThenHitsTheCache) {
-  auto src = Write("ok.cpp", "#include <hone/kernel.h>\nHONE_EXPORT int hone_forward(const hone_args*) { return 0; }\n");
+  auto src = Write(
+      "ok.cpp",
+      "#include <hone/kernel.h>\nHONE_EXPORT int hone_forward(const hone_args*) { return 0; }\n");
   auto first = builder_->Build(src);
   ASSERT_TRUE(first.ok()) << first.status().message();
   ASSERT_TRUE(first->ok) << first->full_log;
@@ -67,7 +69,9 @@ TEST_F(CpuBuilderTest, BuildsThenHitsTheCache) {
 }
 
 TEST_F(CpuBuilderTest, CompileErrorIsAValueAndCached) {
-  auto src = Write("bad.cpp", "#include <hone/kernel.h>\nHONE_EXPORT int hone_forward(const hone_args*) { return nope; }\n");
+  auto src = Write("bad.cpp",
+                   "#include <hone/kernel.h>\nHONE_EXPORT int hone_forward(const hone_args*) { "
+                   "return nope; }\n");
   auto r = builder_->Build(src);
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->ok);
@@ -80,7 +84,9 @@ TEST_F(CpuBuilderTest, CompileErrorIsAValueAndCached) {
 }
 
 TEST_F(CpuBuilderTest, UndefinedSymbolsFailAtLinkTime) {
-  auto src = Write("undef.cpp", "#include <hone/kernel.h>\nextern int missing_fn();\nHONE_EXPORT int hone_forward(const hone_args*) { return missing_fn(); }\n");
+  auto src = Write("undef.cpp",
+                   "#include <hone/kernel.h>\nextern int missing_fn();\nHONE_EXPORT int "
+                   "hone_forward(const hone_args*) { return missing_fn(); }\n");
   auto r = builder_->Build(src);
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->ok);
@@ -91,9 +97,10 @@ TEST_F(CpuBuilderTest, PoolBuildsInParallel) {
   BuildPool pool(*builder_, 2);
   std::vector<std::future<Result<BuildResult>>> futures;
   for (int i = 0; i < 4; ++i)
-    futures.push_back(pool.Submit(Write("k" + std::to_string(i) + ".cpp",
-                                        "#include <hone/kernel.h>\nHONE_EXPORT int hone_forward(const hone_args*) { return " +
-                                            std::to_string(i) + "; }\n")));
+    futures.push_back(pool.Submit(
+        Write("k" + std::to_string(i) + ".cpp",
+              "#include <hone/kernel.h>\nHONE_EXPORT int hone_forward(const hone_args*) { return " +
+                  std::to_string(i) + "; }\n")));
   for (auto& f : futures) {
     auto r = f.get();
     ASSERT_TRUE(r.ok());
@@ -162,7 +169,8 @@ TEST(CudaBuilderTest, CompilesForTheGpuArchitectureAndRecordsResources) {
   ASSERT_TRUE(cached.ok());
   EXPECT_TRUE(cached->cached);
   EXPECT_EQ(cached->kernels, r->kernels);  // the cache keeps the ptxas report
-  std::ofstream(dir / "bad.cu") << "#include <hone/kernel.h>\n__global__ void k() { undeclared(); }\n";
+  std::ofstream(dir / "bad.cu")
+      << "#include <hone/kernel.h>\n__global__ void k() { undeclared(); }\n";
   auto bad = (*b)->Build(dir / "bad.cu");
   ASSERT_TRUE(bad.ok());
   EXPECT_FALSE(bad->ok);

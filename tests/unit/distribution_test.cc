@@ -1,7 +1,6 @@
 #include "task/distribution.h"
 
 #include <gtest/gtest.h>
-
 #include <omp.h>
 
 #include <cmath>
