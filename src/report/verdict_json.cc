@@ -74,7 +74,12 @@ nlohmann::json VerdictToJson(const Verdict& v) {
         {"missing", v.sandbox_missing},
         {"output_bytes", v.output_bytes},
         {"output_head", v.output_head}}},
-      {"seconds", {{"total", v.total_seconds}, {"kernel", v.kernel_seconds}}},
+      {"seconds",
+       [&] {
+         nlohmann::json sec = {{"total", v.total_seconds}, {"kernel", v.kernel_seconds}};
+         for (const auto& [stage, seconds] : v.stage_seconds) sec[stage] = seconds;
+         return sec;
+       }()},
       {"machine", MachineToJson(v.machine)},
   };
   if (v.candidate_time) {

@@ -808,19 +808,30 @@ Status Run::Execute(const std::filesystem::path& candidate) {
 }
 
 Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
+  // Wall time per stage, so a slow evaluation says where its time went.
+  auto stage_start = Clock::now();
+  auto stage_done = [&](const char* name) {
+    auto now = Clock::now();
+    v_.stage_seconds.emplace_back(name, std::chrono::duration<double>(now - stage_start).count());
+    stage_start = now;
+  };
   std::filesystem::path ref_lib, cand_lib;
   HONE_RETURN_IF_ERROR(Build(candidate, &ref_lib, &cand_lib));
+  stage_done("build");
   if (decided_) return Status::Ok();
   HONE_RETURN_IF_ERROR(ResolveShapes());
   HONE_RETURN_IF_ERROR(StartSandboxes(ref_lib, cand_lib));
+  stage_done("start");
   if (decided_) return Status::Ok();
   for (const auto& cs : cases_) {
     HONE_RETURN_IF_ERROR(VerifyCase(cs));
     if (decided_) return Status::Ok();
   }
+  stage_done("verify");
   // Idle CPU time is counted between all calls; the check (with its quiet
   // pause) runs once, after the last call.
   if (opt_.time) HONE_RETURN_IF_ERROR(Time());
+  if (opt_.time) stage_done("time");
   if (!decided_) CheckNoWorkAfterReturn();
   if (!decided_) {
     v_.status = VerdictStatus::kPassed;

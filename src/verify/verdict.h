@@ -76,6 +76,7 @@ struct Verdict {
   uint64_t output_bytes = 0;
 
   double total_seconds = 0;
+  std::vector<std::pair<std::string, double>> stage_seconds;  // build, start, verify, time
   double kernel_seconds = 0;      // time inside hone_forward, both sides, all calls
   MachineInfo machine;
 
