@@ -368,37 +368,46 @@ CallOutcome SandboxProcess::Send(const void* data, size_t n, std::chrono::millis
   return out;
 }
 
-uint64_t SandboxProcess::CpuNanos() const {
-  if (pid_ <= 0) return 0;
+namespace {
+
+// The /proc directories of a live process's threads.
+std::vector<std::filesystem::path> ThreadDirs(pid_t pid) {
+  std::vector<std::filesystem::path> out;
+  if (pid <= 0) return out;
   std::error_code ec;
+  for (const auto& t :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec))
+    out.push_back(t.path());
+  return out;
+}
+
+// The first bytes of a small /proc file ("" when it cannot be read).
+std::string ReadProcFile(const std::filesystem::path& p) {
+  FILE* f = std::fopen(p.c_str(), "r");
+  if (!f) return "";
+  char buf[512];
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  return std::string(buf, n);
+}
+
+}  // namespace
+
+uint64_t SandboxProcess::CpuNanos() const {
   uint64_t total = 0;
-  std::filesystem::path tasks = "/proc/" + std::to_string(pid_) + "/task";
-  for (const auto& t : std::filesystem::directory_iterator(tasks, ec)) {
-    FILE* f = std::fopen((t.path() / "schedstat").c_str(), "r");
-    if (!f) continue;
-    unsigned long long on_cpu = 0;
-    if (std::fscanf(f, "%llu", &on_cpu) == 1) total += on_cpu;
-    std::fclose(f);
-  }
+  for (const auto& t : ThreadDirs(pid_))
+    total += std::strtoull(ReadProcFile(t / "schedstat").c_str(), nullptr, 10);
   return total;
 }
 
 int SandboxProcess::RunnableThreads() const {
-  if (pid_ <= 0) return 0;
-  std::error_code ec;
   int runnable = 0;
-  std::filesystem::path tasks = "/proc/" + std::to_string(pid_) + "/task";
-  for (const auto& t : std::filesystem::directory_iterator(tasks, ec)) {
-    if (t.path().filename() == std::to_string(pid_)) continue;  // the main thread
-    FILE* f = std::fopen((t.path() / "stat").c_str(), "r");
-    if (!f) continue;
-    char buf[512];
-    size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-    std::fclose(f);
-    buf[n] = 0;
+  for (const auto& t : ThreadDirs(pid_)) {
+    if (t.filename() == std::to_string(pid_)) continue;  // the main thread
     // "tid (comm) S ...": the state follows the last ')' (comm may hold one).
-    const char* close = std::strrchr(buf, ')');
-    if (close && close[1] == ' ' && close[2] == 'R') ++runnable;
+    std::string stat = ReadProcFile(t / "stat");
+    size_t close = stat.rfind(')');
+    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'R') ++runnable;
   }
   return runnable;
 }
