@@ -118,13 +118,11 @@ class Parser {
     return Error("unexpected '" + std::string(1, c) + "'");
   }
   Result<NodePtr> ParseNumber() {
-    const char* begin = s_.data() + pos_;
     char* end = nullptr;
     std::string copy(s_.substr(pos_));
     double v = std::strtod(copy.c_str(), &end);
     size_t used = static_cast<size_t>(end - copy.c_str());
     if (used == 0) return Error("bad number");
-    (void)begin;
     pos_ += used;
     auto n = std::make_shared<Expr::Node>();
     n->kind = Expr::Node::kNumber;
