@@ -50,16 +50,17 @@ rm -rf "$out/rep"
 
 # ncu against hone for single-kernel candidates: ncu's gpu__time_duration of
 # the same kernel on the same (first, timed) case. ncu injects itself into the
-# process it profiles, which the sandbox forbids, so this one verification
-# run is unconfined; clocks are left as they are, as hone leaves them.
+# process it profiles through the environment, which the sandbox scrubs, so
+# this one verification run uses --profile (unconfined, environment kept);
+# clocks are left as they are, as hone leaves them.
 if command -v ncu >/dev/null; then
   echo "-- ncu gpu__time_duration vs hone's median"
   for pair in "bench/tasks/scale:ScaleVec" "tasks/examples/gelu:gelu_vec4" "tasks/examples/row_sum:row_sum_group"; do
     task=${pair%%:*}; kernel=${pair##*:}; name=$(basename "$task")
     ncu --target-processes all --clock-control none --cache-control all -k "regex:$kernel" \
       --launch-count 10 --metrics gpu__time_duration.sum --csv \
-      "$bin/hone" eval "$task" "$task/solutions/fast.cu" --no-time --no-seccomp --no-landlock \
-      --no-netns > "$out/ncu-$name.csv" 2>"$out/ncu-$name.err"
+      "$bin/hone" eval "$task" "$task/solutions/fast.cu" --no-time --profile \
+      > "$out/ncu-$name.csv" 2>"$out/ncu-$name.err"
     "$bin/hone" eval "$task" "$task/solutions/fast.cu" --json > "$out/hone-$name.json" 2>/dev/null
   done
   python3 - "$out" <<'PY' | tee "$out/ncu.txt"
@@ -82,7 +83,10 @@ for name in ["scale", "gelu", "row_sum"]:
     except Exception as e:
         print(f"{name:<10} unavailable: {e}"); continue
     if not vals:
-        print(f"{name:<10} ncu recorded nothing (see ncu-{name}.err)"); continue
+        print(f"{name:<10} ncu recorded nothing; its output:")
+        for f in (f"ncu-{name}.csv", f"ncu-{name}.err"):
+            print("\n".join("    " + l for l in open(os.path.join(out, f)).read().splitlines()[:15]))
+        continue
     n = statistics.median(vals)
     print(f"{name:<10} {n:>14.2f} {hone:>15.2f} {100 * (hone - n) / n:>10.2f}% {len(vals):>9}")
 PY

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "build/build_pool.h"
@@ -94,7 +96,17 @@ int RunBench(const BenchArgs& a) {
   Evaluator evaluator((*ctx)->env);
   Progress progress(a.out);
   Builder& builder = a.backend == "cuda" ? *(*ctx)->cuda_builder : *(*ctx)->builder;
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  auto suite_start = Clock::now();
   PrebuildAll(dirs, a.only, a.backend, builder, progress);
+  double prebuild_seconds = since(suite_start);
+  // Where the suite's wall time went: stages summed over evaluations, and
+  // the part spent inside hone_forward (reference and candidate).
+  std::map<std::string, double> stage_totals;
+  double kernel_seconds = 0;
 
   nlohmann::json results = nlohmann::json::array();
   std::vector<std::string> rows;
@@ -132,6 +144,8 @@ int RunBench(const BenchArgs& a) {
         warned_sandbox = true;
       }
       if (v.status == VerdictStatus::kPassed) ++passed;
+      for (const auto& [stage, seconds] : v.stage_seconds) stage_totals[stage] += seconds;
+      kernel_seconds += v.kernel_seconds;
       if (v.status == VerdictStatus::kPassed && v.speedup > 0) {
         log_speedup += std::log(v.speedup);
         ++speedups;
@@ -155,10 +169,20 @@ int RunBench(const BenchArgs& a) {
   }
   progress.Clear();
   double geomean = speedups ? std::exp(log_speedup / speedups) : 0;
+  double wall = since(suite_start);
+  double per_hour = wall > 0 ? evaluated * 3600 / wall : 0;
+  double harness_share = wall > 0 ? std::max(0.0, 1 - kernel_seconds / wall) : 0;
+  nlohmann::json stages = stage_totals;
   nlohmann::json summary = {{"evaluated", evaluated},
                             {"passed", passed},
                             {"malformed_tasks", malformed},
-                            {"geomean_speedup_passed", geomean}};
+                            {"geomean_speedup_passed", geomean},
+                            {"wall_seconds", wall},
+                            {"prebuild_seconds", prebuild_seconds},
+                            {"evaluations_per_hour", per_hour},
+                            {"stage_seconds", stages},
+                            {"kernel_seconds", kernel_seconds},
+                            {"harness_share", harness_share}};
   if (a.out.json) {
     std::cout << nlohmann::json({{"suite", a.suite},
                                  {"machine", MachineToJson((*ctx)->env.machine)},
@@ -169,6 +193,14 @@ int RunBench(const BenchArgs& a) {
   } else {
     std::cout << fmt::format("{} evaluated, {} passed, geometric-mean speedup of passed: {:.2f}x\n",
                              evaluated, passed, geomean);
+    std::string parts;
+    for (const auto& [stage, seconds] : stage_totals)
+      parts += fmt::format("{}{} {:.1f} s", parts.empty() ? "" : ", ", stage, seconds);
+    if (!a.out.quiet)
+      std::cout << fmt::format(
+          "wall {:.1f} s ({:.0f} evaluations/hour; parallel prebuild {:.1f} s; stages: {}); "
+          "inside hone_forward {:.1f} s, harness {:.0f}% of wall time\n",
+          wall, per_hour, prebuild_seconds, parts, kernel_seconds, 100 * harness_share);
   }
   return malformed ? kExitUsage : kExitOk;
 }

@@ -33,6 +33,9 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
   app->add_flag("--no-seccomp", f.no_seccomp, "Debugging only: do not install the seccomp filter");
   app->add_flag("--no-landlock", f.no_landlock, "Debugging only: do not restrict the file system");
   app->add_flag("--no-netns", f.no_netns, "Debugging only: keep the network namespace");
+  app->add_flag("--profile", f.profile,
+                "Run under an outside profiler (ncu, nsys): the sandbox keeps hone's environment "
+                "and user and is not confined (implies the three --no-* flags); trusted code only");
 }
 
 void AddOutputFlags(CLI::App* app, Output& out) {
@@ -71,6 +74,8 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   o.seccomp = !f.no_seccomp;
   o.landlock = !f.no_landlock;
   o.netns = !f.no_netns;
+  o.profile = f.profile;
+  if (f.profile) o.seccomp = o.landlock = o.netns = false;
   return o;
 }
 

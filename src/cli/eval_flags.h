@@ -21,7 +21,7 @@ struct EvalFlags {
   double timeout = 600;
   uint64_t seed = 0;
   int device = 0;
-  bool no_seccomp = false, no_landlock = false, no_netns = false;
+  bool no_seccomp = false, no_landlock = false, no_netns = false, profile = false;
 };
 
 void AddEvalFlags(CLI::App* app, EvalFlags& f);

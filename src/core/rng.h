@@ -1,21 +1,25 @@
 // Deterministic random numbers for input generation (xoshiro256**).
 // The same (seed, stream) gives the same sequence on every machine, so a
 // failing case can be reproduced from the seed printed in its verdict.
+// Usable in device code too (the GPU generates inputs with the same streams;
+// its log/sin/cos may round differently in the last bit).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 
+#include "core/host_device.h"
+
 namespace hone {
 
 class Rng {
  public:
-  Rng(uint64_t seed, uint64_t stream) {
+  HONE_HOST_DEVICE Rng(uint64_t seed, uint64_t stream) {
     uint64_t x = seed * 0x9e3779b97f4a7c15ull ^ (stream + 0x632be59bd9b4e019ull);
-    for (auto& s : s_) s = SplitMix(x);
+    for (int i = 0; i < 4; ++i) s_[i] = SplitMix(x);
   }
 
-  uint64_t NextU64() {
+  HONE_HOST_DEVICE uint64_t NextU64() {
     uint64_t result = Rotl(s_[1] * 5, 7) * 9;
     uint64_t t = s_[1] << 17;
     s_[2] ^= s_[0];
@@ -27,8 +31,8 @@ class Rng {
     return result;
   }
   // Uniform in [0, 1).
-  double Uniform() { return static_cast<double>(NextU64() >> 11) * 0x1.0p-53; }
-  double Normal() {
+  HONE_HOST_DEVICE double Uniform() { return static_cast<double>(NextU64() >> 11) * 0x1.0p-53; }
+  HONE_HOST_DEVICE double Normal() {
     if (has_spare_) {
       has_spare_ = false;
       return spare_;
@@ -36,15 +40,15 @@ class Rng {
     double u = 0;
     while (u == 0) u = Uniform();
     double v = Uniform();
-    double r = std::sqrt(-2.0 * std::log(u));
-    spare_ = r * std::sin(2 * M_PI * v);
+    double r = sqrt(-2.0 * log(u));
+    spare_ = r * sin(2 * M_PI * v);
     has_spare_ = true;
-    return r * std::cos(2 * M_PI * v);
+    return r * cos(2 * M_PI * v);
   }
 
  private:
-  static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  static uint64_t SplitMix(uint64_t& x) {
+  HONE_HOST_DEVICE static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  HONE_HOST_DEVICE static uint64_t SplitMix(uint64_t& x) {
     uint64_t z = (x += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;

@@ -26,6 +26,10 @@ class CudaArena : public Arena {
   std::vector<std::string> SandboxArgs() const override;
   Status Sync() override;
 
+  // For the worker's own kernels and copies (cuda/cuda_trusted_store.h).
+  char* data() { return data_; }
+  void* stream() { return stream_; }
+
  private:
   CudaArena() = default;
   void Note(int err, const char* what);

@@ -41,6 +41,7 @@ struct EvalOptions {
   int threads = 0;                                                    // 0: all cores
   uint64_t seed = 0;  // offsets every generated input
   bool seccomp = true, landlock = true, netns = true;
+  bool profile = false;  // SandboxConfig::profile
 };
 
 struct EvaluatorEnv {

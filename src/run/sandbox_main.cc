@@ -39,6 +39,7 @@ struct Options {
   std::string library_dir, scratch;
   std::vector<std::string> read_dirs;
   bool seccomp = true, landlock = true, netns = true;
+  bool keep_user = false;           // --profile: an outside profiler must still reach the process
   std::string cuda_pci, arena_ipc;  // CUDA mode when cuda_pci is set
   std::vector<std::string> kernels;
   bool cuda() const { return !cuda_pci.empty(); }
@@ -104,6 +105,8 @@ bool ParseArgs(int argc, char** argv, Options& o) {
       o.landlock = false;
     else if (a == "--no-netns")
       o.netns = false;
+    else if (a == "--profile")
+      o.seccomp = o.landlock = o.netns = false, o.keep_user = true;
     else
       return false;
   }
@@ -392,7 +395,7 @@ int main(int argc, char** argv) {
   }
   if (o.landlock) rules.Open(read_dirs, o.scratch, devices);
   if (o.netns) sandbox::IsolateNetwork(report);
-  sandbox::DropPrivileges(report);
+  if (!o.keep_user) sandbox::DropPrivileges(report);
   if (o.landlock) rules.Apply(report);
   sandbox::InstallViolationReporter(o.ctl_out);
   if (o.seccomp) sandbox::InstallBaseFilter(report, o.cuda());

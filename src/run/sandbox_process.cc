@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <thread>
 
 #include "core/fs.h"
@@ -170,6 +171,7 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Start(const SandboxConfi
   if (!c.seccomp) args.push_back("--no-seccomp");
   if (!c.landlock) args.push_back("--no-landlock");
   if (!c.netns) args.push_back("--no-netns");
+  if (c.profile) args.push_back("--profile");
   int threads = c.threads > 0 ? c.threads : static_cast<int>(std::thread::hardware_concurrency());
   std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=" + sp->scratch_.string(),
                                   "TMPDIR=" + sp->scratch_.string(), "LANG=C", "LC_ALL=C",
@@ -183,6 +185,16 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Start(const SandboxConfi
   // The libraries hone itself was started with (a carried CUDA or toml++).
   if (const char* ld = std::getenv("LD_LIBRARY_PATH"); ld && *ld)
     env.push_back(std::string("LD_LIBRARY_PATH=") + ld);
+  // A profiler injects itself through the environment (LD_PRELOAD,
+  // CUDA_INJECTION64_PATH, its own variables): pass on everything else.
+  if (c.profile) {
+    std::set<std::string> set;
+    for (const auto& e : env) set.insert(e.substr(0, e.find('=')));
+    for (char** e = environ; *e; ++e) {
+      std::string entry(*e);
+      if (!set.count(entry.substr(0, entry.find('=')))) env.push_back(entry);
+    }
+  }
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -32,6 +32,9 @@ struct SandboxConfig {
   size_t llc_bytes = 0;                    // last-level cache size, for flushes
   int threads = 0;                         // OMP_NUM_THREADS; 0: all cores
   bool seccomp = true, landlock = true, netns = true;
+  // Under an outside profiler (ncu, nsys): the sandbox keeps the worker's
+  // environment and user and is not confined at all. Never for untrusted code.
+  bool profile = false;
   std::vector<std::string> extra_args;  // e.g. --kernels for CUDA launch tracking
   // The CUDA driver reserves far more address space than it uses, so a CUDA
   // sandbox bounds its data segment (RLIMIT_DATA) instead of RLIMIT_AS.

@@ -43,15 +43,19 @@ Result<Distribution> Distribution::Parse(std::string_view text_in) {
   std::string inside = text.substr(open + 1, text.size() - open - 2);
 
   struct Spec {
-    Kind kind;
+    SampleKind kind;
     size_t arity;
     bool wraps;
   };
   static const std::map<std::string, Spec> kSpecs = {
-      {"uniform", {Kind::kUniform, 2, false}},   {"normal", {Kind::kNormal, 2, false}},
-      {"randint", {Kind::kRandint, 2, false}},   {"bernoulli", {Kind::kBernoulli, 1, false}},
-      {"constant", {Kind::kConstant, 1, false}}, {"tril", {Kind::kTril, 1, true}},
-      {"triu", {Kind::kTriu, 1, true}},          {"abs", {Kind::kAbs, 1, true}},
+      {"uniform", {SampleKind::kUniform, 2, false}},
+      {"normal", {SampleKind::kNormal, 2, false}},
+      {"randint", {SampleKind::kRandint, 2, false}},
+      {"bernoulli", {SampleKind::kBernoulli, 1, false}},
+      {"constant", {SampleKind::kConstant, 1, false}},
+      {"tril", {SampleKind::kTril, 1, true}},
+      {"triu", {SampleKind::kTriu, 1, true}},
+      {"abs", {SampleKind::kAbs, 1, true}},
   };
   auto it = kSpecs.find(name);
   if (it == kSpecs.end())
@@ -85,88 +89,41 @@ std::set<std::string> Distribution::SymbolsUsed() const {
   return out;
 }
 
-Status Distribution::Evaluate(const Symbols& symbols,
-                              std::vector<std::vector<double>>& args) const {
-  std::vector<double> mine;
-  for (const auto& e : args_) {
-    auto x = e.Eval(symbols);
-    if (!x.ok()) return x.status().With(text_ + ": ");
-    mine.push_back(*x);
-  }
-  if (kind_ == Kind::kRandint && mine[1] <= mine[0])
-    return Status::Invalid(text_ + ": empty range");
-  args.push_back(std::move(mine));
-  return inner_ ? inner_->Evaluate(symbols, args) : Status::Ok();
-}
-
-void Distribution::Generate(double* v, int64_t begin, int64_t count,
-                            const std::vector<int64_t>& shape,
-                            const std::vector<std::vector<double>>& args, size_t depth,
-                            Rng& rng) const {
-  const std::vector<double>& a = args[depth];
-  if (inner_) {
-    inner_->Generate(v, begin, count, shape, args, depth + 1, rng);
-    if (kind_ == Kind::kAbs) {
-      for (int64_t i = 0; i < count; ++i) v[i] = std::fabs(v[i]);
-      return;
+Result<SamplerSpec> Distribution::Compile(const std::vector<int64_t>& shape,
+                                          const Symbols& symbols) const {
+  SamplerSpec spec;
+  for (const Distribution* d = this; d; d = d->inner_.get()) {
+    if (spec.depth == SamplerSpec::kMaxDepth)
+      return Status::Invalid(text_ + ": nested more than " +
+                             std::to_string(SamplerSpec::kMaxDepth) + " deep");
+    if ((d->kind_ == SampleKind::kTril || d->kind_ == SampleKind::kTriu) && shape.size() < 2)
+      return Status::Invalid(text_ + ": needs a tensor of at least 2 axes");
+    double args[2] = {0, 0};
+    for (size_t i = 0; i < d->args_.size(); ++i) {
+      auto x = d->args_[i].Eval(symbols);
+      if (!x.ok()) return x.status().With(text_ + ": ");
+      args[i] = *x;
     }
-    int64_t rows = shape[shape.size() - 2], cols = shape.back();
-    for (int64_t i = 0; i < count; ++i) {
-      int64_t flat = begin + i;
-      int64_t c = flat % cols;
-      int64_t r = (flat / cols) % rows;
-      bool keep = kind_ == Kind::kTril ? c <= r : c >= r;
-      if (!keep) v[i] = 0;
-    }
-    return;
+    if (d->kind_ == SampleKind::kRandint && args[1] <= args[0])
+      return Status::Invalid(d->text_ + ": empty range");
+    spec.kinds[spec.depth] = d->kind_;
+    spec.a[spec.depth] = args[0];
+    spec.b[spec.depth] = args[1];
+    ++spec.depth;
   }
-  switch (kind_) {
-    case Kind::kUniform:
-      for (int64_t i = 0; i < count; ++i) v[i] = a[0] + (a[1] - a[0]) * rng.Uniform();
-      break;
-    case Kind::kNormal:
-      for (int64_t i = 0; i < count; ++i) v[i] = a[0] + a[1] * rng.Normal();
-      break;
-    case Kind::kRandint: {
-      double lo = std::ceil(a[0]), span = std::floor(a[1]) - lo;
-      for (int64_t i = 0; i < count; ++i) v[i] = lo + std::floor(rng.Uniform() * span);
-      break;
-    }
-    case Kind::kBernoulli:
-      for (int64_t i = 0; i < count; ++i) v[i] = rng.Uniform() < a[0] ? 1.0 : 0.0;
-      break;
-    case Kind::kConstant:
-      for (int64_t i = 0; i < count; ++i) v[i] = a[0];
-      break;
-    default:
-      break;
+  if (shape.size() >= 2) {
+    spec.rows = std::max<int64_t>(shape[shape.size() - 2], 1);
+    spec.cols = std::max<int64_t>(shape.back(), 1);
   }
+  return spec;
 }
 
 Status Distribution::Fill(void* data, Dtype t, const std::vector<int64_t>& shape,
                           const Symbols& symbols, uint64_t seed, uint64_t stream) const {
-  if ((kind_ == Kind::kTril || kind_ == Kind::kTriu) && shape.size() < 2)
-    return Status::Invalid(text_ + ": needs a tensor of at least 2 axes");
-  std::vector<std::vector<double>> args;
-  HONE_RETURN_IF_ERROR(Evaluate(symbols, args));
+  HONE_ASSIGN_OR_RETURN(SamplerSpec spec, Compile(shape, symbols));
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
-  constexpr int64_t kChunk = 1 << 16;
-  int64_t chunks = (n + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(dynamic, 4) if (chunks > 1)
-  for (int64_t c = 0; c < chunks; ++c) {
-    int64_t begin = c * kChunk, count = std::min(kChunk, n - begin);
-    std::vector<double> v(static_cast<size_t>(count));
-    Rng rng(seed, (stream << 32) ^ static_cast<uint64_t>(c));
-    Generate(v.data(), begin, count, shape, args, 0, rng);
-    if (t == HONE_F32) {
-      float* out = static_cast<float*>(data) + begin;
-      for (int64_t i = 0; i < count; ++i) out[i] = static_cast<float>(v[i]);
-    } else {
-      for (int64_t i = 0; i < count; ++i)
-        StoreFromDouble(data, t, static_cast<size_t>(begin + i), v[i]);
-    }
-  }
+  FillFromSampler(data, t, n, spec, seed, stream);
   return Status::Ok();
 }
 

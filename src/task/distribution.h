@@ -12,6 +12,7 @@
 #include "core/expr.h"
 #include "core/rng.h"
 #include "core/status.h"
+#include "task/sampler.h"
 
 namespace hone {
 
@@ -19,24 +20,19 @@ class Distribution {
  public:
   static Result<Distribution> Parse(std::string_view text);
 
-  // Fills numel elements of `data` (dtype t, row-major `shape`). Runs on all
-  // cores; every 64 Ki-element chunk draws from its own stream derived from
-  // (seed, stream, chunk), so the values never depend on the thread count.
+  // Fills numel elements of `data` (dtype t, row-major `shape`) on all
+  // cores, chunked as task/sampler.h describes.
   Status Fill(void* data, Dtype t, const std::vector<int64_t>& shape, const Symbols& symbols,
               uint64_t seed, uint64_t stream) const;
+  // The flattened form with its arguments evaluated for `symbols`, for a
+  // tensor of `shape`; the GPU generates from it (cuda/device_fill.h).
+  Result<SamplerSpec> Compile(const std::vector<int64_t>& shape, const Symbols& symbols) const;
   std::set<std::string> SymbolsUsed() const;
   const std::string& text() const { return text_; }
 
  private:
-  enum class Kind { kUniform, kNormal, kRandint, kBernoulli, kConstant, kTril, kTriu, kAbs };
-  // The arguments of this node and of the nodes it wraps, evaluated.
-  Status Evaluate(const Symbols& symbols, std::vector<std::vector<double>>& args) const;
-  // Values of elements [begin, begin + count) into out.
-  void Generate(double* out, int64_t begin, int64_t count, const std::vector<int64_t>& shape,
-                const std::vector<std::vector<double>>& args, size_t depth, Rng& rng) const;
-
   std::string text_;
-  Kind kind_ = Kind::kUniform;
+  SampleKind kind_ = SampleKind::kUniform;
   std::vector<Expr> args_;
   std::shared_ptr<const Distribution> inner_;  // for tril, triu, abs
 };

@@ -69,8 +69,9 @@ Mismatch CompareRange(R actual, R expected, Dtype t, int64_t begin, int64_t end,
   return m;
 }
 
-// Chunks merged in index order, so "first" stays the lowest index.
-void Merge(Mismatch& into, const Mismatch& m) {
+}  // namespace
+
+void MergeMismatch(Mismatch& into, const Mismatch& m) {
   if (into.num_bad == 0 && m.num_bad > 0) {
     into.first_bad = m.first_bad;
     into.expected_at_first = m.expected_at_first;
@@ -87,6 +88,13 @@ void Merge(Mismatch& into, const Mismatch& m) {
   into.max_rel_err = std::max(into.max_rel_err, m.max_rel_err);
 }
 
+void FinishMismatch(Mismatch& m) {
+  m.ok = m.num_bad == 0;
+  if (m.worst < 0) m.worst = m.first_bad;
+}
+
+namespace {
+
 constexpr int64_t kChunk = 1 << 16;
 
 template <typename R>
@@ -99,9 +107,8 @@ Mismatch CompareAll(R actual, R expected, Dtype t, int64_t n, const Tolerance& t
     parts[static_cast<size_t>(c)] =
         CompareRange(actual, expected, t, c * kChunk, std::min(n, (c + 1) * kChunk), tol, raw);
   Mismatch m;
-  for (const auto& p : parts) Merge(m, p);
-  m.ok = m.num_bad == 0;
-  if (m.worst < 0) m.worst = m.first_bad;
+  for (const auto& p : parts) MergeMismatch(m, p);
+  FinishMismatch(m);
   return m;
 }
 

@@ -17,18 +17,24 @@ struct Mismatch {
   bool ok = true;
   int64_t checked = 0;
   int64_t num_bad = 0;
-  int64_t nan_or_inf = 0;       // non-finite where the reference is finite
-  int64_t first_bad = -1;       // flat index
+  int64_t nan_or_inf = 0;  // non-finite where the reference is finite
+  int64_t first_bad = -1;  // flat index
   double expected_at_first = 0, actual_at_first = 0;
   double max_abs_err = 0, max_rel_err = 0;
-  int64_t worst = -1;           // flat index of the largest error over the tolerance bound
-  double worst_excess = 0;      // by how much it exceeds the bound
+  int64_t worst = -1;       // flat index of the largest error over the tolerance bound
+  double worst_excess = 0;  // by how much it exceeds the bound
 };
 
 // |actual - expected| <= atol + rtol * |expected|, element-wise; non-finite
 // values must match the reference exactly (NaN where NaN, same-signed Inf).
 Mismatch CompareElements(const void* actual, const void* expected, Dtype t, int64_t n,
                          const Tolerance& tol);
+
+// Adds the result of a later range of the same tensor (ranges merged in
+// index order keep "first" the lowest index); FinishMismatch sets `ok` and
+// `worst` once every range is in.
+void MergeMismatch(Mismatch& into, const Mismatch& m);
+void FinishMismatch(Mismatch& m);
 
 // ||a - ref|| / ||ref|| over finite elements (0 when both are all zero);
 // `ref` is float64.

@@ -1,0 +1,183 @@
+#include "cuda/cuda_trusted_store.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "cuda/cuda_arena.h"
+#include "cuda/device_compare.h"
+#include "cuda/device_fill.h"
+
+namespace hone {
+namespace {
+
+class CudaTrustedStore : public TrustedStore {
+ public:
+  CudaTrustedStore(int device, cudaStream_t stream) : device_(device), stream_(stream) {}
+  ~CudaTrustedStore() override {
+    cudaSetDevice(device_);
+    Clear();
+    cudaStreamSynchronize(stream_);
+    cudaStreamDestroy(stream_);
+  }
+
+  Id Generate(const SamplerSpec& spec, Dtype t, int64_t n, uint64_t seed,
+              uint64_t rng_stream) override {
+    Id id = Allocate(t, n);
+    if (error_.ok()) Keep(FillOnDevice(buffers_[id].data, t, n, spec, seed, rng_stream, stream_));
+    return id;
+  }
+  Id Upload(const void* host, Dtype t, int64_t n) override {
+    Id id = Allocate(t, n);
+    Note(cudaMemcpyAsync(buffers_[id].data, host, Bytes(buffers_[id]), cudaMemcpyHostToDevice,
+                         stream_),
+         "uploading a tensor");
+    // `host` is pageable memory the caller may reuse at once.
+    Note(cudaStreamSynchronize(stream_), "uploading a tensor");
+    return id;
+  }
+
+  Id Capture(Arena& arena, size_t offset, Dtype t, int64_t n) override {
+    CudaArena& a = AsCuda(arena);
+    Id id = Allocate(t, n);
+    HONE_CHECK(offset + Bytes(buffers_[id]) <= a.size(), "capture outside the arena");
+    // The arena's own stream may still be poisoning other buffers.
+    Note(cudaStreamSynchronize(static_cast<cudaStream_t>(a.stream())), "the arena's stream");
+    Note(cudaMemcpyAsync(buffers_[id].data, a.data() + offset, Bytes(buffers_[id]),
+                         cudaMemcpyDeviceToDevice, stream_),
+         "copying out of the arena");
+    return id;
+  }
+
+  void Restore(Id id, Arena& arena, size_t offset, Dtype as) override {
+    CudaArena& a = AsCuda(arena);
+    const Buffer& b = Get(id);
+    size_t bytes = static_cast<size_t>(b.n) * DtypeSize(as);
+    HONE_CHECK(offset + bytes <= a.size(), "restore outside the arena");
+    if (as == b.dtype) {
+      Note(cudaMemcpyAsync(a.data() + offset, b.data, bytes, cudaMemcpyDeviceToDevice, stream_),
+           "restoring inputs");
+    } else {
+      HONE_CHECK(as == HONE_F64, "tensors are restored as themselves or as float64");
+      Keep(WidenToDoubleOnDevice(b.data, b.dtype, reinterpret_cast<double*>(a.data() + offset), b.n,
+                                 stream_));
+    }
+    // The next sandbox call reads these bytes; it is ordered only after the
+    // arena's stream, so finish here.
+    Note(cudaStreamSynchronize(stream_), "restoring inputs");
+  }
+
+  void Release(Id id) override {
+    Buffer& b = buffers_.at(id);
+    if (b.data) cudaFreeAsync(b.data, stream_);
+    b = Buffer{};
+  }
+
+  void Clear() override {
+    for (Id id = 0; id < buffers_.size(); ++id) Release(id);
+    buffers_.clear();
+  }
+
+  Mismatch Compare(Id actual, Id expected, const Tolerance& tol) override {
+    const Buffer& a = Get(actual);
+    const Buffer& e = Get(expected);
+    HONE_CHECK(a.dtype == e.dtype && a.n == e.n, "comparing tensors of different types");
+    if (!error_.ok()) return Mismatch{};
+    auto m = CompareElementsOnDevice(a.data, e.data, a.dtype, a.n, tol, stream_);
+    return Keep(std::move(m), Mismatch{});
+  }
+
+  double RelativeL2(Id a_id, Id ref_id) override {
+    const Buffer& a = Get(a_id);
+    const Buffer& ref = Get(ref_id);
+    HONE_CHECK(ref.dtype == HONE_F64 && a.n == ref.n, "the precision reference must be float64");
+    if (!error_.ok()) return 0;
+    auto r = RelativeL2ErrorOnDevice(a.data, a.dtype, static_cast<const double*>(ref.data), a.n,
+                                     stream_);
+    return Keep(std::move(r), 0.0);
+  }
+
+  int64_t CountDifferent(Id a_id, Id b_id, int64_t* first) override {
+    const Buffer& a = Get(a_id);
+    const Buffer& b = Get(b_id);
+    HONE_CHECK(a.dtype == b.dtype && a.n == b.n, "comparing tensors of different types");
+    *first = -1;
+    if (!error_.ok()) return 0;
+    auto r = CountDifferentElementsOnDevice(a.data, b.data, a.dtype, a.n, first, stream_);
+    return Keep(std::move(r), int64_t{0});
+  }
+
+  Status status() override {
+    if (error_.ok()) Note(cudaStreamSynchronize(stream_), "the worker's stream");
+    return error_;
+  }
+
+ private:
+  struct Buffer {
+    Dtype dtype = HONE_F32;
+    int64_t n = 0;
+    void* data = nullptr;
+  };
+  static size_t Bytes(const Buffer& b) { return static_cast<size_t>(b.n) * DtypeSize(b.dtype); }
+
+  static CudaArena& AsCuda(Arena& arena) {
+    auto* a = dynamic_cast<CudaArena*>(&arena);
+    HONE_CHECK(a != nullptr, "the CUDA store works with CUDA arenas only");
+    return *a;
+  }
+
+  Id Allocate(Dtype t, int64_t n) {
+    Buffer b{t, n, nullptr};
+    // Stream-ordered: the pool keeps freed memory for the next case's tensors.
+    Note(cudaMallocAsync(&b.data, std::max<size_t>(Bytes(b), 1), stream_),
+         "allocating worker memory");
+    buffers_.push_back(b);
+    return buffers_.size() - 1;
+  }
+
+  const Buffer& Get(Id id) const {
+    HONE_CHECK(id < buffers_.size(), "unknown trusted tensor");
+    return buffers_[id];
+  }
+
+  void Note(cudaError_t e, const char* what) {
+    if (e != cudaSuccess && error_.ok())
+      error_ = Status::Unavailable(std::string("the worker's GPU failed ") + what + ": " +
+                                   cudaGetErrorString(e));
+  }
+  void Keep(Status st) {
+    if (!st.ok() && error_.ok()) error_ = st;
+  }
+  template <typename T>
+  T Keep(Result<T> r, T fallback) {
+    if (r.ok()) return *r;
+    Keep(r.status());
+    return fallback;
+  }
+
+  int device_;
+  cudaStream_t stream_;
+  std::vector<Buffer> buffers_;
+  Status error_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<TrustedStore>> CreateCudaTrustedStore(int device) {
+  if (cudaError_t e = cudaSetDevice(device); e != cudaSuccess)
+    return Status::Unavailable(std::string("cudaSetDevice: ") + cudaGetErrorString(e));
+  // Keep freed allocations in the device's pool: every shape case allocates
+  // tensors of the same sizes again.
+  cudaMemPool_t pool;
+  if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
+    uint64_t keep = UINT64_MAX;
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+  }
+  cudaStream_t stream;
+  if (cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking); e != cudaSuccess)
+    return Status::Unavailable(std::string("cudaStreamCreate: ") + cudaGetErrorString(e));
+  return std::unique_ptr<TrustedStore>(new CudaTrustedStore(device, stream));
+}
+
+}  // namespace hone

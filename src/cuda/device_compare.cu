@@ -1,0 +1,373 @@
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "cuda/device_compare.h"
+
+namespace hone {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int64_t kMaxBlocks = 4096;
+
+// One thread's, then one block's, share of a Mismatch.
+struct Part {
+  long long num_bad = 0, nan_or_inf = 0, first_bad = -1, worst = -1;
+  double max_abs = 0, max_rel = 0, worst_excess = -1, expected_first = 0, actual_first = 0;
+};
+
+__device__ void Combine(Part& x, const Part& y) {
+  if (y.first_bad >= 0 && (x.first_bad < 0 || y.first_bad < x.first_bad)) {
+    x.first_bad = y.first_bad;
+    x.expected_first = y.expected_first;
+    x.actual_first = y.actual_first;
+  }
+  if (y.worst >= 0 && (x.worst < 0 || y.worst_excess > x.worst_excess ||
+                       (y.worst_excess == x.worst_excess && y.worst < x.worst))) {
+    x.worst = y.worst;
+    x.worst_excess = y.worst_excess;
+  }
+  x.num_bad += y.num_bad;
+  x.nan_or_inf += y.nan_or_inf;
+  x.max_abs = fmax(x.max_abs, y.max_abs);
+  x.max_rel = fmax(x.max_rel, y.max_rel);
+}
+
+template <typename T>
+__device__ __forceinline__ double ToDouble(T v) {
+  return static_cast<double>(v);
+}
+template <>
+__device__ __forceinline__ double ToDouble<__half>(__half v) {
+  return static_cast<double>(__half2float(v));
+}
+template <>
+__device__ __forceinline__ double ToDouble<__nv_bfloat16>(__nv_bfloat16 v) {
+  return static_cast<double>(__bfloat162float(v));
+}
+
+// Block b checks the contiguous range [b * chunk, (b + 1) * chunk).
+template <typename T, bool kBool>
+__global__ void CompareKernel(const T* actual, const T* expected, int64_t n, int64_t chunk,
+                              double atol, double rtol, Part* parts) {
+  // Raw storage: __shared__ variables cannot have constructors.
+  __shared__ alignas(Part) unsigned char storage[sizeof(Part) * kThreads];
+  auto* shared = reinterpret_cast<Part*>(storage);
+  int64_t begin = blockIdx.x * chunk, end = min(n, begin + chunk);
+  Part p;
+  for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
+    double e = ToDouble(expected[i]);
+    bool bad;
+    double a;
+    if (kBool && reinterpret_cast<const unsigned char*>(actual)[i] > 1) {
+      a = reinterpret_cast<const unsigned char*>(actual)[i];
+      bad = true;
+    } else {
+      a = ToDouble(actual[i]);
+      if (!isfinite(e)) {
+        bad = !(isnan(e) ? isnan(a) : a == e);
+      } else if (!isfinite(a)) {
+        bad = true;
+        ++p.nan_or_inf;
+      } else {
+        // Rounded like the host's atol + rtol * |e| (no fused multiply-add).
+        double err = fabs(a - e), bound = __dadd_rn(atol, __dmul_rn(rtol, fabs(e)));
+        bad = err > bound;
+        p.max_abs = fmax(p.max_abs, err);
+        if (e != 0) p.max_rel = fmax(p.max_rel, err / fabs(e));
+        if (bad && err - bound > p.worst_excess) {
+          p.worst_excess = err - bound;
+          p.worst = i;
+        }
+      }
+    }
+    if (bad) {
+      if (p.num_bad == 0) {
+        p.first_bad = i;
+        p.expected_first = e;
+        p.actual_first = a;
+      }
+      ++p.num_bad;
+    }
+  }
+  shared[threadIdx.x] = p;
+  __syncthreads();
+  for (int stride = kThreads / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) Combine(shared[threadIdx.x], shared[threadIdx.x + stride]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) parts[blockIdx.x] = shared[0];
+}
+
+struct L2Part {
+  double num = 0, den = 0;
+};
+
+template <typename T>
+__global__ void RelativeL2Kernel(const T* a, const double* ref, int64_t n, int64_t chunk,
+                                 L2Part* parts) {
+  // Raw storage: __shared__ variables cannot have constructors.
+  __shared__ alignas(L2Part) unsigned char storage[sizeof(L2Part) * kThreads];
+  auto* shared = reinterpret_cast<L2Part*>(storage);
+  int64_t begin = blockIdx.x * chunk, end = min(n, begin + chunk);
+  L2Part p;
+  for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
+    double r = ref[i];
+    if (!isfinite(r)) continue;
+    double d = ToDouble(a[i]) - r;
+    p.num += d * d;
+    p.den += r * r;
+  }
+  shared[threadIdx.x] = p;
+  __syncthreads();
+  for (int stride = kThreads / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) {
+      shared[threadIdx.x].num += shared[threadIdx.x + stride].num;
+      shared[threadIdx.x].den += shared[threadIdx.x + stride].den;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) parts[blockIdx.x] = shared[0];
+}
+
+struct DiffPart {
+  long long count = 0, first = -1;
+};
+
+// T is an unsigned integer as wide as the element.
+template <typename T>
+__global__ void CountDifferentKernel(const T* a, const T* b, int64_t n, int64_t chunk,
+                                     DiffPart* parts) {
+  // Raw storage: __shared__ variables cannot have constructors.
+  __shared__ alignas(DiffPart) unsigned char storage[sizeof(DiffPart) * kThreads];
+  auto* shared = reinterpret_cast<DiffPart*>(storage);
+  int64_t begin = blockIdx.x * chunk, end = min(n, begin + chunk);
+  DiffPart p;
+  for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
+    if (a[i] == b[i]) continue;
+    if (p.count == 0) p.first = i;
+    ++p.count;
+  }
+  shared[threadIdx.x] = p;
+  __syncthreads();
+  for (int stride = kThreads / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) {
+      DiffPart& x = shared[threadIdx.x];
+      const DiffPart& y = shared[threadIdx.x + stride];
+      if (y.first >= 0 && (x.first < 0 || y.first < x.first)) x.first = y.first;
+      x.count += y.count;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) parts[blockIdx.x] = shared[0];
+}
+
+template <typename T>
+__global__ void WidenKernel(const T* src, double* dst, int64_t n) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    dst[i] = ToDouble(src[i]);
+}
+
+Status CudaStatus(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return Status::Ok();
+  return Status::Unavailable(std::string("the worker's GPU failed in ") + what + ": " +
+                             cudaGetErrorString(e));
+}
+
+// Splits n elements into at most kMaxBlocks contiguous chunks.
+struct Grid {
+  int64_t blocks = 0, chunk = 0;
+};
+Grid GridFor(int64_t n) {
+  Grid g;
+  g.chunk = std::max<int64_t>(kThreads * 8, (n + kMaxBlocks - 1) / kMaxBlocks);
+  g.blocks = (n + g.chunk - 1) / g.chunk;
+  return g;
+}
+
+// Launches `launch(parts)` with device room for `blocks` partial results and
+// returns them on the host.
+template <typename P, typename Launch>
+Result<std::vector<P>> RunReduction(int64_t blocks, cudaStream_t stream, const char* what,
+                                    Launch launch) {
+  std::vector<P> host(static_cast<size_t>(blocks));
+  P* parts = nullptr;
+  HONE_RETURN_IF_ERROR(CudaStatus(
+      cudaMallocAsync(reinterpret_cast<void**>(&parts), host.size() * sizeof(P), stream), what));
+  launch(parts);
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(host.data(), parts, host.size() * sizeof(P), cudaMemcpyDeviceToHost,
+                        stream);
+  cudaFreeAsync(parts, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  HONE_RETURN_IF_ERROR(CudaStatus(e, what));
+  return host;
+}
+
+template <typename T, bool kBool = false>
+Result<Mismatch> CompareTyped(const void* actual, const void* expected, int64_t n,
+                              const Tolerance& tol, cudaStream_t stream) {
+  Grid g = GridFor(n);
+  HONE_ASSIGN_OR_RETURN(auto parts,
+                        RunReduction<Part>(g.blocks, stream, "comparing outputs", [&](Part* d) {
+                          CompareKernel<T, kBool><<<g.blocks, kThreads, 0, stream>>>(
+                              static_cast<const T*>(actual), static_cast<const T*>(expected), n,
+                              g.chunk, tol.atol, tol.rtol, d);
+                        }));
+  Mismatch m;
+  for (int64_t b = 0; b < g.blocks; ++b) {
+    const Part& p = parts[static_cast<size_t>(b)];
+    Mismatch part;
+    part.checked = std::min(n, (b + 1) * g.chunk) - b * g.chunk;
+    part.num_bad = p.num_bad;
+    part.nan_or_inf = p.nan_or_inf;
+    part.first_bad = p.first_bad;
+    part.expected_at_first = p.expected_first;
+    part.actual_at_first = p.actual_first;
+    part.max_abs_err = p.max_abs;
+    part.max_rel_err = p.max_rel;
+    part.worst = p.worst;
+    part.worst_excess = p.worst >= 0 ? p.worst_excess : 0;
+    MergeMismatch(m, part);
+  }
+  FinishMismatch(m);
+  return m;
+}
+
+template <typename T>
+Result<double> RelativeL2Typed(const void* a, const double* ref, int64_t n, cudaStream_t stream) {
+  Grid g = GridFor(n);
+  HONE_ASSIGN_OR_RETURN(
+      auto parts, RunReduction<L2Part>(g.blocks, stream, "the precision check", [&](L2Part* d) {
+        RelativeL2Kernel<T>
+            <<<g.blocks, kThreads, 0, stream>>>(static_cast<const T*>(a), ref, n, g.chunk, d);
+      }));
+  double num = 0, den = 0;
+  for (const L2Part& p : parts) {
+    num += p.num;
+    den += p.den;
+  }
+  if (den == 0) return num == 0 ? 0.0 : INFINITY;
+  return std::sqrt(num / den);
+}
+
+template <typename T>
+Result<int64_t> CountDifferentTyped(const void* a, const void* b, int64_t n, int64_t* first,
+                                    cudaStream_t stream) {
+  Grid g = GridFor(n);
+  HONE_ASSIGN_OR_RETURN(
+      auto parts, RunReduction<DiffPart>(g.blocks, stream, "comparing inputs", [&](DiffPart* d) {
+        CountDifferentKernel<T><<<g.blocks, kThreads, 0, stream>>>(
+            static_cast<const T*>(a), static_cast<const T*>(b), n, g.chunk, d);
+      }));
+  int64_t count = 0;
+  *first = -1;
+  for (const DiffPart& p : parts) {
+    if (count == 0 && p.count > 0) *first = p.first;
+    count += p.count;
+  }
+  return count;
+}
+
+}  // namespace
+
+Result<Mismatch> CompareElementsOnDevice(const void* actual, const void* expected, Dtype t,
+                                         int64_t n, const Tolerance& tol, void* stream_ptr) {
+  if (n == 0) return Mismatch{};
+  auto stream = static_cast<cudaStream_t>(stream_ptr);
+  switch (t) {
+    case HONE_F32:
+      return CompareTyped<float>(actual, expected, n, tol, stream);
+    case HONE_F64:
+      return CompareTyped<double>(actual, expected, n, tol, stream);
+    case HONE_F16:
+      return CompareTyped<__half>(actual, expected, n, tol, stream);
+    case HONE_BF16:
+      return CompareTyped<__nv_bfloat16>(actual, expected, n, tol, stream);
+    case HONE_I8:
+      return CompareTyped<int8_t>(actual, expected, n, tol, stream);
+    case HONE_U8:
+      return CompareTyped<uint8_t>(actual, expected, n, tol, stream);
+    case HONE_I16:
+      return CompareTyped<int16_t>(actual, expected, n, tol, stream);
+    case HONE_I32:
+      return CompareTyped<int32_t>(actual, expected, n, tol, stream);
+    case HONE_I64:
+      return CompareTyped<int64_t>(actual, expected, n, tol, stream);
+    case HONE_BOOL:
+      return CompareTyped<uint8_t, true>(actual, expected, n, tol, stream);
+  }
+  HONE_CHECK(false, "unknown dtype");
+  return Mismatch{};
+}
+
+Result<double> RelativeL2ErrorOnDevice(const void* a, Dtype t, const double* ref, int64_t n,
+                                       void* stream_ptr) {
+  if (n == 0) return 0.0;
+  auto stream = static_cast<cudaStream_t>(stream_ptr);
+  switch (t) {
+    case HONE_F32:
+      return RelativeL2Typed<float>(a, ref, n, stream);
+    case HONE_F64:
+      return RelativeL2Typed<double>(a, ref, n, stream);
+    case HONE_F16:
+      return RelativeL2Typed<__half>(a, ref, n, stream);
+    case HONE_BF16:
+      return RelativeL2Typed<__nv_bfloat16>(a, ref, n, stream);
+    default:
+      HONE_CHECK(false, "the precision check is for floating outputs");
+  }
+  return 0.0;
+}
+
+Result<int64_t> CountDifferentElementsOnDevice(const void* a, const void* b, Dtype t, int64_t n,
+                                               int64_t* first, void* stream_ptr) {
+  *first = -1;
+  if (n == 0) return int64_t{0};
+  auto stream = static_cast<cudaStream_t>(stream_ptr);
+  switch (DtypeSize(t)) {
+    case 1:
+      return CountDifferentTyped<uint8_t>(a, b, n, first, stream);
+    case 2:
+      return CountDifferentTyped<uint16_t>(a, b, n, first, stream);
+    case 4:
+      return CountDifferentTyped<uint32_t>(a, b, n, first, stream);
+    case 8:
+      return CountDifferentTyped<uint64_t>(a, b, n, first, stream);
+  }
+  HONE_CHECK(false, "unexpected element size");
+  return int64_t{0};
+}
+
+Status WidenToDoubleOnDevice(const void* src, Dtype from, double* dst, int64_t n,
+                             void* stream_ptr) {
+  if (n == 0) return Status::Ok();
+  auto stream = static_cast<cudaStream_t>(stream_ptr);
+  int blocks = static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, 65536));
+  switch (from) {
+    case HONE_F32:
+      WidenKernel<<<blocks, kThreads, 0, stream>>>(static_cast<const float*>(src), dst, n);
+      break;
+    case HONE_F64:
+      return CudaStatus(
+          cudaMemcpyAsync(dst, src, n * sizeof(double), cudaMemcpyDeviceToDevice, stream),
+          "widening to float64");
+    case HONE_F16:
+      WidenKernel<<<blocks, kThreads, 0, stream>>>(static_cast<const __half*>(src), dst, n);
+      break;
+    case HONE_BF16:
+      WidenKernel<<<blocks, kThreads, 0, stream>>>(static_cast<const __nv_bfloat16*>(src), dst, n);
+      break;
+    default:
+      HONE_CHECK(false, "only floating tensors widen to float64");
+  }
+  return CudaStatus(cudaGetLastError(), "widening to float64");
+}
+
+}  // namespace hone

@@ -1,0 +1,102 @@
+#include "run/trusted_store.h"
+
+#include <cstring>
+#include <vector>
+
+#if HONE_HAVE_CUDA
+#include "cuda/cuda_trusted_store.h"
+#endif
+
+namespace hone {
+namespace {
+
+// The CPU backend's store: plain worker memory, checked with verify/compare.
+class HostTrustedStore : public TrustedStore {
+ public:
+  Id Generate(const SamplerSpec& spec, Dtype t, int64_t n, uint64_t seed,
+              uint64_t rng_stream) override {
+    Buffer b = Make(t, n);
+    FillFromSampler(b.bytes.data(), t, n, spec, seed, rng_stream);
+    return Add(std::move(b));
+  }
+  Id Upload(const void* host, Dtype t, int64_t n) override {
+    Buffer b = Make(t, n);
+    std::memcpy(b.bytes.data(), host, b.bytes.size());
+    return Add(std::move(b));
+  }
+  Id Capture(Arena& arena, size_t offset, Dtype t, int64_t n) override {
+    Buffer b = Make(t, n);
+    arena.Read(offset, b.bytes.data(), b.bytes.size());
+    return Add(std::move(b));
+  }
+  void Restore(Id id, Arena& arena, size_t offset, Dtype as) override {
+    const Buffer& b = Get(id);
+    if (as == b.dtype) {
+      arena.Write(offset, b.bytes.data(), b.bytes.size());
+      return;
+    }
+    std::vector<char> converted(static_cast<size_t>(b.n) * DtypeSize(as));
+    ConvertElements(b.bytes.data(), b.dtype, converted.data(), as, b.n);
+    arena.Write(offset, converted.data(), converted.size());
+  }
+  void Release(Id id) override { buffers_.at(id) = Buffer{}; }
+  void Clear() override { buffers_.clear(); }
+
+  Mismatch Compare(Id actual, Id expected, const Tolerance& tol) override {
+    const Buffer& a = Get(actual);
+    const Buffer& e = Get(expected);
+    HONE_CHECK(a.dtype == e.dtype && a.n == e.n, "comparing tensors of different types");
+    return CompareElements(a.bytes.data(), e.bytes.data(), a.dtype, a.n, tol);
+  }
+  double RelativeL2(Id a_id, Id ref_id) override {
+    const Buffer& a = Get(a_id);
+    const Buffer& ref = Get(ref_id);
+    HONE_CHECK(ref.dtype == HONE_F64 && a.n == ref.n, "the precision reference must be float64");
+    return RelativeL2Error(a.bytes.data(), a.dtype,
+                           reinterpret_cast<const double*>(ref.bytes.data()), a.n);
+  }
+  int64_t CountDifferent(Id a_id, Id b_id, int64_t* first) override {
+    const Buffer& a = Get(a_id);
+    const Buffer& b = Get(b_id);
+    HONE_CHECK(a.dtype == b.dtype && a.n == b.n, "comparing tensors of different types");
+    if (SameBytes(a.bytes.data(), b.bytes.data(), a.bytes.size())) {
+      *first = -1;
+      return 0;
+    }
+    return CountDifferentElements(a.bytes.data(), b.bytes.data(), a.dtype, a.n, first);
+  }
+  Status status() override { return Status::Ok(); }
+
+ private:
+  struct Buffer {
+    Dtype dtype = HONE_F32;
+    int64_t n = 0;
+    std::vector<char> bytes;
+  };
+  static Buffer Make(Dtype t, int64_t n) {
+    return Buffer{t, n, std::vector<char>(static_cast<size_t>(n) * DtypeSize(t))};
+  }
+  Id Add(Buffer b) {
+    buffers_.push_back(std::move(b));
+    return buffers_.size() - 1;
+  }
+  const Buffer& Get(Id id) const {
+    HONE_CHECK(id < buffers_.size(), "unknown trusted tensor");
+    return buffers_[id];
+  }
+  std::vector<Buffer> buffers_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<TrustedStore>> CreateTrustedStore(const std::string& backend, int device) {
+  if (backend == "cpu") return std::unique_ptr<TrustedStore>(new HostTrustedStore());
+#if HONE_HAVE_CUDA
+  if (backend == "cuda") return CreateCudaTrustedStore(device);
+#endif
+  (void)device;
+  if (backend == "cuda") return Status::Unavailable("this hone was built without the CUDA backend");
+  return Status::Invalid("unknown backend '" + backend + "'");
+}
+
+}  // namespace hone

@@ -1,0 +1,59 @@
+// The worker's private tensors: pristine inputs, expected outputs, float64
+// references and earlier results of the candidate. They live where the
+// sandbox cannot reach them (worker host memory on the CPU backend, device
+// allocations that are never exported on the CUDA backend) and every check
+// runs next to them, so on a GPU only summaries cross the bus.
+//
+// Tensors enter by Generate (values drawn where the store keeps them, the
+// GPU for the CUDA store), Upload (from the host) or Capture (a copy out of
+// an arena); Restore copies one back into an arena, converting floating types
+// to float64 for the reference's precision run. Comparisons follow the
+// contract of verify/compare.h exactly.
+//
+// Expected failures of the backend (a CUDA error) are kept: the first one
+// is returned by status() and every later operation becomes a no-op that
+// reports "no difference", so callers check status() before trusting a
+// result. Not thread-safe; one worker thread drives it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/dtype.h"
+#include "run/arena.h"
+#include "task/sampler.h"
+#include "task/task.h"
+#include "verify/compare.h"
+
+namespace hone {
+
+class TrustedStore {
+ public:
+  using Id = size_t;
+  virtual ~TrustedStore() = default;
+
+  // n values of `spec` (task/sampler.h) drawn from (seed, rng_stream).
+  virtual Id Generate(const SamplerSpec& spec, Dtype t, int64_t n, uint64_t seed,
+                      uint64_t rng_stream) = 0;
+  virtual Id Upload(const void* host, Dtype t, int64_t n) = 0;
+  virtual Id Capture(Arena& arena, size_t offset, Dtype t, int64_t n) = 0;
+  // Writes tensor `id` into `arena` at `offset` as dtype `as` (its own dtype,
+  // or float64 for a floating tensor).
+  virtual void Restore(Id id, Arena& arena, size_t offset, Dtype as) = 0;
+  virtual void Release(Id id) = 0;
+  virtual void Clear() = 0;
+
+  virtual Mismatch Compare(Id actual, Id expected, const Tolerance& tol) = 0;
+  // `ref` must be float64.
+  virtual double RelativeL2(Id a, Id ref) = 0;
+  // Bitwise differences between two tensors of the same dtype and size.
+  virtual int64_t CountDifferent(Id a, Id b, int64_t* first) = 0;
+
+  virtual Status status() = 0;
+};
+
+// The store for arenas made by CreateArena(backend, ..., device).
+Result<std::unique_ptr<TrustedStore>> CreateTrustedStore(const std::string& backend, int device);
+
+}  // namespace hone
