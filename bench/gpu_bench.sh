@@ -81,9 +81,11 @@ for name in ["scale", "gelu", "row_sum"]:
                 vals.append(v / 1000 if unit.startswith("n") else v * 1000 if unit.startswith("m") else v)
         hone = json.load(open(os.path.join(out, f"hone-{name}.json")))["timing"]["candidate"]["median_us"]
     except Exception as e:
-        print(f"{name:<10} unavailable: {e}"); continue
+        vals, why = [], f"unavailable: {e}"
+    else:
+        why = "ncu recorded nothing"
     if not vals:
-        print(f"{name:<10} ncu recorded nothing; its output:")
+        print(f"{name:<10} {why}; its output:")
         for f in (f"ncu-{name}.csv", f"ncu-{name}.err"):
             print("\n".join("    " + l for l in open(os.path.join(out, f)).read().splitlines()[:15]))
         continue

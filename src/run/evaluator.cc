@@ -349,16 +349,14 @@ Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
     for (const auto& k : cand_kernels_) list += (list.empty() ? "" : ",") + k;
     cand_config.extra_args = {"--kernels", list};
   }
-  // Both start at once: on a GPU each spends most of its start creating a
-  // CUDA context.
-  CallOutcome ref_startup, cand_startup;
-  auto ref_started = std::async(std::launch::async, [&] {
-    return SandboxProcess::Start(ref_config, *ref_arena_, &ref_startup, opt_.start_timeout);
-  });
-  auto cand_started =
-      SandboxProcess::Start(cand_config, *cand_arena_, &cand_startup, opt_.start_timeout);
-  HONE_ASSIGN_OR_RETURN(ref_, ref_started.get());
-  HONE_ASSIGN_OR_RETURN(cand_, std::move(cand_started));
+  // Both load at once: on a GPU each spends most of its start creating a
+  // CUDA context. Spawned from this thread, which outlives them.
+  HONE_ASSIGN_OR_RETURN(ref_, SandboxProcess::Spawn(ref_config, *ref_arena_));
+  HONE_ASSIGN_OR_RETURN(cand_, SandboxProcess::Spawn(cand_config, *cand_arena_));
+  CallOutcome ref_startup = ref_->AwaitReady(opt_.start_timeout);
+  CallOutcome cand_startup = cand_->AwaitReady(opt_.start_timeout);
+  if (!ref_startup.ok()) ref_.reset();
+  if (!cand_startup.ok()) cand_.reset();
   if (!ref_)
     return Status::Invalid(reference_.string() +
                            ": the task's reference failed to load: " + ref_startup.detail);

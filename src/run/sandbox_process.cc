@@ -66,13 +66,18 @@ struct Pipe {
     rlimit rl{v, v};
     setrlimit(res, &rl);
   };
+  limit(RLIMIT_CORE, 0);
+  // A profiler injected into the process needs its own memory and files.
+  if (c.profile) {
+    execve(argv[0], argv, envp);
+    _exit(wire::kSetupFailedExitCode);
+  }
   if (c.limit_address_space) {
     limit(RLIMIT_AS, address_limit);
   } else {
     limit(RLIMIT_DATA, address_limit);
   }
   limit(RLIMIT_CPU, static_cast<rlim_t>(c.cpu_seconds));
-  limit(RLIMIT_CORE, 0);
   limit(RLIMIT_NOFILE, 64);
   limit(RLIMIT_FSIZE, 64ull << 20);
   // Threads count against RLIMIT_NPROC too, so it bounds rather than forbids;
@@ -130,6 +135,14 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Start(const SandboxConfi
                                                               const Arena& arena,
                                                               CallOutcome* startup,
                                                               std::chrono::milliseconds timeout) {
+  HONE_ASSIGN_OR_RETURN(auto sp, Spawn(c, arena));
+  *startup = sp->AwaitReady(timeout);
+  if (!startup->ok()) return std::unique_ptr<SandboxProcess>();
+  return sp;
+}
+
+Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Spawn(const SandboxConfig& c,
+                                                              const Arena& arena) {
   // A sandbox that dies while we write to it must not take the worker along.
   signal(SIGPIPE, SIG_IGN);
   std::unique_ptr<SandboxProcess> sp(new SandboxProcess());
@@ -218,19 +231,21 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Start(const SandboxConfi
   sp->rep_fd_ = rep.r;
   sp->log_fd_ = log.r;
   fcntl(sp->log_fd_, F_SETFL, O_NONBLOCK);
-
-  CallOutcome ready = sp->AwaitReply(Clock::now() + timeout);
-  *startup = ready;
-  if (!ready.ok()) {
-    sp->DrainLog();
-    if (!sp->log_.empty()) startup->detail += "; sandbox log: " + sp->log_.substr(0, 2000);
-    return std::unique_ptr<SandboxProcess>();
-  }
-  sp->features_ = ready.aux;
-  sp->event_overhead_ = ready.reported_seconds;
-  sp->missing_ = ready.detail;
-  startup->detail.clear();
   return sp;
+}
+
+CallOutcome SandboxProcess::AwaitReady(std::chrono::milliseconds timeout) {
+  CallOutcome ready = AwaitReply(Clock::now() + timeout);
+  if (!ready.ok()) {
+    DrainLog();
+    if (!log_.empty()) ready.detail += "; sandbox log: " + log_.substr(0, 2000);
+    return ready;
+  }
+  features_ = ready.aux;
+  event_overhead_ = ready.reported_seconds;
+  missing_ = ready.detail;
+  ready.detail.clear();
+  return ready;
 }
 
 SandboxProcess::~SandboxProcess() {

@@ -69,6 +69,13 @@ class SandboxProcess {
   static Result<std::unique_ptr<SandboxProcess>> Start(const SandboxConfig& config,
                                                        const Arena& arena, CallOutcome* startup,
                                                        std::chrono::milliseconds timeout);
+  // Start in two steps, so one thread can start several sandboxes that load
+  // at the same time: Spawn only creates the process, AwaitReady waits for
+  // it to load (a failed outcome leaves the process unusable). The thread
+  // that spawns must outlive the process: its exit kills the sandbox.
+  static Result<std::unique_ptr<SandboxProcess>> Spawn(const SandboxConfig& config,
+                                                       const Arena& arena);
+  CallOutcome AwaitReady(std::chrono::milliseconds timeout);
   ~SandboxProcess();
 
   CallOutcome Bind(uint32_t binding, const std::vector<wire::TensorSlot>& inputs,

@@ -44,6 +44,15 @@ TEST(CliTest, HumanSummaryNamesStatusAndReason) {
   EXPECT_NE(r.output.find("compile_error.cpp:"), std::string::npos) << r.output;
 }
 
+// --profile keeps the sandbox unconfined and its user unchanged; as root the
+// privilege drop no longer clears the parent-death signal, so a sandbox
+// spawned from a thread that exits would be killed at once.
+TEST(CliTest, ProfileModeEvaluatesUnconfined) {
+  auto r = RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--no-time", "--profile"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("passed"), std::string::npos) << r.output;
+}
+
 TEST(CliTest, MalformedTaskExitsTwoNamingFileAndField) {
   std::filesystem::path dir = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-cli");
   std::filesystem::copy(Fixture(), dir / "t");
