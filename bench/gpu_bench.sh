@@ -2,16 +2,18 @@
 # The GPU benchmark (called by scripts/gpu-check): nvcc builds (cold, cached,
 # parallel) and timing repeatability: the same kernel evaluated 10 times in
 # separate evaluations, coefficient of variation of the reported medians.
-#   bench/gpu_bench.sh BIN_DIR OUT_DIR
+#   bench/gpu_bench.sh BIN_DIR OUT_DIR     (GPU_BENCH_SKIP_BUILDS=1: no build timings)
 set -uo pipefail
 bin=$1
 out=$2
 arch=$("$bin/hone" machine --json >/dev/null 2>&1; nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
 arch="sm_${arch}"; [ "$arch" = sm_90 ] && arch=sm_90a
-echo "-- nvcc builds ($arch)"
-"$bin/harness_bench" --cuda "$arch" --iterations 5 | tee "$out/builds.txt"
-echo "-- CPU-side harness overhead on this machine"
-"$bin/harness_bench" --iterations 10 | tee "$out/harness.txt"
+if [ "${GPU_BENCH_SKIP_BUILDS:-0}" != 1 ]; then
+  echo "-- nvcc builds ($arch)"
+  "$bin/harness_bench" --cuda "$arch" --iterations 5 | tee "$out/builds.txt"
+  echo "-- CPU-side harness overhead on this machine"
+  "$bin/harness_bench" --iterations 10 | tee "$out/harness.txt"
+fi
 echo "-- repeatability: 10 separate evaluations each"
 mkdir -p "$out/rep"
 for task in bench/tasks/scale tasks/examples/gelu tasks/examples/matmul; do

@@ -706,9 +706,9 @@ Status Run::Time() {
         inputs[k], GenerateInputs(cs, opt_.seed * 1000003ull + 1000 + static_cast<uint64_t>(k), 0));
     HONE_ASSIGN_OR_RETURN(expected[k], RunReference(inputs[k], k % sets));
   }
-  uint32_t flags = 0;
-  if (opt_.flush == FlushMode::kLlc) flags = wire::kFlushLlc;
-  if (opt_.flush == FlushMode::kLines) flags = wire::kFlushLines;
+  uint32_t flags = wire::kTimed;
+  if (opt_.flush == FlushMode::kLlc) flags |= wire::kFlushLlc;
+  if (opt_.flush == FlushMode::kLines) flags |= wire::kFlushLines;
   // Side 0 is the reference, side 1 the candidate.
   std::vector<double> wall[2];
   Status failure;

@@ -38,7 +38,9 @@ class CudaSandbox {
 
   void* AllocWorkspace(size_t bytes);
   void FreeWorkspace(void* p);
-  CudaCallResult Call(int (*forward)(const hone_args*), hone_args* args, bool flush_l2);
+  // `hold`: queue the whole call behind a held stream (sandbox_cuda_kernels.h)
+  // so that launch latency stays out of the measured time.
+  CudaCallResult Call(int (*forward)(const hone_args*), hone_args* args, bool flush_l2, bool hold);
 
  private:
   char* arena_ = nullptr;
@@ -47,6 +49,12 @@ class CudaSandbox {
   void* end_ = nullptr;
   void* flush_ = nullptr;
   size_t flush_bytes_ = 0;
+  int* flush_sink_ = nullptr;
+  // Host memory mapped into the device: the hold's release flag and its
+  // timed-out report. Holding stops for good after one timeout.
+  volatile int* hold_flags_ = nullptr;
+  int* hold_flags_device_ = nullptr;
+  bool hold_enabled_ = true;
   bool tracking_ = false;
   uint64_t event_overhead_ = 0;
 };

@@ -298,8 +298,8 @@ class Server {
     hone_args args = Args(b);
 #if HONE_SANDBOX_CUDA
     if (cuda_) {
-      auto r = static_cast<sandbox::CudaSandbox*>(cuda_)->Call(forward_, &args,
-                                                               (req.flags & wire::kFlushLlc) != 0);
+      auto r = static_cast<sandbox::CudaSandbox*>(cuda_)->Call(
+          forward_, &args, (req.flags & wire::kFlushLlc) != 0, (req.flags & wire::kTimed) != 0);
       fflush(stdout);
       if (!r.error.empty()) {
         SendError(o_.ctl_out, r.error);
