@@ -102,6 +102,9 @@ DeviceSample ReadGpuState(const GpuInfo& gpu) {
   return s;
 }
 
+// Bumped whenever a probe changes, so cached ceilings are measured again.
+constexpr int kGpuProbeVersion = 2;
+
 Result<MachineInfo> LoadOrMeasureGpu(const GpuInfo& gpu, const std::filesystem::path& cache_dir) {
   std::string id = gpu.name + "@" + gpu.pci_bus_id;
   std::filesystem::path file = cache_dir / ("machine-gpu-" + std::to_string(gpu.device) + ".json");
@@ -113,7 +116,8 @@ Result<MachineInfo> LoadOrMeasureGpu(const GpuInfo& gpu, const std::filesystem::
   m.simd = gpu.arch();
   if (auto text = ReadFile(file); text.ok()) {
     auto j = nlohmann::json::parse(*text, nullptr, false);
-    if (!j.is_discarded() && j.value("id", "") == id && j.value("copy_bandwidth_gbs", 0.0) > 0) {
+    if (!j.is_discarded() && j.value("id", "") == id &&
+        j.value("probe_version", 0) == kGpuProbeVersion && j.value("copy_bandwidth_gbs", 0.0) > 0) {
       m.copy_bandwidth_gbs = j.value("copy_bandwidth_gbs", 0.0);
       m.fp32_gflops = j.value("fp32_gflops", 0.0);
       m.measured_at = j.value("measured_at", "");
@@ -131,7 +135,8 @@ Result<MachineInfo> LoadOrMeasureGpu(const GpuInfo& gpu, const std::filesystem::
   nlohmann::json j = {{"id", id},
                       {"copy_bandwidth_gbs", m.copy_bandwidth_gbs},
                       {"fp32_gflops", m.fp32_gflops},
-                      {"measured_at", m.measured_at}};
+                      {"measured_at", m.measured_at},
+                      {"probe_version", kGpuProbeVersion}};
   HONE_RETURN_IF_ERROR(WriteFileAtomic(file, j.dump(2)));
   return m;
 }
