@@ -103,7 +103,7 @@ DeviceSample ReadGpuState(const GpuInfo& gpu) {
 }
 
 // Bumped whenever a probe changes, so cached ceilings are measured again.
-constexpr int kGpuProbeVersion = 3;
+constexpr int kGpuProbeVersion = 4;
 
 Result<MachineInfo> LoadOrMeasureGpu(const GpuInfo& gpu, const std::filesystem::path& cache_dir) {
   std::string id = gpu.name + "@" + gpu.pci_bus_id;
