@@ -1,12 +1,12 @@
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/device_compare.h"
+#include "cuda/device_dtype.h"
 
 namespace hone {
 namespace {
@@ -14,28 +14,7 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int64_t kMaxBlocks = 4096;
 
-// One thread's, then one block's, share of a Mismatch.
-struct Part {
-  long long num_bad = 0, nan_or_inf = 0, first_bad = -1, worst = -1;
-  double max_abs = 0, max_rel = 0, worst_excess = -1, expected_first = 0, actual_first = 0;
-};
-
-__device__ void Combine(Part& x, const Part& y) {
-  if (y.first_bad >= 0 && (x.first_bad < 0 || y.first_bad < x.first_bad)) {
-    x.first_bad = y.first_bad;
-    x.expected_first = y.expected_first;
-    x.actual_first = y.actual_first;
-  }
-  if (y.worst >= 0 && (x.worst < 0 || y.worst_excess > x.worst_excess ||
-                       (y.worst_excess == x.worst_excess && y.worst < x.worst))) {
-    x.worst = y.worst;
-    x.worst_excess = y.worst_excess;
-  }
-  x.num_bad += y.num_bad;
-  x.nan_or_inf += y.nan_or_inf;
-  x.max_abs = fmax(x.max_abs, y.max_abs);
-  x.max_rel = fmax(x.max_rel, y.max_rel);
-}
+using Part = ElementTally;
 
 template <typename T>
 __device__ __forceinline__ double ToDouble(T v) {
@@ -61,43 +40,16 @@ __global__ void CompareKernel(const T* actual, const T* expected, int64_t n, int
   Part p;
   for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
     double e = ToDouble(expected[i]);
-    bool bad;
-    double a;
-    if (kBool && reinterpret_cast<const unsigned char*>(actual)[i] > 1) {
-      a = reinterpret_cast<const unsigned char*>(actual)[i];
-      bad = true;
-    } else {
-      a = ToDouble(actual[i]);
-      if (!isfinite(e)) {
-        bad = !(isnan(e) ? isnan(a) : a == e);
-      } else if (!isfinite(a)) {
-        bad = true;
-        ++p.nan_or_inf;
-      } else {
-        // Rounded like the host's atol + rtol * |e| (no fused multiply-add).
-        double err = fabs(a - e), bound = __dadd_rn(atol, __dmul_rn(rtol, fabs(e)));
-        bad = err > bound;
-        p.max_abs = fmax(p.max_abs, err);
-        if (e != 0) p.max_rel = fmax(p.max_rel, err / fabs(e));
-        if (bad && err - bound > p.worst_excess) {
-          p.worst_excess = err - bound;
-          p.worst = i;
-        }
-      }
-    }
-    if (bad) {
-      if (p.num_bad == 0) {
-        p.first_bad = i;
-        p.expected_first = e;
-        p.actual_first = a;
-      }
-      ++p.num_bad;
-    }
+    auto raw = reinterpret_cast<const unsigned char*>(actual)[i];
+    if (kBool && raw > 1)
+      p.AddInvalid(i, raw, e);
+    else
+      p.Add(i, ToDouble(actual[i]), e, atol, rtol);
   }
   shared[threadIdx.x] = p;
   __syncthreads();
   for (int stride = kThreads / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride) Combine(shared[threadIdx.x], shared[threadIdx.x + stride]);
+    if (threadIdx.x < stride) shared[threadIdx.x].Merge(shared[threadIdx.x + stride]);
     __syncthreads();
   }
   if (threadIdx.x == 0) parts[blockIdx.x] = shared[0];
@@ -221,21 +173,9 @@ Result<Mismatch> CompareTyped(const void* actual, const void* expected, int64_t 
                               g.chunk, tol.atol, tol.rtol, d);
                         }));
   Mismatch m;
-  for (int64_t b = 0; b < g.blocks; ++b) {
-    const Part& p = parts[static_cast<size_t>(b)];
-    Mismatch part;
-    part.checked = std::min(n, (b + 1) * g.chunk) - b * g.chunk;
-    part.num_bad = p.num_bad;
-    part.nan_or_inf = p.nan_or_inf;
-    part.first_bad = p.first_bad;
-    part.expected_at_first = p.expected_first;
-    part.actual_at_first = p.actual_first;
-    part.max_abs_err = p.max_abs;
-    part.max_rel_err = p.max_rel;
-    part.worst = p.worst;
-    part.worst_excess = p.worst >= 0 ? p.worst_excess : 0;
-    MergeMismatch(m, part);
-  }
+  for (int64_t b = 0; b < g.blocks; ++b)
+    MergeMismatch(m, MismatchFromTally(parts[static_cast<size_t>(b)],
+                                       std::min(n, (b + 1) * g.chunk) - b * g.chunk));
   FinishMismatch(m);
   return m;
 }
@@ -281,49 +221,28 @@ Result<Mismatch> CompareElementsOnDevice(const void* actual, const void* expecte
                                          int64_t n, const Tolerance& tol, void* stream_ptr) {
   if (n == 0) return Mismatch{};
   auto stream = static_cast<cudaStream_t>(stream_ptr);
-  switch (t) {
-    case HONE_F32:
-      return CompareTyped<float>(actual, expected, n, tol, stream);
-    case HONE_F64:
-      return CompareTyped<double>(actual, expected, n, tol, stream);
-    case HONE_F16:
-      return CompareTyped<__half>(actual, expected, n, tol, stream);
-    case HONE_BF16:
-      return CompareTyped<__nv_bfloat16>(actual, expected, n, tol, stream);
-    case HONE_I8:
-      return CompareTyped<int8_t>(actual, expected, n, tol, stream);
-    case HONE_U8:
-      return CompareTyped<uint8_t>(actual, expected, n, tol, stream);
-    case HONE_I16:
-      return CompareTyped<int16_t>(actual, expected, n, tol, stream);
-    case HONE_I32:
-      return CompareTyped<int32_t>(actual, expected, n, tol, stream);
-    case HONE_I64:
-      return CompareTyped<int64_t>(actual, expected, n, tol, stream);
-    case HONE_BOOL:
+  return VisitDeviceDtype(t, [&](auto tag) -> Result<Mismatch> {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool>)
       return CompareTyped<uint8_t, true>(actual, expected, n, tol, stream);
-  }
-  HONE_CHECK(false, "unknown dtype");
-  return Mismatch{};
+    else
+      return CompareTyped<T>(actual, expected, n, tol, stream);
+  });
 }
 
 Result<double> RelativeL2ErrorOnDevice(const void* a, Dtype t, const double* ref, int64_t n,
                                        void* stream_ptr) {
+  HONE_CHECK(IsFloating(t), "the precision check is for floating outputs");
   if (n == 0) return 0.0;
   auto stream = static_cast<cudaStream_t>(stream_ptr);
-  switch (t) {
-    case HONE_F32:
-      return RelativeL2Typed<float>(a, ref, n, stream);
-    case HONE_F64:
-      return RelativeL2Typed<double>(a, ref, n, stream);
-    case HONE_F16:
-      return RelativeL2Typed<__half>(a, ref, n, stream);
-    case HONE_BF16:
-      return RelativeL2Typed<__nv_bfloat16>(a, ref, n, stream);
-    default:
-      HONE_CHECK(false, "the precision check is for floating outputs");
-  }
-  return 0.0;
+  return VisitDeviceDtype(t, [&](auto tag) -> Result<double> {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                  std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>)
+      return RelativeL2Typed<T>(a, ref, n, stream);
+    else
+      return 0.0;  // unreachable: checked above
+  });
 }
 
 Result<int64_t> CountDifferentElementsOnDevice(const void* a, const void* b, Dtype t, int64_t n,
@@ -347,26 +266,16 @@ Result<int64_t> CountDifferentElementsOnDevice(const void* a, const void* b, Dty
 
 Status WidenToDoubleOnDevice(const void* src, Dtype from, double* dst, int64_t n,
                              void* stream_ptr) {
+  HONE_CHECK(IsFloating(from), "only floating tensors widen to float64");
   if (n == 0) return Status::Ok();
   auto stream = static_cast<cudaStream_t>(stream_ptr);
   int blocks = static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, 65536));
-  switch (from) {
-    case HONE_F32:
-      WidenKernel<<<blocks, kThreads, 0, stream>>>(static_cast<const float*>(src), dst, n);
-      break;
-    case HONE_F64:
-      return CudaStatus(
-          cudaMemcpyAsync(dst, src, n * sizeof(double), cudaMemcpyDeviceToDevice, stream),
-          "widening to float64");
-    case HONE_F16:
-      WidenKernel<<<blocks, kThreads, 0, stream>>>(static_cast<const __half*>(src), dst, n);
-      break;
-    case HONE_BF16:
-      WidenKernel<<<blocks, kThreads, 0, stream>>>(static_cast<const __nv_bfloat16*>(src), dst, n);
-      break;
-    default:
-      HONE_CHECK(false, "only floating tensors widen to float64");
-  }
+  VisitDeviceDtype(from, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                  std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>)
+      WidenKernel<<<blocks, kThreads, 0, stream>>>(static_cast<const T*>(src), dst, n);
+  });
   return CudaStatus(cudaGetLastError(), "widening to float64");
 }
 

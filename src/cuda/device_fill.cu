@@ -1,11 +1,10 @@
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <string>
 #include <type_traits>
 
+#include "cuda/device_dtype.h"
 #include "cuda/device_fill.h"
 
 namespace hone {
@@ -93,38 +92,13 @@ Status FillOnDevice(void* dst, Dtype t, int64_t n, const SamplerSpec& spec, uint
                     uint64_t rng_stream, void* stream_ptr) {
   if (n == 0) return Status::Ok();
   auto s = static_cast<cudaStream_t>(stream_ptr);
-  switch (t) {
-    case HONE_F32:
-      Launch<float>(dst, n, spec, seed, rng_stream, s);
-      break;
-    case HONE_F64:
-      Launch<double>(dst, n, spec, seed, rng_stream, s);
-      break;
-    case HONE_F16:
-      Launch<__half>(dst, n, spec, seed, rng_stream, s);
-      break;
-    case HONE_BF16:
-      Launch<__nv_bfloat16>(dst, n, spec, seed, rng_stream, s);
-      break;
-    case HONE_I8:
-      Launch<int8_t>(dst, n, spec, seed, rng_stream, s);
-      break;
-    case HONE_U8:
-      Launch<uint8_t>(dst, n, spec, seed, rng_stream, s);
-      break;
-    case HONE_I16:
-      Launch<int16_t>(dst, n, spec, seed, rng_stream, s);
-      break;
-    case HONE_I32:
-      Launch<int32_t>(dst, n, spec, seed, rng_stream, s);
-      break;
-    case HONE_I64:
-      Launch<int64_t>(dst, n, spec, seed, rng_stream, s);
-      break;
-    case HONE_BOOL:
+  VisitDeviceDtype(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool>)
       Launch<uint8_t, true>(dst, n, spec, seed, rng_stream, s);
-      break;
-  }
+    else
+      Launch<T>(dst, n, spec, seed, rng_stream, s);
+  });
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess) return Status::Ok();
   return Status::Unavailable(std::string("the worker's GPU failed generating inputs: ") +

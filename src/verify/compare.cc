@@ -23,53 +23,34 @@ struct AnyReader {
 template <typename R>
 Mismatch CompareRange(R actual, R expected, Dtype t, int64_t begin, int64_t end,
                       const Tolerance& tol, const uint8_t* raw_actual) {
-  Mismatch m;
-  m.checked = end - begin;
-  double worst_excess = -1;
+  ElementTally tally;
   for (int64_t i = begin; i < end; ++i) {
     // A bool must be exactly 0 or 1: any other byte (an unwritten, poisoned
     // element) would otherwise read as true.
-    if (t == HONE_BOOL && raw_actual[i] > 1) {
-      if (m.num_bad == 0) {
-        m.first_bad = i;
-        m.expected_at_first = expected(i);
-        m.actual_at_first = raw_actual[i];
-      }
-      ++m.num_bad;
-      continue;
-    }
-    double a = actual(i), e = expected(i);
-    bool bad;
-    if (!std::isfinite(e)) {
-      bad = !(std::isnan(e) ? std::isnan(a) : a == e);
-    } else if (!std::isfinite(a)) {
-      bad = true;
-      ++m.nan_or_inf;
-    } else {
-      double err = std::fabs(a - e);
-      double bound = tol.atol + tol.rtol * std::fabs(e);
-      bad = err > bound;
-      m.max_abs_err = std::max(m.max_abs_err, err);
-      if (e != 0) m.max_rel_err = std::max(m.max_rel_err, err / std::fabs(e));
-      if (bad && err - bound > worst_excess) {
-        worst_excess = err - bound;
-        m.worst = i;
-        m.worst_excess = worst_excess;
-      }
-    }
-    if (bad) {
-      if (m.num_bad == 0) {
-        m.first_bad = i;
-        m.expected_at_first = e;
-        m.actual_at_first = a;
-      }
-      ++m.num_bad;
-    }
+    if (t == HONE_BOOL && raw_actual[i] > 1)
+      tally.AddInvalid(i, raw_actual[i], expected(i));
+    else
+      tally.Add(i, actual(i), expected(i), tol.atol, tol.rtol);
   }
-  return m;
+  return MismatchFromTally(tally, end - begin);
 }
 
 }  // namespace
+
+Mismatch MismatchFromTally(const ElementTally& t, int64_t checked) {
+  Mismatch m;
+  m.checked = checked;
+  m.num_bad = t.num_bad;
+  m.nan_or_inf = t.nan_or_inf;
+  m.first_bad = t.first_bad;
+  m.expected_at_first = t.expected_at_first;
+  m.actual_at_first = t.actual_at_first;
+  m.max_abs_err = t.max_abs;
+  m.max_rel_err = t.max_rel;
+  m.worst = t.worst;
+  m.worst_excess = t.worst >= 0 ? t.worst_excess : 0;
+  return m;
+}
 
 void MergeMismatch(Mismatch& into, const Mismatch& m) {
   if (into.num_bad == 0 && m.num_bad > 0) {

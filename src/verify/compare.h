@@ -10,6 +10,7 @@
 
 #include "core/dtype.h"
 #include "task/task.h"
+#include "verify/element_tally.h"
 
 namespace hone {
 
@@ -34,6 +35,8 @@ Mismatch CompareElements(const void* actual, const void* expected, Dtype t, int6
 // index order keep "first" the lowest index); FinishMismatch sets `ok` and
 // `worst` once every range is in.
 void MergeMismatch(Mismatch& into, const Mismatch& m);
+// The Mismatch of one range of `checked` elements.
+Mismatch MismatchFromTally(const ElementTally& tally, int64_t checked);
 void FinishMismatch(Mismatch& m);
 
 // ||a - ref|| / ||ref|| over finite elements (0 when both are all zero);

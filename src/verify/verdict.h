@@ -26,8 +26,8 @@ enum class VerdictStatus {
 std::string_view StatusName(VerdictStatus s);
 
 struct Check {
-  std::string name;    // "correct", "inputs_unchanged", "deterministic", "precision", ...
-  std::string where;   // "N=4096 seed=1 dist=normal(0.5, 3)"
+  std::string name;   // "correct", "inputs_unchanged", "deterministic", "precision", ...
+  std::string where;  // "N=4096 seed=1 dist=normal(0.5, 3)"
   bool passed = true;
   std::string detail;
 };
@@ -63,21 +63,21 @@ struct Verdict {
                                      // flush, the sandbox's timer)
   std::string flush_mode;
 
-  double precision_error = 0;     // worst relative L2 error vs float64 seen
+  double precision_error = 0;  // worst relative L2 error vs float64 seen
   double precision_bound = 0;
 
-  double event_overhead_seconds = 0;  // CUDA: a back-to-back event pair
+  double event_overhead_seconds = 0;               // CUDA: a back-to-back event pair
   std::optional<DeviceStateSummary> device_state;  // CUDA: NVML over the timed calls
-  std::string kernels_launched;       // CUDA: names seen in the first verification call
+  std::string kernels_launched;  // CUDA: names seen in the first verification call
 
   uint64_t sandbox_features = 0;
   std::string sandbox_missing;
-  std::string output_head;        // what the candidate printed (first bytes)
+  std::string output_head;  // what the candidate printed (first bytes)
   uint64_t output_bytes = 0;
 
   double total_seconds = 0;
   std::vector<std::pair<std::string, double>> stage_seconds;  // build, start, verify, time
-  double kernel_seconds = 0;      // time inside hone_forward, both sides, all calls
+  double kernel_seconds = 0;  // time inside hone_forward, both sides, all calls
   MachineInfo machine;
 
   int checks_failed() const;
