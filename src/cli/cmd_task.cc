@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
 #include "task/task_loader.h"
+#include "task/task_text.h"
 
 namespace hone::cli {
 namespace {
@@ -33,10 +34,7 @@ nlohmann::json TensorsJson(const std::vector<TensorDecl>& decls, const ShapeCase
   return arr;
 }
 
-int RunTaskShow(const TaskArgs& a) {
-  auto task = LoadNativeTask(a.task);
-  if (!task.ok()) return ReportError(task.status());
-  const Task& t = *task;
+nlohmann::json CasesJson(const Task& t) {
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& c : t.cases) {
     nlohmann::json cj = {{"case", c.label},
@@ -46,6 +44,13 @@ int RunTaskShow(const TaskArgs& a) {
     if (t.cost_flops) cj["flops"] = t.cost_flops->Eval(c.symbols).value();
     cases.push_back(cj);
   }
+  return cases;
+}
+
+int RunTaskShow(const TaskArgs& a) {
+  auto task = LoadNativeTask(a.task);
+  if (!task.ok()) return ReportError(task.status());
+  const Task& t = *task;
   if (a.out.json) {
     nlohmann::json j = {{"name", t.name},
                         {"category", t.category},
@@ -54,29 +59,12 @@ int RunTaskShow(const TaskArgs& a) {
                         {"seeds", t.seeds},
                         {"distributions", t.num_distributions},
                         {"hash", t.hash},
-                        {"cases", cases}};
+                        {"cases", CasesJson(t)}};
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
   std::cout << fmt::format("{} ({})\n  {}\n", t.name, t.category, t.description);
-  std::cout << "  hone_forward receives, in order:\n";
-  for (const auto& c : cases) {
-    std::cout << fmt::format("  case {}:\n", c["case"].get<std::string>());
-    for (const char* kind : {"inputs", "outputs"})
-      for (const auto& tj : c[kind]) {
-        std::string shape = tj["shape"].dump();
-        std::cout << fmt::format("    {}[{}] {:<12} {:<5} {}\n", kind, tj["index"].get<int>(),
-                                 tj["name"].get<std::string>(), tj["dtype"].get<std::string>(),
-                                 shape);
-      }
-  }
-  for (const auto& o : t.outputs) {
-    Tolerance tol = t.ToleranceFor(o.dtype);
-    std::cout << fmt::format("  tolerance for '{}': atol {:g}, rtol {:g}, precision {:g}\n", o.name,
-                             tol.atol, tol.rtol, tol.precision);
-  }
-  std::cout << fmt::format("  verified with {} seeds x {} value distributions per case\n", t.seeds,
-                           t.num_distributions);
+  std::cout << ContractArgumentsText(t) << ToleranceText(t);
   return kExitOk;
 }
 

@@ -13,5 +13,6 @@ Command RegisterEval(CLI::App& app);
 Command RegisterBench(CLI::App& app);
 Command RegisterTask(CLI::App& app);
 Command RegisterMachine(CLI::App& app);
+Command RegisterOptimize(CLI::App& app);
 
 }  // namespace hone::cli

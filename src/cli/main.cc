@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
       {"bench", RegisterBench},
       {"task", RegisterTask},
       {"machine", RegisterMachine},
+      {"optimize", RegisterOptimize},
   };
   std::map<std::string, Command> run;
   for (const auto& c : kCommands) run[c.name] = c.reg(app);

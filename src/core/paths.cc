@@ -23,6 +23,20 @@ Result<fs::path> FindIncludeDir() {
   return Status::NotFound("cannot find hone/kernel.h (set HONE_INCLUDE_DIR)");
 }
 
+Result<fs::path> FindPromptsDir() {
+  if (const char* e = std::getenv("HONE_PROMPTS"); e && *e) {
+    if (!fs::is_directory(e))
+      return Status::NotFound(std::string("HONE_PROMPTS=") + e + ": not a directory");
+    return fs::path(e);
+  }
+  for (fs::path candidate :
+       {fs::path(HONE_SOURCE_PROMPTS_DIR), ExecutableDir() / ".." / "share" / "hone" / "prompts"}) {
+    if (fs::is_regular_file(candidate / "system.txt")) return fs::canonical(candidate);
+  }
+  return Status::NotFound(
+      "cannot find the prompt templates (prompts/system.txt; set HONE_PROMPTS)");
+}
+
 Result<fs::path> FindSandboxExecutable(const std::string& name) {
   const char* var = name == "hone-sandbox-cuda" ? "HONE_SANDBOX_CUDA" : "HONE_SANDBOX";
   if (const char* e = std::getenv(var); e && *e) {

@@ -66,6 +66,7 @@ class Evaluator {
 
   Result<Verdict> Evaluate(const Task& task, const std::filesystem::path& candidate,
                            const EvalOptions& options, const ProgressFn& progress = {});
+  const EvaluatorEnv& env() const { return env_; }
 
  private:
   EvaluatorEnv env_;

@@ -1,0 +1,129 @@
+// The search loop's own overhead: candidates per second through prompt ->
+// LLM call -> extraction -> build -> evaluation on the CPU, with a fake LLM
+// server on loopback that answers at once. Three runs: every reply a new
+// source (cold g++ builds) and verification only; every reply the same
+// source (cached builds); and new sources with timing (0.2 s budget each).
+// Results go to docs/PERFORMANCE.md.
+//
+//   build/bench/loop_bench [--candidates N]
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "build/compiler_builder.h"
+#include "core/fs.h"
+#include "core/paths.h"
+#include "search/optimizer.h"
+#include "support/fake_llm_server.h"
+#include "task/task_loader.h"
+
+namespace {
+
+using namespace hone;
+using Clock = std::chrono::steady_clock;
+
+const char* kKernel = R"(#include <hone/kernel.h>
+HONE_EXPORT int hone_forward(const hone_args* args) {
+  const float* a = static_cast<const float*>(args->inputs[0].data);
+  const float* b = static_cast<const float*>(args->inputs[1].data);
+  float* out = static_cast<float*>(args->outputs[0].data);
+  int64_t n = hone_numel(&args->outputs[0]);
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + 2.0f * b[i];
+  return 0;
+}
+)";
+
+std::filesystem::path SourceDir() {
+  const char* env = std::getenv("HONE_SOURCE_DIR");
+  return env && *env ? std::filesystem::path(env) : std::filesystem::path(HONE_BENCH_SOURCE_DIR);
+}
+
+struct Setup {
+  std::unique_ptr<CompilerBuilder> builder;
+  std::unique_ptr<Evaluator> evaluator;
+  MachineInfo machine;
+};
+
+Setup MakeSetup(const std::filesystem::path& cache) {
+  Setup s;
+  s.builder =
+      std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions()))
+          .value();
+  EvaluatorEnv env;
+  env.builder = s.builder.get();
+  env.sandbox_executable = std::filesystem::path(HONE_BENCH_BINARY_DIR) / "hone-sandbox";
+  env.scratch_root = cache / "scratch";
+  env.machine = std::move(LoadOrMeasureMachine(cache)).value();
+  s.machine = env.machine;
+  s.evaluator = std::make_unique<Evaluator>(env);
+  return s;
+}
+
+// One search of `n` samples; returns candidates per second.
+double RunOnce(Setup& setup, const Task& task, const PromptBuilder& prompts, int n, bool new_source,
+               bool timed, const std::filesystem::path& run_dir) {
+  FakeLlmServer server;
+  std::atomic<int> served{0};
+  server.SetHandler([&](const FakeRequest&) {
+    int k = served++;
+    std::string code =
+        std::string(kKernel) + (new_source ? "// variant " + std::to_string(k) + "\n" : "");
+    return FakeResponse{200, {}, OpenAiReply("```cpp\n" + code + "```\n")};
+  });
+  if (!server.Start().ok()) return 0;
+  auto model = ParseModelSpec("openai-compatible:bench", server.base_url());
+  Provider provider(*model, MakeCurlHttpClient(), RetryPolicy{}, PriceTable::Defaults(), 4);
+  OptimizeOptions o;
+  o.strategy.name = "sample";
+  o.strategy.samples = n;
+  o.llm_concurrency = 4;
+  o.eval.time = timed;
+  o.eval.timing.budget_seconds = 0.2;
+  o.run_dir = run_dir;
+  Optimizer optimizer(task, "cpu", setup.machine, provider, prompts, *setup.evaluator,
+                      setup.builder.get(), o);
+  auto start = Clock::now();
+  auto r = optimizer.Run();
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!r.ok() || r->passed != n) {
+    std::fprintf(stderr, "loop_bench: the search failed: %s\n",
+                 r.ok() ? "not every candidate passed" : r.status().message().c_str());
+    return 0;
+  }
+  return n / seconds;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int n = 24;
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--candidates") && i + 1 < argc) n = std::atoi(argv[++i]);
+  std::filesystem::path cache = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-loop");
+  setenv("HONE_CACHE", cache.c_str(), 1);
+  Setup setup = MakeSetup(cache);
+  auto task = LoadNativeTask(SourceDir() / "tests/integration/fixture_add");
+  auto prompts = PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include");
+  if (!task.ok() || !prompts.ok()) {
+    std::fprintf(stderr, "loop_bench: cannot load the fixture task or the prompts\n");
+    return 1;
+  }
+  std::printf("%-62s %10s\n", "search of fixture_add, sample strategy, 4 LLM calls in flight",
+              "cand./s");
+  struct Row {
+    const char* what;
+    bool new_source, timed;
+  } rows[] = {{"new source each reply (cold g++ build), verification only", true, false},
+              {"the same source each reply (cached build), verification only", false, false},
+              {"new source each reply, verification and timing (0.2 s budget)", true, true}};
+  int k = 0;
+  for (const Row& r : rows) {
+    double rate = RunOnce(setup, *task, *prompts, n, r.new_source, r.timed,
+                          cache / ("run" + std::to_string(k++)));
+    std::printf("%-62s %10.2f\n", r.what, rate);
+  }
+  std::filesystem::remove_all(cache);
+  return 0;
+}

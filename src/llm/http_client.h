@@ -1,0 +1,43 @@
+// HTTP POST for the LLM providers, over libcurl.
+//
+// Every outcome is a value: an HTTP status with its body and headers, or a
+// transport error (refused, dropped connection, timeout) with status 0.
+// Thread-safe: each Post uses its own curl handle, so callers may post from
+// many threads at once.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hone {
+
+struct HttpRequest {
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;  // name, value
+  std::string body;
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // the whole exchange
+};
+
+struct HttpResponse {
+  int status = 0;  // 0: no HTTP response (see transport_error)
+  std::string body;
+  std::map<std::string, std::string> headers;  // names in lower case
+  std::string transport_error;                 // non-empty when status is 0
+  bool timed_out = false;
+  double seconds = 0;
+};
+
+class HttpClient {
+ public:
+  virtual ~HttpClient() = default;
+  virtual HttpResponse Post(const HttpRequest& request) = 0;
+};
+
+// libcurl's easy interface; curl_global_init runs once, on first use.
+std::unique_ptr<HttpClient> MakeCurlHttpClient();
+
+}  // namespace hone

@@ -1,0 +1,29 @@
+// Pulls the candidate source out of an LLM reply.
+//
+// Copes with several fenced blocks (prefers the one that defines
+// hone_forward; else the longest in the backend's language), fences with or
+// without a language tag, prose around the code, and replies that are all
+// code without fences. A reply cut off by the token limit, or with an
+// unterminated fence, is a named failure (kTruncated), never a crash; a
+// reply with no code at all is kNoCode. Pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace hone {
+
+enum class ExtractFailure { kNone, kNoCode, kTruncated };
+std::string ExtractFailureName(ExtractFailure f);  // "none", "no_code", "truncated"
+
+struct Extraction {
+  std::string code;  // empty unless failure == kNone
+  ExtractFailure failure = ExtractFailure::kNone;
+  std::string detail;  // one line for the feedback and the run record
+};
+
+// backend: "cpu" (C++) or "cuda"; truncated_by_limit: the API said the reply
+// stopped at its token limit.
+Extraction ExtractCode(std::string_view reply, std::string_view backend, bool truncated_by_limit);
+
+}  // namespace hone

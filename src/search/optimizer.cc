@@ -1,0 +1,256 @@
+#include "search/optimizer.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "build/build_pool.h"
+#include "report/verdict_json.h"
+#include "search/run_record.h"
+
+namespace hone {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Finished LLM calls, handed from the calling threads to the loop.
+class Inbox {
+ public:
+  void Put(AttemptResult r) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_.push_back(std::move(r));
+    }
+    cv_.notify_one();
+  }
+  std::deque<AttemptResult> TakeAll() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return std::exchange(done_, {});
+  }
+  // Waits until something arrives or `timeout` passes.
+  void Wait(std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, timeout, [&] { return !done_.empty(); });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<AttemptResult> done_;
+};
+
+// One run's state; Optimizer::Run drives it.
+class Loop {
+ public:
+  Loop(const Task& task, const std::string& backend, Provider& provider, Evaluator& evaluator,
+       Builder* builder, const OptimizeOptions& options, SearchStrategy& strategy,
+       RunRecord& record, const OptimizeProgress& progress)
+      : task_(task),
+        backend_(backend),
+        provider_(provider),
+        evaluator_(evaluator),
+        options_(options),
+        strategy_(strategy),
+        record_(record),
+        progress_(progress) {
+    if (builder) pool_ = std::make_unique<BuildPool>(*builder, options.build_threads);
+  }
+  ~Loop() {
+    for (auto& c : calls_) c.wait();
+  }
+
+  Result<OptimizeResult> Run();
+
+ private:
+  void Issue();
+  Status Receive(AttemptResult r);
+  Status EvaluateNext();
+  Status Finish(AttemptResult& r, const std::filesystem::path& candidate);
+  void Progress(const std::string& stage) {
+    if (progress_) progress_({result_.spend, result_.evaluated, result_.passed, in_flight_, stage});
+  }
+
+  const Task& task_;
+  const std::string& backend_;
+  Provider& provider_;
+  Evaluator& evaluator_;
+  const OptimizeOptions& options_;
+  SearchStrategy& strategy_;
+  RunRecord& record_;
+  const OptimizeProgress& progress_;
+  std::unique_ptr<BuildPool> pool_;
+
+  Clock::time_point start_ = Clock::now();
+  OptimizeResult result_;
+  Inbox inbox_;
+  std::vector<std::future<void>> calls_;
+  int in_flight_ = 0, next_id_ = 0;
+  struct Pending {
+    AttemptResult attempt;
+    std::filesystem::path candidate;
+  };
+  std::deque<Pending> to_evaluate_;
+};
+
+void Loop::Issue() {
+  result_.spend.seconds = Since(start_);
+  if (!StopReason(options_.budget, result_.spend).empty() || strategy_.Finished()) return;
+  int room = options_.llm_concurrency - in_flight_;
+  // Do not run far ahead of evaluation: replies waiting to be evaluated
+  // would be written without the feedback of the ones before them.
+  if (static_cast<int>(to_evaluate_.size()) >= options_.llm_concurrency) room = 0;
+  if (options_.budget.max_candidates > 0)
+    room = std::min(room, options_.budget.max_candidates - result_.spend.candidates);
+  if (room <= 0) return;
+  for (Proposal& p : strategy_.Propose(room, &next_id_)) {
+    ++result_.spend.candidates;
+    ++in_flight_;
+    ChatRequest request = options_.sampling;
+    request.system = p.system;
+    request.messages = p.messages;
+    calls_.push_back(std::async(std::launch::async, [this, p = std::move(p), request]() mutable {
+      AttemptResult r;
+      r.reply = provider_.Complete(request);
+      r.proposal = std::move(p);
+      inbox_.Put(std::move(r));
+    }));
+    Progress("asked the model for candidate " + std::to_string(next_id_ - 1));
+  }
+}
+
+Status Loop::Receive(AttemptResult r) {
+  --in_flight_;
+  result_.spend.input_tokens += r.reply.input_tokens;
+  result_.spend.output_tokens += r.reply.output_tokens;
+  result_.spend.dollars += r.reply.cost_usd;
+  if (!r.reply.ok) {
+    ++result_.llm_failures;
+    return Finish(r, {});
+  }
+  r.extraction = ExtractCode(r.reply.text, backend_, r.reply.truncated);
+  if (r.extraction.failure != ExtractFailure::kNone) {
+    ++result_.extraction_failures;
+    return Finish(r, {});
+  }
+  HONE_ASSIGN_OR_RETURN(auto path,
+                        record_.SaveCandidate(r.proposal.id, r.extraction.code, backend_));
+  if (pool_) pool_->Submit(path);  // warms the cache; the evaluation builds again (a hit)
+  to_evaluate_.push_back({std::move(r), path});
+  return Status::Ok();
+}
+
+Status Loop::EvaluateNext() {
+  Pending next = std::move(to_evaluate_.front());
+  to_evaluate_.pop_front();
+  Progress("evaluating candidate " + std::to_string(next.attempt.proposal.id));
+  HONE_ASSIGN_OR_RETURN(Verdict v, evaluator_.Evaluate(task_, next.candidate, options_.eval));
+  ++result_.evaluated;
+  ++result_.verdicts[std::string(StatusName(v.status))];
+  next.attempt.verdict = std::move(v);
+  AttemptResult& r = next.attempt;
+  if (r.passed()) {
+    ++result_.passed;
+    if (r.speedup() > result_.spend.best_speedup || result_.best_id < 0) {
+      result_.spend.best_speedup = std::max(result_.spend.best_speedup, r.speedup());
+      result_.best_id = r.proposal.id;
+      result_.best_code = r.extraction.code;
+      result_.best_verdict = *r.verdict;
+      result_.best_candidate = next.candidate;
+    }
+  }
+  return Finish(r, next.candidate);
+}
+
+Status Loop::Finish(AttemptResult& r, const std::filesystem::path& candidate) {
+  HONE_RETURN_IF_ERROR(record_.Append(r, candidate));
+  strategy_.Observe(r);
+  Progress("candidate " + std::to_string(r.proposal.id) + " done");
+  return Status::Ok();
+}
+
+Result<OptimizeResult> Loop::Run() {
+  while (true) {
+    Issue();
+    for (AttemptResult& r : inbox_.TakeAll()) HONE_RETURN_IF_ERROR(Receive(std::move(r)));
+    if (!to_evaluate_.empty()) {
+      HONE_RETURN_IF_ERROR(EvaluateNext());
+      continue;
+    }
+    if (in_flight_ > 0) {
+      // Wake up now and then: the time budget may run out while waiting.
+      inbox_.Wait(std::chrono::milliseconds(200));
+      continue;
+    }
+    // Nothing in flight and nothing to evaluate: done unless the strategy
+    // has more to propose right now.
+    Issue();
+    if (in_flight_ == 0) break;
+  }
+  result_.spend.seconds = Since(start_);
+  result_.stop_reason = StopReason(options_.budget, result_.spend);
+  if (result_.stop_reason.empty()) result_.stop_reason = "the strategy made all its proposals";
+  return result_;
+}
+
+}  // namespace
+
+Optimizer::Optimizer(const Task& task, std::string backend, MachineInfo machine, Provider& provider,
+                     const PromptBuilder& prompts, Evaluator& evaluator, Builder* builder,
+                     OptimizeOptions options)
+    : task_(task),
+      backend_(std::move(backend)),
+      machine_(std::move(machine)),
+      provider_(provider),
+      prompts_(prompts),
+      evaluator_(evaluator),
+      builder_(builder),
+      options_(std::move(options)) {}
+
+Result<OptimizeResult> Optimizer::Run(const OptimizeProgress& progress) {
+  StrategyContext context{&task_, backend_, machine_, &prompts_};
+  HONE_ASSIGN_OR_RETURN(auto strategy, MakeStrategy(options_.strategy, context));
+  HONE_ASSIGN_OR_RETURN(RunRecord record, RunRecord::Create(options_.run_dir));
+  Result<OptimizeResult> result = [&]() -> Result<OptimizeResult> {
+    Loop loop(task_, backend_, provider_, evaluator_, builder_, options_, *strategy, record,
+              progress);
+    return loop.Run();
+  }();
+  if (!result.ok()) return result;
+  HONE_RETURN_IF_ERROR(record.WriteSummary(
+      OptimizeResultJson(*result, provider_.model().text(), task_.name, options_.strategy.name)));
+  return result;
+}
+
+std::string OptimizeResultJson(const OptimizeResult& r, const std::string& model,
+                               const std::string& task, const std::string& strategy) {
+  const Spend& s = r.spend;
+  nlohmann::json j = {{"task", task},
+                      {"model", model},
+                      {"strategy", strategy},
+                      {"stop_reason", r.stop_reason},
+                      {"candidates", s.candidates},
+                      {"evaluated", r.evaluated},
+                      {"passed", r.passed},
+                      {"llm_failures", r.llm_failures},
+                      {"extraction_failures", r.extraction_failures},
+                      {"verdicts", r.verdicts},
+                      {"input_tokens", s.input_tokens},
+                      {"output_tokens", s.output_tokens},
+                      {"dollars", s.dollars},
+                      {"seconds", s.seconds},
+                      {"best_speedup", s.best_speedup}};
+  if (r.best_id >= 0) {
+    j["best"] = {{"id", r.best_id}, {"candidate", r.best_candidate.string()}};
+    if (r.best_verdict) j["best"]["verdict"] = VerdictToJson(*r.best_verdict);
+  }
+  return j.dump(2);
+}
+
+}  // namespace hone

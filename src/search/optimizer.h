@@ -1,0 +1,82 @@
+// The search loop: asks the strategy for proposals, sends them to the LLM
+// concurrently (up to `llm_concurrency` calls in flight), extracts the code
+// of each reply, warms the compile cache in a build pool and evaluates the
+// candidates one at a time while further LLM calls run, feeds every result
+// back to the strategy, and stops on the budget, the target speedup, or
+// when the strategy has nothing more to propose.
+//
+// Every attempt is recorded as it completes (search/run_record.h). Failures
+// of one attempt (HTTP errors after retries, a reply without code, a
+// truncated reply, a kernel that does not compile) are data; Run returns an
+// error Status only when the environment breaks (the run folder cannot be
+// written, the task's reference fails). One Run at a time per Optimizer.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "build/builder.h"
+#include "llm/provider.h"
+#include "run/evaluator.h"
+#include "search/budget.h"
+#include "search/strategy.h"
+
+namespace hone {
+
+struct OptimizeOptions {
+  StrategyOptions strategy;
+  Budget budget;
+  ChatRequest sampling;  // temperature, max_tokens, reasoning; messages are the strategy's
+  int llm_concurrency = 4;
+  int build_threads = 0;  // 0: all cores
+  EvalOptions eval;
+  std::filesystem::path run_dir;
+};
+
+struct OptimizeResult {
+  Spend spend;
+  std::string stop_reason;
+  int llm_failures = 0;         // calls that failed after every retry
+  int extraction_failures = 0;  // replies with no usable code
+  int evaluated = 0, passed = 0;
+  std::map<std::string, int> verdicts;  // status name -> count
+  int best_id = -1;                     // -1: nothing passed
+  std::string best_code;
+  std::optional<Verdict> best_verdict;
+  std::filesystem::path best_candidate;
+};
+
+struct OptimizeEvent {  // for live progress
+  const Spend& spend;
+  int evaluated, passed, in_flight;
+  std::string stage;  // what just happened
+};
+using OptimizeProgress = std::function<void(const OptimizeEvent&)>;
+
+class Optimizer {
+ public:
+  // `builder` (may be null) warms the compile cache for the evaluator.
+  Optimizer(const Task& task, std::string backend, MachineInfo machine, Provider& provider,
+            const PromptBuilder& prompts, Evaluator& evaluator, Builder* builder,
+            OptimizeOptions options);
+  Result<OptimizeResult> Run(const OptimizeProgress& progress = {});
+
+ private:
+  const Task& task_;
+  std::string backend_;
+  MachineInfo machine_;
+  Provider& provider_;
+  const PromptBuilder& prompts_;
+  Evaluator& evaluator_;
+  Builder* builder_;
+  OptimizeOptions options_;
+};
+
+// The result as JSON (summary.json and `hone optimize --json`).
+std::string OptimizeResultJson(const OptimizeResult& r, const std::string& model,
+                               const std::string& task, const std::string& strategy);
+
+}  // namespace hone

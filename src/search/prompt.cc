@@ -1,0 +1,357 @@
+#include "search/prompt.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/fs.h"
+#include "report/verdict_text.h"
+#include "task/task_text.h"
+
+namespace hone {
+namespace {
+
+// A text template of prompts/ and the placeholders it may use. The examples
+// (example_cpu.cpp, example_cuda.cu) are read verbatim, never rendered.
+struct TemplateSpec {
+  const char* file;
+  std::vector<std::string> placeholders;
+};
+
+const std::vector<TemplateSpec>& TemplateSpecs() {
+  static const std::vector<TemplateSpec> kSpecs = {
+      {"system.txt", {"backend", "language"}},
+      {"context.txt",
+       {"backend", "language", "lang_tag", "contract", "example", "task_name", "task_category",
+        "task_description", "arguments", "cases", "tolerances", "backend_rules", "hardware"}},
+      {"backend_cpu.txt", {}},
+      {"backend_cuda.txt", {}},
+      {"task.txt", {"backend", "language", "lang_tag", "context"}},
+      {"feedback.txt", {"backend", "language", "lang_tag", "status", "summary", "next_step"}},
+      {"extraction_failed.txt", {"failure", "problem", "advice"}},
+      {"evolve.txt", {"backend", "language", "lang_tag", "context", "parents", "goal"}},
+      {"evolve_parent.txt", {"number", "lang_tag", "code", "summary"}},
+  };
+  return kSpecs;
+}
+
+const char* const kExamples[] = {"example_cpu.cpp", "example_cuda.cu"};
+
+constexpr size_t kLogCap = 4000;     // compiler output shown to the model
+constexpr size_t kDetailCap = 1500;  // one reason or check detail
+constexpr size_t kOutputCap = 1000;  // what the candidate printed
+constexpr int kMaxChecks = 5;        // failed checks listed besides the reason
+constexpr int kMaxNotes = 3;
+
+bool IsCuda(const std::string& backend) { return backend == "cuda"; }
+std::string Language(const std::string& backend) { return IsCuda(backend) ? "CUDA C++" : "C++20"; }
+std::string LangTag(const std::string& backend) { return IsCuda(backend) ? "cuda" : "cpp"; }
+
+std::string TrimRight(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  return s;
+}
+
+// At most `cap` characters, cut at a line end when one is near, saying how
+// much was left out.
+std::string Cap(const std::string& s, size_t cap) {
+  if (s.size() <= cap) return s;
+  size_t cut = s.rfind('\n', cap);
+  if (cut == std::string::npos || cut < cap / 2) cut = cap;
+  return s.substr(0, cut) + fmt::format("\n[... {} more characters cut]", s.size() - cut);
+}
+
+std::string StemOf(const std::string& file) { return std::filesystem::path(file).stem().string(); }
+
+std::string Known(const std::map<std::string, std::string>& values) {
+  std::string out;
+  for (const auto& [name, value] : values) out += (out.empty() ? "" : ", ") + name;
+  return out.empty() ? "none" : out;
+}
+
+std::string BytesText(size_t bytes) {
+  if (bytes >= (size_t{1} << 20)) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
+  return fmt::format("{} KiB", bytes / 1024);
+}
+
+// "CPU: ..., 16 cores, ..." or "GPU: ..., 132 SMs, ..." with the measured ceilings.
+std::string MachineText(const MachineInfo& m) {
+  const bool gpu = m.kind == "gpu";
+  std::string out =
+      gpu ? fmt::format("GPU: {}, {} SMs, L2 cache {}\n", m.cpu_model, m.cores,
+                        BytesText(m.llc_bytes))
+          : fmt::format("CPU: {}, {} cores, last-level cache {}{}\n", m.cpu_model, m.cores,
+                        BytesText(m.llc_bytes), m.simd.empty() ? "" : ", SIMD " + m.simd);
+  out +=
+      m.copy_bandwidth_gbs > 0
+          ? fmt::format("Measured copy bandwidth: {:.0f} GB/s (bytes read + written per second)\n",
+                        m.copy_bandwidth_gbs)
+          : "Measured copy bandwidth: not measured\n";
+  const char* rate = gpu ? "Measured FP32 rate" : "Measured FP32 FMA rate, all cores";
+  out += m.fp32_gflops > 0
+             ? fmt::format("{}: {:.0f} GFLOP/s (an FMA counts as 2 FLOPs)\n", rate, m.fp32_gflops)
+             : fmt::format("{}: not measured\n", rate);
+  return out;
+}
+
+// The speed of light of the backend's timed case, when the task has a cost.
+std::string SpeedOfLightText(const Task& task, const std::string& backend, const MachineInfo& m) {
+  std::vector<const ShapeCase*> cases = task.CasesFor(backend);
+  if (cases.empty()) return "";
+  const ShapeCase& c = *cases.front();
+  auto eval = [&](const std::optional<Expr>& e) {
+    if (!e) return 0.0;
+    auto v = e->Eval(c.symbols);
+    return v.ok() ? *v : 0.0;
+  };
+  double sol = SpeedOfLightSeconds(eval(task.cost_bytes), eval(task.cost_flops), m);
+  if (sol <= 0) return "";
+  return fmt::format(
+      "Speed of light of the timed case ({}): {}, the larger of bytes / bandwidth and flops / "
+      "FP32 rate. Each verdict reports the candidate's time as a percentage of it (SOL %).\n",
+      c.label, FormatSeconds(sol));
+}
+
+std::string NextStep(VerdictStatus s) {
+  switch (s) {
+    case VerdictStatus::kPassed:
+      return "It is correct. Now make it faster: work out what limits it (memory traffic, "
+             "parallelism, vectorisation, arithmetic, launch overhead) against the speed of "
+             "light, and change the algorithm or the implementation to remove that limit. Keep "
+             "it correct.";
+    case VerdictStatus::kCompileError:
+      return "Fix the compile errors above.";
+    case VerdictStatus::kIncorrect:
+      return "Fix the bug behind the wrong result above. Check the indexing, sizes that are not "
+             "a multiple of your block or vector width, that every output element is written, "
+             "and that the inputs are left unchanged.";
+    case VerdictStatus::kRuntimeError:
+      return "Fix the error above: check out-of-bounds accesses, the dtypes and shapes you "
+             "accept, the return value, and launch configurations.";
+    case VerdictStatus::kTimeout:
+      return "It did not finish in time: it may hang or be far too slow. Fix that.";
+    case VerdictStatus::kRejected:
+      return "It broke a rule of the contract or the sandbox, named above. Rewrite it within "
+             "the rules.";
+  }
+  return "Fix it.";
+}
+
+std::string TimingText(const Verdict& v) {
+  if (!v.candidate_time || !v.reference_time) return "timing: not timed\n";
+  std::string out = fmt::format("timed case: {}\n", v.timed_case);
+  const SampleSummary& c = v.candidate_time->summary;
+  out += fmt::format("candidate: {} median", FormatSeconds(c.median));
+  if (c.ci_high > 0)
+    out += fmt::format(" [95% CI {} .. {}]", FormatSeconds(c.ci_low), FormatSeconds(c.ci_high));
+  out += "\n";
+  out += fmt::format("reference: {} median\n", FormatSeconds(v.reference_time->summary.median));
+  out += fmt::format("speedup: {:.2f}x over the reference\n", v.speedup);
+  if (v.sol_seconds > 0)
+    out += fmt::format("speed of light: {}; the candidate reaches {:.1f}% of it (SOL)\n",
+                       FormatSeconds(v.sol_seconds), v.sol_percent);
+  return out;
+}
+
+std::string PassedText(const Verdict& v) {
+  std::string out = "reason: " + Cap(v.reason, kDetailCap) + "\n" + TimingText(v);
+  if (v.precision_bound > 0)
+    out += fmt::format("precision: relative L2 error {:.2e} against float64 (bound {:.2e})\n",
+                       v.precision_error, v.precision_bound);
+  return out;
+}
+
+std::string CompileErrorText(const Verdict& v) {
+  std::string log = TrimRight(v.build_log.empty() ? v.reason : v.build_log);
+  return "compiler errors (trimmed):\n" + Cap(log, kLogCap) + "\n";
+}
+
+// Failed checks other than the one the reason already states.
+std::string FailedChecksText(const Verdict& v) {
+  std::string out;
+  int listed = 0, more = 0;
+  for (const Check& c : v.checks) {
+    if (c.passed || (!c.detail.empty() && v.reason.find(c.detail) != std::string::npos)) continue;
+    if (listed == kMaxChecks) {
+      ++more;
+      continue;
+    }
+    ++listed;
+    out += fmt::format("- {} [{}]: {}\n", c.name, c.where, Cap(c.detail, kDetailCap));
+  }
+  if (more > 0) out += fmt::format("- ... and {} more failed checks\n", more);
+  return out.empty() ? "" : "other failed checks:\n" + out;
+}
+
+std::string FailureText(const Verdict& v) {
+  std::string out = "reason: " + Cap(TrimRight(v.reason), kDetailCap) + "\n" + FailedChecksText(v);
+  if (v.status != VerdictStatus::kIncorrect && !v.output_head.empty())
+    out += "the candidate printed:\n" + Cap(TrimRight(v.output_head), kOutputCap) + "\n";
+  return out;
+}
+
+std::string ResourcesText(const Verdict& v) {
+  if (v.build_resources.empty()) return "";
+  return "compiler resource usage (ptxas: registers, shared memory, spills per kernel):\n" +
+         TrimRight(v.build_resources) + "\n";
+}
+
+std::string NotesText(const Verdict& v) {
+  std::string out;
+  for (size_t i = 0; i < v.notes.size() && i < kMaxNotes; ++i)
+    out += "note: " + Cap(v.notes[i], kDetailCap) + "\n";
+  return out;
+}
+
+std::string ExtractionAdvice(ExtractFailure f) {
+  if (f == ExtractFailure::kTruncated)
+    return "The reply was cut off before the code was complete. Keep it shorter: little or no "
+           "explanation, no alternative versions, only the file.";
+  return "Put the complete source file in one fenced code block.";
+}
+
+std::string EvolveGoal(size_t parents) {
+  if (parents == 0) return "Write the fastest correct kernel for this task.";
+  if (parents == 1)
+    return "Write one kernel that is faster than candidate 1: work out what limits it and "
+           "remove that limit, keeping it correct.";
+  return fmt::format(
+      "Write one kernel that is faster than {} candidates above: combine their best ideas "
+      "into one, keeping it correct.",
+      parents == 2 ? "both" : fmt::format("all {}", parents));
+}
+
+}  // namespace
+
+Result<std::string> RenderTemplate(std::string_view text,
+                                   const std::map<std::string, std::string>& values,
+                                   const std::string& file) {
+  std::string out;
+  size_t pos = 0;
+  for (size_t open = text.find("{{"); open != std::string_view::npos; open = text.find("{{", pos)) {
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + open, '\n'));
+    size_t close = text.find("}}", open + 2);
+    if (close == std::string_view::npos)
+      return Status::Invalid(fmt::format("{}:{}: '{{{{' without a closing '}}}}'", file, line));
+    std::string name(text.substr(open + 2, close - open - 2));
+    name.erase(0, name.find_first_not_of(" \t"));
+    name.erase(name.find_last_not_of(" \t") + 1);
+    auto it = values.find(name);
+    if (it == values.end())
+      return Status::Invalid(
+          fmt::format("{}:{}: unknown placeholder {{{{{}}}}}: it has no value (known: {})", file,
+                      line, name, Known(values)));
+    out.append(text.substr(pos, open - pos));
+    out += it->second;
+    pos = close + 2;
+  }
+  out.append(text.substr(pos));
+  return out;
+}
+
+Result<PromptBuilder> PromptBuilder::Load(const std::filesystem::path& dir,
+                                          const std::filesystem::path& include_dir) {
+  PromptBuilder b;
+  b.dir_ = dir;
+  for (const TemplateSpec& spec : TemplateSpecs()) {
+    HONE_ASSIGN_OR_RETURN(std::string text, ReadFile(dir / spec.file));
+    std::map<std::string, std::string> dummy;
+    for (const auto& p : spec.placeholders) dummy[p] = "";
+    auto checked = RenderTemplate(text, dummy, (dir / spec.file).string());
+    if (!checked.ok()) return checked.status();
+    b.templates_[StemOf(spec.file)] = std::move(text);
+  }
+  for (const char* file : kExamples) {
+    HONE_ASSIGN_OR_RETURN(std::string text, ReadFile(dir / file));
+    b.templates_[StemOf(file)] = TrimRight(std::move(text));
+  }
+  HONE_ASSIGN_OR_RETURN(std::string contract, ReadFile(include_dir / "hone" / "kernel.h"));
+  b.contract_ = TrimRight(std::move(contract));
+  return b;
+}
+
+std::string PromptBuilder::Render(const std::string& stem,
+                                  const std::map<std::string, std::string>& values) const {
+  auto it = templates_.find(stem);
+  HONE_CHECK(it != templates_.end(), "no template " + stem);
+  auto text = RenderTemplate(it->second, values, (dir_ / (stem + ".txt")).string());
+  HONE_CHECK(text.ok(), text.status().message());  // Load checked every placeholder
+  return TrimRight(std::move(text).value());
+}
+
+std::map<std::string, std::string> PromptBuilder::BackendValues(const std::string& backend) {
+  return {{"backend", backend}, {"language", Language(backend)}, {"lang_tag", LangTag(backend)}};
+}
+
+std::string PromptBuilder::System(const std::string& backend) const {
+  return Render("system", {{"backend", backend}, {"language", Language(backend)}});
+}
+
+std::string PromptBuilder::Context(const Task& task, const std::string& backend,
+                                   const MachineInfo& machine) const {
+  auto values = BackendValues(backend);
+  values["contract"] = contract_;
+  values["example"] = templates_.at(IsCuda(backend) ? "example_cuda" : "example_cpu");
+  values["task_name"] = task.name;
+  values["task_category"] = task.category.empty() ? "uncategorised" : task.category;
+  values["task_description"] = task.description;
+  values["arguments"] = TrimRight(ContractArgumentsText(task));
+  values["cases"] = TrimRight(CasesText(task, backend));
+  values["tolerances"] = TrimRight(ToleranceText(task));
+  values["backend_rules"] = Render(IsCuda(backend) ? "backend_cuda" : "backend_cpu", {});
+  values["hardware"] = TrimRight(MachineText(machine) + SpeedOfLightText(task, backend, machine));
+  return Render("context", values);
+}
+
+std::string PromptBuilder::FirstTurn(const Task& task, const std::string& backend,
+                                     const MachineInfo& machine) const {
+  auto values = BackendValues(backend);
+  values["context"] = Context(task, backend, machine);
+  return Render("task", values);
+}
+
+std::string PromptBuilder::FeedbackTurn(const Verdict& v) const {
+  auto values = BackendValues(v.backend);
+  values["status"] = std::string(StatusName(v.status));
+  values["summary"] = FeedbackSummary(v);
+  values["next_step"] = NextStep(v.status);
+  return Render("feedback", values);
+}
+
+std::string PromptBuilder::ExtractionFailedTurn(const Extraction& e) const {
+  return Render("extraction_failed", {{"failure", ExtractFailureName(e.failure)},
+                                      {"problem", e.detail},
+                                      {"advice", ExtractionAdvice(e.failure)}});
+}
+
+std::string PromptBuilder::EvolveTurn(const Task& task, const std::string& backend,
+                                      const MachineInfo& machine,
+                                      const std::vector<PromptAttempt>& parents) const {
+  std::string shown;
+  for (size_t i = 0; i < parents.size(); ++i)
+    shown += (i ? "\n\n" : "") +
+             Render("evolve_parent", {{"number", std::to_string(i + 1)},
+                                      {"lang_tag", LangTag(backend)},
+                                      {"code", TrimRight(parents[i].code)},
+                                      {"summary", FeedbackSummary(parents[i].verdict)}});
+  auto values = BackendValues(backend);
+  values["context"] = Context(task, backend, machine);
+  values["parents"] = shown;
+  values["goal"] = EvolveGoal(parents.size());
+  return Render("evolve", values);
+}
+
+std::string FeedbackSummary(const Verdict& v) {
+  std::string out = fmt::format("status: {}\n", StatusName(v.status));
+  if (v.status == VerdictStatus::kPassed)
+    out += PassedText(v);
+  else if (v.status == VerdictStatus::kCompileError)
+    out += CompileErrorText(v);
+  else
+    out += FailureText(v);
+  out += ResourcesText(v) + NotesText(v);
+  return TrimRight(out);
+}
+
+}  // namespace hone

@@ -1,0 +1,85 @@
+// The prompts of the search, rendered from the text templates in prompts/
+// (placeholders written {{name}}; docs/PROMPTS.md lists the templates and
+// the placeholders each may use). Load checks every template against the
+// placeholders it knows, so an unknown one is an error naming the file and
+// the line at Load, and rendering afterwards cannot fail.
+//
+// What goes in: the candidate contract (include/hone/kernel.h) and a worked
+// example, the task (description, the contract's argument list with shapes
+// and dtypes, the shape cases, tolerances), the backend, the hardware (GPU
+// name, SMs, L2, measured bandwidth and FP32 rate; or CPU model, cores, LLC,
+// measured bandwidth and FMA rate), and for later turns the feedback on the
+// previous candidate: trimmed compiler errors, the verifier's mismatch
+// summary, timings, speedup, SOL %, compiler resource usage.
+// Thread-safe after Load (const).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "measure/machine.h"
+#include "search/extract.h"
+#include "task/task.h"
+#include "verify/verdict.h"
+
+namespace hone {
+
+// One evaluated candidate as later prompts show it.
+struct PromptAttempt {
+  std::string code;
+  Verdict verdict;
+};
+
+// Replaces every {{name}} in `text` (spaces inside the braces allowed) with
+// its value, in one pass: values are not searched for placeholders. A
+// placeholder without a value, or "{{" without "}}", is Status::Invalid
+// naming `file`, the line and the placeholder.
+Result<std::string> RenderTemplate(std::string_view text,
+                                   const std::map<std::string, std::string>& values,
+                                   const std::string& file);
+
+class PromptBuilder {
+ public:
+  // Reads every template in `dir` (prompts/ of the checkout by default:
+  // FindPromptsDir in core/paths.h) and the contract header from
+  // `include_dir`/hone/kernel.h. Fails naming the file when one is missing
+  // or a template uses a placeholder it does not know.
+  static Result<PromptBuilder> Load(const std::filesystem::path& dir,
+                                    const std::filesystem::path& include_dir);
+
+  std::string System(const std::string& backend) const;
+  // The first user message: contract, example, task, hardware.
+  std::string FirstTurn(const Task& task, const std::string& backend,
+                        const MachineInfo& machine) const;
+  // A later turn of a refinement chain: what happened to the last candidate.
+  std::string FeedbackTurn(const Verdict& v) const;
+  // A later turn when no candidate came out of the reply at all.
+  std::string ExtractionFailedTurn(const Extraction& e) const;
+  // Evolution: the task's first turn plus parents with their results, asking
+  // for one faster kernel (one parent: mutation; two: crossover).
+  std::string EvolveTurn(const Task& task, const std::string& backend, const MachineInfo& machine,
+                         const std::vector<PromptAttempt>& parents) const;
+
+ private:
+  // Renders a template Load checked; `values` holds all its placeholders.
+  std::string Render(const std::string& stem,
+                     const std::map<std::string, std::string>& values) const;
+  static std::map<std::string, std::string> BackendValues(const std::string& backend);
+  // Contract, example, task, backend rules and hardware: the start of the
+  // first turn and of an evolution turn.
+  std::string Context(const Task& task, const std::string& backend,
+                      const MachineInfo& machine) const;
+
+  std::map<std::string, std::string> templates_;  // file stem -> text
+  std::string contract_;                          // kernel.h
+  std::filesystem::path dir_;
+};
+
+// The verdict as feedback text (also used by the run summary).
+std::string FeedbackSummary(const Verdict& v);
+
+}  // namespace hone

@@ -1,0 +1,24 @@
+#include "search/sample_strategy.h"
+
+namespace hone {
+
+SampleStrategy::SampleStrategy(StrategyContext context, int samples)
+    : context_(std::move(context)), samples_(samples) {
+  first_turn_ = context_.prompts->FirstTurn(*context_.task, context_.backend, context_.machine);
+}
+
+std::vector<Proposal> SampleStrategy::Propose(int max, int* next_id) {
+  std::vector<Proposal> out;
+  while (issued_ < samples_ && static_cast<int>(out.size()) < max) {
+    Proposal p;
+    p.id = (*next_id)++;
+    p.lineage = issued_++;
+    p.kind = "sample";
+    p.system = context_.prompts->System(context_.backend);
+    p.messages = {{"user", first_turn_}};
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace hone

@@ -1,0 +1,75 @@
+// The seam between a search strategy and the loop that runs it (after TVM
+// meta_schedule's SearchStrategy): the strategy proposes conversations to
+// send to the LLM and observes what came of each one; the loop
+// (search/optimizer.h) makes the calls, extracts, builds and evaluates.
+//
+// Strategies are driven by one thread (the loop's); they never block.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llm/provider.h"
+#include "measure/machine.h"
+#include "search/extract.h"
+#include "search/prompt.h"
+#include "task/task.h"
+#include "verify/verdict.h"
+
+namespace hone {
+
+// One LLM call to make.
+struct Proposal {
+  int id = 0;                // unique in the run, in the order proposed
+  int lineage = 0;           // refine: the chain; evolve: the island; sample: the sample
+  int turn = 0;              // refine: 0-based turn within the chain
+  std::vector<int> parents;  // ids of the attempts whose code this one builds on
+  std::string kind;          // "sample", "refine", "mutate", "crossover", ...
+  std::string system;
+  std::vector<ChatMessage> messages;
+};
+
+// What came of a proposal.
+struct AttemptResult {
+  Proposal proposal;
+  ChatReply reply;
+  Extraction extraction;           // meaningful when reply.ok
+  std::optional<Verdict> verdict;  // when code was extracted and evaluated
+  bool passed() const { return verdict && verdict->status == VerdictStatus::kPassed; }
+  // The speedup of a passed candidate; 0 otherwise.
+  double speedup() const { return passed() ? verdict->speedup : 0; }
+};
+
+// What every strategy needs to write prompts.
+struct StrategyContext {
+  const Task* task = nullptr;
+  std::string backend;
+  MachineInfo machine;
+  const PromptBuilder* prompts = nullptr;
+};
+
+class SearchStrategy {
+ public:
+  virtual ~SearchStrategy() = default;
+  // At most `max` proposals that can be sent now; fewer (or none) when the
+  // strategy waits for results. Ids come from `next_id`, incremented.
+  virtual std::vector<Proposal> Propose(int max, int* next_id) = 0;
+  virtual void Observe(const AttemptResult& result) = 0;
+  // True when no proposal will ever come again.
+  virtual bool Finished() const = 0;
+};
+
+struct StrategyOptions {
+  std::string name = "refine";                       // sample, refine, evolve
+  int samples = 8;                                   // sample: candidates
+  int chains = 2, turns = 4;                         // refine
+  int islands = 2, population = 4, generations = 4;  // evolve: initial samples per island
+};
+
+// The strategy `options.name`, or an error naming the known ones.
+Result<std::unique_ptr<SearchStrategy>> MakeStrategy(const StrategyOptions& options,
+                                                     const StrategyContext& context);
+
+}  // namespace hone

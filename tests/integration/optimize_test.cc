@@ -1,0 +1,282 @@
+// The search loop end to end on a CPU task, driven by a fake LLM server on
+// loopback speaking both APIs: every strategy, compiler errors fed back, the
+// faster of two correct kernels chosen, and every kind of LLM failure
+// handled without losing an attempt.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/paths.h"
+#include "integration/test_env.h"
+#include "search/optimizer.h"
+#include "support/fake_llm_server.h"
+#include "task/task_loader.h"
+
+namespace hone {
+namespace {
+
+using namespace hone::testing;
+
+const char* kBroken = R"(#include <hone/kernel.h>
+HONE_EXPORT int hone_forward(const hone_args* args) { this does not compile; }
+)";
+
+// Correct, and about 50 times slower than it needs to be.
+const char* kSlow = R"(#include <hone/kernel.h>
+HONE_EXPORT int hone_forward(const hone_args* args) {
+  const float* a = static_cast<const float*>(args->inputs[0].data);
+  const float* b = static_cast<const float*>(args->inputs[1].data);
+  volatile float* out = static_cast<float*>(args->outputs[0].data);
+  int64_t n = hone_numel(&args->outputs[0]);
+  for (int rep = 0; rep < 50; ++rep)
+    for (int64_t i = 0; i < n; ++i) out[i] = a[i] + 2.0f * b[i];
+  return 0;
+}
+)";
+
+const char* kFast = R"(#include <hone/kernel.h>
+HONE_EXPORT int hone_forward(const hone_args* args) {
+  const float* a = static_cast<const float*>(args->inputs[0].data);
+  const float* b = static_cast<const float*>(args->inputs[1].data);
+  float* out = static_cast<float*>(args->outputs[0].data);
+  int64_t n = hone_numel(&args->outputs[0]);
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + 2.0f * b[i];
+  return 0;
+}
+)";
+
+std::string Fenced(const std::string& code) {
+  return "Here is the kernel.\n\n```cpp\n" + code + "```\nIt should be fast.";
+}
+
+FakeResponse Ok(const std::string& body) { return FakeResponse{200, {}, body}; }
+
+class OptimizeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(server_.Start().ok());
+    env_ = TestEvaluator::Make();
+    auto task = LoadNativeTask(SourceDir() / "tests/integration/fixture_add");
+    ASSERT_TRUE(task.ok()) << task.status().message();
+    task_ = *task;
+    auto prompts = PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include");
+    ASSERT_TRUE(prompts.ok()) << prompts.status().message();
+    prompts_ = std::make_unique<PromptBuilder>(std::move(prompts).value());
+    run_dir_ = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-optimize");
+  }
+
+  std::unique_ptr<Provider> MakeProvider(const std::string& spec, int concurrency) {
+    auto model = ParseModelSpec(spec, server_.base_url());
+    EXPECT_TRUE(model.ok()) << model.status().message();
+    RetryPolicy retry;
+    retry.max_attempts = 6;
+    return std::make_unique<Provider>(*model, MakeCurlHttpClient(), retry, PriceTable::Defaults(),
+                                      concurrency, [this](double s) { sleeps_.push_back(s); });
+  }
+
+  OptimizeResult Optimize(Provider& provider, StrategyOptions strategy, Budget budget = {},
+                          int concurrency = 1) {
+    OptimizeOptions o;
+    o.strategy = strategy;
+    o.budget = budget;
+    o.llm_concurrency = concurrency;
+    o.eval.timing.budget_seconds = 0.2;
+    o.eval.timing.min_reps = 5;
+    o.eval.flush = FlushMode::kNone;
+    o.run_dir = run_dir_;
+    Optimizer optimizer(task_, "cpu", env_.evaluator->env().machine, provider, *prompts_,
+                        *env_.evaluator, env_.builder.get(), o);
+    auto r = optimizer.Run();
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? *r : OptimizeResult{};
+  }
+
+  std::vector<nlohmann::json> Attempts() {
+    std::ifstream in(run_dir_ / "attempts.jsonl");
+    std::vector<nlohmann::json> out;
+    std::string line;
+    while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line));
+    return out;
+  }
+
+  FakeLlmServer server_;
+  TestEvaluator env_;
+  Task task_;
+  std::unique_ptr<PromptBuilder> prompts_;
+  std::filesystem::path run_dir_;
+  std::vector<double> sleeps_;  // written by the provider's threads one at a time (concurrency 1)
+};
+
+TEST_F(OptimizeTest, RefineFeedsTheCompilerErrorBackAndKeepsTheFastestKernel) {
+  server_.Enqueue(Ok(OpenAiReply(Fenced(kBroken))));
+  server_.Enqueue(Ok(OpenAiReply(Fenced(kSlow))));
+  server_.Enqueue(Ok(OpenAiReply(Fenced(kFast))));
+  auto provider = MakeProvider("openai-compatible:fake-model", 1);
+  StrategyOptions s;
+  s.name = "refine";
+  s.chains = 1;
+  s.turns = 3;
+  OptimizeResult r = Optimize(*provider, s);
+
+  EXPECT_EQ(r.spend.candidates, 3);
+  EXPECT_EQ(r.evaluated, 3);
+  EXPECT_EQ(r.verdicts["compile_error"], 1);
+  EXPECT_EQ(r.passed, 2);
+  EXPECT_EQ(r.best_id, 2) << "the fast kernel is the best";
+  EXPECT_EQ(r.best_code, kFast);
+  EXPECT_GT(r.spend.best_speedup, 0);
+  EXPECT_EQ(r.spend.input_tokens, 30);
+
+  // The second turn carried the first reply and its compiler error; the
+  // third carried the slow kernel's timing.
+  auto requests = server_.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_NE(requests[1].body.find("does not compile"), std::string::npos);
+  EXPECT_NE(requests[1].body.find("compile_error"), std::string::npos) << requests[1].body;
+  EXPECT_NE(requests[2].body.find("speedup"), std::string::npos) << requests[2].body;
+  auto attempts = Attempts();
+  ASSERT_EQ(attempts.size(), 3u);
+  EXPECT_EQ(attempts[0]["verdict"]["status"], "compile_error");
+  EXPECT_EQ(attempts[2]["parents"], nlohmann::json::array({1}));
+  EXPECT_TRUE(std::filesystem::exists(run_dir_ / "summary.json"));
+}
+
+TEST_F(OptimizeTest, SampleSurvivesEveryKindOfLlmFailure) {
+  // In arrival order: four failures that are retried, then two good
+  // replies, one without code and one cut off at the token limit.
+  server_.Enqueue(FakeResponse{429, {{"Retry-After", "3"}}, ApiErrorBody("slow down")});
+  server_.Enqueue(FakeResponse{500, {}, ApiErrorBody("internal")});
+  FakeResponse dropped;
+  dropped.drop_connection = true;
+  server_.Enqueue(dropped);
+  server_.Enqueue(Ok("{\"content\": [ this is not json"));
+  server_.Enqueue(Ok(AnthropicReply(Fenced(kFast))));
+  server_.Enqueue(Ok(AnthropicReply("I am sorry, I cannot write that kernel.")));
+  server_.Enqueue(
+      Ok(AnthropicReply("```cpp\n#include <hone/kernel.h>\nHONE_EXPORT int hone_f", "max_tokens")));
+  server_.Enqueue(Ok(AnthropicReply(Fenced(kSlow))));
+  setenv("ANTHROPIC_API_KEY", "test-key", 1);
+  auto provider = MakeProvider("anthropic:claude-test", 1);
+  StrategyOptions s;
+  s.name = "sample";
+  s.samples = 4;
+  OptimizeResult r = Optimize(*provider, s);
+
+  EXPECT_EQ(r.spend.candidates, 4);
+  EXPECT_EQ(r.llm_failures, 0);
+  EXPECT_EQ(r.extraction_failures, 2);
+  EXPECT_EQ(r.evaluated, 2);
+  EXPECT_EQ(r.passed, 2);
+  EXPECT_EQ(r.best_code, kFast);
+  ASSERT_FALSE(sleeps_.empty());
+  EXPECT_DOUBLE_EQ(sleeps_[0], 3) << "Retry-After is honoured";
+  // Nothing lost: four attempts recorded with eight HTTP exchanges.
+  auto attempts = Attempts();
+  ASSERT_EQ(attempts.size(), 4u);
+  size_t exchanges = 0;
+  std::set<std::string> failures;
+  for (const auto& a : attempts) {
+    exchanges += a["reply"]["exchanges"].size();
+    if (a.contains("extraction")) failures.insert(a["extraction"]["failure"].get<std::string>());
+    EXPECT_EQ(a["reply"]["exchanges"][0]["request"].get<std::string>().find("test-key"),
+              std::string::npos)
+        << "the API key is never recorded";
+  }
+  EXPECT_EQ(exchanges, 8u);
+  EXPECT_TRUE(failures.count("no_code"));
+  EXPECT_TRUE(failures.count("truncated"));
+}
+
+TEST_F(OptimizeTest, EvolveShowsParentsWithTheirResults) {
+  server_.Enqueue(Ok(OpenAiReply(Fenced(kSlow))));
+  server_.Enqueue(Ok(OpenAiReply(Fenced(kSlow) + "\n// island 2")));
+  server_.Enqueue(Ok(OpenAiReply(Fenced(kFast))));
+  server_.Enqueue(Ok(OpenAiReply(Fenced(kFast))));
+  auto provider = MakeProvider("openai-compatible:fake-model", 1);
+  StrategyOptions s;
+  s.name = "evolve";
+  s.islands = 2;
+  s.population = 1;
+  s.generations = 1;
+  OptimizeResult r = Optimize(*provider, s);
+
+  EXPECT_EQ(r.spend.candidates, 4);
+  EXPECT_EQ(r.passed, 4);
+  EXPECT_EQ(r.best_code, kFast);
+  auto requests = server_.requests();
+  ASSERT_EQ(requests.size(), 4u);
+  // Children (the third and fourth calls) show a parent's code and result.
+  for (int i : {2, 3}) {
+    EXPECT_NE(requests[i].body.find("rep < 50"), std::string::npos) << requests[i].body;
+    EXPECT_NE(requests[i].body.find("speedup"), std::string::npos);
+  }
+  auto attempts = Attempts();
+  ASSERT_EQ(attempts.size(), 4u);
+  EXPECT_EQ(attempts[2]["kind"] == "mutate" || attempts[2]["kind"] == "crossover", true);
+}
+
+TEST_F(OptimizeTest, StopsAtTheCandidateBudgetAndTheTargetSpeedup) {
+  for (int i = 0; i < 6; ++i) server_.Enqueue(Ok(OpenAiReply(Fenced(kSlow))));
+  auto provider = MakeProvider("openai-compatible:fake-model", 2);
+  StrategyOptions s;
+  s.name = "sample";
+  s.samples = 6;
+  Budget b;
+  b.max_candidates = 2;
+  OptimizeResult r = Optimize(*provider, s, b, 2);
+  EXPECT_EQ(r.spend.candidates, 2);
+  EXPECT_NE(r.stop_reason.find("candidate budget"), std::string::npos) << r.stop_reason;
+
+  for (int i = 0; i < 6; ++i) server_.Enqueue(Ok(OpenAiReply(Fenced(kFast))));
+  Budget target;
+  target.target_speedup = 1e-6;  // any passing kernel reaches it
+  OptimizeResult t = Optimize(*provider, s, target, 1);
+  EXPECT_EQ(t.spend.candidates, 1);
+  EXPECT_NE(t.stop_reason.find("target speedup"), std::string::npos) << t.stop_reason;
+}
+
+TEST_F(OptimizeTest, CommandLineWritesTheBestKernelAndASummary) {
+  server_.Enqueue(Ok(OpenAiReply(Fenced(kFast))));
+  server_.Enqueue(Ok(OpenAiReply("no code here")));
+  std::filesystem::path best = run_dir_ / "best.cpp";
+  auto r = RunHone({"optimize",
+                    (SourceDir() / "tests/integration/fixture_add").string(),
+                    "--model",
+                    "openai-compatible:fake",
+                    "--base-url",
+                    server_.base_url(),
+                    "--strategy",
+                    "sample",
+                    "--samples",
+                    "2",
+                    "--concurrency",
+                    "2",
+                    "-o",
+                    best.string(),
+                    "--run-dir",
+                    (run_dir_ / "cli").string(),
+                    "--json",
+                    "--time-budget",
+                    "0.2",
+                    "--retry-base-delay",
+                    "0.01"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.output;
+  EXPECT_EQ(j["candidates"], 2);
+  EXPECT_EQ(j["passed"], 1);
+  EXPECT_EQ(j["extraction_failures"], 1);
+  EXPECT_TRUE(std::filesystem::exists(best));
+  EXPECT_TRUE(std::filesystem::exists(run_dir_ / "cli" / "attempts.jsonl"));
+
+  auto bad = RunHone({"optimize", (SourceDir() / "tests/integration/fixture_add").string(),
+                      "--model", "nosuchprovider:x"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("nosuchprovider"), std::string::npos) << bad.output;
+}
+
+}  // namespace
+}  // namespace hone

@@ -1,0 +1,319 @@
+#include "search/prompt.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "core/fs.h"
+#include "core/paths.h"
+#include "task/task_loader.h"
+#include "task/task_text.h"
+
+namespace hone {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The source tree: $HONE_SOURCE_DIR when the tests run from a copy, else the
+// checkout this binary was built from.
+fs::path SourceDir() {
+  const char* e = std::getenv("HONE_SOURCE_DIR");
+  return e && *e ? fs::path(e) : fs::path(HONE_SOURCE_PROMPTS_DIR).parent_path();
+}
+
+std::string Slurp(const fs::path& p) { return ReadFile(p).value(); }
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+MachineInfo Cpu() {
+  MachineInfo m;
+  m.kind = "cpu";
+  m.cpu_model = "Test CPU 9000";
+  m.cores = 16;
+  m.llc_bytes = size_t{32} << 20;
+  m.copy_bandwidth_gbs = 123.4;
+  m.fp32_gflops = 4567.0;
+  m.simd = "avx512";
+  return m;
+}
+
+MachineInfo Gpu() {
+  MachineInfo m;
+  m.kind = "gpu";
+  m.cpu_model = "NVIDIA H100 80GB HBM3";
+  m.cores = 132;
+  m.llc_bytes = size_t{50} << 20;
+  m.copy_bandwidth_gbs = 2950.0;
+  m.fp32_gflops = 51234.0;
+  return m;
+}
+
+class PromptTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto b = PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include");
+    ASSERT_TRUE(b.ok()) << b.status().message();
+    builder_.emplace(std::move(b).value());
+    auto t = LoadNativeTask(SourceDir() / "tasks" / "examples" / "gelu");
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    task_ = std::move(t).value();
+  }
+
+  const PromptBuilder& b() const { return *builder_; }
+
+  std::optional<PromptBuilder> builder_;
+  Task task_;
+};
+
+TEST_F(PromptTest, ContractArgumentsTextIsWhatTaskShowPrints) {
+  std::string args = ContractArgumentsText(task_);
+  EXPECT_EQ(args.rfind("  hone_forward receives, in order:\n", 0), 0u) << args;
+  EXPECT_TRUE(Contains(args,
+                       "  case N=7:\n"
+                       "    inputs[0] x            f32   [7]\n"
+                       "    outputs[0] y            f32   [7]\n"))
+      << args;
+  EXPECT_TRUE(Contains(args, "  case N=33554432 [cuda]:\n")) << args;
+}
+
+TEST_F(PromptTest, CasesTextListsTheBackendsCasesTimedFirst) {
+  std::string cpu = CasesText(task_, "cpu");
+  EXPECT_EQ(
+      cpu.rfind("  N=524288, 4194304 bytes (4 * 2 * N), 4718592 flops (9 * N)  <- timed\n", 0), 0u)
+      << cpu;
+  EXPECT_TRUE(Contains(cpu, "  N=100003,")) << cpu;
+  EXPECT_FALSE(Contains(cpu, "33554432")) << cpu;
+  EXPECT_EQ(CasesText(task_, "cuda").rfind("  N=33554432,", 0), 0u);
+}
+
+TEST_F(PromptTest, SystemNamesTheLanguageAndTheReplyFormat) {
+  EXPECT_TRUE(Contains(b().System("cpu"), "C++20"));
+  EXPECT_TRUE(Contains(b().System("cuda"), "CUDA C++"));
+  EXPECT_TRUE(Contains(b().System("cpu"), "exactly one fenced code block"));
+}
+
+TEST_F(PromptTest, FirstTurnCpuHasEverything) {
+  std::string p = b().FirstTurn(task_, "cpu", Cpu());
+  std::string header = Slurp(SourceDir() / "include" / "hone" / "kernel.h");
+  while (!header.empty() && header.back() == '\n') header.pop_back();
+  EXPECT_TRUE(Contains(p, header)) << "the full kernel.h";
+  std::string example = Slurp(SourceDir() / "prompts" / "example_cpu.cpp");
+  while (!example.empty() && example.back() == '\n') example.pop_back();
+  EXPECT_TRUE(Contains(p, example));
+  EXPECT_TRUE(Contains(p, "for another task"));
+  EXPECT_FALSE(Contains(p, "__global__"));  // not the CUDA example
+  // The task.
+  EXPECT_TRUE(Contains(p, "gelu (elementwise)"));
+  EXPECT_TRUE(Contains(p, task_.description));
+  EXPECT_TRUE(Contains(p, ContractArgumentsText(task_)));
+  EXPECT_TRUE(Contains(p, CasesText(task_, "cpu")));
+  EXPECT_TRUE(Contains(p, "tolerance for 'y': atol 1e-05, rtol 1e-05, precision 1e-05"));
+  // The backend.
+  EXPECT_TRUE(Contains(p, "g++ -std=c++20 -O3 -march=native -fopenmp"));
+  EXPECT_TRUE(Contains(p, "OpenMP is allowed"));
+  // The hardware.
+  EXPECT_TRUE(Contains(p, "CPU: Test CPU 9000, 16 cores, last-level cache 32.0 MiB"));
+  EXPECT_TRUE(Contains(p, "123 GB/s"));
+  EXPECT_TRUE(Contains(p, "4567 GFLOP/s"));
+  EXPECT_TRUE(Contains(p, "Speed of light of the timed case (N=524288)"));
+  // The reply.
+  EXPECT_TRUE(Contains(p, "exactly one fenced code block (```cpp"));
+  EXPECT_FALSE(Contains(p, "{{")) << "every placeholder rendered";
+}
+
+TEST_F(PromptTest, FirstTurnCudaHasTheGpuAndItsRules) {
+  std::string p = b().FirstTurn(task_, "cuda", Gpu());
+  std::string example = Slurp(SourceDir() / "prompts" / "example_cuda.cu");
+  while (!example.empty() && example.back() == '\n') example.pop_back();
+  EXPECT_TRUE(Contains(p, example));
+  EXPECT_TRUE(Contains(p, CasesText(task_, "cuda")));
+  EXPECT_TRUE(Contains(p, "GPU: NVIDIA H100 80GB HBM3, 132 SMs, L2 cache 50.0 MiB"));
+  EXPECT_TRUE(Contains(p, "2950 GB/s"));
+  EXPECT_TRUE(Contains(p, "51234 GFLOP/s"));
+  EXPECT_TRUE(Contains(p, "sm_90a"));
+  EXPECT_TRUE(Contains(p, "args->stream"));
+  EXPECT_TRUE(Contains(p, "cuBLAS"));
+  EXPECT_TRUE(Contains(p, "```cuda"));
+  EXPECT_FALSE(Contains(p, "-fopenmp"));
+}
+
+Verdict WithStatus(VerdictStatus s, const std::string& reason) {
+  Verdict v;
+  v.status = s;
+  v.reason = reason;
+  return v;
+}
+
+TEST_F(PromptTest, FeedbackForACompileErrorShowsTheLog) {
+  Verdict v = WithStatus(VerdictStatus::kCompileError, "the candidate does not compile:\n...");
+  v.build_log = "cand.cpp:10:3: error: 'ouput' was not declared in this scope\n";
+  std::string p = b().FeedbackTurn(v);
+  EXPECT_TRUE(Contains(p, "status: compile_error"));
+  EXPECT_TRUE(Contains(p, "cand.cpp:10:3: error: 'ouput' was not declared in this scope"));
+  EXPECT_TRUE(Contains(p, "Fix the compile errors"));
+  EXPECT_TRUE(Contains(p, "exactly one fenced code block"));
+
+  v.build_log.clear();
+  v.reason = "the candidate does not compile:\nx.cpp:1:1: error: expected ';'";
+  EXPECT_TRUE(Contains(FeedbackSummary(v), "error: expected ';'"));
+}
+
+TEST_F(PromptTest, FeedbackCapsALongLog) {
+  Verdict v = WithStatus(VerdictStatus::kCompileError, "does not compile");
+  for (int i = 0; i < 500; ++i) v.build_log += "cand.cpp:1:1: error: something is wrong here\n";
+  std::string s = FeedbackSummary(v);
+  EXPECT_LT(s.size(), 4200u);
+  EXPECT_TRUE(Contains(s, "more characters cut"));
+}
+
+TEST_F(PromptTest, FeedbackForIncorrectShowsTheMismatch) {
+  const std::string mismatch =
+      "output 'y': 5 of 7 elements wrong, first at [3]: expected 0.841, got nan";
+  const std::string where = "N=7 seed=1 dist=uniform(-1, 1)";
+  Verdict v = WithStatus(VerdictStatus::kIncorrect, mismatch + " [" + where + "]");
+  v.checks.push_back({"correct", "N=1023 seed=1 dist=uniform(-1, 1)", true, ""});
+  v.checks.push_back({"correct", where, false, mismatch});
+  v.checks.push_back({"inputs_unchanged", where, false, "input 'x' was modified"});
+  std::string p = b().FeedbackTurn(v);
+  EXPECT_TRUE(Contains(p, "status: incorrect"));
+  EXPECT_TRUE(Contains(p, mismatch + " [" + where + "]"));
+  EXPECT_TRUE(Contains(p, "- inputs_unchanged [" + where + "]: input 'x' was modified"));
+  EXPECT_EQ(p.find(mismatch), p.rfind(mismatch)) << "the reason's check is not repeated";
+  EXPECT_TRUE(Contains(p, "Fix the bug"));
+}
+
+TEST_F(PromptTest, FeedbackForPassedShowsTimesSpeedupAndSol) {
+  Verdict v = WithStatus(VerdictStatus::kPassed, "correct on 4 shape case(s) x 3 seeds");
+  v.backend = "cuda";
+  v.timed_case = "N=33554432 [cuda]";
+  v.candidate_time = TimingResult{};
+  v.candidate_time->summary.median = 250e-6;
+  v.reference_time = TimingResult{};
+  v.reference_time->summary.median = 1e-3;
+  v.speedup = 4.0;
+  v.sol_seconds = 200e-6;
+  v.sol_percent = 80.0;
+  v.precision_bound = 1e-5;
+  v.precision_error = 1.5e-7;
+  v.build_resources = "gelu_vec4: 32 registers, 0 bytes smem, 0 bytes spill\n";
+  std::string p = b().FeedbackTurn(v);
+  EXPECT_TRUE(Contains(p, "status: passed"));
+  EXPECT_TRUE(Contains(p, "candidate: 250.00 us median"));
+  EXPECT_TRUE(Contains(p, "reference: 1.000 ms median"));
+  EXPECT_TRUE(Contains(p, "speedup: 4.00x"));
+  EXPECT_TRUE(Contains(p, "80.0% of it (SOL)"));
+  EXPECT_TRUE(Contains(p, "relative L2 error 1.50e-07"));
+  EXPECT_TRUE(Contains(p, "gelu_vec4: 32 registers"));
+  EXPECT_TRUE(Contains(p, "make it faster"));
+  EXPECT_TRUE(Contains(p, "```cuda"));
+}
+
+TEST_F(PromptTest, FeedbackForARuntimeErrorShowsWhatItPrinted) {
+  Verdict v = WithStatus(VerdictStatus::kRuntimeError, "SIGSEGV (segmentation fault)");
+  v.output_head = "debug: i=12\n";
+  std::string s = FeedbackSummary(v);
+  EXPECT_TRUE(Contains(s, "reason: SIGSEGV"));
+  EXPECT_TRUE(Contains(s, "debug: i=12"));
+}
+
+TEST_F(PromptTest, ExtractionFailedTurnExplainsAndAsksAgain) {
+  Extraction cut{"", ExtractFailure::kTruncated, "the code block was not closed"};
+  std::string p = b().ExtractionFailedTurn(cut);
+  EXPECT_TRUE(Contains(p, "the code block was not closed"));
+  EXPECT_TRUE(Contains(p, "shorter"));
+  EXPECT_TRUE(Contains(p, "exactly one fenced code block"));
+  Extraction none{"", ExtractFailure::kNoCode, "no code block in the reply, which begins: \"Hi\""};
+  p = b().ExtractionFailedTurn(none);
+  EXPECT_TRUE(Contains(p, "which begins: \"Hi\""));
+  EXPECT_FALSE(Contains(p, "shorter"));
+}
+
+TEST_F(PromptTest, EvolveTurnShowsParentsAndAsksForAFasterKernel) {
+  PromptAttempt a{"// parent A code\nint a;\n", WithStatus(VerdictStatus::kPassed, "correct A")};
+  a.verdict.speedup = 1.5;
+  a.verdict.candidate_time = a.verdict.reference_time = TimingResult{};
+  PromptAttempt c{"// parent B code\nint b;\n", WithStatus(VerdictStatus::kIncorrect, "wrong B")};
+  std::string two = b().EvolveTurn(task_, "cpu", Cpu(), {a, c});
+  EXPECT_TRUE(Contains(two, ContractArgumentsText(task_)));
+  EXPECT_TRUE(Contains(two, "## Candidate 1\n\n```cpp\n// parent A code\nint a;\n```"));
+  EXPECT_TRUE(Contains(two, "// parent B code"));
+  EXPECT_TRUE(Contains(two, FeedbackSummary(a.verdict)));
+  EXPECT_TRUE(Contains(two, FeedbackSummary(c.verdict)));
+  EXPECT_TRUE(Contains(two, "combine their best ideas"));
+  EXPECT_TRUE(Contains(two, "4567 GFLOP/s"));
+
+  std::string one = b().EvolveTurn(task_, "cpu", Cpu(), {a});
+  EXPECT_TRUE(Contains(one, "faster than candidate 1"));
+  EXPECT_FALSE(Contains(one, "combine"));
+}
+
+TEST(RenderTemplateTest, ReplacesOnceAndNamesMissingValues) {
+  auto r = RenderTemplate("a {{x}} b {{ y }}", {{"x", "{{y}}"}, {"y", "2"}}, "t.txt");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(*r, "a {{y}} b 2");  // values are not rendered again
+
+  r = RenderTemplate("line one\n{{nope}}", {{"x", ""}}, "t.txt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "t.txt:2:")) << r.status().message();
+  EXPECT_TRUE(Contains(r.status().message(), "{{nope}}")) << r.status().message();
+
+  r = RenderTemplate("{{x", {{"x", ""}}, "t.txt");
+  EXPECT_FALSE(r.ok());
+}
+
+class PromptDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = *MakeTempDir(fs::temp_directory_path(), "hone-prompt-test");
+    fs::copy(SourceDir() / "prompts", dir_, fs::copy_options::recursive);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  Result<PromptBuilder> Load() { return PromptBuilder::Load(dir_, SourceDir() / "include"); }
+
+  fs::path dir_;
+};
+
+TEST_F(PromptDirTest, UnknownPlaceholderFailsLoadNamingTheFile) {
+  ASSERT_TRUE(Load().ok());
+  std::ofstream(dir_ / "feedback.txt") << "{{summary}}\n{{nonsense}}\n";
+  auto b = Load();
+  ASSERT_FALSE(b.ok());
+  EXPECT_TRUE(Contains(b.status().message(), (dir_ / "feedback.txt").string() + ":2:"))
+      << b.status().message();
+  EXPECT_TRUE(Contains(b.status().message(), "{{nonsense}}")) << b.status().message();
+}
+
+TEST_F(PromptDirTest, MissingTemplateFailsLoadNamingTheFile) {
+  fs::remove(dir_ / "evolve.txt");
+  auto b = Load();
+  ASSERT_FALSE(b.ok());
+  EXPECT_TRUE(Contains(b.status().message(), "evolve.txt")) << b.status().message();
+}
+
+TEST_F(PromptDirTest, CustomTemplatesAreUsed) {
+  std::ofstream(dir_ / "system.txt") << "Custom system for {{backend}}.";
+  auto b = Load();
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->System("cuda"), "Custom system for cuda.");
+}
+
+TEST_F(PromptDirTest, FindPromptsDirHonoursTheEnvironment) {
+  const char* before = std::getenv("HONE_PROMPTS");
+  const std::string saved = before ? before : "";
+  setenv("HONE_PROMPTS", dir_.c_str(), 1);
+  auto found = FindPromptsDir();
+  unsetenv("HONE_PROMPTS");
+  auto source = FindPromptsDir();
+  if (before) setenv("HONE_PROMPTS", saved.c_str(), 1);
+  ASSERT_TRUE(found.ok()) << found.status().message();
+  EXPECT_EQ(*found, dir_);
+  ASSERT_TRUE(source.ok()) << source.status().message();
+  EXPECT_TRUE(fs::is_regular_file(*source / "system.txt"));
+}
+
+}  // namespace
+}  // namespace hone
