@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -148,6 +149,16 @@ TEST(CudaTimingTest, FastGeluIsTimedWithDeviceState) {
             << v.sol_percent << "%, rse " << v.candidate_time->summary.rse * 100 << "%, clocks "
             << v.device_state->sm_mhz_min << "-" << v.device_state->sm_mhz_max << " MHz, throttle "
             << ThrottleReasonNames(v.device_state->throttle_reasons) << "\n";
+}
+
+// The worked example every CUDA prompt shows must itself pass.
+TEST(CudaPromptExampleTest, CudaExamplePasses) {
+  REQUIRE_GPU();
+  Verdict v = Eval(SourceDir() / "tests/integration/fixture_affine",
+                   SourceDir() / "prompts/example_cuda.cu", false);
+  EXPECT_EQ(v.status, VerdictStatus::kPassed) << v.reason;
+  std::printf("[verdict] prompts/example_cuda.cu: %s: %s\n",
+              std::string(StatusName(v.status)).c_str(), v.reason.c_str());
 }
 
 }  // namespace

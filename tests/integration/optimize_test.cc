@@ -278,5 +278,15 @@ TEST_F(OptimizeTest, CommandLineWritesTheBestKernelAndASummary) {
   EXPECT_NE(bad.output.find("nosuchprovider"), std::string::npos) << bad.output;
 }
 
+// The worked example every CPU prompt shows must itself pass.
+TEST(PromptExampleTest, CpuExamplePasses) {
+  TestEvaluator env = TestEvaluator::Make();
+  auto task = LoadNativeTask(SourceDir() / "tests/integration/fixture_affine");
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  auto v = env.evaluator->Evaluate(*task, SourceDir() / "prompts/example_cpu.cpp", VerifyOnly());
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
+}
+
 }  // namespace
 }  // namespace hone
