@@ -24,17 +24,6 @@ namespace {
 using namespace hone;
 using Clock = std::chrono::steady_clock;
 
-const char* kKernel = R"(#include <hone/kernel.h>
-HONE_EXPORT int hone_forward(const hone_args* args) {
-  const float* a = static_cast<const float*>(args->inputs[0].data);
-  const float* b = static_cast<const float*>(args->inputs[1].data);
-  float* out = static_cast<float*>(args->outputs[0].data);
-  int64_t n = hone_numel(&args->outputs[0]);
-  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + 2.0f * b[i];
-  return 0;
-}
-)";
-
 std::filesystem::path SourceDir() {
   const char* env = std::getenv("HONE_SOURCE_DIR");
   return env && *env ? std::filesystem::path(env) : std::filesystem::path(HONE_BENCH_SOURCE_DIR);
@@ -64,12 +53,13 @@ Setup MakeSetup(const std::filesystem::path& cache) {
 // One search of `n` samples; returns candidates per second.
 double RunOnce(Setup& setup, const Task& task, const PromptBuilder& prompts, int n, bool new_source,
                bool timed, const std::filesystem::path& run_dir) {
+  // The integration catalogue's correct candidate for this task.
+  std::string kernel = ReadFile(SourceDir() / "tests/integration/candidates/correct.cpp").value();
   FakeLlmServer server;
   std::atomic<int> served{0};
-  server.SetHandler([&](const FakeRequest&) {
+  server.SetHandler([&, kernel](const FakeRequest&) {
     int k = served++;
-    std::string code =
-        std::string(kKernel) + (new_source ? "// variant " + std::to_string(k) + "\n" : "");
+    std::string code = kernel + (new_source ? "// variant " + std::to_string(k) + "\n" : "");
     return FakeResponse{200, {}, OpenAiReply("```cpp\n" + code + "```\n")};
   });
   if (!server.Start().ok()) return 0;

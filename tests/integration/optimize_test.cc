@@ -37,16 +37,10 @@ HONE_EXPORT int hone_forward(const hone_args* args) {
 }
 )";
 
-const char* kFast = R"(#include <hone/kernel.h>
-HONE_EXPORT int hone_forward(const hone_args* args) {
-  const float* a = static_cast<const float*>(args->inputs[0].data);
-  const float* b = static_cast<const float*>(args->inputs[1].data);
-  float* out = static_cast<float*>(args->outputs[0].data);
-  int64_t n = hone_numel(&args->outputs[0]);
-  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + 2.0f * b[i];
-  return 0;
+// Correct and as fast as the reference: the catalogue's correct candidate.
+std::string FastKernel() {
+  return ReadFile(SourceDir() / "tests/integration/candidates/correct.cpp").value();
 }
-)";
 
 std::string Fenced(const std::string& code) {
   return "Here is the kernel.\n\n```cpp\n" + code + "```\nIt should be fast.";
@@ -113,7 +107,7 @@ class OptimizeTest : public ::testing::Test {
 TEST_F(OptimizeTest, RefineFeedsTheCompilerErrorBackAndKeepsTheFastestKernel) {
   server_.Enqueue(Ok(OpenAiReply(Fenced(kBroken))));
   server_.Enqueue(Ok(OpenAiReply(Fenced(kSlow))));
-  server_.Enqueue(Ok(OpenAiReply(Fenced(kFast))));
+  server_.Enqueue(Ok(OpenAiReply(Fenced(FastKernel()))));
   auto provider = MakeProvider("openai-compatible:fake-model", 1);
   StrategyOptions s;
   s.name = "refine";
@@ -126,7 +120,7 @@ TEST_F(OptimizeTest, RefineFeedsTheCompilerErrorBackAndKeepsTheFastestKernel) {
   EXPECT_EQ(r.verdicts["compile_error"], 1);
   EXPECT_EQ(r.passed, 2);
   EXPECT_EQ(r.best_id, 2) << "the fast kernel is the best";
-  EXPECT_EQ(r.best_code, kFast);
+  EXPECT_EQ(r.best_code, FastKernel());
   EXPECT_GT(r.spend.best_speedup, 0);
   EXPECT_EQ(r.spend.input_tokens, 30);
 
@@ -153,7 +147,7 @@ TEST_F(OptimizeTest, SampleSurvivesEveryKindOfLlmFailure) {
   dropped.drop_connection = true;
   server_.Enqueue(dropped);
   server_.Enqueue(Ok("{\"content\": [ this is not json"));
-  server_.Enqueue(Ok(AnthropicReply(Fenced(kFast))));
+  server_.Enqueue(Ok(AnthropicReply(Fenced(FastKernel()))));
   server_.Enqueue(Ok(AnthropicReply("I am sorry, I cannot write that kernel.")));
   server_.Enqueue(
       Ok(AnthropicReply("```cpp\n#include <hone/kernel.h>\nHONE_EXPORT int hone_f", "max_tokens")));
@@ -170,7 +164,7 @@ TEST_F(OptimizeTest, SampleSurvivesEveryKindOfLlmFailure) {
   EXPECT_EQ(r.extraction_failures, 2);
   EXPECT_EQ(r.evaluated, 2);
   EXPECT_EQ(r.passed, 2);
-  EXPECT_EQ(r.best_code, kFast);
+  EXPECT_EQ(r.best_code, FastKernel());
   ASSERT_FALSE(sleeps_.empty());
   EXPECT_DOUBLE_EQ(sleeps_[0], 3) << "Retry-After is honoured";
   // Nothing lost: four attempts recorded with eight HTTP exchanges.
@@ -193,8 +187,8 @@ TEST_F(OptimizeTest, SampleSurvivesEveryKindOfLlmFailure) {
 TEST_F(OptimizeTest, EvolveShowsParentsWithTheirResults) {
   server_.Enqueue(Ok(OpenAiReply(Fenced(kSlow))));
   server_.Enqueue(Ok(OpenAiReply(Fenced(kSlow) + "\n// island 2")));
-  server_.Enqueue(Ok(OpenAiReply(Fenced(kFast))));
-  server_.Enqueue(Ok(OpenAiReply(Fenced(kFast))));
+  server_.Enqueue(Ok(OpenAiReply(Fenced(FastKernel()))));
+  server_.Enqueue(Ok(OpenAiReply(Fenced(FastKernel()))));
   auto provider = MakeProvider("openai-compatible:fake-model", 1);
   StrategyOptions s;
   s.name = "evolve";
@@ -205,7 +199,7 @@ TEST_F(OptimizeTest, EvolveShowsParentsWithTheirResults) {
 
   EXPECT_EQ(r.spend.candidates, 4);
   EXPECT_EQ(r.passed, 4);
-  EXPECT_EQ(r.best_code, kFast);
+  EXPECT_EQ(r.best_code, FastKernel());
   auto requests = server_.requests();
   ASSERT_EQ(requests.size(), 4u);
   // Children (the third and fourth calls) show a parent's code and result.
@@ -230,7 +224,7 @@ TEST_F(OptimizeTest, StopsAtTheCandidateBudgetAndTheTargetSpeedup) {
   EXPECT_EQ(r.spend.candidates, 2);
   EXPECT_NE(r.stop_reason.find("candidate budget"), std::string::npos) << r.stop_reason;
 
-  for (int i = 0; i < 6; ++i) server_.Enqueue(Ok(OpenAiReply(Fenced(kFast))));
+  for (int i = 0; i < 6; ++i) server_.Enqueue(Ok(OpenAiReply(Fenced(FastKernel()))));
   Budget target;
   target.target_speedup = 1e-6;  // any passing kernel reaches it
   OptimizeResult t = Optimize(*provider, s, target, 1);
@@ -239,7 +233,7 @@ TEST_F(OptimizeTest, StopsAtTheCandidateBudgetAndTheTargetSpeedup) {
 }
 
 TEST_F(OptimizeTest, CommandLineWritesTheBestKernelAndASummary) {
-  server_.Enqueue(Ok(OpenAiReply(Fenced(kFast))));
+  server_.Enqueue(Ok(OpenAiReply(Fenced(FastKernel()))));
   server_.Enqueue(Ok(OpenAiReply("no code here")));
   std::filesystem::path best = run_dir_ / "best.cpp";
   auto r = RunHone({"optimize",
