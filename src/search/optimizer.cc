@@ -6,6 +6,7 @@
 #include <future>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "build/build_pool.h"
 #include "report/verdict_json.h"
@@ -109,6 +110,10 @@ void Loop::Issue() {
   if (options_.budget.max_candidates > 0)
     room = std::min(room, options_.budget.max_candidates - result_.spend.candidates);
   if (room <= 0) return;
+  // Finished calls have handed over their results: drop their futures.
+  std::erase_if(calls_, [](const std::future<void>& f) {
+    return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  });
   for (Proposal& p : strategy_.Propose(room, &next_id_)) {
     ++result_.spend.candidates;
     ++in_flight_;
