@@ -29,13 +29,26 @@ __device__ __forceinline__ double ToDouble<__nv_bfloat16>(__nv_bfloat16 v) {
   return static_cast<double>(__bfloat162float(v));
 }
 
+// Merges every thread's part (P::Merge) and thread 0 stores the block's in
+// parts[blockIdx.x]. All threads of the block must call it.
+template <typename P>
+__device__ void ReduceBlock(const P& mine, P* parts) {
+  // Raw storage: __shared__ variables cannot have constructors.
+  __shared__ alignas(P) unsigned char storage[sizeof(P) * kThreads];
+  auto* shared = reinterpret_cast<P*>(storage);
+  shared[threadIdx.x] = mine;
+  __syncthreads();
+  for (int stride = kThreads / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) shared[threadIdx.x].Merge(shared[threadIdx.x + stride]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) parts[blockIdx.x] = shared[0];
+}
+
 // Block b checks the contiguous range [b * chunk, (b + 1) * chunk).
 template <typename T, bool kBool>
 __global__ void CompareKernel(const T* actual, const T* expected, int64_t n, int64_t chunk,
                               double atol, double rtol, Part* parts) {
-  // Raw storage: __shared__ variables cannot have constructors.
-  __shared__ alignas(Part) unsigned char storage[sizeof(Part) * kThreads];
-  auto* shared = reinterpret_cast<Part*>(storage);
   int64_t begin = blockIdx.x * chunk, end = min(n, begin + chunk);
   Part p;
   for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
@@ -46,25 +59,20 @@ __global__ void CompareKernel(const T* actual, const T* expected, int64_t n, int
     else
       p.Add(i, ToDouble(actual[i]), e, atol, rtol);
   }
-  shared[threadIdx.x] = p;
-  __syncthreads();
-  for (int stride = kThreads / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride) shared[threadIdx.x].Merge(shared[threadIdx.x + stride]);
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) parts[blockIdx.x] = shared[0];
+  ReduceBlock(p, parts);
 }
 
 struct L2Part {
   double num = 0, den = 0;
+  __device__ void Merge(const L2Part& y) {
+    num += y.num;
+    den += y.den;
+  }
 };
 
 template <typename T>
 __global__ void RelativeL2Kernel(const T* a, const double* ref, int64_t n, int64_t chunk,
                                  L2Part* parts) {
-  // Raw storage: __shared__ variables cannot have constructors.
-  __shared__ alignas(L2Part) unsigned char storage[sizeof(L2Part) * kThreads];
-  auto* shared = reinterpret_cast<L2Part*>(storage);
   int64_t begin = blockIdx.x * chunk, end = min(n, begin + chunk);
   L2Part p;
   for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
@@ -74,29 +82,21 @@ __global__ void RelativeL2Kernel(const T* a, const double* ref, int64_t n, int64
     p.num += d * d;
     p.den += r * r;
   }
-  shared[threadIdx.x] = p;
-  __syncthreads();
-  for (int stride = kThreads / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride) {
-      shared[threadIdx.x].num += shared[threadIdx.x + stride].num;
-      shared[threadIdx.x].den += shared[threadIdx.x + stride].den;
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) parts[blockIdx.x] = shared[0];
+  ReduceBlock(p, parts);
 }
 
 struct DiffPart {
   long long count = 0, first = -1;
+  __device__ void Merge(const DiffPart& y) {
+    if (y.first >= 0 && (first < 0 || y.first < first)) first = y.first;
+    count += y.count;
+  }
 };
 
 // T is an unsigned integer as wide as the element.
 template <typename T>
 __global__ void CountDifferentKernel(const T* a, const T* b, int64_t n, int64_t chunk,
                                      DiffPart* parts) {
-  // Raw storage: __shared__ variables cannot have constructors.
-  __shared__ alignas(DiffPart) unsigned char storage[sizeof(DiffPart) * kThreads];
-  auto* shared = reinterpret_cast<DiffPart*>(storage);
   int64_t begin = blockIdx.x * chunk, end = min(n, begin + chunk);
   DiffPart p;
   for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
@@ -104,18 +104,7 @@ __global__ void CountDifferentKernel(const T* a, const T* b, int64_t n, int64_t 
     if (p.count == 0) p.first = i;
     ++p.count;
   }
-  shared[threadIdx.x] = p;
-  __syncthreads();
-  for (int stride = kThreads / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride) {
-      DiffPart& x = shared[threadIdx.x];
-      const DiffPart& y = shared[threadIdx.x + stride];
-      if (y.first >= 0 && (x.first < 0 || y.first < x.first)) x.first = y.first;
-      x.count += y.count;
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) parts[blockIdx.x] = shared[0];
+  ReduceBlock(p, parts);
 }
 
 template <typename T>
