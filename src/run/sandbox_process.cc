@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -427,14 +428,26 @@ uint64_t SandboxProcess::CpuNanos() const {
   return total;
 }
 
+namespace {
+// The state letter of a /proc stat line: "tid (comm) S ..." (comm may hold ')').
+char ThreadState(const std::string& stat) {
+  size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
+}
+}  // namespace
+
+uint64_t SandboxProcess::SettledCpuNanos() const {
+  std::filesystem::path main_stat = "/proc/" + std::to_string(pid_) + "/stat";
+  for (int i = 0; i < 20 && ThreadState(ReadProcFile(main_stat)) == 'R'; ++i)
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  return CpuNanos();
+}
+
 int SandboxProcess::RunnableThreads() const {
   int runnable = 0;
   for (const auto& t : ThreadDirs(pid_)) {
     if (t.filename() == std::to_string(pid_)) continue;  // the main thread
-    // "tid (comm) S ...": the state follows the last ')' (comm may hold one).
-    std::string stat = ReadProcFile(t / "stat");
-    size_t close = stat.rfind(')');
-    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'R') ++runnable;
+    if (ThreadState(ReadProcFile(t / "stat")) == 'R') ++runnable;
   }
   return runnable;
 }

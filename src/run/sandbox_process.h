@@ -86,6 +86,11 @@ class SandboxProcess {
   // CPU time all the sandbox's threads have used, read by the worker from
   // /proc (the sandbox cannot forge it); 0 when it cannot be read.
   uint64_t CpuNanos() const;
+  // CpuNanos once the main thread has left the CPU (it blocks reading the
+  // next request right after replying). /proc's schedstat of a thread still
+  // running lags by up to a scheduler tick, which would be charged to the
+  // idle time between calls. Waits at most about a millisecond.
+  uint64_t SettledCpuNanos() const;
   // Threads other than the main one that are running or runnable now (state
   // R in /proc): with the sandbox idle, work that outlived a call.
   int RunnableThreads() const;
