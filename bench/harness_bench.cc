@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
   env.machine = std::move(LoadOrMeasureMachine(cache)).value();
   Evaluator evaluator(env);
   Task task = std::move(LoadNativeTask(src / "tests/integration/fixture_add")).value();
-  std::filesystem::path candidate = src / "tests/integration/candidates/correct.cpp";
+  std::filesystem::path candidate = src / "tests/adversarial/cpu/correct.cpp";
 
   std::vector<Row> rows;
   // Cold builds: a unique comment defeats the cache each time.

@@ -54,7 +54,7 @@ Setup MakeSetup(const std::filesystem::path& cache) {
 double RunOnce(Setup& setup, const Task& task, const PromptBuilder& prompts, int n, bool new_source,
                bool timed, const std::filesystem::path& run_dir) {
   // The integration catalogue's correct candidate for this task.
-  std::string kernel = ReadFile(SourceDir() / "tests/integration/candidates/correct.cpp").value();
+  std::string kernel = ReadFile(SourceDir() / "tests/adversarial/cpu/correct.cpp").value();
   FakeLlmServer server;
   std::atomic<int> served{0};
   server.SetHandler([&, kernel](const FakeRequest&) {

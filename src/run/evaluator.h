@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <set>
 #include <string>
 
 #include "build/builder.h"
@@ -42,6 +43,11 @@ struct EvalOptions {
   uint64_t seed = 0;  // offsets every generated input
   bool seccomp = true, landlock = true, netns = true;
   bool profile = false;  // SandboxConfig::profile
+  // Static lint before the build (verify/lint.h). `lint_allow` names rules
+  // the task or the user allows (e.g. "library" where calling cuBLAS is the
+  // point); the task's own [lint] allow list is added to it.
+  bool lint = true;
+  std::set<std::string> lint_allow;
 };
 
 struct EvaluatorEnv {

@@ -59,7 +59,7 @@ CudaEnv* Env() {
   } while (0)
 
 std::vector<Expectation> CudaCatalogue() {
-  return LoadExpectations(SourceDir() / "tests/integration/cuda_expectations.txt");
+  return LoadExpectations(SourceDir() / "tests/adversarial/cuda_expectations.txt");
 }
 
 Verdict Eval(const std::filesystem::path& task_dir, const std::filesystem::path& candidate,
@@ -81,7 +81,7 @@ TEST_P(CudaCatalogueTest, GetsItsVerdictAndTheWorkerSurvives) {
   REQUIRE_GPU();
   const Expectation& e = GetParam();
   std::filesystem::path fixture = SourceDir() / "tests/integration/fixture_add";
-  std::filesystem::path dir = SourceDir() / "tests/integration/cuda_candidates";
+  std::filesystem::path dir = SourceDir() / "tests/adversarial/cuda";
   Verdict v = Eval(fixture, dir / e.file, e.timed);
   EXPECT_EQ(StatusName(v.status), e.status) << e.file << ": " << v.reason;
   EXPECT_TRUE(ReasonMatches(v.reason, e.reason))

@@ -16,7 +16,7 @@ namespace {
 using namespace hone::testing;
 
 std::vector<Expectation> CpuCatalogue() {
-  return LoadExpectations(SourceDir() / "tests/integration/expectations.txt");
+  return LoadExpectations(SourceDir() / "tests/adversarial/cpu_expectations.txt");
 }
 
 class AdversarialTest : public ::testing::TestWithParam<Expectation> {
@@ -42,7 +42,7 @@ class AdversarialTest : public ::testing::TestWithParam<Expectation> {
     }
     o.memory_limit_bytes = 512u << 20;
     auto v =
-        env_->evaluator->Evaluate(*task_, SourceDir() / "tests/integration/candidates" / file, o);
+        env_->evaluator->Evaluate(*task_, SourceDir() / "tests/adversarial/cpu" / file, o);
     EXPECT_TRUE(v.ok()) << v.status().message();
     return v.ok() ? *v : Verdict{};
   }
@@ -73,7 +73,7 @@ TEST_F(AdversarialTest, ExpectationsCoverEveryCandidate) {
   auto list = CpuCatalogue();
   size_t files = 0;
   for (const auto& f :
-       std::filesystem::directory_iterator(SourceDir() / "tests/integration/candidates")) {
+       std::filesystem::directory_iterator(SourceDir() / "tests/adversarial/cpu")) {
     ++files;
     bool listed = std::any_of(list.begin(), list.end(), [&](const Expectation& e) {
       return e.file == f.path().filename().string();
@@ -101,7 +101,7 @@ TEST_F(AdversarialTest, TimingProducesSpeedupAndSol) {
   o.timing.warmup_seconds = 0.02;
   o.flush = FlushMode::kLines;
   auto v = env_->evaluator->Evaluate(*task_,
-                                     SourceDir() / "tests/integration/candidates/correct.cpp", o);
+                                     SourceDir() / "tests/adversarial/cpu/correct.cpp", o);
   ASSERT_TRUE(v.ok());
   ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
   ASSERT_TRUE(v->candidate_time.has_value());

@@ -13,7 +13,7 @@ using namespace hone::testing;
 
 std::string Fixture() { return (SourceDir() / "tests/integration/fixture_add").string(); }
 std::string Candidate(const char* name) {
-  return (SourceDir() / "tests/integration/candidates" / name).string();
+  return (SourceDir() / "tests/adversarial/cpu" / name).string();
 }
 
 TEST(CliTest, EvalJsonIsOneDocumentAndExitsZero) {

@@ -39,7 +39,7 @@ HONE_EXPORT int hone_forward(const hone_args* args) {
 
 // Correct and as fast as the reference: the catalogue's correct candidate.
 std::string FastKernel() {
-  return ReadFile(SourceDir() / "tests/integration/candidates/correct.cpp").value();
+  return ReadFile(SourceDir() / "tests/adversarial/cpu/correct.cpp").value();
 }
 
 std::string Fenced(const std::string& code) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "build/compiler_builder.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
@@ -71,26 +73,62 @@ inline CommandResult RunHone(std::vector<std::string> args) {
   return std::move(RunCommand(args, o)).value();
 }
 
-// One line of a catalogue's expectations file:
-//   <file> <status> <reason substring or -> [timed]
+// One line of a catalogue's expectations file (tests/adversarial/):
+//   <file> <status> <reason substring or -> [options...]
+// Options, in any order:
+//   timed            evaluate with timing on (some hacks act only on timed calls)
+//   task=NAME        the task: tests/adversarial/tasks/NAME (default: fixture_add)
+//   dynamic=S:R      the verdict with static lint off (status S, reason substring R,
+//                    '-' for none): what the run-time checks alone do. Absent: the
+//                    same verdict as with lint.
+//   max_speedup=X    the verdict must be passed with a speedup of at most X: a hack
+//                    the protocol neutralises (it cannot make its timing faster)
 struct Expectation {
   std::string file, status, reason;
-  bool timed = false;  // some hacks act only on timed calls
+  bool timed = false;
+  std::string task;  // empty: tests/integration/fixture_add
+  std::string dynamic_status, dynamic_reason;  // empty: as status and reason
+  double max_speedup = 0;                      // 0: not checked
+  int line = 0;                                // in the expectations file
 };
 
 inline void PrintTo(const Expectation& e, std::ostream* os) { *os << e.file << " -> " << e.status; }
+
+// The task folder an expectation names.
+inline std::filesystem::path ExpectationTask(const std::filesystem::path& source_dir,
+                                             const Expectation& e) {
+  return e.task.empty() ? source_dir / "tests/integration/fixture_add"
+                        : source_dir / "tests/adversarial/tasks" / e.task;
+}
 
 inline std::vector<Expectation> LoadExpectations(const std::filesystem::path& file) {
   std::ifstream in(file);
   std::vector<Expectation> out;
   std::string line;
+  int number = 0;
   while (std::getline(in, line)) {
+    ++number;
     if (line.empty() || line[0] == '#') continue;
     std::istringstream ls(line);
     Expectation e;
-    std::string mode;
-    ls >> e.file >> e.status >> e.reason >> mode;
-    e.timed = mode == "timed";
+    e.line = number;
+    ls >> e.file >> e.status >> e.reason;
+    for (std::string opt; ls >> opt;) {
+      if (opt == "timed") {
+        e.timed = true;
+      } else if (opt.rfind("task=", 0) == 0) {
+        e.task = opt.substr(5);
+      } else if (opt.rfind("dynamic=", 0) == 0) {
+        std::string v = opt.substr(8);
+        size_t colon = v.find(':');
+        e.dynamic_status = v.substr(0, colon);
+        e.dynamic_reason = colon == std::string::npos ? "-" : v.substr(colon + 1);
+      } else if (opt.rfind("max_speedup=", 0) == 0) {
+        e.max_speedup = std::stod(opt.substr(12));
+      } else {
+        ADD_FAILURE() << file << ":" << number << ": unknown option '" << opt << "'";
+      }
+    }
     out.push_back(e);
   }
   return out;
