@@ -44,6 +44,22 @@ struct ClearStoreOnExit {
   ~ClearStoreOnExit() { store.Clear(); }
 };
 
+// The tensors of one timed repetition: its fresh inputs and, when it is
+// re-checked, both sides' outputs (whichever side ran first waits for the other).
+struct FreshRep {
+  int rep = -1;
+  bool recheck = false;
+  Ids inputs, expected, actual;
+  void Reset(TrustedStore& store) {
+    for (const Ids* ids : {&inputs, &expected, &actual})
+      for (auto id : *ids) store.Release(id);
+    inputs.clear();
+    expected.clear();
+    actual.clear();
+    rep = -1;
+  }
+};
+
 struct CaseShapes {
   const ShapeCase* c;
   std::vector<std::vector<int64_t>> inputs, outputs;
@@ -176,6 +192,7 @@ class Run {
   // CPU time the sandbox spends between calls is work that escaped them.
   void AccountIdleCpu();
   bool CheckNoWorkAfterReturn();
+  bool CheckReportedTimes(const TimingResult& ref, const TimingResult& cand);
 
   const EvaluatorEnv& env_;
   const Task& task_;
@@ -242,6 +259,11 @@ void Run::FailFromOutcome(const CallOutcome& o, const std::string& during) {
 // allowance absorbs a loaded machine's wake-ups and thread hand-offs.
 constexpr double kIdleCpuLimitMs = 5;
 constexpr double kIdleCpuShareOfCalls = 0.05;
+// Time the worker sees a timed call take beyond what the sandbox reports, over
+// the reference's: a harness's jitter, the candidate's own host-side launch
+// work (hidden from the events by the hold kernel on CUDA), and no more.
+constexpr double kUnreportedFloorSeconds = 500e-6;
+constexpr double kUnreportedShare = 0.5;
 // Timed calls whose outputs are re-checked, at the least.
 constexpr int kMinTimedRechecks = 5;
 // A device-wide synchronisation of an idle GPU takes a few microseconds.
@@ -528,6 +550,15 @@ bool Run::CheckGpuCall(const CallOutcome& o, const std::string& during) {
                                          during + ": all work must be on the stream hone times");
     return false;
   }
+  if (o.side_copies > 0) {
+    Decide(VerdictStatus::kRejected,
+           std::to_string(o.side_copies) +
+               " memory copy or memset call(s) on a stream other than args->stream " + during +
+               (o.first_side_copy.empty() ? "" : " (the first: " + o.first_side_copy + ")") +
+               ": copies must be queued on args->stream with the *Async calls, so they are "
+               "ordered with the kernels and timed with them");
+    return false;
+  }
   // An idle device synchronises in microseconds; work still running after
   // the stream finished escaped the measurement.
   double limit = kEscapedWorkFloorSeconds + 0.05 * o.reported_seconds;
@@ -703,11 +734,12 @@ Status Run::Time() {
   Progress("time " + cs.c->label);
   HONE_RETURN_IF_ERROR(BindCase(cs));
   if (decided_) return Status::Ok();
-  // One more value set than buffer slots: the values at any one address keep
-  // changing, so an output cached by pointer is stale on the next visit.
+  ClearStoreOnExit clear{*store_};
+  // Warm-up calls use value sets prepared here, each with its expected
+  // output. One more value set than buffer slots: the values at any one
+  // address keep changing, so an output cached by pointer is stale.
   const int sets = opt_.input_sets;
   const int values = sets + 1;
-  ClearStoreOnExit clear{*store_};
   std::vector<Ids> inputs(values), expected(values);
   for (int k = 0; k < values; ++k) {
     HONE_ASSIGN_OR_RETURN(
@@ -718,74 +750,113 @@ Status Run::Time() {
   if (opt_.flush == FlushMode::kLlc) flags |= wire::kFlushLlc;
   if (opt_.flush == FlushMode::kLines) flags |= wire::kFlushLines;
   // Side 0 is the reference, side 1 the candidate.
-  std::vector<double> wall[2];
+  std::vector<double> gaps[2];
   Status failure;
   int rechecked = 0, rechecked_timed = 0;
   std::vector<DeviceSample> gpu_samples;
   bool force_recheck = false;
-  // Which timed calls are re-checked is drawn from a seed the candidate cannot
-  // know, so a kernel that only computes when watched cannot find the pattern.
-  Rng recheck_rng(std::random_device{}(), 0);
-  Sampler sample = [&](int side, int rep, bool timed, double* seconds) {
-    int set = rep % sets;
-    int k = rep % values;
+  // Timed repetitions get fresh inputs drawn from a seed the candidate cannot
+  // know, shared by both sides: no cache, memorised output or replay can
+  // hit, and the reference's outputs on the same inputs are the expected
+  // values. Which ones are re-checked is drawn the same way, so a kernel
+  // that only computes when watched cannot find the pattern.
+  Rng unpredictable(std::random_device{}(), std::random_device{}());
+  const uint64_t fresh_seed = unpredictable.NextU64();
+  FreshRep fresh;
+  auto call = [&](int side, int set, bool timed, CallOutcome* o) {
+    if (side == 1)
+      return CallCandidate(set, flags, std::string("during timing") + (timed ? "" : " warm-up"), o);
+    if (Status st = ref_arena_->Sync(); !st.ok()) {
+      failure = st;
+      return false;
+    }
+    *o = ref_->Call(static_cast<uint32_t>(set), flags, opt_.max_call_timeout);
+    if (!o->ok() || o->rc != 0) {
+      failure = Status::Invalid(reference_.string() + ": the reference failed while timed");
+      return false;
+    }
+    v_.kernel_seconds += o->reported_seconds;
+    return true;
+  };
+  // A warm-up call on a prepared value set; the candidate's output is checked.
+  auto warm = [&](int side, int rep) {
+    int set = rep % sets, k = rep % values;
     Arena& arena = side == 0 ? *ref_arena_ : *cand_arena_;
     const SetLayout& l = side == 0 ? ref_sets_[set] : cand_sets_[set];
     LoadInputs(arena, l, inputs[k]);
     Poison(arena, l, 0xFF);
     CallOutcome o;
-    if (side == 0) {
-      if (Status st = ref_arena_->Sync(); !st.ok()) {
-        failure = st;
+    if (!call(side, set, false, &o)) return false;
+    if (side == 0) return true;
+    std::string where =
+        cs.c->label + " warm-up call " + std::to_string(rep) + " value set " + std::to_string(k);
+    if (!CheckInputsUnchanged(l, inputs[k], where)) return false;
+    Ids actual = CaptureOutputs(arena, l);
+    bool right = CheckOutputs(l, actual, expected[k], where, "timed_output", false);
+    Release(actual);
+    if (right) ++rechecked;
+    return right;
+  };
+  // A timed call on repetition `rep`'s fresh inputs.
+  auto timed = [&](int side, int rep, double* seconds) {
+    int set = rep % sets;
+    if (fresh.rep != rep) {
+      fresh.Reset(*store_);
+      fresh.rep = rep;
+      fresh.recheck = force_recheck || unpredictable.Uniform() < 1.0 / 3;
+      auto in = GenerateInputs(cs, fresh_seed + static_cast<uint64_t>(rep), 0);
+      if (!in.ok()) {
+        failure = in.status();
         return false;
       }
-      o = ref_->Call(static_cast<uint32_t>(set), flags, opt_.max_call_timeout);
-      if (!o.ok() || o.rc != 0) {
-        failure = Status::Invalid(reference_.string() + ": the reference failed while timed");
-        return false;
-      }
-      v_.kernel_seconds += o.reported_seconds;
-    } else if (!CallCandidate(set, flags, std::string("during timing") + (timed ? "" : " warm-up"),
-                              &o)) {
-      return false;
+      fresh.inputs = std::move(*in);
     }
+    Arena& arena = side == 0 ? *ref_arena_ : *cand_arena_;
+    const SetLayout& l = side == 0 ? ref_sets_[set] : cand_sets_[set];
+    LoadInputs(arena, l, fresh.inputs);
+    Poison(arena, l, 0xFF);
+    CallOutcome o;
+    if (!call(side, set, true, &o)) return false;
     *seconds = o.reported_seconds;
-    if (timed) wall[side].push_back(o.wall_seconds - o.reported_seconds);
-    if (timed && side == 1 && env_.sample_gpu) gpu_samples.push_back(env_.sample_gpu());
-    // Re-check a sample of timed outputs: caching or skipped work shows here.
-    if (side == 1 && (!timed || force_recheck || recheck_rng.Uniform() < 1.0 / 3)) {
-      std::string where = cs.c->label + " timed call " + std::to_string(rep) + " buffer slot " +
-                          std::to_string(set) + " value set " + std::to_string(k);
-      if (!CheckInputsUnchanged(l, inputs[k], where)) return false;
-      Ids actual = CaptureOutputs(arena, l);
-      bool right = CheckOutputs(l, actual, expected[k], where, "timed_output", false);
-      Release(actual);
-      if (!right) return false;
-      ++rechecked;
-      if (timed) ++rechecked_timed;
-    }
+    gaps[side].push_back(o.wall_seconds - o.prepare_seconds - o.reported_seconds);
+    if (side == 1 && env_.sample_gpu) gpu_samples.push_back(env_.sample_gpu());
+    if (!fresh.recheck) return true;
+    std::string where = cs.c->label + " timed call " + std::to_string(rep) +
+                        " (fresh inputs, seed " + std::to_string(fresh_seed + rep) + ")";
+    if (side == 1 && !CheckInputsUnchanged(l, fresh.inputs, where)) return false;
+    (side == 0 ? fresh.expected : fresh.actual) = CaptureOutputs(arena, l);
+    if (fresh.expected.empty() || fresh.actual.empty()) return true;
+    bool right = CheckOutputs(l, fresh.actual, fresh.expected, where, "timed_output", false);
+    fresh.Reset(*store_);
+    if (!right) return false;
+    ++rechecked;
+    ++rechecked_timed;
     return true;
+  };
+  Sampler sample = [&](int side, int rep, bool is_timed, double* seconds) {
+    return is_timed ? timed(side, rep, seconds) : warm(side, rep);
   };
   InterleavedTimer timer(2);
   TimerStop stop = timer.Run(opt_.timing, sample);
   HONE_RETURN_IF_ERROR(failure);
   if (decided_) return Status::Ok();
-  // Random sampling can come up short on few repetitions: top up with calls
-  // made exactly like timed ones (the candidate cannot tell them apart), all
-  // re-checked, so a kernel that skips work whenever timed is always caught.
+  // Random sampling can come up short on few repetitions: top up with pairs
+  // of calls made exactly like timed ones (the candidate cannot tell them
+  // apart), all re-checked, so a kernel that skips work whenever timed is
+  // always caught. Their times are not samples.
   force_recheck = true;
-  for (int rep = static_cast<int>(timer.samples(1).size()); rechecked_timed < kMinTimedRechecks;
-       ++rep) {
+  for (int rep = static_cast<int>(timer.samples(1).size()) + 1;
+       rechecked_timed < kMinTimedRechecks && !decided_; ++rep) {
     double ignored;
-    if (!sample(1, rep, true, &ignored)) break;
+    if (!timed(0, rep, &ignored) || !timed(1, rep, &ignored)) break;
   }
+  fresh.Reset(*store_);
   HONE_RETURN_IF_ERROR(failure);
   if (decided_) return Status::Ok();
   v_.checks.push_back({"timed_output", cs.c->label, true,
                        std::to_string(rechecked) +
-                           " outputs of timed and warm-up calls re-checked; " +
-                           std::to_string(values) + " value sets rotated through " +
-                           std::to_string(sets) + " buffer slots"});
+                           " outputs of timed and warm-up calls re-checked; every timed call had "
+                           "fresh inputs"});
   v_.notes.push_back("timing stopped: " + TimerStopName(stop) + " after " +
                      std::to_string(timer.samples(1).size()) + " interleaved repetitions and " +
                      std::to_string(timer.warmup_calls()) + " warm-up calls");
@@ -794,9 +865,10 @@ Status Run::Time() {
   cand.samples = timer.samples(1);
   ref.summary = Summarize(ref.samples);
   cand.summary = Summarize(cand.samples);
-  ref.call_overhead = Summarize(wall[0]).median;
-  cand.call_overhead = Summarize(wall[1]).median;
-  v_.call_overhead_seconds = Summarize(wall[1]).median;
+  ref.call_overhead = Summarize(gaps[0]).median;
+  cand.call_overhead = Summarize(gaps[1]).median;
+  v_.call_overhead_seconds = cand.call_overhead;
+  if (!CheckReportedTimes(ref, cand)) return Status::Ok();
   v_.reference_time = ref;
   v_.candidate_time = cand;
   if (cand.summary.median > 0) v_.speedup = ref.summary.median / cand.summary.median;
@@ -812,6 +884,30 @@ Status Run::Time() {
                        "%): the task's cost formulas or the machine's measured ceilings may be "
                        "wrong, or the kernel skips work");
   return Status::Ok();
+}
+
+bool Run::CheckReportedTimes(const TimingResult& ref, const TimingResult& cand) {
+  // The worker's clock around a call sees the request, the cache flush, the
+  // call and the reply; the sandbox reports the call and (on the CPU) the
+  // flush. Both sides pay the same harness costs, so the candidate's
+  // unreported time should match the reference's. Time it hides (work outside the measured span, a
+  // patched timer) shows up as extra.
+  double extra = cand.call_overhead - ref.call_overhead;
+  double allowed = kUnreportedFloorSeconds + kUnreportedShare * cand.summary.median;
+  std::string detail =
+      "the worker's clock saw " + Seconds(cand.call_overhead) +
+      " per timed call beyond the reported time (the reference: " + Seconds(ref.call_overhead) +
+      "; allowed extra " + Seconds(allowed) + ")";
+  if (extra <= allowed) {
+    v_.checks.push_back({"reported_time", v_.timed_case, true, detail});
+    return true;
+  }
+  v_.checks.push_back({"reported_time", v_.timed_case, false, detail});
+  Decide(VerdictStatus::kRejected,
+         "timing does not add up: " + detail + " for a reported median of " +
+             Seconds(cand.summary.median) +
+             ": work done outside the measured span, or a tampered timer");
+  return false;
 }
 
 Status Run::Execute(const std::filesystem::path& candidate) {

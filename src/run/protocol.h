@@ -60,14 +60,19 @@ struct Reply {
   uint64_t nanos;  // reported duration of hone_forward
   uint64_t aux;    // feature bits (kReady), workspace bytes (kBind)
   // CUDA only, per call: kernel launches seen (all, the candidate's own, on
-  // a stream other than args->stream) and how long a device-wide
-  // synchronisation took once the call's stream was done.
+  // a stream other than args->stream), copies and memsets not on
+  // args->stream, and how long a device-wide synchronisation took once the
+  // call's stream was done. With side copies, message starts with the first
+  // one's driver function in brackets: "[cuMemcpyDtoH_v2] kernel,names".
   uint32_t launches;
   uint32_t own_launches;
   uint32_t side_launches;
-  uint32_t reserved;
+  uint32_t side_copies;
   uint64_t device_sync_nanos;
-  char message[208];
+  // CPU: the cache flush before the call, inside the worker's clock but not
+  // part of the call (the worker subtracts it when it checks reported times).
+  uint64_t prepare_nanos;
+  char message[200];
 };
 
 // Feature bits reported in the ready reply.

@@ -17,7 +17,8 @@ namespace hone::sandbox {
 namespace {
 
 // Written by CUPTI's callback on whichever thread launches; read by Call().
-std::atomic<uint32_t> g_launches{0}, g_own{0}, g_side{0};
+std::atomic<uint32_t> g_launches{0}, g_own{0}, g_side{0}, g_side_copies{0};
+std::atomic<const char*> g_first_side_copy{nullptr};  // CUPTI's static function name
 CUstream g_stream = nullptr;
 const std::set<std::string>* g_own_names = nullptr;
 std::mutex g_names_mu;
@@ -26,6 +27,45 @@ std::set<std::string> g_seen_names;
 void Seen(const char* name) {
   std::lock_guard<std::mutex> lock(g_names_mu);
   if (g_seen_names.size() < 16) g_seen_names.insert(name ? name : "(unnamed)");
+}
+
+#define HONE_STREAM_OF(fn)                  \
+  case CUPTI_DRIVER_TRACE_CBID_##fn:        \
+  case CUPTI_DRIVER_TRACE_CBID_##fn##_ptsz: \
+    return static_cast<const fn##_params*>(params)->hStream;
+
+// The stream an asynchronous copy or memset was queued on; null for a
+// synchronous one (it runs on the legacy default stream) and for the rarer
+// asynchronous kinds, which are then counted as off args->stream too.
+CUstream CopyStream(CUpti_CallbackId cbid, const void* params) {
+  switch (cbid) {
+    HONE_STREAM_OF(cuMemcpyAsync)
+    HONE_STREAM_OF(cuMemcpyHtoDAsync_v2)
+    HONE_STREAM_OF(cuMemcpyDtoHAsync_v2)
+    HONE_STREAM_OF(cuMemcpyDtoDAsync_v2)
+    HONE_STREAM_OF(cuMemcpy2DAsync_v2)
+    HONE_STREAM_OF(cuMemcpy3DAsync_v2)
+    HONE_STREAM_OF(cuMemsetD8Async)
+    HONE_STREAM_OF(cuMemsetD16Async)
+    HONE_STREAM_OF(cuMemsetD32Async)
+    HONE_STREAM_OF(cuMemsetD2D8Async)
+    HONE_STREAM_OF(cuMemsetD2D16Async)
+    HONE_STREAM_OF(cuMemsetD2D32Async)
+    default:
+      return nullptr;
+  }
+}
+#undef HONE_STREAM_OF
+
+// Copies and memsets must be on args->stream like kernels: one on another
+// stream (or a synchronous one, on the legacy stream) runs outside the timed
+// span, and while a timed call's stream is held it can move inputs to the
+// host for work the events never see.
+void WatchCopy(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+  const char* fn = cb->functionName;
+  if (!fn || (std::strncmp(fn, "cuMemcpy", 8) != 0 && std::strncmp(fn, "cuMemset", 8) != 0)) return;
+  if (g_stream && CopyStream(cbid, cb->functionParams) == g_stream) return;
+  if (g_side_copies++ == 0) g_first_side_copy = fn;
 }
 
 void CUPTIAPI OnDriverApi(void*, CUpti_CallbackDomain, CUpti_CallbackId cbid, const void* data) {
@@ -53,7 +93,7 @@ void CUPTIAPI OnDriverApi(void*, CUpti_CallbackDomain, CUpti_CallbackId cbid, co
       s = static_cast<const cuGraphLaunch_params*>(cb->functionParams)->hStream;
       break;
     default:
-      return;
+      return WatchCopy(cbid, cb);
   }
   ++g_launches;
   if (s != g_stream) ++g_side;
@@ -80,6 +120,9 @@ bool StartTracking(std::string* error) {
       CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
   };
   for (CUpti_CallbackId id : ids) cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id);
+  // Copies and memsets have dozens of entry points: watch the whole driver
+  // API and let WatchCopy pick them out by name.
+  cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
   return true;
 }
 
@@ -176,7 +219,8 @@ CudaCallResult CudaSandbox::Call(int (*forward)(const hone_args*), hone_args* ar
     LaunchHold(hold_flags_device_, hold_flags_device_ + 1, kHoldTimeoutNanos, s);
   }
   if (flush_l2 && flush_) LaunchReadFlush(flush_, flush_bytes_, flush_sink_, s);
-  g_launches = g_own = g_side = 0;
+  g_launches = g_own = g_side = g_side_copies = 0;
+  g_first_side_copy = nullptr;
   {
     std::lock_guard<std::mutex> lock(g_names_mu);
     g_seen_names.clear();
@@ -212,6 +256,8 @@ CudaCallResult CudaSandbox::Call(int (*forward)(const hone_args*), hone_args* ar
   r.launches = g_launches;
   r.own_launches = g_own;
   r.side_launches = g_side;
+  r.side_copies = g_side_copies;
+  if (const char* fn = g_first_side_copy.load()) r.first_side_copy = fn;
   std::lock_guard<std::mutex> lock(g_names_mu);
   for (const auto& n : g_seen_names) {
     if (r.kernel_names.size() + n.size() > 150) break;

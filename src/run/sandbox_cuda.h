@@ -20,6 +20,8 @@ struct CudaCallResult {
   int rc = 0;
   uint64_t nanos = 0;  // event time of the call
   uint32_t launches = 0, own_launches = 0, side_launches = 0;
+  uint32_t side_copies = 0;     // copies and memsets not on args->stream
+  std::string first_side_copy;  // the driver function of the first one
   uint64_t device_sync_nanos = 0;
   std::string error;         // a CUDA error: the context is unusable afterwards
   std::string kernel_names;  // distinct names launched, comma-separated (bounded)

@@ -12,6 +12,8 @@
 #include <glob.h>
 #include <omp.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -54,6 +56,26 @@ struct Binding {
 
 using ForwardFn = int (*)(const hone_args*);
 using WorkspaceFn = size_t (*)(const hone_tensor*, int32_t);
+
+// CLOCK_MONOTONIC read by the system call instruction itself. Candidate code
+// shares this process and can redirect clock_gettime (its GOT slot, or the
+// vDSO while the library loads); it cannot redirect this. The worker's own
+// clock bounds what is reported either way.
+uint64_t RawMonotonicNanos() {
+  timespec ts{};
+#if defined(__x86_64__)
+  long ret;
+  asm volatile("syscall"
+               : "=a"(ret)
+               : "0"(static_cast<long>(SYS_clock_gettime)), "D"(static_cast<long>(CLOCK_MONOTONIC)),
+                 "S"(&ts)
+               : "rcx", "r11", "memory");
+  (void)ret;
+#else
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
 
 [[noreturn]] void Die(const char* what) {
   std::fprintf(stderr, "hone-sandbox: %s\n", what);
@@ -281,12 +303,17 @@ class Server {
     Send(o_.ctl_out, r);
   }
 
-  hone_args Args(Binding& b) {
+  // Fresh copies of the tensor descriptors on every call: a candidate that
+  // rewrites args->outputs[i].data (to alias an input, say) changes only its
+  // own call, never what later calls are given.
+  hone_args Args(const Binding& b) {
+    call_inputs_ = b.inputs;
+    call_outputs_ = b.outputs;
     hone_args args{};
-    args.inputs = b.inputs.data();
-    args.num_inputs = static_cast<int32_t>(b.inputs.size());
-    args.outputs = b.outputs.data();
-    args.num_outputs = static_cast<int32_t>(b.outputs.size());
+    args.inputs = call_inputs_.data();
+    args.num_inputs = static_cast<int32_t>(call_inputs_.size());
+    args.outputs = call_outputs_.data();
+    args.num_outputs = static_cast<int32_t>(call_outputs_.size());
     args.workspace = b.workspace;
     args.workspace_bytes = b.workspace_bytes;
     return args;
@@ -305,26 +332,30 @@ class Server {
         SendError(o_.ctl_out, r.error);
         std::_Exit(0);  // the CUDA context is unusable after an error
       }
-      wire::Reply reply = MakeReply(wire::ReplyKind::kOk, r.kernel_names);
+      std::string names =
+          r.side_copies ? "[" + r.first_side_copy + "] " + r.kernel_names : r.kernel_names;
+      wire::Reply reply = MakeReply(wire::ReplyKind::kOk, names);
       reply.rc = r.rc;
       reply.nanos = r.nanos;
       reply.launches = r.launches;
       reply.own_launches = r.own_launches;
       reply.side_launches = r.side_launches;
+      reply.side_copies = r.side_copies;
       reply.device_sync_nanos = r.device_sync_nanos;
       return Send(o_.ctl_out, reply);
     }
 #endif
+    uint64_t flush_start = RawMonotonicNanos();
     if (req.flags & wire::kFlushLlc) flusher_.FlushAll();
     if (req.flags & wire::kFlushLines) CacheFlusher::FlushLines(b);
-    auto t0 = std::chrono::steady_clock::now();
+    uint64_t t0 = RawMonotonicNanos();
     int rc = forward_(&args);
-    auto t1 = std::chrono::steady_clock::now();
-    fflush(stdout);
+    fflush(stdout);  // what it prints is its own time, not the harness's
+    uint64_t t1 = RawMonotonicNanos();
     wire::Reply reply = MakeReply(wire::ReplyKind::kOk, "");
     reply.rc = rc;
-    reply.nanos = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+    reply.nanos = t1 - t0;
+    reply.prepare_nanos = t0 - flush_start;
     Send(o_.ctl_out, reply);
   }
 
@@ -335,6 +366,7 @@ class Server {
   CacheFlusher flusher_;
   void* cuda_;  // sandbox::CudaSandbox in hone-sandbox-cuda, else null
   std::vector<Binding> bindings_;
+  std::vector<hone_tensor> call_inputs_, call_outputs_;
 };
 
 // The GPU's device nodes, which the CUDA driver opens and controls.

@@ -134,9 +134,10 @@ const RuleName kRules[] = {
     {SYS_kill, "signalling other processes is not allowed: kill"},
     {SYS_tkill, "signalling other processes is not allowed: tkill"},
     {SYS_tgkill, "signalling other processes is not allowed: tgkill"},
-    {SYS_mprotect, "making memory executable is not allowed: mprotect"},
-    {SYS_pkey_mprotect, "making memory executable is not allowed: pkey_mprotect"},
-    {SYS_mmap, "making memory executable is not allowed: mmap"},
+    {SYS_mprotect, "making memory executable (or writable code) is not allowed: mprotect"},
+    {SYS_pkey_mprotect,
+     "making memory executable (or writable code) is not allowed: pkey_mprotect"},
+    {SYS_mmap, "making memory executable (or writable code) is not allowed: mmap"},
     {SYS_memfd_create, "anonymous files are not allowed: memfd_create"},
     {SYS_ioctl, "device control is not allowed: ioctl"},
     {SYS_prlimit64, "changing resource limits is not allowed: prlimit64"},
@@ -390,9 +391,7 @@ bool InstallBaseFilter(PolicyReport& report, bool cuda) {
       SYS_newfstatat,
       SYS_statx,
       SYS_lseek,
-      SYS_mmap,
       SYS_munmap,
-      SYS_mprotect,
       SYS_mremap,
       SYS_madvise,
       SYS_brk,
@@ -441,6 +440,13 @@ bool InstallBaseFilter(PolicyReport& report, bool cuda) {
   };
   int rc = 0;
   for (int nr : allowed) rc |= AddRule(ctx, SCMP_ACT_ALLOW, nr);
+  // Memory may be writable or executable, never both: the loader maps code
+  // read-execute and needs no more, and without it code cannot be rewritten
+  // while the library loads (before the post-load filter forbids PROT_EXEC).
+  constexpr scmp_datum_t kWx = PROT_WRITE | PROT_EXEC;
+  for (int nr : {SYS_mmap, SYS_mprotect})
+    for (scmp_datum_t prot : {scmp_datum_t{0}, scmp_datum_t{PROT_WRITE}, scmp_datum_t{PROT_EXEC}})
+      rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1, SCMP_A2(SCMP_CMP_MASKED_EQ, kWx, prot));
   // Threads (OpenMP) are fine; new processes are not.
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_clone, 1,
                          SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));

@@ -350,12 +350,21 @@ CallOutcome SandboxProcess::AwaitReply(Clock::time_point deadline) {
   CallOutcome out;
   out.rc = reply.rc;
   out.reported_seconds = static_cast<double>(reply.nanos) * 1e-9;
+  out.prepare_seconds = static_cast<double>(reply.prepare_nanos) * 1e-9;
   out.aux = reply.aux;
   out.launches = reply.launches;
   out.own_launches = reply.own_launches;
   out.side_launches = reply.side_launches;
+  out.side_copies = reply.side_copies;
   out.device_sync_seconds = static_cast<double>(reply.device_sync_nanos) * 1e-9;
   out.detail = std::string(reply.message, strnlen(reply.message, sizeof reply.message));
+  if (out.side_copies > 0 && out.detail.rfind('[', 0) == 0) {
+    size_t close = out.detail.find("] ");
+    if (close != std::string::npos) {
+      out.first_side_copy = out.detail.substr(1, close - 1);
+      out.detail.erase(0, close + 2);
+    }
+  }
   switch (reply.kind) {
     case wire::ReplyKind::kReady:
     case wire::ReplyKind::kOk:

@@ -53,9 +53,12 @@ struct CallOutcome {
   int rc = 0;
   double reported_seconds = 0;  // the sandbox's claim (untrusted)
   double wall_seconds = 0;      // the worker's clock around the request
+  double prepare_seconds = 0;   // the sandbox's claim: cache flush before the call
   uint64_t aux = 0;
   // CUDA: launches seen during the call, and the device-wide sync after it.
   uint32_t launches = 0, own_launches = 0, side_launches = 0;
+  uint32_t side_copies = 0;     // copies and memsets not on args->stream
+  std::string first_side_copy;  // the first one's driver function
   double device_sync_seconds = 0;
   std::string detail;
   bool ok() const { return kind == Kind::kOk; }
