@@ -14,5 +14,6 @@ Command RegisterBench(CLI::App& app);
 Command RegisterTask(CLI::App& app);
 Command RegisterMachine(CLI::App& app);
 Command RegisterOptimize(CLI::App& app);
+Command RegisterLint(CLI::App& app);
 
 }  // namespace hone::cli

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include "verify/lint.h"
+
 namespace hone::cli {
 
 void AddEvalFlags(CLI::App* app, EvalFlags& f) {
@@ -30,6 +32,11 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
       ->capture_default_str();
   app->add_option("--seed", f.seed,
                   "Offsets every generated input (reproduce with the same value)");
+  app->add_option("--allow", f.allow,
+                  "Allow a lint rule for this evaluation (repeatable), e.g. --allow library "
+                  "where calling cuBLAS is the point; `hone lint --rules` lists them");
+  app->add_flag("--no-lint", f.no_lint,
+                "Debugging only: skip the static lint (the run-time checks still apply)");
   app->add_flag("--no-seccomp", f.no_seccomp, "Debugging only: do not install the seccomp filter");
   app->add_flag("--no-landlock", f.no_landlock, "Debugging only: do not restrict the file system");
   app->add_flag("--no-netns", f.no_netns, "Debugging only: keep the network namespace");
@@ -75,6 +82,13 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   o.landlock = !f.no_landlock;
   o.netns = !f.no_netns;
   o.profile = f.profile;
+  o.lint = !f.no_lint;
+  for (const auto& rule : f.allow) {
+    if (!IsLintRule(rule))
+      return Status::Invalid("--allow: unknown lint rule '" + rule +
+                             "' (hone lint --rules lists them)");
+    o.lint_allow.insert(rule);
+  }
   if (f.profile) o.seccomp = o.landlock = o.netns = false;
   return o;
 }

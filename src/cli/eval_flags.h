@@ -22,6 +22,8 @@ struct EvalFlags {
   uint64_t seed = 0;
   int device = 0;
   bool no_seccomp = false, no_landlock = false, no_netns = false, profile = false;
+  std::vector<std::string> allow;  // lint rules allowed
+  bool no_lint = false;
 };
 
 void AddEvalFlags(CLI::App* app, EvalFlags& f);

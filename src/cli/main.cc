@@ -17,11 +17,8 @@ int main(int argc, char** argv) {
     Command (*reg)(CLI::App&);
   };
   const Entry kCommands[] = {
-      {"eval", RegisterEval},
-      {"bench", RegisterBench},
-      {"task", RegisterTask},
-      {"machine", RegisterMachine},
-      {"optimize", RegisterOptimize},
+      {"eval", RegisterEval},       {"bench", RegisterBench},       {"task", RegisterTask},
+      {"machine", RegisterMachine}, {"optimize", RegisterOptimize}, {"lint", RegisterLint},
   };
   std::map<std::string, Command> run;
   for (const auto& c : kCommands) run[c.name] = c.reg(app);

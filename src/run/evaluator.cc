@@ -9,12 +9,14 @@
 #include <thread>
 
 #include "build/build_pool.h"
+#include "core/fs.h"
 #include "core/rng.h"
 #include "run/arena.h"
 #include "run/protocol.h"
 #include "run/sandbox_process.h"
 #include "run/trusted_store.h"
 #include "verify/compare.h"
+#include "verify/lint.h"
 
 namespace hone {
 namespace {
@@ -192,7 +194,12 @@ class Run {
   // CPU time the sandbox spends between calls is work that escaped them.
   void AccountIdleCpu();
   bool CheckNoWorkAfterReturn();
-  bool CheckReportedTimes(const TimingResult& ref, const TimingResult& cand);
+  Status Lint(const std::filesystem::path& candidate);
+  bool LibraryAllowed() const {
+    return opt_.lint_allow.count("library") || task_.lint_allow.count("library");
+  }
+  bool CheckReportedTimes(const TimingResult& ref, const TimingResult& cand, double ref_prepare,
+                          double cand_prepare);
 
   const EvaluatorEnv& env_;
   const Task& task_;
@@ -277,6 +284,33 @@ Millis Run::CandidateTimeout() const {
         std::clamp<double>(ms, opt_.min_call_timeout.count(), opt_.max_call_timeout.count())));
   }
   return per_call;
+}
+
+Status Run::Lint(const std::filesystem::path& candidate) {
+  if (!opt_.lint) {
+    v_.notes.push_back("static lint skipped: only the run-time checks apply");
+    return Status::Ok();
+  }
+  HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(candidate));
+  LintOptions lo;
+  lo.cuda = cuda();
+  lo.allowed = opt_.lint_allow;
+  lo.allowed.insert(task_.lint_allow.begin(), task_.lint_allow.end());
+  std::vector<LintFinding> findings = LintSource(source, lo);
+  if (findings.empty()) {
+    std::string allowed;
+    for (const auto& r : lo.allowed) allowed += (allowed.empty() ? "" : ", ") + r;
+    v_.checks.push_back(
+        {"lint", "source", true, allowed.empty() ? "" : "rules allowed for this run: " + allowed});
+    return Status::Ok();
+  }
+  for (const auto& f : findings)
+    v_.checks.push_back({"lint", "line " + std::to_string(f.line), false, DescribeFinding(f)});
+  std::string reason = "lint: " + DescribeFinding(findings.front());
+  if (findings.size() > 1)
+    reason += " (and " + std::to_string(findings.size() - 1) + " more finding(s))";
+  Decide(VerdictStatus::kRejected, reason);
+  return Status::Ok();
 }
 
 Status Run::Build(const std::filesystem::path& candidate, std::filesystem::path* ref_lib,
@@ -520,7 +554,7 @@ bool Run::CallCandidate(int set, uint32_t flags, const std::string& during, Call
     return false;
   }
   // The sandbox reports its own time; it cannot exceed what the worker saw.
-  if (out->reported_seconds > out->wall_seconds * 1.01 + 1e-4) {
+  if (out->reported_seconds + out->prepare_seconds > out->wall_seconds * 1.01 + 1e-4) {
     Decide(VerdictStatus::kRejected,
            "timing tampered with: the sandbox reported " + Seconds(out->reported_seconds) +
                " for a call the worker saw take " + Seconds(out->wall_seconds) + " " + during);
@@ -541,6 +575,17 @@ bool Run::CheckGpuCall(const CallOutcome& o, const std::string& during) {
            "launched no kernel of its own " + during + " (" + std::to_string(o.launches) +
                " launch(es) seen" + (o.detail.empty() ? "" : ": " + o.detail) +
                "): the work must be done by the candidate's kernels, not by a library or the host");
+    return false;
+  }
+  // Kernels the candidate's module does not define come from a library (or
+  // from a graph, whose kernels CUPTI does not name): the work is not its own.
+  uint32_t foreign = o.launches > o.own_launches ? o.launches - o.own_launches : 0;
+  if (foreign > 0 && !LibraryAllowed()) {
+    Decide(VerdictStatus::kRejected,
+           std::to_string(foreign) + " launch(es) of kernels the candidate does not define " +
+               during + " (" + std::to_string(o.own_launches) + " of its own" +
+               (o.detail.empty() ? "" : "; seen: " + o.detail) +
+               "): library kernels may not do the work unless the task allows rule 'library'");
     return false;
   }
   if (o.side_launches > 0) {
@@ -750,7 +795,7 @@ Status Run::Time() {
   if (opt_.flush == FlushMode::kLlc) flags |= wire::kFlushLlc;
   if (opt_.flush == FlushMode::kLines) flags |= wire::kFlushLines;
   // Side 0 is the reference, side 1 the candidate.
-  std::vector<double> gaps[2];
+  std::vector<double> gaps[2], prepares[2];
   Status failure;
   int rechecked = 0, rechecked_timed = 0;
   std::vector<DeviceSample> gpu_samples;
@@ -819,6 +864,7 @@ Status Run::Time() {
     if (!call(side, set, true, &o)) return false;
     *seconds = o.reported_seconds;
     gaps[side].push_back(o.wall_seconds - o.prepare_seconds - o.reported_seconds);
+    prepares[side].push_back(o.prepare_seconds);
     if (side == 1 && env_.sample_gpu) gpu_samples.push_back(env_.sample_gpu());
     if (!fresh.recheck) return true;
     std::string where = cs.c->label + " timed call " + std::to_string(rep) +
@@ -868,7 +914,8 @@ Status Run::Time() {
   ref.call_overhead = Summarize(gaps[0]).median;
   cand.call_overhead = Summarize(gaps[1]).median;
   v_.call_overhead_seconds = cand.call_overhead;
-  if (!CheckReportedTimes(ref, cand)) return Status::Ok();
+  if (!CheckReportedTimes(ref, cand, Summarize(prepares[0]).median, Summarize(prepares[1]).median))
+    return Status::Ok();
   v_.reference_time = ref;
   v_.candidate_time = cand;
   if (cand.summary.median > 0) v_.speedup = ref.summary.median / cand.summary.median;
@@ -886,7 +933,17 @@ Status Run::Time() {
   return Status::Ok();
 }
 
-bool Run::CheckReportedTimes(const TimingResult& ref, const TimingResult& cand) {
+bool Run::CheckReportedTimes(const TimingResult& ref, const TimingResult& cand, double ref_prepare,
+                             double cand_prepare) {
+  // Both sides flush the same bytes: a longer flush is call time moved.
+  if (cand_prepare > 1.5 * ref_prepare + kUnreportedFloorSeconds) {
+    std::string detail = "the sandbox reported a cache flush of " + Seconds(cand_prepare) +
+                         " per timed call where the reference's takes " + Seconds(ref_prepare);
+    v_.checks.push_back({"reported_time", v_.timed_case, false, detail});
+    Decide(VerdictStatus::kRejected,
+           "timing does not add up: " + detail + ": time moved out of the measured span");
+    return false;
+  }
   // The worker's clock around a call sees the request, the cache flush, the
   // call and the reply; the sandbox reports the call and (on the CPU) the
   // flush. Both sides pay the same harness costs, so the candidate's
@@ -929,6 +986,9 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
     stage_start = now;
   };
   std::filesystem::path ref_lib, cand_lib;
+  HONE_RETURN_IF_ERROR(Lint(candidate));
+  stage_done("lint");
+  if (decided_) return Status::Ok();
   HONE_RETURN_IF_ERROR(Build(candidate, &ref_lib, &cand_lib));
   stage_done("build");
   if (decided_) return Status::Ok();

@@ -19,6 +19,9 @@
 
 #include "run/protocol.h"
 
+// The linker's symbol for the end of the executable's bss.
+extern "C" char _end[];
+
 namespace hone::sandbox {
 namespace {
 
@@ -134,10 +137,14 @@ const RuleName kRules[] = {
     {SYS_kill, "signalling other processes is not allowed: kill"},
     {SYS_tkill, "signalling other processes is not allowed: tkill"},
     {SYS_tgkill, "signalling other processes is not allowed: tgkill"},
-    {SYS_mprotect, "making memory executable (or writable code) is not allowed: mprotect"},
+    {SYS_mprotect,
+     "making memory executable, or changing the sandbox's own image, is not allowed: mprotect"},
     {SYS_pkey_mprotect,
      "making memory executable (or writable code) is not allowed: pkey_mprotect"},
     {SYS_mmap, "making memory executable (or writable code) is not allowed: mmap"},
+    {SYS_munmap, "unmapping the sandbox's own image is not allowed: munmap"},
+    {SYS_mremap, "moving the sandbox's own image is not allowed: mremap"},
+    {SYS_madvise, "changing the sandbox's own image is not allowed: madvise"},
     {SYS_memfd_create, "anonymous files are not allowed: memfd_create"},
     {SYS_ioctl, "device control is not allowed: ioctl"},
     {SYS_prlimit64, "changing resource limits is not allowed: prlimit64"},
@@ -145,6 +152,15 @@ const RuleName kRules[] = {
     {SYS_rt_sigaction, "replacing the sandbox's SIGSYS handler is not allowed: rt_sigaction"},
     {SYS_perf_event_open, "profiling interfaces are not allowed: perf_event_open"},
 };
+
+// The end of the sandbox executable's own mapping (its bss), rounded up to
+// a page: the program break, and every mapping the kernel picks, lie above.
+scmp_datum_t SandboxImageEnd() {
+  auto end = reinterpret_cast<uintptr_t>(_end);
+  long page = sysconf(_SC_PAGESIZE);
+  uintptr_t p = page > 0 ? static_cast<uintptr_t>(page) : 4096;
+  return static_cast<scmp_datum_t>((end + p - 1) / p * p);
+}
 
 int AddRule(scmp_filter_ctx ctx, uint32_t action, int nr) {
   return seccomp_rule_add(ctx, action, nr, 0);
@@ -391,9 +407,6 @@ bool InstallBaseFilter(PolicyReport& report, bool cuda) {
       SYS_newfstatat,
       SYS_statx,
       SYS_lseek,
-      SYS_munmap,
-      SYS_mremap,
-      SYS_madvise,
       SYS_brk,
       SYS_futex,
       SYS_set_robust_list,
@@ -443,10 +456,23 @@ bool InstallBaseFilter(PolicyReport& report, bool cuda) {
   // Memory may be writable or executable, never both: the loader maps code
   // read-execute and needs no more, and without it code cannot be rewritten
   // while the library loads (before the post-load filter forbids PROT_EXEC).
+  // Nothing may remap, unmap or reprotect the sandbox's own image (its code,
+  // its read-only GOT, its state) or anything below it: the candidate shares
+  // the process, and this is where the timer and the reply channel live.
+  // Nothing else is mapped below the image, so honest code never asks.
+  const scmp_datum_t image_end = SandboxImageEnd();
   constexpr scmp_datum_t kWx = PROT_WRITE | PROT_EXEC;
   for (int nr : {SYS_mmap, SYS_mprotect})
-    for (scmp_datum_t prot : {scmp_datum_t{0}, scmp_datum_t{PROT_WRITE}, scmp_datum_t{PROT_EXEC}})
-      rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1, SCMP_A2(SCMP_CMP_MASKED_EQ, kWx, prot));
+    for (scmp_datum_t prot : {scmp_datum_t{0}, scmp_datum_t{PROT_WRITE}, scmp_datum_t{PROT_EXEC}}) {
+      // mmap with a null hint lets the kernel choose (far above the image).
+      rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2, SCMP_A2(SCMP_CMP_MASKED_EQ, kWx, prot),
+                             SCMP_A0(SCMP_CMP_GE, image_end));
+      if (nr == SYS_mmap)
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2, SCMP_A2(SCMP_CMP_MASKED_EQ, kWx, prot),
+                               SCMP_A0(SCMP_CMP_EQ, 0));
+    }
+  for (int nr : {SYS_munmap, SYS_mremap, SYS_madvise})
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1, SCMP_A0(SCMP_CMP_GE, image_end));
   // Threads (OpenMP) are fine; new processes are not.
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_clone, 1,
                          SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,8 @@ struct Task {
   std::optional<Expr> cost_bytes, cost_flops;
   int seeds = 3;
   int num_distributions = 2;
-  std::string hash;  // content of the task definition and reference
+  std::set<std::string> lint_allow;  // [lint] allow: rules this task permits
+  std::string hash;                  // content of the task definition and reference
 
   Tolerance ToleranceFor(Dtype output_dtype) const;
   // The reference for a backend ("cpu", "cuda"), or Status naming what is missing.

@@ -7,6 +7,7 @@
 
 #include "core/fs.h"
 #include "core/hash.h"
+#include "verify/lint.h"
 
 namespace hone {
 namespace {
@@ -230,6 +231,28 @@ Status ParseCostAndVerify(const toml::table& root, Task& task, const FieldError&
   return Status::Ok();
 }
 
+// [lint] allow = ["library"]: rules the task permits (a task about calling
+// cuBLAS well, say). Unknown names are errors, not silently ignored.
+Status ParseLint(const toml::table& root, Task& task, const FieldError& err) {
+  const toml::node* n = root.get("lint");
+  if (!n) return Status::Ok();
+  const toml::table* t = n->as_table();
+  if (!t) return err("lint", "expected a table");
+  HONE_RETURN_IF_ERROR(CheckKnownKeys(*t, {"allow"}, "lint", err));
+  const toml::node* a = t->get("allow");
+  if (!a) return Status::Ok();
+  const toml::array* list = a->as_array();
+  if (!list) return err("lint.allow", "expected an array of rule names");
+  for (size_t i = 0; i < list->size(); ++i) {
+    auto name = (*list)[i].value<std::string>();
+    std::string field = "lint.allow[" + std::to_string(i) + "]";
+    if (!name) return err(field, "expected a string");
+    if (!IsLintRule(*name)) return err(field, "unknown lint rule '" + *name + "'");
+    task.lint_allow.insert(*name);
+  }
+  return Status::Ok();
+}
+
 // Every expression must evaluate in every case.
 Status ValidateAgainstCases(const Task& task, const FieldError& err) {
   auto defined = [](const ShapeCase& c) {
@@ -282,7 +305,7 @@ Result<Task> ParseTaskTable(const toml::table& root, const std::filesystem::path
   HONE_RETURN_IF_ERROR(
       CheckKnownKeys(root,
                      {"name", "category", "description", "reference", "cuda_reference", "inputs",
-                      "outputs", "cases", "tolerance", "cost", "verify"},
+                      "outputs", "cases", "tolerance", "cost", "verify", "lint"},
                      "", err));
   Task task;
   task.dir = dir;
@@ -308,6 +331,7 @@ Result<Task> ParseTaskTable(const toml::table& root, const std::filesystem::path
   HONE_RETURN_IF_ERROR(ParseCases(root, task, err));
   HONE_RETURN_IF_ERROR(ParseTolerance(root, task, err));
   HONE_RETURN_IF_ERROR(ParseCostAndVerify(root, task, err));
+  HONE_RETURN_IF_ERROR(ParseLint(root, task, err));
   HONE_RETURN_IF_ERROR(ValidateAgainstCases(task, err));
   size_t longest = 0;
   for (const auto& in : task.inputs) longest = std::max(longest, in.values.size());

@@ -75,20 +75,58 @@ Verdict Eval(const std::filesystem::path& task_dir, const std::filesystem::path&
   return v.ok() ? *v : Verdict{};
 }
 
+// One evaluation of a catalogue entry: on the entry's task, timed when it says so (with a
+// small budget: the hacks act, or are caught, within a few calls), with the static lint on or
+// off.
+Verdict EvalEntry(const Expectation& e, bool lint) {
+  auto task = LoadNativeTask(ExpectationTask(SourceDir(), e));
+  EXPECT_TRUE(task.ok()) << e.file << ": " << task.status().message();
+  if (!task.ok()) return {};
+  EvalOptions o;
+  o.time = e.timed;
+  o.timing.budget_seconds = 0.3;
+  o.timing.warmup_seconds = 0.02;
+  o.lint = lint;
+  auto v = Env()->evaluator->Evaluate(*task, SourceDir() / "tests/adversarial/cuda" / e.file, o);
+  EXPECT_TRUE(v.ok()) << e.file << ": " << v.status().message();
+  return v.ok() ? *v : Verdict{};
+}
+
+// Prints "[tag] file: status: reason" and checks the verdict against the expected status and
+// reason substring. A passed verdict on an entry with max_speedup must have been timed and be no
+// faster than that: the hack was neutralised, not merely survived.
+void ExpectVerdict(const char* tag, const Expectation& e, const Verdict& v,
+                   const std::string& status, const std::string& reason) {
+  std::cout << "[" << tag << "] " << e.file << ": " << StatusName(v.status) << ": "
+            << v.reason.substr(0, 240) << "\n";
+  EXPECT_EQ(StatusName(v.status), status) << "[" << tag << "] " << e.file << ": " << v.reason;
+  EXPECT_TRUE(ReasonMatches(v.reason, reason))
+      << "[" << tag << "] " << e.file << ": reason '" << v.reason << "' lacks '" << reason << "'";
+  if (e.max_speedup > 0 && status == "passed" && v.status == VerdictStatus::kPassed) {
+    std::cout << "[" << tag << "] " << e.file << ": speedup " << v.speedup << "x (at most "
+              << e.max_speedup << "x)\n";
+    EXPECT_GT(v.speedup, 0) << e.file << ": max_speedup needs a timed entry";
+    EXPECT_LE(v.speedup, e.max_speedup) << e.file << ": the hack made its timing faster";
+  }
+}
+
 class CudaCatalogueTest : public ::testing::TestWithParam<Expectation> {};
 
 TEST_P(CudaCatalogueTest, GetsItsVerdictAndTheWorkerSurvives) {
   REQUIRE_GPU();
   const Expectation& e = GetParam();
-  std::filesystem::path fixture = SourceDir() / "tests/integration/fixture_add";
-  std::filesystem::path dir = SourceDir() / "tests/adversarial/cuda";
-  Verdict v = Eval(fixture, dir / e.file, e.timed);
-  EXPECT_EQ(StatusName(v.status), e.status) << e.file << ": " << v.reason;
-  EXPECT_TRUE(ReasonMatches(v.reason, e.reason))
-      << e.file << ": reason '" << v.reason << "' lacks '" << e.reason << "'";
-  std::cout << "[verdict] " << e.file << ": " << StatusName(v.status) << ": "
-            << v.reason.substr(0, 240) << "\n";
-  Verdict after = Eval(fixture, dir / "correct.cu", false);
+  Verdict v = EvalEntry(e, /*lint=*/true);
+  ExpectVerdict("verdict", e, v, e.status, e.reason);
+  if (!e.dynamic_status.empty()) {
+    // An entry with a lint-off verdict is one the static lint catches: the verdict must come
+    // from the lint, and the run-time checks alone must still give the dynamic verdict.
+    EXPECT_TRUE(ReasonMatches(v.reason, "lint"))
+        << e.file << ": expected a lint rejection, got '" << v.reason << "'";
+    Verdict d = EvalEntry(e, /*lint=*/false);
+    ExpectVerdict("verdict-dynamic", e, d, e.dynamic_status, e.dynamic_reason);
+  }
+  Verdict after = Eval(SourceDir() / "tests/integration/fixture_add",
+                       SourceDir() / "tests/adversarial/cuda/correct.cu", false);
   EXPECT_EQ(after.status, VerdictStatus::kPassed) << "after " << e.file << ": " << after.reason;
 }
 
@@ -97,6 +135,28 @@ INSTANTIATE_TEST_SUITE_P(Catalogue, CudaCatalogueTest, ::testing::ValuesIn(CudaC
                            std::string n = info.param.file;
                            return n.substr(0, n.find('.'));
                          });
+
+// Needs no GPU: every candidate file has an expectation, and every expectation names a file
+// and a task that exist.
+TEST(CudaCatalogueFilesTest, ExpectationsCoverEveryCandidate) {
+  auto list = CudaCatalogue();
+  std::filesystem::path dir = SourceDir() / "tests/adversarial/cuda";
+  size_t files = 0;
+  for (const auto& f : std::filesystem::directory_iterator(dir)) {
+    if (f.path().extension() != ".cu") continue;
+    ++files;
+    bool listed = std::any_of(list.begin(), list.end(), [&](const Expectation& e) {
+      return e.file == f.path().filename().string();
+    });
+    EXPECT_TRUE(listed) << f.path() << " has no expectation";
+  }
+  for (const auto& e : list) {
+    EXPECT_TRUE(std::filesystem::exists(dir / e.file)) << "line " << e.line << ": " << e.file;
+    EXPECT_TRUE(std::filesystem::exists(ExpectationTask(SourceDir(), e) / "task.toml"))
+        << "line " << e.line << ": " << e.file << ": no task " << ExpectationTask(SourceDir(), e);
+  }
+  EXPECT_GE(files, 40u);
+}
 
 struct Solution {
   std::string task, file;
