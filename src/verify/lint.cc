@@ -32,6 +32,7 @@ enum Rule : int {
   kLoadTimeCode,
   kSyscall,
   kSandbox,
+  kIntrospection,
 };
 
 const std::vector<LintRule>& RuleList() {
@@ -80,6 +81,9 @@ const std::vector<LintRule>& RuleList() {
       {"sandbox",
        "changes its own limits, privileges, namespaces or seccomp filters: a kernel has no "
        "reason to touch the sandbox"},
+      {"introspection",
+       "reads the process's own executable image, return addresses or file descriptors: the "
+       "harness shares the process, and a kernel has no business with its code or channels"},
   };
   return rules;
 }
@@ -279,6 +283,29 @@ constexpr Pattern kPatterns[] = {
     {"capset", Use::kName, kSandbox}, {"landlock_", Use::kPrefix, kSandbox},
     {"mount", Use::kCall, kSandbox}, {"umount", Use::kName, kSandbox},
     {"umount2", Use::kName, kSandbox}, {"personality", Use::kCall, kSandbox},
+    // introspection: finding and rewriting the harness that shares the process
+    // (its ELF image, its GOT, its reply channel on inherited descriptors).
+    {"__builtin_return_address", Use::kName, kIntrospection},
+    {"__builtin_frame_address", Use::kName, kIntrospection},
+    {"__builtin_extract_return_addr", Use::kName, kIntrospection},
+    {"Elf32_", Use::kPrefix, kIntrospection}, {"Elf64_", Use::kPrefix, kIntrospection},
+    {"ElfW", Use::kName, kIntrospection}, {"__executable_start", Use::kName, kIntrospection},
+    {"__ehdr_start", Use::kName, kIntrospection}, {"etext", Use::kName, kIntrospection},
+    {"edata", Use::kName, kIntrospection}, {"_end", Use::kName, kIntrospection},
+    {"_etext", Use::kName, kIntrospection}, {"_edata", Use::kName, kIntrospection},
+    {"getauxval", Use::kName, kIntrospection}, {"_dl_auxv", Use::kName, kIntrospection},
+    {"program_invocation_name", Use::kName, kIntrospection},
+    {"backtrace", Use::kName, kIntrospection}, {"_Unwind_", Use::kPrefix, kIntrospection},
+    {"read", Use::kCall, kIntrospection}, {"write", Use::kCall, kIntrospection},
+    {"pread", Use::kName, kIntrospection}, {"pwrite", Use::kName, kIntrospection},
+    {"pread64", Use::kName, kIntrospection}, {"pwrite64", Use::kName, kIntrospection},
+    {"readv", Use::kName, kIntrospection}, {"writev", Use::kName, kIntrospection},
+    {"dup", Use::kCall, kIntrospection}, {"dup2", Use::kName, kIntrospection},
+    {"dup3", Use::kName, kIntrospection}, {"close", Use::kCall, kIntrospection},
+    {"poll", Use::kCall, kIntrospection},
+    {"fcntl", Use::kName, kIntrospection}, {"ioctl", Use::kName, kIntrospection},
+    {"sendmsg", Use::kName, kIntrospection}, {"recvmsg", Use::kName, kIntrospection},
+    {"splice", Use::kCall, kIntrospection}, {"vmsplice", Use::kName, kIntrospection},
 };
 // clang-format on
 
@@ -310,6 +337,8 @@ constexpr HeaderPattern kHeaderPatterns[] = {
     {"nvtx3", HeaderMatch::kDirectory, kTiming}, {"cuda_profiler_api.h", HeaderMatch::kFile, kTiming},
     {"cudaProfiler.h", HeaderMatch::kFile, kTiming},
     {"dlfcn.h", HeaderMatch::kFile, kDynamicLoading}, {"link.h", HeaderMatch::kFile, kDynamicLoading},
+    {"elf.h", HeaderMatch::kFile, kIntrospection}, {"execinfo.h", HeaderMatch::kFile, kIntrospection},
+    {"unwind.h", HeaderMatch::kFile, kIntrospection}, {"auxv.h", HeaderMatch::kFile, kIntrospection},
     {"nvrtc.h", HeaderMatch::kFile, kDynamicLoading},
     {"nvJitLink.h", HeaderMatch::kFile, kDynamicLoading},
     {"syscall.h", HeaderMatch::kFile, kSyscall}, {"asm/unistd", HeaderMatch::kPath, kSyscall},

@@ -754,3 +754,30 @@ TEST(LintProjectTest, KnownHacksAreFlagged) {
 
 }  // namespace
 }  // namespace hone
+
+namespace hone {
+namespace {
+
+TEST(LintIntrospectionTest, FlagsTheHarnessesImageAndChannels) {
+  const char* src =
+      "#include <elf.h>\n"
+      "void f(char* buf) {\n"
+      "  void* ra = __builtin_return_address(0);\n"
+      "  Elf64_Ehdr* h = nullptr;\n"
+      "  read(3, buf, 8); write(4, buf, 8);\n"
+      "}\n";
+  EXPECT_EQ(Cpu(src), (Expected{"introspection:1:#include <elf.h>",
+                                "introspection:3:__builtin_return_address",
+                                "introspection:4:Elf64_Ehdr", "introspection:5:read",
+                                "introspection:5:write"}));
+}
+
+TEST(LintIntrospectionTest, LeavesMembersAndOwnNamesAlone) {
+  const char* src =
+      "struct Buf { void write(int); int read() const; };\n"
+      "void f(Buf& b, Buf* p) { b.write(1); p->read(); int reader = 0, close_enough = 1; }\n";
+  EXPECT_TRUE(Cpu(src).empty()) << ::testing::PrintToString(Cpu(src));
+}
+
+}  // namespace
+}  // namespace hone
