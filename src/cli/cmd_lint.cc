@@ -52,7 +52,8 @@ int RunLint(const LintArgs& a) {
   size_t broken = 0;
   for (const auto& file : a.files) {
     auto source = ReadFile(file);
-    if (!source.ok()) return ReportError(source.status());
+    // A file that cannot be read is bad usage, like a malformed task.
+    if (!source.ok()) return ReportError(Status::Invalid(source.status().message()));
     lo.cuda = BackendForSource(file) == "cuda";
     std::vector<LintFinding> findings = LintSource(*source, lo);
     broken += findings.size();

@@ -102,6 +102,39 @@ TEST(CliTest, BadUsageExitsTwo) {
   EXPECT_EQ(RunHone({}).exit_code, 2);
 }
 
+TEST(CliTest, LintExitsZeroWhenCleanOneOnAFindingTwoOnBadUsage) {
+  auto clean = RunHone({"lint", Candidate("correct.cpp"), "--quiet"});
+  EXPECT_EQ(clean.exit_code, 0) << clean.output;
+  auto hit = RunHone({"lint", Candidate("read_file.cpp")});
+  EXPECT_EQ(hit.exit_code, 1) << hit.output;
+  EXPECT_NE(hit.output.find("rule 'file'"), std::string::npos) << hit.output;
+  auto json = RunHone({"lint", Candidate("read_file.cpp"), "--json"});
+  ASSERT_EQ(json.exit_code, 1);
+  EXPECT_EQ(nlohmann::json::parse(json.output)[0]["findings"][0]["rule"], "file");
+  EXPECT_EQ(RunHone({"lint", Candidate("read_file.cpp"), "--allow", "file"}).exit_code, 0);
+  EXPECT_EQ(RunHone({"lint", Candidate("correct.cpp"), "--allow", "nosuchrule"}).exit_code, 2);
+  EXPECT_EQ(RunHone({"lint", "/no/such/file.cpp"}).exit_code, 2);
+  auto rules = RunHone({"lint", "--rules"});
+  EXPECT_EQ(rules.exit_code, 0);
+  EXPECT_NE(rules.output.find("introspection"), std::string::npos);
+}
+
+TEST(CliTest, EvalRejectsALintFindingUnlessAllowed) {
+  auto r = RunHone({"eval", Fixture(), Candidate("read_file.cpp"), "--no-time", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto doc = nlohmann::json::parse(r.output);
+  EXPECT_EQ(doc["status"], "rejected");
+  EXPECT_NE(doc["reason"].get<std::string>().find("lint: rule 'file'"), std::string::npos);
+  // Allowed, the sandbox still refuses the open.
+  auto allowed = RunHone(
+      {"eval", Fixture(), Candidate("read_file.cpp"), "--no-time", "--json", "--allow", "file"});
+  ASSERT_EQ(allowed.exit_code, 0) << allowed.output;
+  EXPECT_NE(nlohmann::json::parse(allowed.output)["reason"].get<std::string>().find("open"),
+            std::string::npos);
+  EXPECT_EQ(
+      RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--allow", "nosuchrule"}).exit_code, 2);
+}
+
 TEST(CliTest, TaskShowListsTheContractArguments) {
   auto r = RunHone({"task", "show", Fixture()});
   ASSERT_EQ(r.exit_code, 0) << r.output;

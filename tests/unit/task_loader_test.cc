@@ -1,8 +1,10 @@
 #include "task/task_loader.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
+#include <set>
 
 #include "core/fs.h"
 
@@ -147,6 +149,51 @@ TEST_F(TaskLoaderTest, NotATaskFolder) {
   auto t = LoadNativeTask(dir_ / "nope");
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find("not a native task"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hone
+
+namespace hone {
+namespace {
+
+class TaskLoaderLintTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("hone-lint-task-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ / "reference.cpp") << "// reference\n";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  Result<Task> Load(const std::string& lint) {
+    std::ofstream(dir_ / "task.toml")
+        << "name = \"t\"\n[[inputs]]\nname = \"a\"\ndtype = \"f32\"\nshape = [\"N\"]\n"
+           "[[outputs]]\nname = \"o\"\ndtype = \"f32\"\nshape = [\"N\"]\n[[cases]]\nN = 8\n"
+        << lint;
+    return LoadNativeTask(dir_);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(TaskLoaderLintTest, AllowListIsRead) {
+  auto t = Load("[lint]\nallow = [\"library\", \"stream\"]\n");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->lint_allow, (std::set<std::string>{"library", "stream"}));
+  auto none = Load("");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_TRUE(none->lint_allow.empty());
+}
+
+TEST_F(TaskLoaderLintTest, UnknownRuleIsNamed) {
+  auto t = Load("[lint]\nallow = [\"library\", \"everything\"]\n");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("lint.allow[1]: unknown lint rule 'everything'"),
+            std::string::npos)
+      << t.status().message();
+  auto bad = Load("[lint]\nallowed = [\"library\"]\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("lint.allowed"), std::string::npos)
+      << bad.status().message();
 }
 
 }  // namespace
