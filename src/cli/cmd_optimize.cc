@@ -129,7 +129,17 @@ int RunOptimize(OptimizeArgs a) {
   Optimizer optimizer(*task, a.backend, machine, provider, *prompts, evaluator, builder, o);
 
   Progress progress(a.out);
-  auto result = optimizer.Run([&](const OptimizeEvent& e) { progress.Show(ProgressLine(e)); });
+  bool warned_sandbox = false;
+  auto result = optimizer.Run([&](const OptimizeEvent& e) {
+    // What the sandbox could not apply on this machine, said once.
+    if (!e.sandbox_missing.empty() && !warned_sandbox && !a.out.quiet) {
+      progress.Clear();
+      std::cerr << "hone: warning: not in force in the sandbox on this machine: "
+                << e.sandbox_missing << "\n";
+      warned_sandbox = true;
+    }
+    progress.Show(ProgressLine(e));
+  });
   progress.Clear();
   if (!result.ok()) return ReportError(result.status());
   if (!a.output.empty() && result->best_id >= 0) {

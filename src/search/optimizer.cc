@@ -75,7 +75,9 @@ class Loop {
   Status EvaluateNext();
   Status Finish(AttemptResult& r, const std::filesystem::path& candidate);
   void Progress(const std::string& stage) {
-    if (progress_) progress_({result_.spend, result_.evaluated, result_.passed, in_flight_, stage});
+    if (progress_)
+      progress_({result_.spend, result_.evaluated, result_.passed, in_flight_, stage,
+                 result_.sandbox_missing});
   }
 
   const Task& task_;
@@ -158,6 +160,7 @@ Status Loop::EvaluateNext() {
   HONE_ASSIGN_OR_RETURN(Verdict v, evaluator_.Evaluate(task_, next.candidate, options_.eval));
   ++result_.evaluated;
   ++result_.verdicts[std::string(StatusName(v.status))];
+  if (result_.sandbox_missing.empty()) result_.sandbox_missing = v.sandbox_missing;
   next.attempt.verdict = std::move(v);
   AttemptResult& r = next.attempt;
   if (r.passed()) {
@@ -240,6 +243,7 @@ std::string OptimizeResultJson(const OptimizeResult& r, const std::string& model
                       {"model", model},
                       {"strategy", strategy},
                       {"stop_reason", r.stop_reason},
+                      {"sandbox_missing", r.sandbox_missing},
                       {"candidates", s.candidates},
                       {"evaluated", r.evaluated},
                       {"passed", r.passed},

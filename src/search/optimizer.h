@@ -47,12 +47,14 @@ struct OptimizeResult {
   std::string best_code;
   std::optional<Verdict> best_verdict;
   std::filesystem::path best_candidate;
+  std::string sandbox_missing;  // protections not in force (from the first verdict that says)
 };
 
 struct OptimizeEvent {  // for live progress
   const Spend& spend;
   int evaluated, passed, in_flight;
-  std::string stage;  // what just happened
+  std::string stage;                   // what just happened
+  const std::string& sandbox_missing;  // OptimizeResult::sandbox_missing so far
 };
 using OptimizeProgress = std::function<void(const OptimizeEvent&)>;
 
