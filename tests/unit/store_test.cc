@@ -1,0 +1,574 @@
+#include "store/store.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "core/fs.h"
+#include "report/verdict_json.h"
+#include "store/import.h"
+#include "store/schema.h"
+
+namespace hone {
+namespace {
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto d = MakeTempDir(std::filesystem::temp_directory_path(), "hone-store-test");
+    ASSERT_TRUE(d.ok()) << d.status().message();
+    dir_ = *d;
+    path_ = dir_ / "runs.db";
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  std::unique_ptr<Store> OpenOrDie() {
+    auto s = Store::Open(path_);
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    return s.ok() ? std::move(s).value() : nullptr;
+  }
+  // A raw connection, as another process (a report) would have.
+  sqlite3* Raw() {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    return db;
+  }
+  static int64_t Count(sqlite3* db, const std::string& sql) {
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    int64_t n = -1;
+    if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+  }
+  static void Exec(sqlite3* db, const std::string& sql) {
+    char* err = nullptr;
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  }
+
+  std::filesystem::path dir_, path_;
+};
+
+Verdict PassedVerdict(double speedup) {
+  Verdict v;
+  v.status = VerdictStatus::kPassed;
+  v.reason = "all checks passed";
+  v.task = "vector_add";
+  v.build_seconds = 1.5;
+  v.build_log = "ok";
+  v.build_resources = "regs=32";
+  v.checks = {{"correct", "N=4096 seed=1", true, ""}, {"inputs_unchanged", "", true, ""}};
+  TimingResult cand;
+  cand.samples = {1e-6, 2e-6, 3e-6};
+  cand.summary = Summarize(cand.samples);
+  TimingResult ref;
+  ref.samples = {4e-6, 5e-6, 6e-6};
+  ref.summary = Summarize(ref.samples);
+  v.candidate_time = cand;
+  v.reference_time = ref;
+  v.speedup = speedup;
+  v.sol_percent = 42;
+  return v;
+}
+
+Verdict FailedVerdict(VerdictStatus status, const std::string& reason) {
+  Verdict v;
+  v.status = status;
+  v.reason = reason;
+  v.task = "vector_add";
+  v.checks = {{"correct", "N=7", false, "max error 3"}};
+  return v;
+}
+
+struct Fixture {
+  int64_t run = 0;
+  std::string task = "taskhash1";
+};
+
+Fixture MakeRun(Store& s) {
+  Fixture f;
+  EXPECT_TRUE(s.PutTask({f.task, "vector_add", "tasks/vector_add", "definition"}).ok());
+  auto run = s.CreateRun("optimize", R"({"strategy":"refine"})");
+  EXPECT_TRUE(run.ok()) << run.status().message();
+  f.run = run.ok() ? *run : 0;
+  return f;
+}
+
+CandidateRow Candidate(const Fixture& f, int seq, const std::string& source) {
+  CandidateRow c;
+  c.run_id = f.run;
+  c.task_hash = f.task;
+  c.seq = seq;
+  c.kind = "refine";
+  c.parents = {seq - 1};
+  c.source = source;
+  c.prompt = R"({"system":"be fast","messages":[]})";
+  c.reply = "```cpp\n" + source + "\n```";
+  c.extraction = R"({"failure":"none","detail":""})";
+  return c;
+}
+
+TEST_F(StoreTest, OpenCreatesAndReopenKeepsData) {
+  int64_t run = 0;
+  {
+    auto s = OpenOrDie();
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->schema_version(), CurrentSchemaVersion());
+    auto r = s->CreateRun("bench", "{}", "nightly");
+    ASSERT_TRUE(r.ok());
+    run = *r;
+    EXPECT_FALSE(s->CreateRun("train", "{}").ok());
+  }
+  auto s = OpenOrDie();
+  ASSERT_TRUE(s);
+  auto runs = s->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].id, run);
+  EXPECT_EQ((*runs)[0].kind, "bench");
+  EXPECT_EQ((*runs)[0].name, "nightly");
+  EXPECT_EQ((*runs)[0].status, "running");
+  EXPECT_EQ((*runs)[0].hone_version, HONE_VERSION);
+  ASSERT_TRUE(s->SetRunStatus(run, "finished", R"({"best":1})").ok());
+  EXPECT_EQ(s->GetRun(run)->summary, R"({"best":1})");
+  EXPECT_EQ(s->GetRun(run)->status, "finished");
+  EXPECT_EQ(s->SetRunStatus(run + 7, "failed").code(), StatusCode::kNotFound);
+  sqlite3* raw = Raw();
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(raw, "PRAGMA journal_mode", -1, &st, nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "wal");
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+}
+
+TEST_F(StoreTest, MigratesAVersion1File) {
+  {
+    sqlite3* raw = Raw();
+    ASSERT_EQ(Migrations()[0].version, 1);
+    Exec(raw, "BEGIN; " + std::string(Migrations()[0].sql) + "PRAGMA application_id = " +
+                  std::to_string(kHoneAppId) + "; PRAGMA user_version = 1; COMMIT;");
+    Exec(raw,
+         "INSERT INTO runs(kind, created, updated, status, hone_version, config) "
+         "VALUES ('optimize', '2024-01-01', '2024-01-01', 'finished', '0.0.1', '{\"a\":1}')");
+    sqlite3_close(raw);
+  }
+  auto s = OpenOrDie();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->schema_version(), CurrentSchemaVersion());
+  auto runs = s->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].config, R"({"a":1})");
+  EXPECT_EQ((*runs)[0].summary, "{}");  // the column version 2 added
+  sqlite3* raw = Raw();
+  EXPECT_EQ(Count(raw, "SELECT count(*) FROM sqlite_schema WHERE name = 'evaluations_by_state'"),
+            1);
+  sqlite3_close(raw);
+}
+
+TEST_F(StoreTest, RefusesAStoreFromANewerHone) {
+  { ASSERT_TRUE(OpenOrDie()); }
+  sqlite3* raw = Raw();
+  Exec(raw, "PRAGMA user_version = 999");
+  sqlite3_close(raw);
+  auto s = Store::Open(path_);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(s.status().message().find(path_.string()), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find("newer hone"), std::string::npos) << s.status().message();
+}
+
+TEST_F(StoreTest, RefusesFilesThatAreNotStores) {
+  auto text = dir_ / "notes.txt";
+  ASSERT_TRUE(WriteFileAtomic(text, std::string(4096, 'x')).ok());
+  auto s = Store::Open(text);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find(text.string()), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find("not a hone store"), std::string::npos)
+      << s.status().message();
+  EXPECT_EQ(*ReadFile(text), std::string(4096, 'x'));  // untouched
+
+  sqlite3* other = Raw();  // another program's database at path_
+  Exec(other, "CREATE TABLE contacts(name TEXT)");
+  sqlite3_close(other);
+  s = Store::Open(path_);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("not a hone store"), std::string::npos)
+      << s.status().message();
+
+  auto under_file = text / "runs.db";  // a path that cannot exist
+  s = Store::Open(under_file);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find(under_file.string()), std::string::npos)
+      << s.status().message();
+}
+
+TEST_F(StoreTest, RoundTripsCandidateBuildEvaluationAndLlmCall) {
+  auto s = OpenOrDie();
+  ASSERT_TRUE(s);
+  Fixture f = MakeRun(*s);
+  LlmCallRow call;
+  call.provider = "openai";
+  call.model = "gpt-x";
+  call.ok = true;
+  call.input_tokens = 1200;
+  call.output_tokens = 800;
+  call.cost_usd = 0.0123;
+  call.seconds = 3.5;
+  call.http_attempts = 2;
+  call.exchanges = R"([{"status":429},{"status":200}])";
+  auto c1 = s->AddCandidate(Candidate(f, 1, "int a;"), &call);
+  ASSERT_TRUE(c1.ok()) << c1.status().message();
+  auto again = s->AddCandidate(Candidate(f, 1, "int changed;"));  // idempotent on (run, seq)
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *c1);
+  auto c2 = s->AddCandidate(Candidate(f, 2, "int b;"));
+  ASSERT_TRUE(c2.ok());
+  ASSERT_TRUE(s->AddBuild({0, *c2, false, false, 0.7, "error: b", "", ""}).ok());
+
+  std::string k1 = WorkKey(f.task, SourceHash("int a;"), "opts");
+  std::string k2 = WorkKey(f.task, SourceHash("int b;"), "opts");
+  EXPECT_NE(k1, k2);
+  bool done = true;
+  auto e1 = s->BeginEvaluation(f.run, k1, f.task, *c1, &done);
+  ASSERT_TRUE(e1.ok()) << e1.status().message();
+  EXPECT_FALSE(done);
+  ASSERT_TRUE(s->FinishEvaluation(*e1, PassedVerdict(2.5)).ok());
+  EXPECT_FALSE(s->FinishEvaluation(*e1, PassedVerdict(3)).ok());  // finished once only
+  auto e2 = s->BeginEvaluation(f.run, k2, f.task, *c2);
+  ASSERT_TRUE(e2.ok());
+  ASSERT_TRUE(s->FinishEvaluation(*e2, FailedVerdict(VerdictStatus::kCompileError, "no")).ok());
+
+  auto ev = s->GetEvaluation(*e1);
+  ASSERT_TRUE(ev.ok());
+  EXPECT_EQ(ev->state, "finished");
+  EXPECT_EQ(ev->status, "passed");
+  EXPECT_EQ(ev->speedup, 2.5);
+  EXPECT_EQ(ev->sol_percent, 42);
+  EXPECT_EQ(ev->reps, 3);
+  EXPECT_NEAR(*ev->cand_median_us, 2.0, 1e-9);
+  EXPECT_NEAR(*ev->ref_median_us, 5.0, 1e-9);
+  auto samples = nlohmann::json::parse(ev->samples);
+  EXPECT_EQ(samples["candidate_us"].size(), 3u);
+  EXPECT_EQ(nlohmann::json::parse(ev->checks).size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(ev->verdict)["reason"], "all checks passed");
+  EXPECT_EQ(ev->tries, 1);
+
+  auto builds = s->Builds(*c1);  // from the verdict
+  ASSERT_TRUE(builds.ok());
+  ASSERT_EQ(builds->size(), 1u);
+  EXPECT_EQ((*builds)[0].seconds, 1.5);
+  EXPECT_EQ((*builds)[0].resources, "regs=32");
+  auto builds2 = s->Builds(*c2);  // AddBuild's, then the verdict's
+  ASSERT_EQ(builds2->size(), 2u);
+  EXPECT_FALSE((*builds2)[0].ok);
+  EXPECT_EQ((*builds2)[0].log, "error: b");
+
+  auto calls = s->LlmCalls(f.run);
+  ASSERT_TRUE(calls.ok());
+  ASSERT_EQ(calls->size(), 1u);
+  EXPECT_EQ((*calls)[0].candidate_id, *c1);
+  EXPECT_EQ((*calls)[0].attempt_seq, 1);
+  EXPECT_EQ((*calls)[0].input_tokens, 1200);
+  EXPECT_EQ((*calls)[0].cost_usd, 0.0123);
+  EXPECT_EQ((*calls)[0].exchanges, call.exchanges);
+
+  auto cands = s->RunCandidates(f.run);
+  ASSERT_TRUE(cands.ok());
+  ASSERT_EQ(cands->size(), 2u);
+  EXPECT_EQ((*cands)[0].candidate.source, "int a;");
+  EXPECT_EQ((*cands)[0].candidate.source_hash, SourceHash("int a;"));
+  EXPECT_EQ((*cands)[0].candidate.parents, std::vector<int>{0});
+  ASSERT_TRUE((*cands)[0].evaluation);
+  EXPECT_EQ((*cands)[0].evaluation->status, "passed");
+  EXPECT_EQ((*cands)[1].evaluation->status, "compile_error");
+  EXPECT_EQ((*cands)[1].evaluation->checks_failed, 1);
+
+  auto attempts = s->Attempts(f.run);
+  ASSERT_EQ(attempts->size(), 2u);
+  EXPECT_EQ((*attempts)[1].seq, 2);
+
+  auto best = s->BestPerTask(f.run);
+  ASSERT_TRUE(best.ok()) << best.status().message();
+  ASSERT_EQ(best->size(), 1u);
+  EXPECT_EQ((*best)[0].candidate_id, *c1);
+  EXPECT_EQ((*best)[0].task_name, "vector_add");
+  EXPECT_EQ((*best)[0].speedup, 2.5);
+  EXPECT_EQ(s->BestPerTask()->size(), 1u);
+
+  auto counts = s->StatusCounts(f.run);
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ((*counts)["passed"], 1);
+  EXPECT_EQ((*counts)["compile_error"], 1);
+  EXPECT_EQ(counts->count("pending"), 0u);
+
+  BaselineRow b;
+  b.task_hash = f.task;
+  b.device = "NVIDIA H100";
+  b.torch_version = "2.4.0";
+  b.eager_seconds = 1e-3;
+  ASSERT_TRUE(s->PutBaseline(b).ok());
+  b.compile_seconds = 5e-4;
+  ASSERT_TRUE(s->PutBaseline(b).ok());  // replaces
+  auto got = s->GetBaseline(f.task, "NVIDIA H100", "2.4.0");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->compile_seconds, 5e-4);
+  EXPECT_FALSE(s->GetBaseline(f.task, "NVIDIA H100", "native")->has_value());
+  EXPECT_EQ((*s->GetTask(f.task))->name, "vector_add");
+}
+
+TEST_F(StoreTest, PendingWorkSurvivesACrash) {
+  Fixture f;
+  int64_t e1 = 0, e2 = 0;
+  std::string k1 = WorkKey("t", "s1", "o"), k2 = WorkKey("t", "s2", "o");
+  {
+    auto s = OpenOrDie();
+    ASSERT_TRUE(s);
+    f = MakeRun(*s);
+    e1 = *s->BeginEvaluation(f.run, k1, f.task, std::nullopt);
+    ASSERT_TRUE(s->FinishEvaluation(e1, PassedVerdict(1.2)).ok());
+    e2 = *s->BeginEvaluation(f.run, k2, f.task, std::nullopt);
+    // Closed here without finishing e2, as a killed run would leave it.
+  }
+  auto s = OpenOrDie();
+  ASSERT_TRUE(s);
+  auto pending = s->PendingWork(f.run);
+  ASSERT_TRUE(pending.ok());
+  ASSERT_EQ(pending->size(), 1u);
+  EXPECT_EQ((*pending)[0].id, e2);
+  EXPECT_EQ((*pending)[0].work_key, k2);
+  EXPECT_TRUE(*s->HasResult(f.run, k1));
+  EXPECT_FALSE(*s->HasResult(f.run, k2));
+  EXPECT_EQ(s->StatusCounts(f.run).value()["pending"], 1);
+
+  bool done = false;
+  EXPECT_EQ(*s->BeginEvaluation(f.run, k1, f.task, std::nullopt, &done), e1);
+  EXPECT_TRUE(done);  // finished: not evaluated again
+  EXPECT_EQ(*s->BeginEvaluation(f.run, k2, f.task, std::nullopt, &done), e2);
+  EXPECT_FALSE(done);  // redone
+  EXPECT_EQ(s->GetEvaluation(e2)->tries, 2);
+  ASSERT_TRUE(s->FinishEvaluation(e2, PassedVerdict(1.1)).ok());
+  EXPECT_TRUE(s->PendingWork(f.run)->empty());
+}
+
+TEST_F(StoreTest, ReaderSeesLastCommittedStateWhileAWriterWrites) {
+  auto s = OpenOrDie();
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->CreateRun("optimize", "{}").ok());
+  sqlite3* writer = Raw();
+  Exec(writer, "BEGIN IMMEDIATE");
+  Exec(writer,
+       "INSERT INTO runs(kind, created, updated, status, hone_version) VALUES "
+       "('bench', 'x', 'x', 'running', 'y')");
+  // The writer holds the write lock; a reader neither waits nor sees it.
+  auto t0 = std::chrono::steady_clock::now();
+  auto reader = OpenOrDie();
+  ASSERT_TRUE(reader);
+  auto runs = reader->ListRuns();
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  EXPECT_EQ(runs->size(), 1u);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  Exec(writer, "COMMIT");
+  sqlite3_close(writer);
+  EXPECT_EQ(reader->ListRuns()->size(), 2u);
+
+  // Two Stores, a writing thread and a reading one, on the same file.
+  Fixture f = MakeRun(*s);
+  std::thread w([&] {
+    for (int i = 0; i < 50; ++i) {
+      auto e = s->BeginEvaluation(f.run, WorkKey("t", std::to_string(i), ""), f.task, std::nullopt);
+      ASSERT_TRUE(e.ok()) << e.status().message();
+      ASSERT_TRUE(s->FinishEvaluation(*e, PassedVerdict(1 + i)).ok());
+    }
+  });
+  int last = 0;
+  for (int i = 0; i < 50; ++i) {
+    auto counts = reader->StatusCounts(f.run);
+    ASSERT_TRUE(counts.ok()) << counts.status().message();
+    int n = (*counts)["passed"];
+    EXPECT_GE(n, last);  // monotone: only committed states
+    last = n;
+  }
+  w.join();
+  EXPECT_EQ(reader->StatusCounts(f.run).value()["passed"], 50);
+}
+
+TEST_F(StoreTest, SigkillMidTransactionKeepsCommittedRows) {
+  int64_t run = 0;
+  {
+    auto s = OpenOrDie();
+    ASSERT_TRUE(s);
+    run = MakeRun(*s).run;
+  }  // no Store open in the parent across fork
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(ready[0]);
+    auto s = Store::Open(path_);
+    if (!s.ok()) _exit(2);
+    for (int i = 0; i < 5; ++i) {
+      CandidateRow c;
+      c.run_id = run;
+      c.task_hash = "taskhash1";
+      c.seq = i;
+      c.source = "committed " + std::to_string(i);
+      if (!(*s)->AddCandidate(c).ok()) _exit(3);
+    }
+    // A large write transaction that never commits.
+    sqlite3* db = nullptr;
+    sqlite3_open(path_.c_str(), &db);
+    sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+    std::string big(4000, 'y');
+    for (int i = 100; i < 2100; ++i) {
+      std::string sql = "INSERT INTO candidates(run_id, task_hash, seq, source, created) VALUES (" +
+                        std::to_string(run) + ", 'taskhash1', " + std::to_string(i) + ", '" + big +
+                        "', 'x')";
+      sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
+    }
+    char c = 1;
+    if (write(ready[1], &c, 1) != 1) _exit(4);
+    pause();
+    _exit(0);
+  }
+  close(ready[1]);
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  close(ready[0]);
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  int wstatus = 0;
+  ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(wstatus));
+
+  auto s = OpenOrDie();
+  ASSERT_TRUE(s);
+  auto attempts = s->Attempts(run);
+  ASSERT_TRUE(attempts.ok()) << attempts.status().message();
+  ASSERT_EQ(attempts->size(), 5u);
+  EXPECT_EQ((*attempts)[4].source, "committed 4");
+  sqlite3* raw = Raw();
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(raw, "PRAGMA integrity_check", -1, &st, nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "ok");
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+}
+
+TEST_F(StoreTest, ImportsARunFolder) {
+  auto run_dir = dir_ / "run-2024";
+  std::filesystem::create_directories(run_dir / "candidates");
+  ASSERT_TRUE(WriteFileAtomic(run_dir / "candidates" / "000000.cpp", "// zero").ok());
+  ASSERT_TRUE(WriteFileAtomic(run_dir / "candidates" / "000002.cpp", "// two").ok());
+  nlohmann::json prompt = {{"system", "sys"}, {"messages", {{{"role", "user"}, {"text", "go"}}}}};
+  auto reply = [](bool ok, const std::string& text) {
+    return nlohmann::json{{"ok", ok},
+                          {"error", ok ? "" : "HTTP 500"},
+                          {"text", text},
+                          {"finish_reason", "stop"},
+                          {"truncated", false},
+                          {"input_tokens", 100},
+                          {"output_tokens", 50},
+                          {"cost_usd", 0.01},
+                          {"attempts", 1},
+                          {"seconds", 2.0},
+                          {"exchanges", nlohmann::json::array()}};
+  };
+  std::vector<nlohmann::json> lines = {
+      {{"id", 0},
+       {"kind", "sample"},
+       {"lineage", 0},
+       {"turn", 0},
+       {"parents", nlohmann::json::array()},
+       {"prompt", prompt},
+       {"reply", reply(true, "code 0")},
+       {"extraction", {{"failure", "none"}, {"detail", ""}}},
+       // Recorded with a path that no longer exists: found under candidates/.
+       {"candidate", "/gone/run-2024/candidates/000000.cpp"},
+       {"verdict", VerdictToJson(PassedVerdict(1.8))}},
+      {{"id", 1},
+       {"kind", "sample"},
+       {"lineage", 1},
+       {"turn", 0},
+       {"parents", nlohmann::json::array()},
+       {"prompt", prompt},
+       {"reply", reply(false, "")}},
+      {{"id", 2},
+       {"kind", "refine"},
+       {"lineage", 0},
+       {"turn", 1},
+       {"parents", {0}},
+       {"prompt", prompt},
+       {"reply", reply(true, "code 2")},
+       {"extraction", {{"failure", "none"}, {"detail", ""}}},
+       {"candidate", (run_dir / "candidates" / "000002.cpp").string()},
+       {"verdict", VerdictToJson(FailedVerdict(VerdictStatus::kIncorrect, "wrong"))}},
+  };
+  {
+    std::ofstream out(run_dir / "attempts.jsonl");
+    for (const auto& l : lines) out << l.dump() << "\n";
+  }
+  ASSERT_TRUE(WriteFileAtomic(run_dir / "summary.json",
+                              R"({"task":"vector_add","model":"openai:gpt-x","strategy":"refine"})")
+                  .ok());
+
+  auto s = OpenOrDie();
+  ASSERT_TRUE(s);
+  auto imported = ImportRunFolder(*s, run_dir);
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  EXPECT_EQ(imported->attempts, 3);
+  EXPECT_EQ(imported->evaluations, 2);
+  auto run = s->GetRun(imported->run_id);
+  EXPECT_EQ(run->status, "finished");
+  EXPECT_EQ(run->name, "run-2024");
+  EXPECT_EQ(nlohmann::json::parse(run->summary)["model"], "openai:gpt-x");
+
+  auto cands = s->RunCandidates(imported->run_id);
+  ASSERT_EQ(cands->size(), 3u);
+  EXPECT_EQ((*cands)[0].candidate.source, "// zero");
+  EXPECT_EQ((*cands)[0].candidate.reply, "code 0");
+  EXPECT_EQ(nlohmann::json::parse((*cands)[0].candidate.prompt)["system"], "sys");
+  EXPECT_FALSE((*cands)[1].candidate.source);
+  EXPECT_FALSE((*cands)[1].evaluation);
+  EXPECT_EQ((*cands)[2].candidate.source, "// two");
+  EXPECT_EQ((*cands)[2].candidate.parents, std::vector<int>{0});
+  EXPECT_EQ((*cands)[2].evaluation->status, "incorrect");
+  auto calls = s->LlmCalls(imported->run_id);
+  ASSERT_EQ(calls->size(), 3u);
+  EXPECT_FALSE((*calls)[1].ok);
+  EXPECT_EQ((*calls)[1].error, "HTTP 500");
+  EXPECT_EQ((*calls)[0].model, "openai:gpt-x");
+  auto best = s->BestPerTask(imported->run_id);
+  ASSERT_EQ(best->size(), 1u);
+  EXPECT_EQ((*best)[0].seq, 0);
+  EXPECT_EQ((*best)[0].task_name, "vector_add");
+  EXPECT_EQ((*best)[0].speedup, 1.8);
+
+  // A malformed line: an error naming the file and line, the run marked failed.
+  {
+    std::ofstream out(run_dir / "attempts.jsonl", std::ios::app);
+    out << "{not json\n";
+  }
+  auto bad = ImportRunFolder(*s, run_dir);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("attempts.jsonl:4"), std::string::npos)
+      << bad.status().message();
+  EXPECT_EQ((*s->ListRuns())[0].status, "failed");
+  EXPECT_FALSE(ImportRunFolder(*s, dir_ / "nothing").ok());
+}
+
+}  // namespace
+}  // namespace hone
