@@ -36,7 +36,8 @@ void Seen(const char* name) {
 
 // The stream an asynchronous copy or memset was queued on; null for a
 // synchronous one (it runs on the legacy default stream) and for the rarer
-// asynchronous kinds, which are then counted as off args->stream too.
+// asynchronous kinds not listed (batched copies), which are then counted as
+// off args->stream too.
 CUstream CopyStream(CUpti_CallbackId cbid, const void* params) {
   switch (cbid) {
     HONE_STREAM_OF(cuMemcpyAsync)
@@ -45,6 +46,10 @@ CUstream CopyStream(CUpti_CallbackId cbid, const void* params) {
     HONE_STREAM_OF(cuMemcpyDtoDAsync_v2)
     HONE_STREAM_OF(cuMemcpy2DAsync_v2)
     HONE_STREAM_OF(cuMemcpy3DAsync_v2)
+    HONE_STREAM_OF(cuMemcpyPeerAsync)
+    HONE_STREAM_OF(cuMemcpy3DPeerAsync)
+    HONE_STREAM_OF(cuMemcpyHtoAAsync_v2)
+    HONE_STREAM_OF(cuMemcpyAtoHAsync_v2)
     HONE_STREAM_OF(cuMemsetD8Async)
     HONE_STREAM_OF(cuMemsetD16Async)
     HONE_STREAM_OF(cuMemsetD32Async)

@@ -162,6 +162,15 @@ scmp_datum_t SandboxImageEnd() {
   return static_cast<scmp_datum_t>((end + p - 1) / p * p);
 }
 
+// Whether the kernel places new mappings above the executable (the normal
+// layout), which the image protection relies on.
+bool MappingsLandAboveImage() {
+  void* p = mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return false;
+  munmap(p, 4096);
+  return reinterpret_cast<uintptr_t>(p) >= static_cast<uintptr_t>(SandboxImageEnd());
+}
+
 int AddRule(scmp_filter_ctx ctx, uint32_t action, int nr) {
   return seccomp_rule_add(ctx, action, nr, 0);
 }
@@ -460,7 +469,15 @@ bool InstallBaseFilter(PolicyReport& report, bool cuda) {
   // its read-only GOT, its state) or anything below it: the candidate shares
   // the process, and this is where the timer and the reply channel live.
   // Nothing else is mapped below the image, so honest code never asks.
-  const scmp_datum_t image_end = SandboxImageEnd();
+  // With the legacy address layout (an unlimited stack, setarch -L) the
+  // kernel places mappings below the image too; then only W^X applies, and
+  // the missing protection is reported.
+  const bool protect_image = MappingsLandAboveImage();
+  const scmp_datum_t image_end = protect_image ? SandboxImageEnd() : 0;
+  if (!protect_image)
+    report.missing.push_back(
+        "protection of the sandbox's own image (the address space uses the legacy layout, "
+        "e.g. an unlimited stack: ulimit -s)");
   constexpr scmp_datum_t kWx = PROT_WRITE | PROT_EXEC;
   for (int nr : {SYS_mmap, SYS_mprotect})
     for (scmp_datum_t prot : {scmp_datum_t{0}, scmp_datum_t{PROT_WRITE}, scmp_datum_t{PROT_EXEC}}) {
@@ -471,8 +488,12 @@ bool InstallBaseFilter(PolicyReport& report, bool cuda) {
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2, SCMP_A2(SCMP_CMP_MASKED_EQ, kWx, prot),
                                SCMP_A0(SCMP_CMP_EQ, 0));
     }
-  for (int nr : {SYS_munmap, SYS_mremap, SYS_madvise})
+  for (int nr : {SYS_munmap, SYS_madvise})
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1, SCMP_A0(SCMP_CMP_GE, image_end));
+  // mremap may grow or move a mapping (realloc does), never onto a chosen
+  // address: MREMAP_FIXED would lay a writable page over the image.
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_mremap, 2, SCMP_A0(SCMP_CMP_GE, image_end),
+                         SCMP_A3(SCMP_CMP_MASKED_EQ, MREMAP_FIXED, 0));
   // Threads (OpenMP) are fine; new processes are not.
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_clone, 1,
                          SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));

@@ -84,6 +84,12 @@ struct Pipe {
   // Threads count against RLIMIT_NPROC too, so it bounds rather than forbids;
   // seccomp forbids new processes outright.
   limit(RLIMIT_NPROC, 4096);
+  // A finite stack keeps the kernel's normal address layout (mappings above
+  // the executable), which the sandbox's protection of its own image needs.
+  // Only an unlimited one is changed: it is also every thread's default
+  // stack size, which RLIMIT_AS must accommodate.
+  if (rlimit st{}; getrlimit(RLIMIT_STACK, &st) == 0 && st.rlim_cur == RLIM_INFINITY)
+    limit(RLIMIT_STACK, 8ull << 20);
   execve(argv[0], argv, envp);
   _exit(wire::kSetupFailedExitCode);
 }

@@ -290,15 +290,15 @@ constexpr Pattern kPatterns[] = {
     {"__builtin_extract_return_addr", Use::kName, kIntrospection},
     {"Elf32_", Use::kPrefix, kIntrospection}, {"Elf64_", Use::kPrefix, kIntrospection},
     {"ElfW", Use::kName, kIntrospection}, {"__executable_start", Use::kName, kIntrospection},
-    {"__ehdr_start", Use::kName, kIntrospection}, {"etext", Use::kName, kIntrospection},
-    {"edata", Use::kName, kIntrospection}, {"_end", Use::kName, kIntrospection},
-    {"_etext", Use::kName, kIntrospection}, {"_edata", Use::kName, kIntrospection},
+    {"__ehdr_start", Use::kName, kIntrospection}, {"etext", Use::kCall, kIntrospection},
+    {"edata", Use::kCall, kIntrospection}, {"_end", Use::kCall, kIntrospection},
+    {"_etext", Use::kCall, kIntrospection}, {"_edata", Use::kCall, kIntrospection},
     {"getauxval", Use::kName, kIntrospection}, {"_dl_auxv", Use::kName, kIntrospection},
     {"program_invocation_name", Use::kName, kIntrospection},
     {"backtrace", Use::kName, kIntrospection}, {"_Unwind_", Use::kPrefix, kIntrospection},
     {"read", Use::kCall, kIntrospection}, {"write", Use::kCall, kIntrospection},
-    {"pread", Use::kName, kIntrospection}, {"pwrite", Use::kName, kIntrospection},
-    {"pread64", Use::kName, kIntrospection}, {"pwrite64", Use::kName, kIntrospection},
+    {"pread", Use::kCall, kIntrospection}, {"pwrite", Use::kCall, kIntrospection},
+    {"pread64", Use::kCall, kIntrospection}, {"pwrite64", Use::kCall, kIntrospection},
     {"readv", Use::kName, kIntrospection}, {"writev", Use::kName, kIntrospection},
     {"dup", Use::kCall, kIntrospection}, {"dup2", Use::kName, kIntrospection},
     {"dup3", Use::kName, kIntrospection}, {"close", Use::kCall, kIntrospection},
@@ -1583,6 +1583,30 @@ void MatchAsm(const Scan& scan, const std::vector<Token>& t,
   }
 }
 
+// A __device__ function named read or write is the kernel's own business:
+// introspection is about the host process, so device code is exempt.
+void DropDeviceIntrospection(const Scan& scan, const std::vector<Token>& t,
+                             const std::vector<std::pair<size_t, size_t>>& ranges,
+                             std::vector<Hit>& hits) {
+  std::unordered_map<size_t, size_t> token_at;  // position -> token index
+  for (const Hit& h : hits)
+    if (h.rule == kIntrospection) token_at[h.pos] = t.size();
+  if (token_at.empty()) return;
+  std::unordered_set<size_t> indices;
+  for (size_t i = 0; i < t.size(); ++i)
+    if (auto it = token_at.find(t[i].pos); it != token_at.end() && it->second == t.size()) {
+      it->second = i;
+      indices.insert(i);
+    }
+  const Macros macros = CollectMacros(scan, t, ranges);
+  std::unordered_map<size_t, bool> device = DeviceWalk(scan, t, ranges, macros).Run(indices);
+  std::erase_if(hits, [&](const Hit& h) {
+    if (h.rule != kIntrospection) return false;
+    auto it = token_at.find(h.pos);
+    return it != token_at.end() && it->second < t.size() && device[it->second];
+  });
+}
+
 }  // namespace
 
 const std::vector<LintRule>& LintRules() { return RuleList(); }
@@ -1603,6 +1627,7 @@ std::vector<LintFinding> LintSource(std::string_view source, const LintOptions& 
   MatchNames(scan, tokens, ranges, names, hits);
   MatchAttributes(tokens, hits);
   MatchAsm(scan, tokens, ranges, options.cuda, hits);
+  if (options.cuda) DropDeviceIntrospection(scan, tokens, ranges, hits);
   std::stable_sort(hits.begin(), hits.end(),
                    [](const Hit& a, const Hit& b) { return a.pos < b.pos; });
   const std::vector<LintRule>& rules = RuleList();

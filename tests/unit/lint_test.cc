@@ -766,16 +766,27 @@ TEST(LintIntrospectionTest, FlagsTheHarnessesImageAndChannels) {
       "  Elf64_Ehdr* h = nullptr;\n"
       "  read(3, buf, 8); write(4, buf, 8);\n"
       "}\n";
-  EXPECT_EQ(Cpu(src), (Expected{"introspection:1:#include <elf.h>",
-                                "introspection:3:__builtin_return_address",
-                                "introspection:4:Elf64_Ehdr", "introspection:5:read",
-                                "introspection:5:write"}));
+  EXPECT_EQ(
+      Cpu(src),
+      (Expected{"introspection:1:#include <elf.h>", "introspection:3:__builtin_return_address",
+                "introspection:4:Elf64_Ehdr", "introspection:5:read", "introspection:5:write"}));
+}
+
+TEST(LintIntrospectionTest, DeviceFunctionsNamedReadOrWriteAreFine) {
+  const char* src =
+      "__device__ float read(const float* p, int i) { return p[i]; }\n"
+      "__global__ void k(const float* p, float* o) { o[0] = read(p, 0); }\n"
+      "void host(int fd, char* b) { read(fd, b, 1); }\n";
+  LintOptions o;
+  o.cuda = true;
+  EXPECT_EQ(Summary(LintSource(src, o)), (Expected{"introspection:3:read"}));
 }
 
 TEST(LintIntrospectionTest, LeavesMembersAndOwnNamesAlone) {
   const char* src =
       "struct Buf { void write(int); int read() const; };\n"
-      "void f(Buf& b, Buf* p) { b.write(1); p->read(); int reader = 0, close_enough = 1; }\n";
+      "void f(Buf& b, Buf* p) { b.write(1); p->read(); int reader = 0, close_enough = 1; }\n"
+      "int pread = 0, edata = 1;\n";
   EXPECT_TRUE(Cpu(src).empty()) << ::testing::PrintToString(Cpu(src));
 }
 
