@@ -41,11 +41,7 @@ Result<CommandResult> RunCommand(const std::vector<std::string>& argv,
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, 0);
     if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) _exit(127);
-    execvp(args[0], args.data());
-    int e = errno;
-    ssize_t ignored = write(errpipe[1], &e, sizeof e);
-    (void)ignored;
-    _exit(127);
+    ExecOrReportErrno(args.data(), errpipe[1]);
   }
   close(pipefd[1]);
   close(errpipe[1]);
@@ -102,6 +98,14 @@ std::string QuoteCommand(const std::vector<std::string>& argv) {
     }
   }
   return out;
+}
+
+void ExecOrReportErrno(char* const* argv, int err_fd) {
+  execvp(argv[0], argv);
+  int e = errno;
+  ssize_t ignored = write(err_fd, &e, sizeof e);
+  (void)ignored;
+  _exit(127);
 }
 
 }  // namespace hone

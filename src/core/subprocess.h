@@ -14,10 +14,10 @@
 namespace hone {
 
 struct CommandResult {
-  int exit_code = -1;       // valid when term_signal == 0 and !timed_out
+  int exit_code = -1;  // valid when term_signal == 0 and !timed_out
   int term_signal = 0;
   bool timed_out = false;
-  std::string output;       // stdout and stderr interleaved, capped
+  std::string output;  // stdout and stderr interleaved, capped
   bool output_truncated = false;
   double seconds = 0;
   bool succeeded() const { return !timed_out && term_signal == 0 && exit_code == 0; }
@@ -35,5 +35,9 @@ Result<CommandResult> RunCommand(const std::vector<std::string>& argv,
 
 // Shell-style quoting for display (logs, error messages).
 std::string QuoteCommand(const std::vector<std::string>& argv);
+
+// In a freshly forked child: execvp(argv[0], argv); if that fails, writes
+// errno to err_fd (the parent reads it to say why) and exits with 127.
+[[noreturn]] void ExecOrReportErrno(char* const* argv, int err_fd);
 
 }  // namespace hone
