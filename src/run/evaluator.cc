@@ -223,10 +223,9 @@ class Run {
   uint64_t cpu_after_call_ = 0;
   Status env_failure_;  // the worker's own device failed
   uint64_t idle_cpu_nanos_ = 0;
-  double candidate_call_seconds_ = 0;
-  uint64_t ref_workspace_bytes_ = 0,
-           cand_workspace_bytes_ =
-               0;  // of the bound case  // CPU backend: the candidate's calls, as reported
+  double candidate_call_seconds_ = 0;  // CPU backend: the candidate's calls, as reported
+  uint64_t ref_workspace_bytes_ = 0;   // of the bound case
+  uint64_t cand_workspace_bytes_ = 0;
 
   std::vector<CaseShapes> cases_;
   std::string backend_;
@@ -824,7 +823,14 @@ Status Run::Time() {
   Rng unpredictable(std::random_device{}(), std::random_device{}());
   const uint64_t fresh_seed = unpredictable.NextU64();
   FreshRep fresh;
-  auto call = [&](int side, int set, bool timed, CallOutcome* o) {
+  auto arena_of = [&](int side) -> Arena& { return side == 0 ? *ref_arena_ : *cand_arena_; };
+  auto layout_of = [&](int side, int set) -> const SetLayout& {
+    return side == 0 ? ref_sets_[set] : cand_sets_[set];
+  };
+  // Restores `in` into the side's buffer slot, poisons its outputs and calls it.
+  auto call = [&](int side, int set, const Ids& in, bool timed, CallOutcome* o) {
+    LoadInputs(arena_of(side), layout_of(side, set), in);
+    Poison(arena_of(side), layout_of(side, set), 0xFF);
     if (side == 1)
       return CallCandidate(set, flags, std::string("during timing") + (timed ? "" : " warm-up"), o);
     if (Status st = ref_arena_->Sync(); !st.ok()) {
@@ -842,17 +848,14 @@ Status Run::Time() {
   // A warm-up call on a prepared value set; the candidate's output is checked.
   auto warm = [&](int side, int rep) {
     int set = rep % sets, k = rep % values;
-    Arena& arena = side == 0 ? *ref_arena_ : *cand_arena_;
-    const SetLayout& l = side == 0 ? ref_sets_[set] : cand_sets_[set];
-    LoadInputs(arena, l, inputs[k]);
-    Poison(arena, l, 0xFF);
     CallOutcome o;
-    if (!call(side, set, false, &o)) return false;
+    if (!call(side, set, inputs[k], false, &o)) return false;
     if (side == 0) return true;
+    const SetLayout& l = layout_of(side, set);
     std::string where =
         cs.c->label + " warm-up call " + std::to_string(rep) + " value set " + std::to_string(k);
     if (!CheckInputsUnchanged(l, inputs[k], where)) return false;
-    Ids actual = CaptureOutputs(arena, l);
+    Ids actual = CaptureOutputs(arena_of(side), l);
     bool right = CheckOutputs(l, actual, expected[k], where, "timed_output", false);
     Release(actual);
     if (right) ++rechecked;
@@ -872,22 +875,19 @@ Status Run::Time() {
       }
       fresh.inputs = std::move(*in);
     }
-    Arena& arena = side == 0 ? *ref_arena_ : *cand_arena_;
-    const SetLayout& l = side == 0 ? ref_sets_[set] : cand_sets_[set];
-    LoadInputs(arena, l, fresh.inputs);
-    Poison(arena, l, 0xFF);
     CallOutcome o;
-    if (!call(side, set, true, &o)) return false;
+    if (!call(side, set, fresh.inputs, true, &o)) return false;
     *seconds = o.reported_seconds;
     gaps[side].push_back(o.wall_seconds - o.prepare_seconds - o.reported_seconds);
     prepares[side].push_back(o.prepare_seconds);
     if (side == 1) launches.push_back(o.launches);
     if (side == 1 && env_.sample_gpu) gpu_samples.push_back(env_.sample_gpu());
     if (!fresh.recheck) return true;
+    const SetLayout& l = layout_of(side, set);
     std::string where = cs.c->label + " timed call " + std::to_string(rep) +
                         " (fresh inputs, seed " + std::to_string(fresh_seed + rep) + ")";
     if (side == 1 && !CheckInputsUnchanged(l, fresh.inputs, where)) return false;
-    (side == 0 ? fresh.expected : fresh.actual) = CaptureOutputs(arena, l);
+    (side == 0 ? fresh.expected : fresh.actual) = CaptureOutputs(arena_of(side), l);
     if (fresh.expected.empty() || fresh.actual.empty()) return true;
     bool right = CheckOutputs(l, fresh.actual, fresh.expected, where, "timed_output", false);
     fresh.Reset(*store_);
@@ -985,8 +985,8 @@ bool Run::CheckReportedTimes(const TimingResult& ref, const TimingResult& cand,
   // The worker's clock around a call sees the request, the cache flush, the
   // call and the reply; the sandbox reports the call and (on the CPU) the
   // flush. Both sides pay the same harness costs, so the candidate's
-  // unreported time should match the reference's. Time it hides (work outside the measured span, a
-  // patched timer) shows up as extra.
+  // unreported time should match the reference's. Time it hides (work
+  // outside the measured span, a patched timer) shows up as extra.
   double extra = cand.call_overhead - ref.call_overhead;
   // On CUDA each launch costs host time that the hold keeps out of the events.
   double allowed = kUnreportedFloorSeconds + kUnreportedShare * cand.summary.median +
