@@ -62,8 +62,8 @@ struct Reply {
   // CUDA only, per call: kernel launches seen (all, the candidate's own, on
   // a stream other than args->stream), copies and memsets not on
   // args->stream, and how long a device-wide synchronisation took once the
-  // call's stream was done. With side copies, message starts with the first
-  // one's driver function in brackets: "[cuMemcpyDtoH_v2] kernel,names".
+  // call's stream was done; side_copy names the first such copy's driver
+  // function ("cuMemcpyDtoH_v2").
   uint32_t launches;
   uint32_t own_launches;
   uint32_t side_launches;
@@ -72,8 +72,11 @@ struct Reply {
   // CPU: the cache flush before the call, inside the worker's clock but not
   // part of the call (the worker subtracts it when it checks reported times).
   uint64_t prepare_nanos;
+  char side_copy[32];
   char message[200];
 };
+// One write() of a reply must stay atomic on a pipe.
+static_assert(sizeof(Reply) <= 512, "a reply must fit in one atomic pipe write");
 
 // Feature bits reported in the ready reply.
 enum Feature : uint64_t {

@@ -332,15 +332,14 @@ class Server {
         SendError(o_.ctl_out, r.error);
         std::_Exit(0);  // the CUDA context is unusable after an error
       }
-      std::string names =
-          r.side_copies ? "[" + r.first_side_copy + "] " + r.kernel_names : r.kernel_names;
-      wire::Reply reply = MakeReply(wire::ReplyKind::kOk, names);
+      wire::Reply reply = MakeReply(wire::ReplyKind::kOk, r.kernel_names);
       reply.rc = r.rc;
       reply.nanos = r.nanos;
       reply.launches = r.launches;
       reply.own_launches = r.own_launches;
       reply.side_launches = r.side_launches;
       reply.side_copies = r.side_copies;
+      std::snprintf(reply.side_copy, sizeof reply.side_copy, "%s", r.first_side_copy.c_str());
       reply.device_sync_nanos = r.device_sync_nanos;
       return Send(o_.ctl_out, reply);
     }

@@ -364,13 +364,8 @@ CallOutcome SandboxProcess::AwaitReply(Clock::time_point deadline) {
   out.side_copies = reply.side_copies;
   out.device_sync_seconds = static_cast<double>(reply.device_sync_nanos) * 1e-9;
   out.detail = std::string(reply.message, strnlen(reply.message, sizeof reply.message));
-  if (out.side_copies > 0 && out.detail.rfind('[', 0) == 0) {
-    size_t close = out.detail.find("] ");
-    if (close != std::string::npos) {
-      out.first_side_copy = out.detail.substr(1, close - 1);
-      out.detail.erase(0, close + 2);
-    }
-  }
+  out.first_side_copy =
+      std::string(reply.side_copy, strnlen(reply.side_copy, sizeof reply.side_copy));
   switch (reply.kind) {
     case wire::ReplyKind::kReady:
     case wire::ReplyKind::kOk:

@@ -24,9 +24,10 @@ struct Reply {  // mirror of wire::Reply (src/run/protocol.h)
   uint64_t nanos, aux;
   uint32_t launches, own_launches, side_launches, side_copies;
   uint64_t device_sync_nanos, prepare_nanos;
+  char side_copy[32];
   char message[200];
 };
-static_assert(sizeof(Reply) == 264, "mirror of wire::Reply");
+static_assert(sizeof(Reply) == 296, "mirror of wire::Reply");
 
 using WriteFn = ssize_t (*)(int, const void*, size_t);
 WriteFn g_real_write = nullptr;
