@@ -43,11 +43,9 @@ int RunLint(const LintArgs& a) {
   if (a.rules) return PrintRules(a.out);
   if (a.files.empty()) return ReportError(Status::Invalid("lint: name at least one source file"));
   LintOptions lo;
-  for (const auto& r : a.allow) {
-    if (!IsLintRule(r))
-      return ReportError(Status::Invalid("--allow: unknown lint rule '" + r + "'"));
-    lo.allowed.insert(r);
-  }
+  auto allowed = ParseAllowedRules(a.allow);
+  if (!allowed.ok()) return ReportError(allowed.status());
+  lo.allowed = std::move(*allowed);
   nlohmann::json report = nlohmann::json::array();
   size_t broken = 0;
   for (const auto& file : a.files) {

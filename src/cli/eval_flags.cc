@@ -33,8 +33,8 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
   app->add_option("--seed", f.seed,
                   "Offsets every generated input (reproduce with the same value)");
   app->add_option("--allow", f.allow,
-                  "Allow a lint rule for this evaluation (repeatable), e.g. --allow library "
-                  "where calling cuBLAS is the point; `hone lint --rules` lists them");
+                  "Allow a lint rule for this evaluation (repeatable), e.g. --allow library; "
+                  "`hone lint --rules` lists them");
   app->add_flag("--no-lint", f.no_lint,
                 "Debugging only: skip the static lint (the run-time checks still apply)");
   app->add_flag("--no-seccomp", f.no_seccomp, "Debugging only: do not install the seccomp filter");
@@ -49,6 +49,17 @@ void AddOutputFlags(CLI::App* app, Output& out) {
   app->add_flag("--json", out.json, "Print one JSON document on stdout");
   app->add_flag("-q,--quiet", out.quiet, "No progress, only the result");
   out.terminal = isatty(2);
+}
+
+Result<std::set<std::string>> ParseAllowedRules(const std::vector<std::string>& names) {
+  std::set<std::string> rules;
+  for (const auto& name : names) {
+    if (!IsLintRule(name))
+      return Status::Invalid("--allow: unknown lint rule '" + name +
+                             "' (hone lint --rules lists them)");
+    rules.insert(name);
+  }
+  return rules;
 }
 
 Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
@@ -83,12 +94,7 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   o.netns = !f.no_netns;
   o.profile = f.profile;
   o.lint = !f.no_lint;
-  for (const auto& rule : f.allow) {
-    if (!IsLintRule(rule))
-      return Status::Invalid("--allow: unknown lint rule '" + rule +
-                             "' (hone lint --rules lists them)");
-    o.lint_allow.insert(rule);
-  }
+  HONE_ASSIGN_OR_RETURN(o.lint_allow, ParseAllowedRules(f.allow));
   if (f.profile) o.seccomp = o.landlock = o.netns = false;
   return o;
 }

@@ -2,6 +2,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "cli/context.h"
 
@@ -30,5 +33,7 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f);
 void AddOutputFlags(CLI::App* app, Output& out);
 // Validated options, or Status::Invalid naming the flag.
 Result<EvalOptions> ToEvalOptions(const EvalFlags& f);
+// The rules named by --allow, or Status::Invalid naming an unknown one.
+Result<std::set<std::string>> ParseAllowedRules(const std::vector<std::string>& names);
 
 }  // namespace hone::cli

@@ -429,6 +429,12 @@ std::string ReadProcFile(const std::filesystem::path& p) {
   return std::string(buf, n);
 }
 
+// The state letter of a /proc stat line: "tid (comm) S ..." (comm may hold ')').
+char ThreadState(const std::string& stat) {
+  size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
+}
+
 }  // namespace
 
 uint64_t SandboxProcess::CpuNanos() const {
@@ -437,14 +443,6 @@ uint64_t SandboxProcess::CpuNanos() const {
     total += std::strtoull(ReadProcFile(t / "schedstat").c_str(), nullptr, 10);
   return total;
 }
-
-namespace {
-// The state letter of a /proc stat line: "tid (comm) S ..." (comm may hold ')').
-char ThreadState(const std::string& stat) {
-  size_t close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
-}
-}  // namespace
 
 uint64_t SandboxProcess::SettledCpuNanos() const {
   std::filesystem::path main_stat = "/proc/" + std::to_string(pid_) + "/stat";
