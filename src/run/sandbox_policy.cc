@@ -398,6 +398,44 @@ bool InstallCudaBaseFilter(PolicyReport& report) {
   return true;
 }
 
+// The CPU filter's rules for memory mappings (see InstallBaseFilter).
+int AddMemoryRules(scmp_filter_ctx ctx, PolicyReport& report) {
+  int rc = 0;
+  // Memory may be writable or executable, never both: the loader maps code
+  // read-execute and needs no more, and without it code cannot be rewritten
+  // while the library loads (before the post-load filter forbids PROT_EXEC).
+  // Nothing may remap, unmap or reprotect the sandbox's own image (its code,
+  // its read-only GOT, its state) or anything below it: the candidate shares
+  // the process, and this is where the timer and the reply channel live.
+  // Nothing else is mapped below the image, so honest code never asks.
+  // With the legacy address layout (an unlimited stack, setarch -L) the
+  // kernel places mappings below the image too; then only W^X applies, and
+  // the missing protection is reported.
+  const bool protect_image = MappingsLandAboveImage();
+  const scmp_datum_t image_end = protect_image ? SandboxImageEnd() : 0;
+  if (!protect_image)
+    report.missing.push_back(
+        "protection of the sandbox's own image (the address space uses the legacy layout, "
+        "e.g. an unlimited stack: ulimit -s)");
+  constexpr scmp_datum_t kWx = PROT_WRITE | PROT_EXEC;
+  for (int nr : {SYS_mmap, SYS_mprotect})
+    for (scmp_datum_t prot : {scmp_datum_t{0}, scmp_datum_t{PROT_WRITE}, scmp_datum_t{PROT_EXEC}}) {
+      // mmap with a null hint lets the kernel choose (far above the image).
+      rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2, SCMP_A2(SCMP_CMP_MASKED_EQ, kWx, prot),
+                             SCMP_A0(SCMP_CMP_GE, image_end));
+      if (nr == SYS_mmap)
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2, SCMP_A2(SCMP_CMP_MASKED_EQ, kWx, prot),
+                               SCMP_A0(SCMP_CMP_EQ, 0));
+    }
+  for (int nr : {SYS_munmap, SYS_madvise})
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1, SCMP_A0(SCMP_CMP_GE, image_end));
+  // mremap may grow or move a mapping (realloc does), never onto a chosen
+  // address: MREMAP_FIXED would lay a writable page over the image.
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_mremap, 2, SCMP_A0(SCMP_CMP_GE, image_end),
+                         SCMP_A3(SCMP_CMP_MASKED_EQ, MREMAP_FIXED, 0));
+  return rc;
+}
+
 }  // namespace
 
 bool InstallBaseFilter(PolicyReport& report, bool cuda) {
@@ -462,38 +500,7 @@ bool InstallBaseFilter(PolicyReport& report, bool cuda) {
   };
   int rc = 0;
   for (int nr : allowed) rc |= AddRule(ctx, SCMP_ACT_ALLOW, nr);
-  // Memory may be writable or executable, never both: the loader maps code
-  // read-execute and needs no more, and without it code cannot be rewritten
-  // while the library loads (before the post-load filter forbids PROT_EXEC).
-  // Nothing may remap, unmap or reprotect the sandbox's own image (its code,
-  // its read-only GOT, its state) or anything below it: the candidate shares
-  // the process, and this is where the timer and the reply channel live.
-  // Nothing else is mapped below the image, so honest code never asks.
-  // With the legacy address layout (an unlimited stack, setarch -L) the
-  // kernel places mappings below the image too; then only W^X applies, and
-  // the missing protection is reported.
-  const bool protect_image = MappingsLandAboveImage();
-  const scmp_datum_t image_end = protect_image ? SandboxImageEnd() : 0;
-  if (!protect_image)
-    report.missing.push_back(
-        "protection of the sandbox's own image (the address space uses the legacy layout, "
-        "e.g. an unlimited stack: ulimit -s)");
-  constexpr scmp_datum_t kWx = PROT_WRITE | PROT_EXEC;
-  for (int nr : {SYS_mmap, SYS_mprotect})
-    for (scmp_datum_t prot : {scmp_datum_t{0}, scmp_datum_t{PROT_WRITE}, scmp_datum_t{PROT_EXEC}}) {
-      // mmap with a null hint lets the kernel choose (far above the image).
-      rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2, SCMP_A2(SCMP_CMP_MASKED_EQ, kWx, prot),
-                             SCMP_A0(SCMP_CMP_GE, image_end));
-      if (nr == SYS_mmap)
-        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2, SCMP_A2(SCMP_CMP_MASKED_EQ, kWx, prot),
-                               SCMP_A0(SCMP_CMP_EQ, 0));
-    }
-  for (int nr : {SYS_munmap, SYS_madvise})
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1, SCMP_A0(SCMP_CMP_GE, image_end));
-  // mremap may grow or move a mapping (realloc does), never onto a chosen
-  // address: MREMAP_FIXED would lay a writable page over the image.
-  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_mremap, 2, SCMP_A0(SCMP_CMP_GE, image_end),
-                         SCMP_A3(SCMP_CMP_MASKED_EQ, MREMAP_FIXED, 0));
+  rc |= AddMemoryRules(ctx, report);
   // Threads (OpenMP) are fine; new processes are not.
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SYS_clone, 1,
                          SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
