@@ -361,6 +361,7 @@ class Problem:
                  "shape": list(t.shape)}
             if not torch.is_tensor(a):
                 d["python_type"] = type(a).__name__
+                d["value"] = a
             self.contract_inputs.append(d)
         for j, (k, v) in enumerate(self.params):
             self.contract_inputs.append({
@@ -373,6 +374,39 @@ class Problem:
             for i, o in enumerate(outs)]
         self.footprint = (_nbytes([to_contract_tensor(a, "") for a in args])
                           + _nbytes([v for _, v in self.params]) + _nbytes(outs))
+        self._mark_constant_numbers(args)
+        self.flops = self._count_flops(args)
+
+    def _mark_constant_numbers(self, args):
+        """A Python number forward argument is `constant` when every seed and
+        distribution gives the same value (the usual case: an alpha fixed in
+        get_inputs). Compat candidates on CUDA receive it as a number, which
+        they could not read from device memory without a synchronisation."""
+        numbers = [i for i, a in enumerate(args) if not torch.is_tensor(a)]
+        if not numbers:
+            return
+        others = [self.inputs(1, 0)] + [self.inputs(0, d) for d in range(1, len(self.distributions))]
+        for i in numbers:
+            self.contract_inputs[i]["constant"] = all(o[i] == args[i] for o in others)
+
+    def _count_flops(self, args):
+        """Floating-point operations of one forward, counted by torch's
+        FlopCounterMode (matmuls and convolutions; torch 2.1 and later), or
+        None where it is unavailable."""
+        try:
+            from torch.utils.flop_counter import FlopCounterMode
+        except ImportError:
+            return None
+        dev = [a.to(self.device) if torch.is_tensor(a) else a for a in args]
+        try:
+            counter = FlopCounterMode(display=False)
+            with counter, torch.no_grad():
+                self.model(*dev)
+            return int(counter.get_total_flops())
+        except Exception:  # a counter failure only loses the speed-of-light floor
+            return None
+        finally:
+            self._restore(self.model)
 
     def _arg_names(self, n):
         names = []
@@ -475,7 +509,9 @@ class Problem:
                   "model_seed": self.model_seed,
                   "inputs": self.contract_inputs, "outputs": self.contract_outputs,
                   "distributions": [d.describe() for d in self.distributions],
-                  "footprint_bytes": self.footprint})
+                  "footprint_bytes": self.footprint,
+                  "cost": {"bytes": self.footprint, "flops": self.flops},
+                  "torch": torch.__version__})
         return r
 
 

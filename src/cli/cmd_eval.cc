@@ -16,18 +16,27 @@ struct EvalArgs {
   std::string task;
   std::string candidate;
   EvalFlags flags;
+  std::string backend;  // compat (.py) candidates: cpu or cuda
   Output out;
 };
 
 int RunEval(const EvalArgs& a) {
   auto options = ToEvalOptions(a.flags);
   if (!options.ok()) return ReportError(options.status());
-  auto task = LoadNativeTask(a.task);
-  if (!task.ok()) return ReportError(task.status());
+  auto sizes = ToSizePolicy(a.flags);
+  if (!sizes.ok()) return ReportError(sizes.status());
   if (!std::filesystem::is_regular_file(a.candidate))
     return ReportError(Status::Invalid(a.candidate + ": candidate file not found"));
-  auto ctx = MakeEvalContext(BackendForSource(a.candidate) == "cuda", a.flags.device);
+  auto backend = CandidateBackend(a.candidate, a.backend);
+  if (!backend.ok()) return ReportError(backend.status());
+  options->backend = *backend;
+  auto ctx = MakeEvalContext(*backend == "cuda", a.flags.device);
   if (!ctx.ok()) return ReportError(ctx.status());
+  Progress loading(a.out);
+  loading.Show("hone eval: loading " + a.task);
+  auto task = LoadTask(**ctx, a.task, *backend, *sizes);
+  loading.Clear();
+  if (!task.ok()) return ReportError(task.status());
   Evaluator evaluator((*ctx)->env);
   Progress progress(a.out);
   auto verdict = evaluator.Evaluate(*task, a.candidate, *options, [&](const std::string& stage) {
@@ -51,11 +60,16 @@ int RunEval(const EvalArgs& a) {
 Command RegisterEval(CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
   CLI::App* sub = app.add_subcommand("eval", "Build, verify and time one candidate on a task");
-  sub->add_option("task", args->task, "Native task folder (with task.toml)")->required();
+  sub->add_option("task", args->task,
+                  "Native task folder (with task.toml) or PyTorch problem file (.py)")
+      ->required();
   sub->add_option("candidate", args->candidate,
-                  "Candidate source: .cpp for the CPU backend, .cu for CUDA")
+                  "Candidate source: .cpp for the CPU backend, .cu for CUDA, or a KernelBench "
+                  "ModelNew file (.py, PyTorch tasks only)")
       ->required();
   AddEvalFlags(sub, args->flags);
+  sub->add_option("--backend", args->backend,
+                  "Compat (.py) candidates: cpu or cuda (default: cuda when a GPU is present)");
   AddOutputFlags(sub, args->out);
   return [args] { return RunEval(*args); };
 }

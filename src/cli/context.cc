@@ -6,8 +6,10 @@
 
 #include "core/fs.h"
 #include "core/paths.h"
+#include "task/task_loader.h"
 #if HONE_HAVE_CUDA
 #include "cuda/cuda_env.h"
+#include "cuda/gpu.h"
 #endif
 
 namespace hone::cli {
@@ -20,6 +22,7 @@ Result<std::unique_ptr<EvalContext>> MakeEvalContext(bool with_cuda, int device)
   HONE_ASSIGN_OR_RETURN(ctx->env.sandbox_executable, FindSandboxExecutable());
   HONE_ASSIGN_OR_RETURN(ctx->env.machine, LoadOrMeasureMachine(cache));
   ctx->env.builder = ctx->builder.get();
+  ctx->device = device;
   ctx->env.scratch_root = cache / "scratch";
   if (with_cuda) {
 #if HONE_HAVE_CUDA
@@ -30,6 +33,36 @@ Result<std::unique_ptr<EvalContext>> MakeEvalContext(bool with_cuda, int device)
 #endif
   }
   return ctx;
+}
+
+Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::string& backend,
+                      const SizePolicy& sizes) {
+  if (!IsPyTorchTaskFile(path)) return LoadNativeTask(path);
+  std::string device = OracleDeviceFor(backend, ctx.device);
+  if (!ctx.oracle || ctx.oracle->device() != device) {
+    ctx.env.oracle = nullptr;
+    ctx.oracle.reset();
+    HONE_ASSIGN_OR_RETURN(ctx.oracle, OracleService::Start(device));
+    ctx.env.oracle = ctx.oracle.get();
+  }
+  return ctx.oracle->Load(path, sizes);
+}
+
+Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested) {
+  if (std::filesystem::path(candidate).extension() != ".py") {
+    std::string b = BackendForSource(candidate);
+    if (!requested.empty() && requested != b)
+      return Status::Invalid("--backend " + requested + ": " + candidate + " is a " + b +
+                             " candidate (its extension decides)");
+    return b;
+  }
+  if (requested == "cpu" || requested == "cuda") return requested;
+  if (!requested.empty())
+    return Status::Invalid("--backend: unknown backend '" + requested + "' (cpu or cuda)");
+#if HONE_HAVE_CUDA
+  if (GpuCount() > 0) return std::string("cuda");
+#endif
+  return std::string("cpu");
 }
 
 int ReportError(const Status& st) {

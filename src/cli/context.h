@@ -24,11 +24,23 @@ struct Output {
 struct EvalContext {
   std::unique_ptr<CompilerBuilder> builder;
   std::unique_ptr<Builder> cuda_builder;
+  std::unique_ptr<OracleService> oracle;  // started by LoadTask for a PyTorch task
   EvaluatorEnv env;
+  int device = 0;
 };
 
 // The CPU backend always; the CUDA backend on GPU `device` when with_cuda.
 Result<std::unique_ptr<EvalContext>> MakeEvalContext(bool with_cuda = false, int device = 0);
+
+// A native task folder, or a PyTorch problem file (.py) loaded by an oracle on
+// the backend's device, which the context keeps (env.oracle). A problem that
+// cannot run here is Status::Unavailable "skipped: ...".
+Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::string& backend,
+                      const SizePolicy& sizes);
+
+// The backend a candidate runs on: from its extension, or for a compat (.py)
+// candidate from `requested` ("cpu", "cuda"), else cuda when a GPU is present.
+Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested);
 
 // Prints "hone: message" and maps the status to an exit code.
 int ReportError(const Status& st);

@@ -37,6 +37,10 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
                   "`hone lint --rules` lists them");
   app->add_flag("--no-lint", f.no_lint,
                 "Debugging only: skip the static lint (the run-time checks still apply)");
+  app->add_option("--shape-scale", f.shape_scale,
+                  "PyTorch tasks: multiply module-level integer sizes by this factor in (0, 1]");
+  app->add_option("--size-policy", f.size_policy,
+                  "PyTorch tasks: pick the scale by memory budget: full, cpu24g, small, tiny");
   app->add_flag("--no-seccomp", f.no_seccomp, "Debugging only: do not install the seccomp filter");
   app->add_flag("--no-landlock", f.no_landlock, "Debugging only: do not restrict the file system");
   app->add_flag("--no-netns", f.no_netns, "Debugging only: keep the network namespace");
@@ -97,6 +101,28 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   HONE_ASSIGN_OR_RETURN(o.lint_allow, ParseAllowedRules(f.allow));
   if (f.profile) o.seccomp = o.landlock = o.netns = false;
   return o;
+}
+
+Result<SizePolicy> ToSizePolicy(const EvalFlags& f) {
+  SizePolicy p;
+  if (f.shape_scale != 0 && !f.size_policy.empty())
+    return Status::Invalid("--shape-scale and --size-policy: give one, not both");
+  if (f.shape_scale != 0) {
+    if (!(f.shape_scale > 0 && f.shape_scale <= 1))
+      return Status::Invalid("--shape-scale: must be in (0, 1], got " +
+                             std::to_string(f.shape_scale));
+    p.shape_scale = f.shape_scale;
+  }
+  if (!f.size_policy.empty()) {
+    static const char* kPolicies[] = {"full", "cpu24g", "small", "tiny"};
+    bool known = false;
+    for (const char* k : kPolicies) known = known || f.size_policy == k;
+    if (!known)
+      return Status::Invalid("--size-policy: unknown policy '" + f.size_policy +
+                             "' (full, cpu24g, small, tiny)");
+    p.policy = f.size_policy;
+  }
+  return p;
 }
 
 }  // namespace hone::cli

@@ -27,12 +27,17 @@ struct EvalFlags {
   bool no_seccomp = false, no_landlock = false, no_netns = false, profile = false;
   std::vector<std::string> allow;  // lint rules allowed
   bool no_lint = false;
+  // PyTorch tasks: module-level sizes scaled by a factor or a named policy.
+  double shape_scale = 0;  // 0: not given
+  std::string size_policy;
 };
 
 void AddEvalFlags(CLI::App* app, EvalFlags& f);
 void AddOutputFlags(CLI::App* app, Output& out);
 // Validated options, or Status::Invalid naming the flag.
 Result<EvalOptions> ToEvalOptions(const EvalFlags& f);
+// --shape-scale / --size-policy, or Status::Invalid naming the flag.
+Result<SizePolicy> ToSizePolicy(const EvalFlags& f);
 // The rules named by --allow, or Status::Invalid naming an unknown one.
 Result<std::set<std::string>> ParseAllowedRules(const std::vector<std::string>& names);
 

@@ -1,6 +1,8 @@
 #include "measure/timer.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "measure/stats.h"
 
@@ -42,16 +44,18 @@ TimerStop InterleavedTimer::Run(const TimingPolicy& p, const Sampler& sample) {
       int s = (rep + k) % sides;
       double t = 0;
       if (!sample(s, rep, true, &t)) return TimerStop::kFailed;
-      samples_[s].push_back(t);
+      if (!std::isnan(t)) samples_[s].push_back(t);
     }
-    int n = rep + 1;
-    if (n >= p.max_reps) return TimerStop::kMaxReps;
-    if (n >= p.min_reps) {
+    if (rep + 1 >= p.max_reps) return TimerStop::kMaxReps;
+    size_t n = samples_[0].size();
+    for (const auto& v : samples_) n = std::min(n, v.size());
+    if (n >= static_cast<size_t>(p.min_reps)) {
       bool precise = true;
       for (const auto& v : samples_) precise = precise && Summarize(v).rse <= p.target_rse;
       if (precise) return TimerStop::kPrecise;
     }
-    if (since(start) >= p.budget_seconds && n >= p.min_reps) return TimerStop::kBudget;
+    if (since(start) >= p.budget_seconds && n >= static_cast<size_t>(p.min_reps))
+      return TimerStop::kBudget;
   }
 }
 

@@ -24,7 +24,9 @@ enum class TimerStop { kPrecise, kBudget, kMaxReps, kFailed };
 std::string TimerStopName(TimerStop s);
 
 // One call on `side`; returns false when the call failed (the loop stops).
-// `timed` is false during warm-up. `seconds` receives the sample.
+// `timed` is false during warm-up. `seconds` receives the sample; NaN means
+// the call was made like a timed one but is not a sample (it still counts as
+// a repetition towards max_reps, not towards min_reps).
 using Sampler = std::function<bool(int side, int rep, bool timed, double* seconds)>;
 
 class InterleavedTimer {

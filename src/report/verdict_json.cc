@@ -53,7 +53,8 @@ nlohmann::json MachineToJson(const MachineInfo& m) {
 nlohmann::json VerdictToJson(const Verdict& v) {
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : v.checks)
-    checks.push_back({{"name", c.name}, {"where", c.where}, {"passed", c.passed}, {"detail", c.detail}});
+    checks.push_back(
+        {{"name", c.name}, {"where", c.where}, {"passed", c.passed}, {"detail", c.detail}});
   nlohmann::json j = {
       {"status", std::string(StatusName(v.status))},
       {"reason", v.reason},
@@ -88,9 +89,16 @@ nlohmann::json VerdictToJson(const Verdict& v) {
                    {"call_overhead_us", v.call_overhead_seconds * 1e6},
                    {"candidate", TimingToJson(*v.candidate_time)},
                    {"reference", TimingToJson(*v.reference_time)},
+                   {"baseline", v.baseline},
                    {"speedup", v.speedup},
                    {"sol_us", v.sol_seconds * 1e6},
                    {"sol_percent", v.sol_percent}};
+    if (v.compile_time) {
+      j["timing"]["compile"] = TimingToJson(*v.compile_time);
+      j["timing"]["speedup_compile"] = v.speedup_compile;
+    } else if (!v.compile_unavailable.empty()) {
+      j["timing"]["compile_unavailable"] = v.compile_unavailable;
+    }
     if (v.backend == "cuda") j["timing"]["event_overhead_us"] = v.event_overhead_seconds * 1e6;
     if (v.device_state) {
       const DeviceStateSummary& d = *v.device_state;
@@ -104,6 +112,7 @@ nlohmann::json VerdictToJson(const Verdict& v) {
     }
   }
   if (!v.kernels_launched.empty()) j["kernels_launched"] = v.kernels_launched;
+  if (!v.shapes.empty()) j["shapes"] = v.shapes;
   return j;
 }
 

@@ -16,9 +16,10 @@ std::string FormatVerdict(const Verdict& v, bool color) {
   const char* paint = "";
   const char* reset = color ? "\033[0m" : "";
   if (color) paint = v.status == VerdictStatus::kPassed ? "\033[1;32m" : "\033[1;31m";
-  std::string out = fmt::format("{}{}{}  {} <- {}\n", paint, StatusName(v.status), reset, v.task,
-                                v.candidate);
+  std::string out =
+      fmt::format("{}{}{}  {} <- {}\n", paint, StatusName(v.status), reset, v.task, v.candidate);
   out += fmt::format("  reason: {}\n", v.reason);
+  if (!v.shapes.empty()) out += "  shapes: " + v.shapes + "\n";
   if (v.candidate_time && v.reference_time) {
     const auto& c = v.candidate_time->summary;
     const auto& r = v.reference_time->summary;
@@ -26,10 +27,17 @@ std::string FormatVerdict(const Verdict& v, bool color) {
     out += fmt::format("  candidate: {} median [95% CI {} .. {}], {} reps, rse {:.2f}%\n",
                        FormatSeconds(c.median), FormatSeconds(c.ci_low), FormatSeconds(c.ci_high),
                        c.count, 100 * c.rse);
-    out += fmt::format("  reference: {} median [95% CI {} .. {}], {} reps, rse {:.2f}%\n",
+    out += fmt::format("  {}: {} median [95% CI {} .. {}], {} reps, rse {:.2f}%\n", v.baseline,
                        FormatSeconds(r.median), FormatSeconds(r.ci_low), FormatSeconds(r.ci_high),
                        r.count, 100 * r.rse);
-    out += fmt::format("  speedup: {:.2f}x", v.speedup);
+    if (v.compile_time)
+      out +=
+          fmt::format("  torch.compile: {} median, {} reps\n",
+                      FormatSeconds(v.compile_time->summary.median), v.compile_time->summary.count);
+    else if (!v.compile_unavailable.empty())
+      out += "  torch.compile: unavailable (" + v.compile_unavailable + ")\n";
+    out += fmt::format("  speedup: {:.2f}x over {}", v.speedup, v.baseline);
+    if (v.compile_time) out += fmt::format(", {:.2f}x over torch.compile", v.speedup_compile);
     if (v.sol_seconds > 0)
       out += fmt::format("   speed of light: {} ({:.1f}% of it)", FormatSeconds(v.sol_seconds),
                          v.sol_percent);
@@ -37,9 +45,10 @@ std::string FormatVerdict(const Verdict& v, bool color) {
   }
   if (v.device_state) {
     const DeviceStateSummary& d = *v.device_state;
-    out += fmt::format("  GPU: SM {}-{} MHz, memory {} MHz, up to {} C and {:.0f} W, throttle: {}\n",
-                       d.sm_mhz_min, d.sm_mhz_max, d.mem_mhz, d.temp_c_max, d.power_w_max,
-                       ThrottleReasonNames(d.throttle_reasons));
+    out +=
+        fmt::format("  GPU: SM {}-{} MHz, memory {} MHz, up to {} C and {:.0f} W, throttle: {}\n",
+                    d.sm_mhz_min, d.sm_mhz_max, d.mem_mhz, d.temp_c_max, d.power_w_max,
+                    ThrottleReasonNames(d.throttle_reasons));
   }
   if (!v.build_resources.empty()) out += "  kernels (ptxas): " + v.build_resources;
   if (v.precision_bound > 0)

@@ -192,6 +192,20 @@ class Run {
   // nothing left running on the device.
   bool CheckGpuCall(const CallOutcome& o, const std::string& during);
   bool cuda() const { return backend_ == "cuda"; }
+  // A PyTorch task: the oracle is the reference; there is no reference sandbox.
+  bool pytorch() const { return task_.pytorch.has_value(); }
+  // The inputs of (seed, dist) with their expected outputs (and, when
+  // `with64`, the float64 reference's): run by the reference on buffer slot
+  // `set`, or read from the oracle.
+  struct RefSet {
+    Ids inputs, expected, ref64;
+  };
+  Result<RefSet> Reference(const CaseShapes& cs, uint64_t seed, int dist, int set, bool with64);
+  Result<Ids> UploadAll(const std::vector<HostTensor>& tensors);
+  // A PyTorch task's timed repetition: a set of the oracle's timing pool, its
+  // forward arguments scaled by a fresh factor unless it is re-checked.
+  Status PoolInputs(FreshRep& fresh, Rng& unpredictable);
+  Status SetBaselines();
   const MachineInfo& machine() const { return cuda() ? env_.gpu : env_.machine; }
   // Runs the candidate on `set`; false when the call failed (verdict decided).
   bool CallCandidate(int set, uint32_t flags, const std::string& during, CallOutcome* out);
@@ -240,6 +254,8 @@ class Run {
   double ref_seconds_max_ = 0;
   double ref32_worst_err_ = 0;
   std::vector<std::string> dist_names_;
+  std::map<int, OracleSet> pool_;  // PyTorch tasks: the timing pool sets read so far
+  uint64_t pool_seed_ = 0;
 };
 
 void Run::FailFromOutcome(const CallOutcome& o, const std::string& during) {
@@ -286,6 +302,8 @@ constexpr double kUnreportedShare = 0.5;
 constexpr double kUnreportedPerLaunchSeconds = 10e-6;
 // Timed calls whose outputs are re-checked, at the least.
 constexpr int kMinTimedRechecks = 5;
+// PyTorch tasks: value sets the oracle makes once per process for timing.
+constexpr uint64_t kTimingPoolSets = 6;
 // A device-wide synchronisation of an idle GPU takes a few microseconds.
 constexpr double kEscapedWorkFloorSeconds = 200e-6;
 
@@ -329,20 +347,23 @@ Status Run::Lint(const std::filesystem::path& candidate) {
 Status Run::Build(const std::filesystem::path& candidate, std::filesystem::path* ref_lib,
                   std::filesystem::path* cand_lib) {
   Progress("build");
-  HONE_ASSIGN_OR_RETURN(reference_, task_.ReferenceFor(backend_));
   Builder* builder = cuda() ? env_.cuda_builder : env_.builder;
   if (!builder)
     return Status::Unavailable("the " + backend_ + " backend is not available here" +
                                (cuda() ? " (no GPU, or hone was built without CUDA)" : ""));
   BuildPool pool(*builder, 2);
-  auto ref_future = pool.Submit(reference_);
-  auto cand_future = pool.Submit(candidate);
-  auto ref = ref_future.get();
-  auto cand = cand_future.get();
-  if (!ref.ok()) return ref.status();
-  if (!ref->ok)
-    return Status::Invalid(reference_.string() + ": the task's reference does not compile:\n" +
-                           ref->log);
+  if (pytorch()) {
+    reference_ = task_.reference;
+  } else {
+    HONE_ASSIGN_OR_RETURN(reference_, task_.ReferenceFor(backend_));
+    auto ref = pool.Submit(reference_).get();
+    if (!ref.ok()) return ref.status();
+    if (!ref->ok)
+      return Status::Invalid(reference_.string() + ": the task's reference does not compile:\n" +
+                             ref->log);
+    *ref_lib = ref->library;
+  }
+  auto cand = pool.Submit(candidate).get();
   if (!cand.ok()) return cand.status();
   v_.build_cached = cand->cached;
   v_.build_seconds = cand->seconds;
@@ -353,7 +374,6 @@ Status Run::Build(const std::filesystem::path& candidate, std::filesystem::path*
     Decide(VerdictStatus::kCompileError, "the candidate does not compile:\n" + cand->log);
     return Status::Ok();
   }
-  *ref_lib = ref->library;
   *cand_lib = cand->library;
   return Status::Ok();
 }
@@ -376,6 +396,11 @@ Status Run::ResolveShapes() {
     return Status::Invalid(task_.dir.string() + ": no shape case runs on the " + backend_ +
                            " backend");
   for (int d = 0; d < task_.num_distributions; ++d) {
+    if (pytorch()) {
+      const auto& names = task_.pytorch->distribution_names;
+      dist_names_.push_back(static_cast<size_t>(d) < names.size() ? names[d] : std::to_string(d));
+      continue;
+    }
     std::string name;
     for (const auto& in : task_.inputs) {
       if (!name.empty()) name += ", ";
@@ -397,7 +422,9 @@ Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
     off = PlaceSet(task_, cs, true, off, &tmp);
     ref_bytes = std::max(ref_bytes, off);
   }
-  HONE_ASSIGN_OR_RETURN(ref_arena_, CreateArena(backend_, ref_bytes, env_.device));
+  if (!pytorch()) {
+    HONE_ASSIGN_OR_RETURN(ref_arena_, CreateArena(backend_, ref_bytes, env_.device));
+  }
   HONE_ASSIGN_OR_RETURN(cand_arena_, CreateArena(backend_, cand_bytes, env_.device));
   HONE_ASSIGN_OR_RETURN(store_, CreateTrustedStore(backend_, env_.device));
 
@@ -425,13 +452,15 @@ Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
   }
   // Both load at once: on a GPU each spends most of its start creating a
   // CUDA context. Spawned from this thread, which outlives them.
-  HONE_ASSIGN_OR_RETURN(ref_, SandboxProcess::Spawn(ref_config, *ref_arena_));
+  if (!pytorch()) {
+    HONE_ASSIGN_OR_RETURN(ref_, SandboxProcess::Spawn(ref_config, *ref_arena_));
+  }
   HONE_ASSIGN_OR_RETURN(cand_, SandboxProcess::Spawn(cand_config, *cand_arena_));
-  CallOutcome ref_startup = ref_->AwaitReady(opt_.start_timeout);
+  CallOutcome ref_startup = ref_ ? ref_->AwaitReady(opt_.start_timeout) : CallOutcome{};
   CallOutcome cand_startup = cand_->AwaitReady(opt_.start_timeout);
   if (!ref_startup.ok()) ref_.reset();
   if (!cand_startup.ok()) cand_.reset();
-  if (!ref_)
+  if (!ref_ && !pytorch())
     return Status::Invalid(reference_.string() +
                            ": the task's reference failed to load: " + ref_startup.detail);
   if (!cand_) {
@@ -453,7 +482,7 @@ Status Run::BindCase(const CaseShapes& cs) {
   PlaceSet(task_, cs, true, off, &ref_f64_);
   off = 0;
   for (int s = 0; s < opt_.input_sets; ++s) off = PlaceSet(task_, cs, false, off, &cand_sets_[s]);
-  for (int s = 0; s <= opt_.input_sets; ++s) {
+  for (int s = 0; s <= opt_.input_sets && !pytorch(); ++s) {
     const SetLayout& l = s < opt_.input_sets ? ref_sets_[s] : ref_f64_;
     CallOutcome o = ref_->Bind(static_cast<uint32_t>(s), Slots(l.inputs), Slots(l.outputs),
                                opt_.max_call_timeout);
@@ -550,6 +579,94 @@ Result<Ids> Run::RunReference64(const Ids& inputs) {
   }
   v_.kernel_seconds += o.reported_seconds;
   return CaptureOutputs(*ref_arena_, ref_f64_);
+}
+
+Result<Ids> Run::UploadAll(const std::vector<HostTensor>& tensors) {
+  Ids out;
+  for (const auto& t : tensors) {
+    size_t n = t.data.size() / DtypeSize(t.dtype);
+    out.push_back(store_->Upload(t.data.data(), t.dtype, static_cast<int64_t>(n)));
+  }
+  HONE_RETURN_IF_ERROR(store_->status());
+  return out;
+}
+
+Result<Run::RefSet> Run::Reference(const CaseShapes& cs, uint64_t seed, int dist, int set,
+                                   bool with64) {
+  RefSet r;
+  if (!pytorch()) {
+    HONE_ASSIGN_OR_RETURN(r.inputs, GenerateInputs(cs, seed, dist));
+    HONE_ASSIGN_OR_RETURN(r.expected, RunReference(r.inputs, set));
+    if (with64) {
+      HONE_ASSIGN_OR_RETURN(r.ref64, RunReference64(r.inputs));
+    }
+    return r;
+  }
+  HONE_ASSIGN_OR_RETURN(OracleSet o,
+                        env_.oracle->Set(task_, static_cast<int64_t>(seed & (~0ull >> 1)), dist));
+  HONE_ASSIGN_OR_RETURN(r.inputs, UploadAll(o.inputs));
+  HONE_ASSIGN_OR_RETURN(r.expected, UploadAll(o.outputs));
+  if (with64 && o.ref64_available) {
+    HONE_ASSIGN_OR_RETURN(r.ref64, UploadAll(o.ref64));
+  } else if (with64 && ref64_supported_) {
+    ref64_supported_ = false;
+    v_.notes.push_back("precision check skipped: the model did not run in float64 (" +
+                       o.ref64_reason + ")");
+  }
+  return r;
+}
+
+// The timing pool's seeds: drawn once per process, so the oracle's sets are
+// reused by every candidate while no candidate can know them in advance.
+uint64_t TimingPoolSeed() {
+  static const uint64_t seed = [] {
+    std::random_device rd;
+    return (uint64_t{1} << 40) + ((static_cast<uint64_t>(rd()) << 8) ^ rd());
+  }();
+  return seed;
+}
+
+// Scales a tensor's values by `factor` in place (floating dtypes only).
+void ScaleHost(HostTensor& t, double factor) {
+  size_t n = t.data.size() / DtypeSize(t.dtype);
+  void* d = t.data.data();
+  if (t.dtype == HONE_F32) {
+    float* f = static_cast<float*>(d);
+    for (size_t i = 0; i < n; ++i) f[i] = static_cast<float>(f[i] * factor);
+  } else if (t.dtype == HONE_F64) {
+    double* f = static_cast<double*>(d);
+    for (size_t i = 0; i < n; ++i) f[i] *= factor;
+  } else {
+    for (size_t i = 0; i < n; ++i)
+      StoreFromDouble(d, t.dtype, i, LoadAsDouble(d, t.dtype, i) * factor);
+  }
+}
+
+Status Run::PoolInputs(FreshRep& fresh, Rng& unpredictable) {
+  int k = static_cast<int>(unpredictable.NextU64() % kTimingPoolSets);
+  auto it = pool_.find(k);
+  if (it == pool_.end()) {
+    HONE_ASSIGN_OR_RETURN(OracleSet o,
+                          env_.oracle->Set(task_, static_cast<int64_t>(pool_seed_) + k, 0));
+    it = pool_.emplace(k, std::move(o)).first;
+  }
+  const OracleSet& o = it->second;
+  if (fresh.recheck || !task_.pytorch->scaling_allowed) {
+    HONE_ASSIGN_OR_RETURN(fresh.inputs, UploadAll(o.inputs));
+    if (fresh.recheck) {
+      HONE_ASSIGN_OR_RETURN(fresh.expected, UploadAll(o.outputs));
+    }
+    return Status::Ok();
+  }
+  std::vector<HostTensor> scaled = o.inputs;
+  const auto& info = *task_.pytorch;
+  for (int i = 0; i < info.num_forward_args; ++i) {
+    if (!IsFloating(scaled[i].dtype) || !info.python_types[i].empty()) continue;
+    // Log-uniform in [0.5, 2]: keeps zeros, signs and structure.
+    ScaleHost(scaled[i], std::exp2(2 * unpredictable.Uniform() - 1));
+  }
+  HONE_ASSIGN_OR_RETURN(fresh.inputs, UploadAll(scaled));
+  return Status::Ok();
 }
 
 bool Run::CallCandidate(int set, uint32_t flags, const std::string& during, CallOutcome* out) {
@@ -722,9 +839,10 @@ Status Run::VerifyOne(const CaseShapes& cs, int seed, int dist) {
   uint64_t s = opt_.seed * 1000003ull + static_cast<uint64_t>(seed);
   std::string where = cs.c->label + " seed=" + std::to_string(s) + " dist=" + dist_names_[dist];
   ClearStoreOnExit clear{*store_};
-  HONE_ASSIGN_OR_RETURN(Ids inputs, GenerateInputs(cs, s, dist));
-  HONE_ASSIGN_OR_RETURN(Ids expected, RunReference(inputs, 0));
-  HONE_ASSIGN_OR_RETURN(Ids ref64, RunReference64(inputs));
+  HONE_ASSIGN_OR_RETURN(RefSet ref, Reference(cs, s, dist, 0, true));
+  const Ids& inputs = ref.inputs;
+  const Ids& expected = ref.expected;
+  const Ids& ref64 = ref.ref64;
 
   const uint8_t kPoison[2] = {0xFF, 0x5A};  // NaN for every float type; then a finite sentinel
   const SetLayout& set = cand_sets_[0];
@@ -802,14 +920,20 @@ Status Run::Time() {
   const int values = sets + 1;
   std::vector<Ids> inputs(values), expected(values);
   for (int k = 0; k < values; ++k) {
-    HONE_ASSIGN_OR_RETURN(
-        inputs[k], GenerateInputs(cs, opt_.seed * 1000003ull + 1000 + static_cast<uint64_t>(k), 0));
-    HONE_ASSIGN_OR_RETURN(expected[k], RunReference(inputs[k], k % sets));
+    HONE_ASSIGN_OR_RETURN(RefSet r,
+                          Reference(cs, opt_.seed * 1000003ull + 1000 + static_cast<uint64_t>(k), 0,
+                                    k % sets, false));
+    inputs[k] = std::move(r.inputs);
+    expected[k] = std::move(r.expected);
   }
+  // A PyTorch task has one side, the candidate; its baselines come from the oracle.
+  const int cand_side = pytorch() ? 0 : 1;
+  auto is_ref = [&](int side) { return side != cand_side; };
+  pool_seed_ = TimingPoolSeed();
   uint32_t flags = wire::kTimed;
   if (opt_.flush == FlushMode::kLlc) flags |= wire::kFlushLlc;
   if (opt_.flush == FlushMode::kLines) flags |= wire::kFlushLines;
-  // Side 0 is the reference, side 1 the candidate.
+  // Side 0 is the reference, side 1 the candidate (a PyTorch task: side 0).
   std::vector<double> gaps[2], prepares[2], launches;
   Status failure;
   int rechecked = 0, rechecked_timed = 0;
@@ -823,15 +947,15 @@ Status Run::Time() {
   Rng unpredictable(std::random_device{}(), std::random_device{}());
   const uint64_t fresh_seed = unpredictable.NextU64();
   FreshRep fresh;
-  auto arena_of = [&](int side) -> Arena& { return side == 0 ? *ref_arena_ : *cand_arena_; };
+  auto arena_of = [&](int side) -> Arena& { return is_ref(side) ? *ref_arena_ : *cand_arena_; };
   auto layout_of = [&](int side, int set) -> const SetLayout& {
-    return side == 0 ? ref_sets_[set] : cand_sets_[set];
+    return is_ref(side) ? ref_sets_[set] : cand_sets_[set];
   };
   // Restores `in` into the side's buffer slot, poisons its outputs and calls it.
   auto call = [&](int side, int set, const Ids& in, bool timed, CallOutcome* o) {
     LoadInputs(arena_of(side), layout_of(side, set), in);
     Poison(arena_of(side), layout_of(side, set), 0xFF);
-    if (side == 1)
+    if (!is_ref(side))
       return CallCandidate(set, flags, std::string("during timing") + (timed ? "" : " warm-up"), o);
     if (Status st = ref_arena_->Sync(); !st.ok()) {
       failure = st;
@@ -850,7 +974,7 @@ Status Run::Time() {
     int set = rep % sets, k = rep % values;
     CallOutcome o;
     if (!call(side, set, inputs[k], false, &o)) return false;
-    if (side == 0) return true;
+    if (is_ref(side)) return true;
     const SetLayout& l = layout_of(side, set);
     std::string where =
         cs.c->label + " warm-up call " + std::to_string(rep) + " value set " + std::to_string(k);
@@ -868,26 +992,38 @@ Status Run::Time() {
       fresh.Reset(*store_);
       fresh.rep = rep;
       fresh.recheck = force_recheck || unpredictable.Uniform() < 1.0 / 3;
-      auto in = GenerateInputs(cs, fresh_seed + static_cast<uint64_t>(rep), 0);
-      if (!in.ok()) {
-        failure = in.status();
-        return false;
+      if (pytorch()) {
+        if (Status st = PoolInputs(fresh, unpredictable); !st.ok()) {
+          failure = st;
+          return false;
+        }
+      } else {
+        auto in = GenerateInputs(cs, fresh_seed + static_cast<uint64_t>(rep), 0);
+        if (!in.ok()) {
+          failure = in.status();
+          return false;
+        }
+        fresh.inputs = std::move(*in);
       }
-      fresh.inputs = std::move(*in);
     }
     CallOutcome o;
     if (!call(side, set, fresh.inputs, true, &o)) return false;
     *seconds = o.reported_seconds;
+    // A PyTorch task's re-checked calls repeat a pool set, which a cache
+    // could answer: they are checked but not samples.
+    if (pytorch() && fresh.recheck) *seconds = std::nan("");
     gaps[side].push_back(o.wall_seconds - o.prepare_seconds - o.reported_seconds);
     prepares[side].push_back(o.prepare_seconds);
-    if (side == 1) launches.push_back(o.launches);
-    if (side == 1 && env_.sample_gpu) gpu_samples.push_back(env_.sample_gpu());
+    if (!is_ref(side)) launches.push_back(o.launches);
+    if (!is_ref(side) && env_.sample_gpu) gpu_samples.push_back(env_.sample_gpu());
     if (!fresh.recheck) return true;
     const SetLayout& l = layout_of(side, set);
-    std::string where = cs.c->label + " timed call " + std::to_string(rep) +
-                        " (fresh inputs, seed " + std::to_string(fresh_seed + rep) + ")";
-    if (side == 1 && !CheckInputsUnchanged(l, fresh.inputs, where)) return false;
-    (side == 0 ? fresh.expected : fresh.actual) = CaptureOutputs(arena_of(side), l);
+    std::string where =
+        cs.c->label + " timed call " + std::to_string(rep) +
+        (pytorch() ? " (a timing pool set)"
+                   : " (fresh inputs, seed " + std::to_string(fresh_seed + rep) + ")");
+    if (!is_ref(side) && !CheckInputsUnchanged(l, fresh.inputs, where)) return false;
+    (is_ref(side) ? fresh.expected : fresh.actual) = CaptureOutputs(arena_of(side), l);
     if (fresh.expected.empty() || fresh.actual.empty()) return true;
     bool right = CheckOutputs(l, fresh.actual, fresh.expected, where, "timed_output", false);
     fresh.Reset(*store_);
@@ -899,7 +1035,7 @@ Status Run::Time() {
   Sampler sample = [&](int side, int rep, bool is_timed, double* seconds) {
     return is_timed ? timed(side, rep, seconds) : warm(side, rep);
   };
-  InterleavedTimer timer(2);
+  InterleavedTimer timer(pytorch() ? 1 : 2);
   TimerStop stop = timer.Run(opt_.timing, sample);
   HONE_RETURN_IF_ERROR(failure);
   if (decided_) return Status::Ok();
@@ -908,38 +1044,52 @@ Status Run::Time() {
   // apart), all re-checked, so a kernel that skips work whenever timed is
   // always caught. Their times are not samples.
   force_recheck = true;
-  for (int rep = static_cast<int>(timer.samples(1).size()) + 1;
+  for (int rep = static_cast<int>(timer.samples(cand_side).size()) + 100000;
        rechecked_timed < kMinTimedRechecks && !decided_; ++rep) {
     double ignored;
-    if (!timed(0, rep, &ignored) || !timed(1, rep, &ignored)) break;
+    if (!pytorch() && !timed(0, rep, &ignored)) break;
+    if (!timed(cand_side, rep, &ignored)) break;
   }
   fresh.Reset(*store_);
   HONE_RETURN_IF_ERROR(failure);
   if (decided_) return Status::Ok();
-  v_.checks.push_back({"timed_output", cs.c->label, true,
-                       std::to_string(rechecked) +
-                           " outputs of timed and warm-up calls re-checked; every timed call had "
-                           "fresh inputs"});
+  std::string fresh_how =
+      !pytorch() ? "every timed call had fresh inputs"
+      : task_.pytorch->scaling_allowed
+          ? "timed calls drew from " + std::to_string(kTimingPoolSets) +
+                " oracle sets made for this run; unchecked ones scaled by a fresh factor"
+          : "timed calls drew from " + std::to_string(kTimingPoolSets) +
+                " oracle sets made for this run (the task allows no scaling, so they repeat)";
+  v_.checks.push_back(
+      {"timed_output", cs.c->label, true,
+       std::to_string(rechecked) + " outputs of timed and warm-up calls re-checked; " + fresh_how});
   v_.notes.push_back("timing stopped: " + TimerStopName(stop) + " after " +
-                     std::to_string(timer.samples(1).size()) + " interleaved repetitions and " +
+                     std::to_string(timer.samples(cand_side).size()) +
+                     (pytorch() ? " repetitions" : " interleaved repetitions") + " and " +
                      std::to_string(timer.warmup_calls()) + " warm-up calls");
   TimingResult ref, cand;
-  ref.samples = timer.samples(0);
-  cand.samples = timer.samples(1);
-  ref.summary = Summarize(ref.samples);
+  cand.samples = timer.samples(cand_side);
   cand.summary = Summarize(cand.samples);
-  ref.call_overhead = Summarize(gaps[0]).median;
-  cand.call_overhead = Summarize(gaps[1]).median;
+  cand.call_overhead = Summarize(gaps[cand_side]).median;
+  if (!pytorch()) {
+    ref.samples = timer.samples(0);
+    ref.summary = Summarize(ref.samples);
+    ref.call_overhead = Summarize(gaps[0]).median;
+  }
   v_.call_overhead_seconds = cand.call_overhead;
   ReportedTimeBounds bounds;
-  bounds.ref_prepare = Summarize(prepares[0]).median;
-  bounds.cand_prepare = Summarize(prepares[1]).median;
+  bounds.ref_prepare = pytorch() ? -1 : Summarize(prepares[0]).median;
+  bounds.cand_prepare = Summarize(prepares[cand_side]).median;
   bounds.flush_ratio = FlushedBytesRatio();
   bounds.launches = launches.empty() ? 0 : Summarize(launches).median;
   if (!CheckReportedTimes(ref, cand, bounds)) return Status::Ok();
-  v_.reference_time = ref;
   v_.candidate_time = cand;
-  if (cand.summary.median > 0) v_.speedup = ref.summary.median / cand.summary.median;
+  if (pytorch()) {
+    HONE_RETURN_IF_ERROR(SetBaselines());
+  } else {
+    v_.reference_time = ref;
+    if (cand.summary.median > 0) v_.speedup = ref.summary.median / cand.summary.median;
+  }
   double bytes = 0, flops = 0;
   if (task_.cost_bytes) bytes = task_.cost_bytes->Eval(cs.c->symbols).value();
   if (task_.cost_flops) flops = task_.cost_flops->Eval(cs.c->symbols).value();
@@ -951,6 +1101,37 @@ Status Run::Time() {
     v_.notes.push_back("suspect: faster than speed of light (" + Num(v_.sol_percent) +
                        "%): the task's cost formulas or the machine's measured ceilings may be "
                        "wrong, or the kernel skips work");
+  return Status::Ok();
+}
+
+TimingResult BaselineResult(const BaselineTiming& b) {
+  TimingResult r;
+  r.samples = b.samples;
+  r.summary = Summarize(b.samples);
+  r.summary.median = b.median;  // the oracle's own median of the same samples
+  return r;
+}
+
+Status Run::SetBaselines() {
+  Progress("baselines");
+  HONE_ASSIGN_OR_RETURN(Baselines b, env_.oracle->TimeBaselines(task_));
+  const double cand = v_.candidate_time->summary.median;
+  v_.baseline = "torch eager";
+  if (b.eager.available) {
+    v_.reference_time = BaselineResult(b.eager);
+    if (cand > 0) v_.speedup = b.eager.median / cand;
+  } else {
+    v_.notes.push_back("no eager baseline: " + b.eager.reason);
+  }
+  if (b.compiled.available) {
+    v_.compile_time = BaselineResult(b.compiled);
+    if (cand > 0) v_.speedup_compile = b.compiled.median / cand;
+  } else {
+    v_.compile_unavailable = b.compiled.reason;
+  }
+  v_.notes.push_back(std::string("baselines ") + (b.cached ? "read from the cache" : "timed now") +
+                     " by the oracle on " + b.device + " with torch " + b.torch_version +
+                     " (speedup = baseline median / candidate median)");
   return Status::Ok();
 }
 
@@ -974,7 +1155,10 @@ bool Run::CheckReportedTimes(const TimingResult& ref, const TimingResult& cand,
   // Both sides flush the same bytes (scaled for a line flush that also
   // covers a workspace): a longer flush is call time moved.
   const double ref_prepare = b.ref_prepare, cand_prepare = b.cand_prepare;
-  if (cand_prepare > 1.5 * ref_prepare * b.flush_ratio + kUnreportedFloorSeconds) {
+  // ref_prepare < 0: no reference side (a PyTorch task); the call-time check
+  // below then compares with a zero reference gap.
+  if (ref_prepare >= 0 &&
+      cand_prepare > 1.5 * ref_prepare * b.flush_ratio + kUnreportedFloorSeconds) {
     std::string detail = "the sandbox reported a cache flush of " + Seconds(cand_prepare) +
                          " per timed call where the reference's takes " + Seconds(ref_prepare);
     v_.checks.push_back({"reported_time", v_.timed_case, false, detail});
@@ -1026,6 +1210,20 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
     stage_start = now;
   };
   std::filesystem::path ref_lib, cand_lib;
+  if (pytorch()) {
+    if (!env_.oracle)
+      return Status::Internal("a PyTorch task needs the oracle (EvaluatorEnv::oracle)");
+    const std::string& device = task_.pytorch->device;
+    if (device.rfind(cuda() ? "cuda" : "cpu", 0) != 0)
+      return Status::Invalid(task_.reference.string() + ": the task was loaded on " + device +
+                             ", the candidate runs on the " + backend_ + " backend");
+    v_.shapes = task_.pytorch->shapes;
+    if (task_.pytorch->scale != 1 || !task_.pytorch->policy.empty())
+      v_.shapes +=
+          task_.pytorch->policy.empty()
+              ? " (shape scale " + Num(task_.pytorch->scale) + ")"
+              : " (policy " + task_.pytorch->policy + ", scale " + Num(task_.pytorch->scale) + ")";
+  }
   HONE_RETURN_IF_ERROR(Lint(candidate));
   stage_done("lint");
   if (decided_) return Status::Ok();
@@ -1089,9 +1287,11 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
   Verdict v;
   v.task = task.name;
   v.candidate = candidate.string();
-  v.machine = BackendForSource(candidate) == "cuda" ? env_.gpu : env_.machine;
+  const std::string backend =
+      options.backend.empty() ? BackendForSource(candidate) : options.backend;
+  v.machine = backend == "cuda" ? env_.gpu : env_.machine;
   Run run(env_, task, options, progress, v);
-  run.SetBackend(BackendForSource(candidate));
+  run.SetBackend(backend);
   HONE_RETURN_IF_ERROR(run.Execute(candidate));
   v.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return v;

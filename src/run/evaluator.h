@@ -19,6 +19,7 @@
 #include "measure/device_state.h"
 #include "measure/machine.h"
 #include "measure/timer.h"
+#include "task/oracle_service.h"
 #include "task/task.h"
 #include "verify/verdict.h"
 
@@ -48,6 +49,9 @@ struct EvalOptions {
   // point); the task's own [lint] allow list is added to it.
   bool lint = true;
   std::set<std::string> lint_allow;
+  // The backend ("cpu", "cuda"); empty: from the candidate's extension. A
+  // compat candidate (.py) needs it.
+  std::string backend;
 };
 
 struct EvaluatorEnv {
@@ -62,6 +66,12 @@ struct EvaluatorEnv {
   int device = 0;
   MachineInfo gpu;                           // identity and measured ceilings
   std::function<DeviceSample()> sample_gpu;  // NVML clocks, temperature, power
+
+  // PyTorch-defined tasks: the oracle that loaded them (on the candidate's
+  // device). It stands in for the reference: inputs, parameters and expected
+  // outputs come from it, and its eager and torch.compile timings are the
+  // baselines. Not owned; null when no PyTorch task is evaluated.
+  OracleService* oracle = nullptr;
 };
 
 using ProgressFn = std::function<void(const std::string& stage)>;

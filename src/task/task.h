@@ -35,6 +35,26 @@ struct Tolerance {
   double precision = 0;  // max relative L2 error vs the float64 reference; 0: not checked
 };
 
+// What a PyTorch-defined task (a KernelBench-format .py file) adds: the
+// oracle holds its model and produces its inputs, parameters and expected
+// outputs (task/oracle_service.h); there is no reference source to build.
+struct PyTorchInfo {
+  std::filesystem::path file;
+  std::string problem;  // the oracle's id for the loaded problem
+  std::string device;   // where the oracle runs it: "cpu", "cuda:0"
+  std::string torch_version;
+  double scale = 1;          // module-level sizes multiplied by this before the module ran
+  std::string policy;        // the named size policy that chose `scale`; empty: none
+  std::string shapes;        // the sizes it ran with: "batch_size=4 (of 16), dim=1025"
+  int num_forward_args = 0;  // inputs [0, n) are forward arguments, the rest state_dict()
+  std::vector<std::string> input_kinds;    // per input: forward_arg, parameter, buffer
+  std::vector<std::string> python_types;   // per input: "float", "int", "bool" or ""
+  std::vector<std::string> python_values;  // per input: a constant number as JSON, or ""
+  std::vector<std::string> distribution_names;
+  bool scaling_allowed = false;  // the task's distributions include "scaled"
+  int64_t model_seed = 0;
+};
+
 struct Task {
   std::string name;
   std::string category;
@@ -49,8 +69,9 @@ struct Task {
   std::optional<Expr> cost_bytes, cost_flops;
   int seeds = 3;
   int num_distributions = 2;
-  std::set<std::string> lint_allow;  // [lint] allow: rules this task permits
-  std::string hash;                  // content of the task definition and reference
+  std::set<std::string> lint_allow;    // [lint] allow: rules this task permits
+  std::string hash;                    // content of the task definition and reference
+  std::optional<PyTorchInfo> pytorch;  // set for a PyTorch-defined task
 
   Tolerance ToleranceFor(Dtype output_dtype) const;
   // The reference for a backend ("cpu", "cuda"), or Status naming what is missing.

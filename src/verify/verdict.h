@@ -55,7 +55,16 @@ struct Verdict {
 
   std::string timed_case;
   std::optional<TimingResult> candidate_time, reference_time;
-  double speedup = 0;
+  // What reference_time measured: "reference" (a native task's reference,
+  // interleaved with the candidate) or "torch eager" (a PyTorch task's
+  // model, timed by the oracle on the same device under the same protocol).
+  std::string baseline = "reference";
+  double speedup = 0;  // reference_time median / candidate_time median
+  // PyTorch tasks: torch.compile of the model, timed like the eager baseline.
+  std::optional<TimingResult> compile_time;
+  double speedup_compile = 0;
+  std::string compile_unavailable;  // why there is no compile_time
+  std::string shapes;               // PyTorch tasks: the sizes the problem ran with
   double sol_seconds = 0;
   double sol_percent = 0;
   double call_overhead_seconds = 0;  // per timed call: the worker's clock around the request

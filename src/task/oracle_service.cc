@@ -1,0 +1,342 @@
+#include "task/oracle_service.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+
+#include "core/fs.h"
+
+namespace hone {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+constexpr int kMaxRestarts = 3;
+
+// "2_x.py" before "10_x.py": digit runs compare as numbers.
+bool NaturalLess(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) &&
+        std::isdigit(static_cast<unsigned char>(b[j]))) {
+      size_t i2 = i, j2 = j;
+      while (i2 < a.size() && std::isdigit(static_cast<unsigned char>(a[i2]))) ++i2;
+      while (j2 < b.size() && std::isdigit(static_cast<unsigned char>(b[j2]))) ++j2;
+      std::string na = a.substr(i, i2 - i), nb = b.substr(j, j2 - j);
+      na.erase(0, std::min(na.find_first_not_of('0'), na.size()));
+      nb.erase(0, std::min(nb.find_first_not_of('0'), nb.size()));
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      i = i2;
+      j = j2;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
+Result<TensorDecl> DeclFromSpec(const OracleTensorSpec& s, const std::string& file) {
+  TensorDecl d;
+  d.name = s.name;
+  auto dt = ParseDtype(s.dtype);
+  if (!dt)
+    return Status::Invalid(file + ": " + s.role + " '" + s.name + "' has dtype '" + s.dtype +
+                           "', which the candidate contract cannot carry");
+  d.dtype = *dt;
+  for (int64_t n : s.shape) {
+    auto e = Expr::Parse(std::to_string(n));
+    if (!e.ok()) return e.status();
+    d.shape.push_back(*e);
+  }
+  return d;
+}
+
+std::string ShapesText(const OracleProblem& p) {
+  std::string out;
+  for (const auto& [name, size] : p.sizes) {
+    if (!out.empty()) out += ", ";
+    out += name + "=" + std::to_string(size.scaled);
+    if (size.scaled != size.original) out += " (of " + std::to_string(size.original) + ")";
+  }
+  for (const auto& [name, value] : p.unscaled) {
+    if (!out.empty()) out += ", ";
+    out += name + "=" + std::to_string(value);
+  }
+  return out.empty() ? "as written" : out;
+}
+
+BaselineTiming ParseTiming(const json& j) {
+  BaselineTiming t;
+  t.available = j.value("available", false);
+  t.reason = j.value("reason", "");
+  if (!t.available) return t;
+  t.median = j.value("median_us", 0.0) * 1e-6;
+  t.warmup_calls = j.value("warmup_calls", 0);
+  t.timer = j.value("timer", "");
+  for (const auto& s : j.value("samples_us", json::array()))
+    t.samples.push_back(s.get<double>() * 1e-6);
+  return t;
+}
+
+Result<HostTensor> ReadHostTensor(const OracleTensorFile& f) {
+  HostTensor t;
+  auto dt = ParseDtype(f.spec.dtype);
+  if (!dt) return Status::Invalid(f.file.string() + ": unknown dtype " + f.spec.dtype);
+  t.dtype = *dt;
+  t.shape = f.spec.shape;
+  HONE_ASSIGN_OR_RETURN(t.data, ReadTensorFile(f));
+  return t;
+}
+
+}  // namespace
+
+std::string SizePolicy::text() const {
+  if (shape_scale) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "scale %g", *shape_scale);
+    return buf;
+  }
+  if (!policy.empty()) return "policy " + policy;
+  return "full size";
+}
+
+std::string OracleDeviceFor(const std::string& backend, int device) {
+  return backend == "cuda" ? "cuda:" + std::to_string(device) : "cpu";
+}
+
+bool IsPyTorchTaskFile(const std::filesystem::path& path) { return path.extension() == ".py"; }
+
+Result<std::unique_ptr<OracleService>> OracleService::Start(const std::string& device,
+                                                            OracleOptions options) {
+  std::unique_ptr<OracleService> s(new OracleService());
+  s->device_ = device;
+  options.device = device;
+  s->options_ = std::move(options);
+  const char* tmp = std::getenv("TMPDIR");
+  HONE_ASSIGN_OR_RETURN(s->work_dir_, MakeTempDir(tmp && *tmp ? tmp : "/tmp", "hone-oracle"));
+  HONE_RETURN_IF_ERROR(s->EnsureRunning());
+  return s;
+}
+
+OracleService::~OracleService() {
+  client_.reset();
+  std::error_code ec;
+  if (!work_dir_.empty()) std::filesystem::remove_all(work_dir_, ec);
+}
+
+Status OracleService::EnsureRunning() {
+  if (client_ && client_->alive()) return Status::Ok();
+  if (client_) {
+    if (++restarts_ > kMaxRestarts)
+      return Status::Unavailable("the oracle died " + std::to_string(restarts_) +
+                                 " times; giving up (its stderr: " + client_->StderrTail(1024) +
+                                 ")");
+    for (auto& [hash, l] : loaded_) l.problem.clear();  // ids of the dead process
+  }
+  auto start = Clock::now();
+  auto c = OracleClient::Start(options_);
+  if (!c.ok()) return c.status();
+  client_ = std::move(*c);
+  cost_.start_seconds += Since(start);
+  return Status::Ok();
+}
+
+std::string OracleService::torch_version() const {
+  return client_ ? client_->hello().value("torch", "") : "";
+}
+
+Result<Task> OracleService::ToTask(const OracleProblem& p, const std::filesystem::path& file,
+                                   const SizePolicy& sizes) {
+  const std::string where = file.string();
+  Task t;
+  t.name = file.stem().string();
+  t.category = "pytorch";
+  t.description = "PyTorch problem " + file.filename().string() + " (" + ShapesText(p) + ")";
+  t.dir = file.parent_path();
+  t.reference = file;
+  PyTorchInfo info;
+  info.file = file;
+  info.problem = p.problem;
+  info.device = p.device.empty() ? device_ : p.device;
+  info.torch_version = p.reply.value("torch", torch_version());
+  info.scale = p.scale;
+  info.policy = p.policy;
+  info.shapes = ShapesText(p);
+  info.model_seed = p.model_seed;
+  const json& inputs = p.reply.at("inputs");
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    const OracleTensorSpec& s = p.inputs[i];
+    HONE_ASSIGN_OR_RETURN(TensorDecl d, DeclFromSpec(s, where));
+    t.inputs.push_back(std::move(d));
+    if (s.kind == "forward_arg") ++info.num_forward_args;
+    info.input_kinds.push_back(s.kind);
+    info.python_types.push_back(s.python_type);
+    const json& j = inputs[i];
+    bool constant = j.value("constant", false);
+    info.python_values.push_back(constant && j.contains("value") ? j["value"].dump() : "");
+  }
+  for (const auto& s : p.outputs) {
+    HONE_ASSIGN_OR_RETURN(TensorDecl d, DeclFromSpec(s, where));
+    t.outputs.push_back(std::move(d));
+  }
+  if (t.outputs.empty()) return Status::Invalid(where + ": the model returns no tensor");
+  for (const auto& d : p.distributions) {
+    info.distribution_names.push_back(d.name);
+    if (d.name == "scaled") info.scaling_allowed = true;
+  }
+  ShapeCase c;
+  c.label = info.shapes;
+  for (const auto& [name, size] : p.sizes) c.symbols[name] = static_cast<double>(size.scaled);
+  for (const auto& [name, v] : p.unscaled) c.symbols[name] = static_cast<double>(v);
+  t.cases.push_back(std::move(c));
+  if (p.reply.contains("cost") && p.reply["cost"].is_object()) {
+    const json& cost = p.reply["cost"];
+    if (cost.contains("bytes") && cost["bytes"].is_number())
+      t.cost_bytes = Expr::Parse(std::to_string(cost["bytes"].get<int64_t>())).value();
+    if (cost.contains("flops") && cost["flops"].is_number() && cost["flops"].get<int64_t>() > 0)
+      t.cost_flops = Expr::Parse(std::to_string(cost["flops"].get<int64_t>())).value();
+  }
+  t.seeds = 3;
+  t.num_distributions = std::max<int>(1, static_cast<int>(p.distributions.size()));
+  t.hash = p.task_hash;
+  t.pytorch = std::move(info);
+  loaded_[t.hash] = Loaded{file, sizes, p.problem};
+  return t;
+}
+
+Result<Task> OracleService::Load(const std::filesystem::path& file, const SizePolicy& sizes) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    return Status::Invalid(file.string() + ": PyTorch problem file not found");
+  OracleLoadOptions lo;
+  lo.shape_scale = sizes.shape_scale;
+  lo.policy = sizes.policy;
+  Result<OracleProblem> p = Status::Internal("not loaded");
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    HONE_RETURN_IF_ERROR(EnsureRunning());
+    auto start = Clock::now();
+    p = client_->Load(file, lo);
+    cost_.load_seconds += Since(start);
+    if (p.ok() || client_->alive()) break;
+  }
+  if (!p.ok()) return p.status();
+  if (p->skipped) return Status::Unavailable("skipped: " + p->skip_reason);
+  return ToTask(*p, std::filesystem::absolute(file, ec), sizes);
+}
+
+Result<std::vector<FolderEntry>> OracleService::LoadFolder(const std::filesystem::path& dir,
+                                                           const SizePolicy& sizes) {
+  std::error_code ec;
+  std::vector<std::string> names;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string n = it->path().filename().string();
+    if (it->is_regular_file() && IsPyTorchTaskFile(n) && n[0] != '_') names.push_back(n);
+  }
+  if (ec) return Status::Invalid(dir.string() + ": cannot read the folder: " + ec.message());
+  std::sort(names.begin(), names.end(), NaturalLess);
+  std::vector<FolderEntry> out;
+  for (const auto& n : names) {
+    FolderEntry e;
+    e.file = dir / n;
+    auto t = Load(e.file, sizes);
+    if (t.ok()) {
+      e.task = std::move(*t);
+    } else {
+      const std::string& m = t.status().message();
+      e.skipped = t.status().code() == StatusCode::kUnavailable && m.rfind("skipped: ", 0) == 0;
+      e.reason = e.skipped ? m.substr(9) : m;
+      if (!e.skipped && (!client_ || !client_->alive())) e.reason += " (the oracle died)";
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Result<std::string> OracleService::ProblemId(const Task& task) {
+  if (!task.pytorch) return Status::Internal(task.name + " is not a PyTorch task");
+  HONE_RETURN_IF_ERROR(EnsureRunning());
+  auto it = loaded_.find(task.hash);
+  if (it == loaded_.end())
+    return Status::Internal(task.name + " was loaded by another oracle (" + task.pytorch->device +
+                            "), not this one (" + device_ + ")");
+  if (!it->second.problem.empty()) return it->second.problem;
+  Loaded l = it->second;
+  HONE_ASSIGN_OR_RETURN(Task again, Load(l.file, l.sizes));
+  if (again.hash != task.hash)
+    return Status::Invalid(l.file.string() + ": the file changed while hone ran");
+  return loaded_[task.hash].problem;
+}
+
+Result<OracleSet> OracleService::Set(const Task& task, int64_t seed, int distribution) {
+  const std::string key =
+      task.hash + "-" + std::to_string(seed) + "-" + std::to_string(distribution);
+  auto found = generated_.find(key);
+  if (found == generated_.end()) {
+    Result<OracleGenerated> g = Status::Internal("not generated");
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      HONE_ASSIGN_OR_RETURN(std::string id, ProblemId(task));
+      auto start = Clock::now();
+      g = client_->Generate(id, seed, distribution, work_dir_ / key);
+      cost_.generate_seconds += Since(start);
+      if (g.ok() || client_->alive()) break;
+    }
+    if (!g.ok()) return g.status().With(task.reference.string() + ": ");
+    ++cost_.generated;
+    found = generated_.emplace(key, std::move(*g)).first;
+  } else {
+    ++cost_.reused;
+  }
+  auto start = Clock::now();
+  OracleSet set;
+  set.ref64_available = found->second.ref64_available;
+  set.ref64_reason = found->second.ref64_reason;
+  for (const auto& f : found->second.tensors) {
+    HONE_ASSIGN_OR_RETURN(HostTensor t, ReadHostTensor(f));
+    if (f.spec.role == "input" || f.spec.role == "param")
+      set.inputs.push_back(std::move(t));
+    else if (f.spec.role == "output")
+      set.outputs.push_back(std::move(t));
+    else if (f.spec.role == "ref64_output")
+      set.ref64.push_back(std::move(t));
+  }
+  cost_.read_seconds += Since(start);
+  if (set.inputs.size() != task.inputs.size() || set.outputs.size() != task.outputs.size())
+    return Status::Internal(
+        task.reference.string() + ": the oracle wrote " + std::to_string(set.inputs.size()) +
+        " inputs and " + std::to_string(set.outputs.size()) + " outputs; the contract has " +
+        std::to_string(task.inputs.size()) + " and " + std::to_string(task.outputs.size()));
+  if (set.ref64.size() != set.outputs.size()) set.ref64_available = false;
+  return set;
+}
+
+Result<Baselines> OracleService::TimeBaselines(const Task& task) {
+  if (auto it = baselines_.find(task.hash); it != baselines_.end()) return it->second;
+  HONE_ASSIGN_OR_RETURN(std::string id, ProblemId(task));
+  json req = {{"op", "time_baselines"}, {"problem", id}};
+  if (auto cache = CacheDir(); cache.ok()) req["cache_dir"] = cache->string();
+  HONE_ASSIGN_OR_RETURN(json reply, client_->Request(req, std::chrono::minutes(15)));
+  Baselines b;
+  try {
+    b.eager = ParseTiming(reply.at("eager"));
+    b.compiled = ParseTiming(reply.at("compile"));
+    b.cached = reply.value("cached", false);
+    const json& key = reply.at("key");
+    b.device = key.value("device", "");
+    b.torch_version = key.value("torch", "");
+  } catch (const json::exception& e) {
+    return Status::Internal("oracle: malformed time_baselines reply: " + std::string(e.what()));
+  }
+  baselines_[task.hash] = b;
+  return b;
+}
+
+}  // namespace hone

@@ -1,0 +1,147 @@
+// OracleService: PyTorch-defined tasks for the trusted worker, on one device.
+//
+// It owns one oracle process (task/oracle_client.h) for a device ("cpu",
+// "cuda:0"), turns a KernelBench-format .py file into a Task (the contract's
+// inputs are the forward arguments then the state_dict() tensors), and keeps
+// what the oracle computed: every (task, seed, distribution) is generated
+// once per process and its files reused by every later candidate, and the
+// eager and torch.compile baselines are timed once per (task hash, device,
+// torch version) and cached on disk under the cache directory.
+//
+// Failures are values. A problem that cannot run here (a missing package, a
+// model needing CUDA on a CPU oracle) is a skip, not an error; a problem
+// whose own code fails is Status::Invalid naming its file and line. If the
+// oracle process dies it is restarted once per request and its problems are
+// loaded again. Thread-safety: none; one worker thread uses it.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "task/oracle_client.h"
+#include "task/task.h"
+
+namespace hone {
+
+// How module-level sizes are scaled before a problem runs (docs/ORACLE.md):
+// a factor in (0, 1], a named policy ("full", "cpu24g", "small", "tiny"), or
+// neither (the file's own sizes).
+struct SizePolicy {
+  std::optional<double> shape_scale;
+  std::string policy;
+  std::string text() const;  // "scale 0.25", "policy cpu24g", "full size"
+};
+
+// One timed baseline as the oracle measured it under hone's protocol.
+struct BaselineTiming {
+  bool available = false;
+  std::string reason;           // why not, when unavailable
+  std::vector<double> samples;  // seconds
+  double median = 0;            // seconds
+  int warmup_calls = 0;
+  std::string timer;  // "cuda-events", "perf_counter_ns"
+};
+
+struct Baselines {
+  BaselineTiming eager, compiled;
+  bool cached = false;  // read from the disk cache, not timed now
+  std::string device, torch_version;
+};
+
+// One tensor as the oracle wrote it, read into host memory.
+struct HostTensor {
+  Dtype dtype = HONE_F32;
+  std::vector<int64_t> shape;
+  std::vector<std::byte> data;
+};
+
+// The tensors of one (seed, distribution): the contract's inputs (forward
+// arguments then parameters), the expected outputs and, when the model ran in
+// float64, the float64 reference outputs.
+struct OracleSet {
+  std::vector<HostTensor> inputs, outputs, ref64;
+  bool ref64_available = false;
+  std::string ref64_reason;
+};
+
+// One file of a folder: a task, or why it was skipped or failed.
+struct FolderEntry {
+  std::filesystem::path file;
+  std::optional<Task> task;
+  bool skipped = false;
+  std::string reason;  // skipped or failed: why
+};
+
+// How long the oracle took, for docs/PERFORMANCE.md and `--json`.
+struct OracleCost {
+  double start_seconds = 0;     // interpreter start and torch import
+  double load_seconds = 0;      // every Load
+  double generate_seconds = 0;  // every Generate that ran (not cache hits)
+  double read_seconds = 0;      // reading generated files
+  int generated = 0, reused = 0;
+};
+
+class OracleService {
+ public:
+  // Starts the oracle for `device` ("cpu" or "cuda:N").
+  static Result<std::unique_ptr<OracleService>> Start(const std::string& device,
+                                                      OracleOptions options = {});
+  ~OracleService();
+  OracleService(const OracleService&) = delete;
+  OracleService& operator=(const OracleService&) = delete;
+
+  // A task from one .py file. Skipped problems are Status::Unavailable whose
+  // message starts with "skipped: ".
+  Result<Task> Load(const std::filesystem::path& file, const SizePolicy& sizes);
+  // Every .py file of a folder (not starting with '_'), in natural order
+  // (2_x.py before 10_x.py); a bad file is an entry, never a failure of the
+  // whole folder. Status only when the folder cannot be read.
+  Result<std::vector<FolderEntry>> LoadFolder(const std::filesystem::path& dir,
+                                              const SizePolicy& sizes);
+
+  // The tensors of (seed, distribution), generated once and then reused.
+  Result<OracleSet> Set(const Task& task, int64_t seed, int distribution);
+  // Eager and torch.compile timings (cached per task hash, device and torch).
+  Result<Baselines> TimeBaselines(const Task& task);
+
+  const std::string& device() const { return device_; }
+  std::string torch_version() const;
+  const OracleCost& cost() const { return cost_; }
+
+ private:
+  OracleService() = default;
+  Status EnsureRunning();
+  Result<Task> ToTask(const OracleProblem& p, const std::filesystem::path& file,
+                      const SizePolicy& sizes);
+  // The problem id in the running oracle for a task (reloaded after a restart).
+  Result<std::string> ProblemId(const Task& task);
+
+  std::string device_;
+  OracleOptions options_;
+  std::unique_ptr<OracleClient> client_;
+  std::filesystem::path work_dir_;  // generated files; removed at the end
+  struct Loaded {
+    std::filesystem::path file;
+    SizePolicy sizes;
+    std::string problem;  // id in the current oracle process
+  };
+  std::map<std::string, Loaded> loaded_;  // by task hash
+  std::map<std::string, OracleGenerated> generated_;
+  std::map<std::string, Baselines> baselines_;
+  int restarts_ = 0;
+  OracleCost cost_;
+};
+
+// The oracle device for a backend: "cpu" for cpu, "cuda:N" for cuda.
+std::string OracleDeviceFor(const std::string& backend, int device);
+
+// True for a path that names a PyTorch problem file.
+bool IsPyTorchTaskFile(const std::filesystem::path& path);
+
+}  // namespace hone

@@ -1,0 +1,23 @@
+// Correct CPU candidate: out[b, d] = x[b, d] * weight[d] + shift[d]; shift is a buffer.
+#include "hone/kernel.h"
+
+HONE_EXPORT int hone_forward(const hone_args* args) {
+  if (args->num_inputs != 3 || args->num_outputs != 1) return 2;
+  const hone_tensor& x = args->inputs[0];
+  const hone_tensor& w = args->inputs[1];
+  const hone_tensor& sh = args->inputs[2];
+  hone_tensor& y = args->outputs[0];
+  if (x.dtype != HONE_F32 || w.dtype != HONE_F32 || sh.dtype != HONE_F32 || y.dtype != HONE_F32)
+    return 1;
+  if (x.ndim < 1 || w.ndim != 1 || sh.ndim != 1) return 3;
+  const int64_t d = x.shape[x.ndim - 1];
+  if (w.shape[0] != d || sh.shape[0] != d || hone_numel(&y) != hone_numel(&x)) return 3;
+  const int64_t rows = d == 0 ? 0 : hone_numel(&x) / d;
+  const float* xp = static_cast<const float*>(x.data);
+  const float* wp = static_cast<const float*>(w.data);
+  const float* sp = static_cast<const float*>(sh.data);
+  float* yp = static_cast<float*>(y.data);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < d; ++i) yp[r * d + i] = xp[r * d + i] * wp[i] + sp[i];
+  return 0;
+}

@@ -1,0 +1,15 @@
+// Wrong CPU candidate: ignores the alpha argument and uses alpha = 1, out = x + 1.
+#include "hone/kernel.h"
+
+HONE_EXPORT int hone_forward(const hone_args* args) {
+  if (args->num_inputs != 2 || args->num_outputs != 1) return 2;
+  const hone_tensor& x = args->inputs[0];
+  hone_tensor& y = args->outputs[0];
+  if (x.dtype != HONE_F32 || y.dtype != HONE_F32) return 1;
+  const float alpha = 1.0f;  // BUG: should read args->inputs[1]
+  const int64_t n = hone_numel(&x);
+  const float* xp = static_cast<const float*>(x.data);
+  float* yp = static_cast<float*>(y.data);
+  for (int64_t i = 0; i < n; ++i) yp[i] = xp[i] * alpha + 1.0f;
+  return 0;
+}

@@ -1,0 +1,25 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Softmax over the last axis of a [batch, dim] tensor."""
+
+    def __init__(self):
+        super(Model, self).__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(x, dim=-1)
+
+
+batch_size = 17
+dim = 1025
+
+
+def get_inputs():
+    x = torch.randn(batch_size, dim)
+    return [x]
+
+
+def get_init_inputs():
+    return []
