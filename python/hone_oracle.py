@@ -536,6 +536,25 @@ def _llc_bytes():
     return best or (32 << 20)
 
 
+def python_runtime():
+    """What hone needs to embed this interpreter in a compat candidate's
+    sandbox: the shared libpython, the prefixes and the module path."""
+    import sysconfig
+    lib = None
+    libdir = sysconfig.get_config_var("LIBDIR") or ""
+    for name in (sysconfig.get_config_var("INSTSONAME"), sysconfig.get_config_var("LDLIBRARY")):
+        if name and name.endswith(tuple([".so"] + [f".so.{i}" for i in range(10)]) + (".0",)):
+            for d in (libdir, os.path.join(sys.base_prefix, "lib")):
+                if d and os.path.exists(os.path.join(d, name)):
+                    lib = os.path.join(d, name)
+                    break
+        if lib:
+            break
+    return {"libpython": lib, "prefix": sys.prefix, "base_prefix": sys.base_prefix,
+            "exec_prefix": sys.exec_prefix, "sys_path": [p for p in sys.path if p],
+            "torch_dir": os.path.dirname(os.path.abspath(torch.__file__))}
+
+
 def device_name(device):
     if device.startswith("cuda"):
         return torch.cuda.get_device_name(torch.device(device))
@@ -632,6 +651,7 @@ class Oracle:
                 "python": platform.python_version(), "executable": sys.executable,
                 "device": self.device, "devices": devices,
                 "compile_available": hasattr(torch, "compile"),
+                "runtime": python_runtime(),
                 "policies": {k: v for k, v in POLICIES.items()}}
 
     def load(self, req):

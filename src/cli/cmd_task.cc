@@ -15,6 +15,7 @@ namespace {
 
 struct TaskArgs {
   std::string task;
+  EvalFlags flags;  // --shape-scale, --size-policy
   Output out;
 };
 
@@ -47,8 +48,34 @@ nlohmann::json CasesJson(const Task& t) {
   return cases;
 }
 
+nlohmann::json PyTorchJson(const PyTorchInfo& p) {
+  nlohmann::json inputs = nlohmann::json::array();
+  for (size_t i = 0; i < p.input_kinds.size(); ++i) {
+    nlohmann::json k = {{"kind", p.input_kinds[i]}};
+    if (!p.python_types[i].empty()) k["python_type"] = p.python_types[i];
+    inputs.push_back(k);
+  }
+  return {{"file", p.file.string()},
+          {"device", p.device},
+          {"torch", p.torch_version},
+          {"scale", p.scale},
+          {"policy", p.policy},
+          {"shapes", p.shapes},
+          {"forward_args", p.num_forward_args},
+          {"input_kinds", inputs},
+          {"distributions", p.distribution_names}};
+}
+
+Result<Task> LoadForShow(const TaskArgs& a, std::unique_ptr<OracleService>* oracle) {
+  if (!IsPyTorchTaskFile(a.task)) return LoadNativeTask(a.task);
+  HONE_ASSIGN_OR_RETURN(SizePolicy sizes, ToSizePolicy(a.flags));
+  HONE_ASSIGN_OR_RETURN(*oracle, OracleService::Start("cpu"));
+  return (*oracle)->Load(a.task, sizes);
+}
+
 int RunTaskShow(const TaskArgs& a) {
-  auto task = LoadNativeTask(a.task);
+  std::unique_ptr<OracleService> oracle;
+  auto task = LoadForShow(a, &oracle);
   if (!task.ok()) return ReportError(task.status());
   const Task& t = *task;
   if (a.out.json) {
@@ -60,6 +87,7 @@ int RunTaskShow(const TaskArgs& a) {
                         {"distributions", t.num_distributions},
                         {"hash", t.hash},
                         {"cases", CasesJson(t)}};
+    if (t.pytorch) j["pytorch"] = PyTorchJson(*t.pytorch);
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
@@ -75,7 +103,12 @@ Command RegisterTask(CLI::App& app) {
   CLI::App* task = app.add_subcommand("task", "Inspect tasks");
   task->require_subcommand(1);
   CLI::App* show = task->add_subcommand("show", "Print a task's inputs, outputs and cases");
-  show->add_option("task", args->task, "Native task folder")->required();
+  show->add_option("task", args->task, "Native task folder or PyTorch problem file (.py)")
+      ->required();
+  show->add_option("--shape-scale", args->flags.shape_scale,
+                   "PyTorch tasks: multiply module-level integer sizes by this factor in (0, 1]");
+  show->add_option("--size-policy", args->flags.size_policy,
+                   "PyTorch tasks: pick the scale by memory budget: full, cpu24g, small, tiny");
   AddOutputFlags(show, args->out);
   return [args] { return RunTaskShow(*args); };
 }

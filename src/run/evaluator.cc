@@ -12,6 +12,7 @@
 #include "core/fs.h"
 #include "core/rng.h"
 #include "run/arena.h"
+#include "run/compat_candidate.h"
 #include "run/protocol.h"
 #include "run/sandbox_process.h"
 #include "run/trusted_store.h"
@@ -147,6 +148,7 @@ class Run {
         v_(v),
         deadline_(Clock::now() + opt.total_timeout) {}
 
+  void SetCompat(bool compat) { compat_ = compat; }
   void SetBackend(std::string backend) {
     backend_ = std::move(backend);
     v_.backend = backend_;
@@ -194,6 +196,9 @@ class Run {
   bool cuda() const { return backend_ == "cuda"; }
   // A PyTorch task: the oracle is the reference; there is no reference sandbox.
   bool pytorch() const { return task_.pytorch.has_value(); }
+  // A KernelBench ModelNew file, run through a generated shim (run/compat_candidate.h).
+  bool compat() const { return compat_; }
+  Status LintCompat(const std::string& source);
   // The inputs of (seed, dist) with their expected outputs (and, when
   // `with64`, the float64 reference's): run by the reference on buffer slot
   // `set`, or read from the oracle.
@@ -254,6 +259,8 @@ class Run {
   double ref_seconds_max_ = 0;
   double ref32_worst_err_ = 0;
   std::vector<std::string> dist_names_;
+  bool compat_ = false;
+  std::optional<CompatRuntime> compat_runtime_;
   std::map<int, OracleSet> pool_;  // PyTorch tasks: the timing pool sets read so far
   uint64_t pool_seed_ = 0;
 };
@@ -302,6 +309,8 @@ constexpr double kUnreportedShare = 0.5;
 constexpr double kUnreportedPerLaunchSeconds = 10e-6;
 // Timed calls whose outputs are re-checked, at the least.
 constexpr int kMinTimedRechecks = 5;
+// How long a compat candidate may take to load: Python, torch, load_inline.
+constexpr int64_t kCompatStartMillis = 600000;
 // PyTorch tasks: value sets the oracle makes once per process for timing.
 constexpr uint64_t kTimingPoolSets = 6;
 // A device-wide synchronisation of an idle GPU takes a few microseconds.
@@ -323,6 +332,7 @@ Status Run::Lint(const std::filesystem::path& candidate) {
     return Status::Ok();
   }
   HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(candidate));
+  if (compat()) return LintCompat(source);
   LintOptions lo;
   lo.cuda = cuda();
   lo.allowed = opt_.lint_allow;
@@ -344,10 +354,39 @@ Status Run::Lint(const std::filesystem::path& candidate) {
   return Status::Ok();
 }
 
+// A compat candidate's static checks: it is a ModelNew file and, unless
+// library calls are allowed, it builds code of its own (KernelBench
+// generations that only call PyTorch are the classic non-answer). The C++
+// rules do not apply to Python; on a GPU the run-time launch checks do.
+Status Run::LintCompat(const std::string& source) {
+  CompatSourceInfo info = AnalyzeCompatSource(source);
+  if (!info.has_model_new) {
+    Decide(VerdictStatus::kCompileError,
+           "not a KernelBench ModelNew file: it defines no class ModelNew");
+    return Status::Ok();
+  }
+  if (!info.builds_extension && !LibraryAllowed()) {
+    std::string detail =
+        "launches no kernel of its own: ModelNew builds no extension (load_inline, "
+        "cpp_extension.load or Triton) and only calls PyTorch; allow rule 'library' to score it";
+    v_.checks.push_back({"lint", "source", false, detail});
+    Decide(VerdictStatus::kRejected, "lint: " + detail);
+    return Status::Ok();
+  }
+  std::string kernels;
+  for (const auto& k : info.kernels) kernels += (kernels.empty() ? "" : ", ") + k;
+  v_.checks.push_back(
+      {"lint", "source", true,
+       "compat candidate" + (kernels.empty() ? std::string(" (no CUDA kernel found in its source)")
+                                             : "; its kernels: " + kernels)});
+  return Status::Ok();
+}
+
 Status Run::Build(const std::filesystem::path& candidate, std::filesystem::path* ref_lib,
                   std::filesystem::path* cand_lib) {
   Progress("build");
-  Builder* builder = cuda() ? env_.cuda_builder : env_.builder;
+  // A compat candidate's shim is plain C++ whatever the backend.
+  Builder* builder = cuda() && !compat() ? env_.cuda_builder : env_.builder;
   if (!builder)
     return Status::Unavailable("the " + backend_ + " backend is not available here" +
                                (cuda() ? " (no GPU, or hone was built without CUDA)" : ""));
@@ -363,13 +402,25 @@ Status Run::Build(const std::filesystem::path& candidate, std::filesystem::path*
                              ref->log);
     *ref_lib = ref->library;
   }
-  auto cand = pool.Submit(candidate).get();
+  std::filesystem::path source = candidate;
+  if (compat()) {
+    HONE_ASSIGN_OR_RETURN(CompatRuntime rt,
+                          CompatRuntimeFromHello(env_.oracle->hello(), env_.oracle->python_dir()));
+    HONE_ASSIGN_OR_RETURN(source,
+                          WriteCompatShim(task_, candidate, rt, env_.scratch_root / "compat"));
+    compat_runtime_ = std::move(rt);
+  }
+  auto cand = pool.Submit(source).get();
   if (!cand.ok()) return cand.status();
   v_.build_cached = cand->cached;
   v_.build_seconds = cand->seconds;
   v_.build_log = cand->log;
   v_.build_resources = cand->resources;
   cand_kernels_ = cand->kernels;
+  if (compat()) {
+    HONE_ASSIGN_OR_RETURN(std::string text, ReadFile(candidate));
+    cand_kernels_ = AnalyzeCompatSource(text).kernels;
+  }
   if (!cand->ok) {
     Decide(VerdictStatus::kCompileError, "the candidate does not compile:\n" + cand->log);
     return Status::Ok();
@@ -445,6 +496,26 @@ Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
   SandboxConfig ref_config = config, cand_config = config;
   ref_config.library = ref_lib;
   cand_config.library = cand_lib;
+  if (compat()) {
+    cand_config.compat = true;
+    // Python, the compilers load_inline runs and torch use absolute paths
+    // into the scratch folder; as root the sandbox runs as 'nobody', who
+    // cannot pass through root's private home where the cache usually is.
+    if (geteuid() == 0) {
+      std::error_code ec;
+      std::filesystem::path root = std::filesystem::temp_directory_path(ec) / "hone-compat-scratch";
+      std::filesystem::create_directories(root, ec);
+      std::filesystem::permissions(root,
+                                   std::filesystem::perms::owner_all |
+                                       std::filesystem::perms::group_exec |
+                                       std::filesystem::perms::others_exec,
+                                   ec);
+      cand_config.scratch_root = root;
+    }
+    cand_config.extra_read_dirs = CompatReadDirs(*compat_runtime_);
+    cand_config.extra_env = CompatEnvironment(*compat_runtime_);
+    cand_config.limit_address_space = false;  // torch maps gigabytes it never touches
+  }
   if (cuda() && !cand_kernels_.empty()) {
     std::string list;
     for (const auto& k : cand_kernels_) list += (list.empty() ? "" : ",") + k;
@@ -457,7 +528,9 @@ Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
   }
   HONE_ASSIGN_OR_RETURN(cand_, SandboxProcess::Spawn(cand_config, *cand_arena_));
   CallOutcome ref_startup = ref_ ? ref_->AwaitReady(opt_.start_timeout) : CallOutcome{};
-  CallOutcome cand_startup = cand_->AwaitReady(opt_.start_timeout);
+  // A compat candidate starts Python and torch and may build its extension.
+  CallOutcome cand_startup = cand_->AwaitReady(
+      compat() ? std::max(opt_.start_timeout, Millis(kCompatStartMillis)) : opt_.start_timeout);
   if (!ref_startup.ok()) ref_.reset();
   if (!cand_startup.ok()) cand_.reset();
   if (!ref_ && !pytorch())
@@ -681,6 +754,14 @@ bool Run::CallCandidate(int set, uint32_t flags, const std::string& during, Call
   }
   if (!StoreHealthy()) return false;
   *out = cand_->Call(static_cast<uint32_t>(set), flags, last_call_timeout_);
+  if (compat() && out->ok() && out->rc == kCompatLoadFailed) {
+    const std::string& log = cand_->log();
+    Decide(VerdictStatus::kCompileError,
+           "the ModelNew file failed to load (its extension build or ModelNew's constructor); "
+           "its output ends:\n" +
+               log.substr(log.size() > 3000 ? log.size() - 3000 : 0));
+    return false;
+  }
   if (!out->ok() || out->rc != 0) {
     FailFromOutcome(*out, during);
     return false;
@@ -712,7 +793,8 @@ bool Run::CheckGpuCall(const CallOutcome& o, const std::string& during) {
   // Kernels the candidate's module does not define come from a library (or
   // from a graph, whose kernels CUPTI does not name): the work is not its own.
   uint32_t foreign = o.launches > o.own_launches ? o.launches - o.own_launches : 0;
-  if (foreign > 0 && !LibraryAllowed()) {
+  // KernelBench lets a ModelNew mix its kernels with PyTorch's.
+  if (foreign > 0 && !LibraryAllowed() && !compat()) {
     Decide(VerdictStatus::kRejected,
            std::to_string(foreign) + " launch(es) of kernels the candidate does not define " +
                during + " (" + std::to_string(o.own_launches) + " of its own" +
@@ -1210,6 +1292,10 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
     stage_start = now;
   };
   std::filesystem::path ref_lib, cand_lib;
+  if (compat() && !pytorch())
+    return Status::Invalid(candidate.string() +
+                           ": a ModelNew (.py) candidate needs a PyTorch task (.py), not " +
+                           task_.dir.string());
   if (pytorch()) {
     if (!env_.oracle)
       return Status::Internal("a PyTorch task needs the oracle (EvaluatorEnv::oracle)");
@@ -1292,6 +1378,7 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
   v.machine = backend == "cuda" ? env_.gpu : env_.machine;
   Run run(env_, task, options, progress, v);
   run.SetBackend(backend);
+  run.SetCompat(candidate.extension() == ".py");
   HONE_RETURN_IF_ERROR(run.Execute(candidate));
   v.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return v;

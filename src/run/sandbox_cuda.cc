@@ -3,11 +3,14 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cupti.h>
+#include <cxxabi.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -23,6 +26,48 @@ CUstream g_stream = nullptr;
 const std::set<std::string>* g_own_names = nullptr;
 std::mutex g_names_mu;
 std::set<std::string> g_seen_names;
+
+// A kernel's plain name: "_Z12relu_kernelPKfPfi" -> "relu_kernel",
+// "ns::k<float>(float*)" -> "k". Compat candidates name their own kernels
+// this way (hone reads them from the Python source, not from a build).
+std::string BaseName(const char* symbol) {
+  std::string s = symbol;
+  if (s.rfind("_Z", 0) == 0) {
+    int status = 0;
+    char* d = abi::__cxa_demangle(symbol, nullptr, nullptr, &status);
+    if (status == 0 && d) s = d;
+    std::free(d);
+  }
+  if (size_t paren = s.find('('); paren != std::string::npos) s.resize(paren);
+  while (!s.empty() && s.back() == '>') {  // trailing template arguments
+    int depth = 0;
+    size_t i = s.size();
+    while (i-- > 0) {
+      if (s[i] == '>') ++depth;
+      if (s[i] == '<' && --depth == 0) break;
+    }
+    if (i == std::string::npos || i == 0) break;
+    s.resize(i);
+  }
+  if (size_t colon = s.rfind("::"); colon != std::string::npos) s.erase(0, colon + 2);
+  if (size_t space = s.rfind(' '); space != std::string::npos) s.erase(0, space + 1);
+  return s;
+}
+
+// Whether a launched kernel is the candidate's: its exact symbol, or its
+// plain name (cached per symbol, which CUPTI keeps at a fixed address).
+bool IsOwn(const char* name) {
+  if (!name || !g_own_names) return false;
+  if (g_own_names->count(name)) return true;
+  static std::mutex mu;
+  static std::map<const char*, bool> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(name);
+  if (it != cache.end()) return it->second;
+  bool own = g_own_names->count(BaseName(name)) > 0;
+  cache.emplace(name, own);
+  return own;
+}
 
 void Seen(const char* name) {
   std::lock_guard<std::mutex> lock(g_names_mu);
@@ -103,7 +148,7 @@ void CUPTIAPI OnDriverApi(void*, CUpti_CallbackDomain, CUpti_CallbackId cbid, co
   ++g_launches;
   if (s != g_stream) ++g_side;
   const char* name = cb->symbolName;
-  if (name && g_own_names && g_own_names->count(name)) ++g_own;
+  if (IsOwn(name)) ++g_own;
   Seen(name);
 }
 

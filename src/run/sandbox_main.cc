@@ -44,6 +44,9 @@ struct Options {
   bool keep_user = false;           // --profile: an outside profiler must still reach the process
   std::string cuda_pci, arena_ipc;  // CUDA mode when cuda_pci is set
   std::vector<std::string> kernels;
+  // A compat candidate (run/compat_candidate.h): its library starts Python
+  // and may build an extension while it loads, so the filter comes after.
+  bool compat = false;
   bool cuda() const { return !cuda_pci.empty(); }
 };
 
@@ -121,6 +124,8 @@ bool ParseArgs(int argc, char** argv, Options& o) {
       o.read_dirs.push_back(next());
     else if (a == "--llc-bytes")
       o.llc_bytes = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--compat")
+      o.compat = true;
     else if (a == "--no-seccomp")
       o.seccomp = false;
     else if (a == "--no-landlock")
@@ -429,7 +434,7 @@ int main(int argc, char** argv) {
   if (!o.keep_user) sandbox::DropPrivileges(report);
   if (o.landlock) rules.Apply(report);
   sandbox::InstallViolationReporter(o.ctl_out);
-  if (o.seccomp) sandbox::InstallBaseFilter(report, o.cuda());
+  if (o.seccomp && !o.compat) sandbox::InstallBaseFilter(report, o.cuda());
 
   std::string path = "/proc/self/fd/" + std::to_string(o.library_fd);
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -446,7 +451,17 @@ int main(int argc, char** argv) {
               "the candidate does not export hone_forward (declare it with HONE_EXPORT)");
     return wire::kSetupFailedExitCode;
   }
-  if (o.seccomp) sandbox::InstallPostLoadFilter(report);
+  if (o.seccomp && o.compat) {
+    // Python and torch open files and map code as they go: the deny-list
+    // (no processes, network, tracing, privileges) applies, Landlock keeps
+    // files read-only, and the allow-list and post-load rules do not.
+    sandbox::InstallBaseFilter(report, /*cuda=*/true);
+    report.missing.push_back(
+        "compat candidate: the system-call allow-list, the no-open and W^X rules (Python and "
+        "torch need them; the deny-list and Landlock apply)");
+  } else if (o.seccomp) {
+    sandbox::InstallPostLoadFilter(report);
+  }
   if (tracking)
     report.features |= wire::kFeatureLaunchTracking;
   else if (o.cuda())

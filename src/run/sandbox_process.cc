@@ -79,7 +79,7 @@ struct Pipe {
     limit(RLIMIT_DATA, address_limit);
   }
   limit(RLIMIT_CPU, static_cast<rlim_t>(c.cpu_seconds));
-  limit(RLIMIT_NOFILE, 64);
+  limit(RLIMIT_NOFILE, c.compat ? 4096 : 64);
   limit(RLIMIT_FSIZE, 64ull << 20);
   // Threads count against RLIMIT_NPROC too, so it bounds rather than forbids;
   // seccomp forbids new processes outright.
@@ -186,6 +186,11 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Spawn(const SandboxConfi
     args.push_back("--read-dir");
     args.push_back(d);
   }
+  for (const auto& d : c.extra_read_dirs) {
+    args.push_back("--read-dir");
+    args.push_back(d);
+  }
+  if (c.compat) args.push_back("--compat");
   for (const auto& a : arena.SandboxArgs()) args.push_back(a);
   for (const auto& a : c.extra_args) args.push_back(a);
   if (!c.seccomp) args.push_back("--no-seccomp");
@@ -202,6 +207,17 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Spawn(const SandboxConfi
                                   // CUDA: load modules when the candidate is loaded (before
                                   // confinement) and never write a JIT cache.
                                   "CUDA_MODULE_LOADING=EAGER", "CUDA_CACHE_DISABLE=1"};
+  if (c.compat) {
+    // torch has hundreds of kernels modules; loading them all at once takes
+    // seconds and gigabytes. Python loads lazily anyway: it may open files.
+    for (auto& e : env)
+      if (e == "CUDA_MODULE_LOADING=EAGER") e = "CUDA_MODULE_LOADING=LAZY";
+    for (const auto& extra : c.extra_env) {
+      std::string key = extra.substr(0, extra.find('=') + 1);
+      std::erase_if(env, [&](const std::string& e) { return e.rfind(key, 0) == 0; });
+      env.push_back(extra);
+    }
+  }
   // The libraries hone itself was started with (a carried CUDA or toml++).
   if (const char* ld = std::getenv("LD_LIBRARY_PATH"); ld && *ld)
     env.push_back(std::string("LD_LIBRARY_PATH=") + ld);

@@ -160,7 +160,7 @@ Result<Task> OracleService::ToTask(const OracleProblem& p, const std::filesystem
   Task t;
   t.name = file.stem().string();
   t.category = "pytorch";
-  t.description = "PyTorch problem " + file.filename().string() + " (" + ShapesText(p) + ")";
+  t.description = "PyTorch problem " + file.filename().string() + " (KernelBench format)";
   t.dir = file.parent_path();
   t.reference = file;
   PyTorchInfo info;

@@ -111,6 +111,12 @@ class OracleService {
   Result<Baselines> TimeBaselines(const Task& task);
 
   const std::string& device() const { return device_; }
+  // The oracle's hello reply (its interpreter, torch, devices) and the folder
+  // of hone's Python files; empty when it is not running.
+  nlohmann::json hello() const { return client_ ? client_->hello() : nlohmann::json(); }
+  std::filesystem::path python_dir() const {
+    return client_ ? client_->script().parent_path() : std::filesystem::path();
+  }
   std::string torch_version() const;
   const OracleCost& cost() const { return cost_; }
 

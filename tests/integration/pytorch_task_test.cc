@@ -1,0 +1,262 @@
+// PyTorch-defined tasks on the CPU with Debian's torch: every project-written
+// KernelBench-format problem in tasks/pytorch/ and every candidate listed in
+// tasks/pytorch/expectations.txt (native .cpp and compat ModelNew files, right
+// and wrong) gets the verdict the file names, through one oracle whose
+// results are reused across candidates. Also: baselines in timed verdicts,
+// size scaling, folder loading with skips, and the CLI (`hone task show`,
+// `hone eval`). Skips, with the reason, where no python3 imports torch.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "task/oracle_service.h"
+#include "task/task_loader.h"
+#include "test_env.h"
+
+namespace hone {
+namespace {
+
+using namespace hone::testing;
+
+std::filesystem::path PyTorchDir() { return SourceDir() / "tasks/pytorch"; }
+
+// One line of tasks/pytorch/expectations.txt:
+//   <problem-stem> <candidate path under candidates/> <status> [allow=library]
+struct PyTorchExpectation {
+  std::string problem, candidate, status;
+  bool allow_library = false;
+  int line = 0;
+};
+
+void PrintTo(const PyTorchExpectation& e, std::ostream* os) {
+  *os << e.candidate << (e.allow_library ? " (allow=library)" : "") << " -> " << e.status;
+}
+
+std::vector<PyTorchExpectation> LoadPyTorchExpectations(const std::string& name) {
+  std::ifstream in(PyTorchDir() / name);
+  std::vector<PyTorchExpectation> out;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    PyTorchExpectation e;
+    e.line = number;
+    ls >> e.problem >> e.candidate >> e.status;
+    for (std::string opt; ls >> opt;) {
+      if (opt == "allow=library")
+        e.allow_library = true;
+      else
+        ADD_FAILURE() << name << ":" << number << ": unknown option '" << opt << "'";
+    }
+    out.push_back(e);
+  }
+  return out;
+}
+
+OracleOptions TestOracleOptions() {
+  OracleOptions o;
+  if (const char* e = std::getenv("HONE_SOURCE_DIR"); e && *e)
+    o.script = SourceDir() / "python" / "hone_oracle.py";
+  return o;
+}
+
+// One oracle and one evaluator for the whole program.
+struct Shared {
+  TestEvaluator base;
+  std::unique_ptr<OracleService> oracle;
+  std::unique_ptr<Evaluator> evaluator;
+  std::string unavailable;  // why the oracle could not start
+  std::map<std::string, Task> tasks;
+};
+
+Shared& Env() {
+  static Shared* s = [] {
+    auto* s = new Shared{TestEvaluator::Make(), nullptr, nullptr, "", {}};
+    auto oracle = OracleService::Start("cpu", TestOracleOptions());
+    if (!oracle.ok()) {
+      s->unavailable = oracle.status().message();
+      if (oracle.status().code() != StatusCode::kUnavailable)
+        ADD_FAILURE() << "oracle did not start: " << s->unavailable;
+      return s;
+    }
+    s->oracle = std::move(*oracle);
+    EvaluatorEnv env = s->base.evaluator->env();
+    env.oracle = s->oracle.get();
+    s->evaluator = std::make_unique<Evaluator>(env);
+    return s;
+  }();
+  return *s;
+}
+
+#define SKIP_WITHOUT_ORACLE()                                                       \
+  do {                                                                              \
+    if (!Env().oracle) GTEST_SKIP() << "oracle unavailable: " << Env().unavailable; \
+  } while (0)
+
+const Task& TaskNamed(const std::string& problem) {
+  auto it = Env().tasks.find(problem);
+  if (it != Env().tasks.end()) return it->second;
+  auto task = Env().oracle->Load(PyTorchDir() / (problem + ".py"), {});
+  EXPECT_TRUE(task.ok()) << problem << ": " << task.status().message();
+  if (!task.ok()) std::abort();
+  return Env().tasks.emplace(problem, std::move(*task)).first->second;
+}
+
+class PyTorchCandidateTest : public ::testing::TestWithParam<PyTorchExpectation> {};
+
+TEST_P(PyTorchCandidateTest, GetsTheExpectedVerdict) {
+  SKIP_WITHOUT_ORACLE();
+  const PyTorchExpectation& e = GetParam();
+  const Task& task = TaskNamed(e.problem);
+  EvalOptions o = VerifyOnly();
+  if (e.allow_library) o.lint_allow.insert("library");
+  o.backend = "cpu";
+  auto v = Env().evaluator->Evaluate(task, PyTorchDir() / "candidates" / e.candidate, o);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  std::cout << "[pytorch] " << e.candidate << (e.allow_library ? " (allow=library)" : "") << ": "
+            << StatusName(v->status) << ": " << v->reason.substr(0, 160) << "\n";
+  EXPECT_EQ(std::string(StatusName(v->status)), e.status)
+      << "expectations.txt:" << e.line << ": " << v->reason << "\noutput:\n"
+      << v->output_head.substr(0, 3000);
+  if (e.status == "rejected" && e.candidate.find("compat_torch.py") != std::string::npos)
+    EXPECT_NE(v->reason.find("no kernel of its own"), std::string::npos) << v->reason;
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, PyTorchCandidateTest,
+                         ::testing::ValuesIn(LoadPyTorchExpectations("expectations.txt")),
+                         [](const ::testing::TestParamInfo<PyTorchExpectation>& info) {
+                           std::string n = info.param.candidate + "_" + info.param.status +
+                                           (info.param.allow_library ? "_library" : "");
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+TEST(PyTorchTaskTest, ContractIsForwardArgumentsThenStateDict) {
+  SKIP_WITHOUT_ORACLE();
+  const Task& conv = TaskNamed("conv2d");
+  ASSERT_TRUE(conv.pytorch);
+  EXPECT_EQ(conv.pytorch->num_forward_args, 1);
+  ASSERT_EQ(conv.inputs.size(), 3u);
+  EXPECT_EQ(conv.inputs[1].name, "conv.weight");
+  EXPECT_EQ(conv.pytorch->input_kinds[1], "parameter");
+  const Task& buffer = TaskNamed("buffer_affine");
+  EXPECT_EQ(buffer.pytorch->input_kinds.back(), "buffer");
+  const Task& number = TaskNamed("scale_by_number");
+  EXPECT_EQ(number.pytorch->python_types[1], "float");
+  EXPECT_EQ(number.pytorch->python_values[1], "0.5");
+  EXPECT_EQ(TaskNamed("tuple_output").outputs.size(), 2u);
+}
+
+TEST(PyTorchTaskTest, TimedVerdictCarriesTheBaselines) {
+  SKIP_WITHOUT_ORACLE();
+  const Task& task = TaskNamed("softmax");
+  EvalOptions o;
+  o.timing.budget_seconds = 0.3;
+  o.timing.warmup_seconds = 0.02;
+  o.backend = "cpu";
+  auto v = Env().evaluator->Evaluate(task, PyTorchDir() / "candidates/softmax/right.cpp", o);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
+  EXPECT_EQ(v->baseline, "torch eager");
+  ASSERT_TRUE(v->reference_time && v->candidate_time);
+  EXPECT_GT(v->reference_time->summary.median, 0);
+  EXPECT_NEAR(v->speedup, v->reference_time->summary.median / v->candidate_time->summary.median,
+              1e-9);
+  // Debian's torch 1.13 has no torch.compile; a newer one gives a timing.
+  EXPECT_TRUE(v->compile_time.has_value() || !v->compile_unavailable.empty());
+  EXPECT_FALSE(v->shapes.empty());
+  EXPECT_GT(v->sol_seconds, 0);  // the footprint in bytes over the machine's bandwidth
+}
+
+TEST(PyTorchTaskTest, OracleResultsAreReusedAcrossCandidates) {
+  SKIP_WITHOUT_ORACLE();
+  const Task& task = TaskNamed("row_sum");
+  auto eval = [&](const char* file) {
+    EvalOptions o = VerifyOnly();
+    o.backend = "cpu";
+    auto v = Env().evaluator->Evaluate(task, PyTorchDir() / "candidates/row_sum" / file, o);
+    ASSERT_TRUE(v.ok()) << v.status().message();
+  };
+  eval("right.cpp");
+  int generated = Env().oracle->cost().generated;
+  int reused = Env().oracle->cost().reused;
+  eval("wrong.cpp");
+  eval("right.cpp");
+  EXPECT_EQ(Env().oracle->cost().generated, generated) << "the oracle ran again for a candidate";
+  EXPECT_GT(Env().oracle->cost().reused, reused);
+}
+
+TEST(PyTorchTaskTest, ShapeScaleChangesSizesBeforeTheModuleRuns) {
+  SKIP_WITHOUT_ORACLE();
+  SizePolicy half;
+  half.shape_scale = 0.5;
+  auto task = Env().oracle->Load(PyTorchDir() / "softmax.py", half);
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  EXPECT_NE(task->pytorch->shapes.find("(of "), std::string::npos) << task->pytorch->shapes;
+  EXPECT_NE(task->hash, TaskNamed("softmax").hash);
+  EvalOptions o = VerifyOnly();
+  o.backend = "cpu";
+  auto v = Env().evaluator->Evaluate(*task, PyTorchDir() / "candidates/softmax/right.cpp", o);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
+  EXPECT_EQ(v->shapes.rfind(task->pytorch->shapes, 0), 0u) << v->shapes;
+}
+
+TEST(PyTorchTaskTest, FolderLoadsEveryProblemAndSkipsWhatCannotRun) {
+  SKIP_WITHOUT_ORACLE();
+  auto ours = Env().oracle->LoadFolder(PyTorchDir(), {});
+  ASSERT_TRUE(ours.ok()) << ours.status().message();
+  EXPECT_EQ(ours->size(), 8u);  // _check_candidates.py is not a problem
+  for (const auto& e : *ours) EXPECT_TRUE(e.task) << e.file << ": " << e.reason;
+  auto mixed = Env().oracle->LoadFolder(SourceDir() / "python/tests/problems", {});
+  ASSERT_TRUE(mixed.ok()) << mixed.status().message();
+  std::map<std::string, const FolderEntry*> by;
+  for (const auto& e : *mixed) by[e.file.filename().string()] = &e;
+  ASSERT_TRUE(by.count("missing_package.py"));
+  EXPECT_TRUE(by["missing_package.py"]->skipped);
+  EXPECT_NE(by["missing_package.py"]->reason.find("missing package"), std::string::npos);
+  ASSERT_TRUE(by.count("broken.py"));
+  EXPECT_FALSE(by["broken.py"]->skipped);
+  EXPECT_NE(by["broken.py"]->reason.find("broken.py:"), std::string::npos)
+      << by["broken.py"]->reason;
+  ASSERT_TRUE(by.count("relu.py"));
+  EXPECT_TRUE(by["relu.py"]->task);
+}
+
+TEST(PyTorchTaskTest, CompatCandidateNeedsAPyTorchTask) {
+  SKIP_WITHOUT_ORACLE();
+  auto native = LoadNativeTask(SourceDir() / "tests/integration/fixture_add");
+  ASSERT_TRUE(native.ok()) << native.status().message();
+  EvalOptions o = VerifyOnly();
+  o.backend = "cpu";
+  auto v = Env().evaluator->Evaluate(
+      *native, PyTorchDir() / "candidates/elementwise_relu_scale/compat_torch.py", o);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(v.status().message().find("needs a PyTorch task"), std::string::npos);
+}
+
+TEST(PyTorchTaskTest, CommandLineShowsTheContractAndEvaluates) {
+  SKIP_WITHOUT_ORACLE();
+  CommandResult show = RunHone({"task", "show", (PyTorchDir() / "conv2d.py").string()});
+  ASSERT_EQ(show.exit_code, 0) << show.output;
+  EXPECT_NE(show.output.find("conv.weight"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("state_dict parameter"), std::string::npos) << show.output;
+  CommandResult eval =
+      RunHone({"eval", "--no-time", "--json", (PyTorchDir() / "scale_by_number.py").string(),
+               (PyTorchDir() / "candidates/scale_by_number/right.cpp").string()});
+  ASSERT_EQ(eval.exit_code, 0) << eval.output;
+  EXPECT_NE(eval.output.find("\"status\": \"passed\""), std::string::npos) << eval.output;
+  CommandResult bad = RunHone({"eval", "--shape-scale", "3", (PyTorchDir() / "softmax.py").string(),
+                               (PyTorchDir() / "candidates/softmax/right.cpp").string()});
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--shape-scale"), std::string::npos) << bad.output;
+}
+
+}  // namespace
+}  // namespace hone
