@@ -143,6 +143,8 @@ Result<CompatRuntime> CompatRuntimeFromHello(const json& hello,
   rt.torch_dir = r.value("torch_dir", "");
   for (const auto& p : r.value("sys_path", json::array()))
     if (p.is_string()) rt.sys_path.push_back(p.get<std::string>());
+  if (std::string exe = hello.value("executable", ""); !exe.empty())
+    rt.bin_dir = std::filesystem::path(exe).parent_path().string();
   rt.runner = python_dir / "hone_compat.py";
   std::error_code ec;
   if (!std::filesystem::is_regular_file(rt.runner, ec))
@@ -233,7 +235,9 @@ std::vector<std::string> CompatEnvironment(const CompatRuntime& rt) {
   std::string path;
   for (const auto& p : rt.sys_path) path += (path.empty() ? "" : ":") + p;
   return {"PYTHONHOME=" + rt.home, "PYTHONPATH=" + path, "PYTHONNOUSERSITE=1",
-          "PYTHONDONTWRITEBYTECODE=1", "PATH=/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin"};
+          "PYTHONDONTWRITEBYTECODE=1",
+          "PATH=" + (rt.bin_dir.empty() ? "" : rt.bin_dir + ":") +
+              "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin"};
 }
 
 }  // namespace hone

@@ -35,6 +35,7 @@ struct CompatRuntime {
   std::string home;       // PYTHONHOME: sys.base_prefix
   std::vector<std::string> sys_path;
   std::string torch_dir;
+  std::string bin_dir;           // the interpreter's folder: a venv keeps ninja there
   std::filesystem::path runner;  // hone_compat.py
 };
 

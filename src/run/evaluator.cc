@@ -311,6 +311,8 @@ constexpr double kUnreportedPerLaunchSeconds = 10e-6;
 constexpr int kMinTimedRechecks = 5;
 // How long a compat candidate may take to load: Python, torch, load_inline.
 constexpr int64_t kCompatStartMillis = 600000;
+// A compat candidate's data-segment limit at the least (its build included).
+constexpr size_t kCompatMemoryBytes = size_t{16} << 30;
 // PyTorch tasks: value sets the oracle makes once per process for timing.
 constexpr uint64_t kTimingPoolSets = 6;
 // A device-wide synchronisation of an idle GPU takes a few microseconds.
@@ -515,6 +517,10 @@ Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
     cand_config.extra_read_dirs = CompatReadDirs(*compat_runtime_);
     cand_config.extra_env = CompatEnvironment(*compat_runtime_);
     cand_config.limit_address_space = false;  // torch maps gigabytes it never touches
+    // load_inline's compilers run under the sandbox's limits too, and nvcc
+    // compiling torch's headers needs several gigabytes.
+    cand_config.memory_limit_bytes =
+        std::max<size_t>(cand_config.memory_limit_bytes, kCompatMemoryBytes);
   }
   if (cuda() && !cand_kernels_.empty()) {
     std::string list;

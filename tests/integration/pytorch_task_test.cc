@@ -136,6 +136,42 @@ INSTANTIATE_TEST_SUITE_P(Catalogue, PyTorchCandidateTest,
                            return n;
                          });
 
+// The compat part of the adversarial catalogue (tests/adversarial/compat/):
+// ModelNew files that cheat or break rules, with the verdicts
+// tests/adversarial/compat_expectations.txt names. Timed, so that work moved
+// out of calls and caches meet the timing checks too.
+class CompatCatalogueTest : public ::testing::TestWithParam<Expectation> {};
+
+TEST_P(CompatCatalogueTest, GetsTheExpectedVerdict) {
+  SKIP_WITHOUT_ORACLE();
+  const Expectation& e = GetParam();
+  const Task& task = TaskNamed(e.task.empty() ? "elementwise_relu_scale" : e.task);
+  EvalOptions o;
+  o.timing.budget_seconds = 0.3;
+  o.timing.warmup_seconds = 0.02;
+  o.lint_allow = e.allow;
+  o.backend = "cpu";
+  auto v = Env().evaluator->Evaluate(task, SourceDir() / "tests/adversarial/compat" / e.file, o);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  std::cout << "[verdict] compat/" << e.file << ": " << StatusName(v->status) << ": "
+            << v->reason.substr(0, 200) << "\n";
+  EXPECT_EQ(std::string(StatusName(v->status)), e.status)
+      << "compat_expectations.txt:" << e.line << ": " << v->reason << "\noutput:\n"
+      << v->output_head.substr(0, 2000);
+  EXPECT_TRUE(ReasonMatches(v->reason, e.reason))
+      << "reason '" << v->reason << "' does not mention '" << e.reason << "'";
+}
+
+INSTANTIATE_TEST_SUITE_P(Compat, CompatCatalogueTest,
+                         ::testing::ValuesIn(LoadExpectations(
+                             SourceDir() / "tests/adversarial/compat_expectations.txt")),
+                         [](const ::testing::TestParamInfo<Expectation>& info) {
+                           std::string n = info.param.file;
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
 TEST(PyTorchTaskTest, ContractIsForwardArgumentsThenStateDict) {
   SKIP_WITHOUT_ORACLE();
   const Task& conv = TaskNamed("conv2d");

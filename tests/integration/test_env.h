@@ -2,16 +2,17 @@
 // the sandbox built beside the tests, and an Evaluator over them.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "build/compiler_builder.h"
 #include "core/fs.h"
@@ -83,12 +84,14 @@ inline CommandResult RunHone(std::vector<std::string> args) {
 //                    same verdict as with lint.
 //   max_speedup=X    the verdict must be passed with a speedup of at most X: a hack
 //                    the protocol neutralises (it cannot make its timing faster)
+//   allow=RULE       evaluate with lint rule RULE allowed (compat catalogue)
 struct Expectation {
   std::string file, status, reason;
   bool timed = false;
-  std::string task;  // empty: tests/integration/fixture_add
+  std::string task;                            // empty: tests/integration/fixture_add
   std::string dynamic_status, dynamic_reason;  // empty: as status and reason
   double max_speedup = 0;                      // 0: not checked
+  std::set<std::string> allow;                 // allow=RULE: lint rules allowed
   int line = 0;                                // in the expectations file
 };
 
@@ -123,6 +126,8 @@ inline std::vector<Expectation> LoadExpectations(const std::filesystem::path& fi
         size_t colon = v.find(':');
         e.dynamic_status = v.substr(0, colon);
         e.dynamic_reason = colon == std::string::npos ? "-" : v.substr(colon + 1);
+      } else if (opt.rfind("allow=", 0) == 0) {
+        e.allow.insert(opt.substr(6));
       } else if (opt.rfind("max_speedup=", 0) == 0) {
         e.max_speedup = std::stod(opt.substr(12));
       } else {
