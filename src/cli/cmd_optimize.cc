@@ -84,7 +84,11 @@ int RunOptimize(OptimizeArgs a) {
   if (Status st = Validate(a); !st.ok()) return ReportError(st);
   auto eval = ToEvalOptions(a.flags);
   if (!eval.ok()) return ReportError(eval.status());
-  auto task = LoadNativeTask(a.task);
+  auto sizes = ToSizePolicy(a.flags);
+  if (!sizes.ok()) return ReportError(sizes.status());
+  auto ctx = MakeEvalContext(a.backend == "cuda", a.flags.device);
+  if (!ctx.ok()) return ReportError(ctx.status());
+  auto task = LoadTask(**ctx, a.task, a.backend, *sizes);
   if (!task.ok()) return ReportError(task.status());
   auto model = ParseModelSpec(a.model, a.base_url);
   if (!model.ok()) return ReportError(model.status().With("--model: "));
@@ -104,8 +108,6 @@ int RunOptimize(OptimizeArgs a) {
   }
   auto prompts = PromptBuilder::Load(prompts_dir, *include_dir);
   if (!prompts.ok()) return ReportError(prompts.status());
-  auto ctx = MakeEvalContext(a.backend == "cuda", a.flags.device);
-  if (!ctx.ok()) return ReportError(ctx.status());
   Evaluator evaluator((*ctx)->env);
 
   RetryPolicy retry;
@@ -163,7 +165,9 @@ Command RegisterOptimize(CLI::App& app) {
   auto a = std::make_shared<OptimizeArgs>();
   CLI::App* sub = app.add_subcommand(
       "optimize", "Search with an LLM for the fastest kernel that passes the verifier");
-  sub->add_option("task", a->task, "Native task folder (with task.toml)")->required();
+  sub->add_option("task", a->task,
+                  "Native task folder (with task.toml) or PyTorch problem file (.py)")
+      ->required();
   sub->add_option("--model", a->model,
                   "provider:model, e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5, "
                   "vllm:Qwen/Qwen3-32B")

@@ -73,7 +73,60 @@ Result<Task> LoadForShow(const TaskArgs& a, std::unique_ptr<OracleService>* orac
   return (*oracle)->Load(a.task, sizes);
 }
 
+bool IsPyTorchFolder(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec) || IsNativeTaskDir(path)) return false;
+  for (const auto& e : std::filesystem::directory_iterator(path, ec))
+    if (IsPyTorchTaskFile(e.path())) return true;
+  return false;
+}
+
+// A folder of PyTorch problems (a KernelBench level): one line per file,
+// loaded, skipped or failed, with the reason; exit 0 whatever each is.
+int RunFolderShow(const TaskArgs& a) {
+  auto sizes = ToSizePolicy(a.flags);
+  if (!sizes.ok()) return ReportError(sizes.status());
+  auto oracle = OracleService::Start("cpu");
+  if (!oracle.ok()) return ReportError(oracle.status());
+  auto entries = (*oracle)->LoadFolder(a.task, *sizes);
+  if (!entries.ok()) return ReportError(entries.status());
+  nlohmann::json list = nlohmann::json::array();
+  int loaded = 0, skipped = 0, failed = 0;
+  for (const auto& e : *entries) {
+    std::string status = e.task ? "loaded" : e.skipped ? "skipped" : "failed";
+    (e.task ? loaded : e.skipped ? skipped : failed)++;
+    nlohmann::json j = {{"file", e.file.string()}, {"status", status}};
+    if (e.task) {
+      j["inputs"] = e.task->inputs.size();
+      j["outputs"] = e.task->outputs.size();
+      j["shapes"] = e.task->pytorch->shapes;
+    } else {
+      j["reason"] = e.reason;
+    }
+    list.push_back(j);
+    if (!a.out.json)
+      std::cout << fmt::format("{:<40} {:<8} {}\n", e.file.filename().string(), status,
+                               e.task
+                                   ? fmt::format("{} inputs, {} outputs; {}", e.task->inputs.size(),
+                                                 e.task->outputs.size(), e.task->pytorch->shapes)
+                                   : e.reason);
+  }
+  if (a.out.json) {
+    std::cout << nlohmann::json{{"folder", a.task},
+                                {"problems", list},
+                                {"loaded", loaded},
+                                {"skipped", skipped},
+                                {"failed", failed}}
+                     .dump(2)
+              << "\n";
+  } else {
+    std::cout << fmt::format("{} loaded, {} skipped, {} failed\n", loaded, skipped, failed);
+  }
+  return kExitOk;
+}
+
 int RunTaskShow(const TaskArgs& a) {
+  if (IsPyTorchFolder(a.task)) return RunFolderShow(a);
   std::unique_ptr<OracleService> oracle;
   auto task = LoadForShow(a, &oracle);
   if (!task.ok()) return ReportError(task.status());
@@ -103,7 +156,8 @@ Command RegisterTask(CLI::App& app) {
   CLI::App* task = app.add_subcommand("task", "Inspect tasks");
   task->require_subcommand(1);
   CLI::App* show = task->add_subcommand("show", "Print a task's inputs, outputs and cases");
-  show->add_option("task", args->task, "Native task folder or PyTorch problem file (.py)")
+  show->add_option("task", args->task,
+                   "Native task folder, PyTorch problem file (.py) or a folder of them")
       ->required();
   show->add_option("--shape-scale", args->flags.shape_scale,
                    "PyTorch tasks: multiply module-level integer sizes by this factor in (0, 1]");

@@ -1172,9 +1172,10 @@ Status Run::Time() {
   bounds.launches = launches.empty() ? 0 : Summarize(launches).median;
   if (!CheckReportedTimes(ref, cand, bounds)) return Status::Ok();
   v_.candidate_time = cand;
-  if (pytorch()) {
-    HONE_RETURN_IF_ERROR(SetBaselines());
-  } else {
+  // A PyTorch task's baselines come from the oracle after the last check
+  // (ExecuteSteps): timing them here would give work the candidate left
+  // running time to finish unobserved, and would compete with it.
+  if (!pytorch()) {
     v_.reference_time = ref;
     if (cand.summary.median > 0) v_.speedup = ref.summary.median / cand.summary.median;
   }
@@ -1336,6 +1337,10 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
   if (opt_.time) HONE_RETURN_IF_ERROR(Time());
   if (opt_.time) stage_done("time");
   if (!decided_) CheckNoWorkAfterReturn();
+  if (!decided_ && pytorch() && v_.candidate_time) {
+    HONE_RETURN_IF_ERROR(SetBaselines());
+    stage_done("baselines");
+  }
   if (!decided_) {
     v_.status = VerdictStatus::kPassed;
     v_.reason = "correct on " + std::to_string(cases_.size()) + " shape case(s) x " +

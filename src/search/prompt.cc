@@ -296,6 +296,12 @@ std::string PromptBuilder::Context(const Task& task, const std::string& backend,
   values["task_name"] = task.name;
   values["task_category"] = task.category.empty() ? "uncategorised" : task.category;
   values["task_description"] = task.description;
+  if (task.pytorch)
+    values["task_description"] +=
+        "\n\nThe operator, as PyTorch: your kernel computes Model.forward on the sizes listed "
+        "below (module-level sizes may have been scaled), with the model's parameters and "
+        "buffers passed as inputs after the forward arguments:\n```python\n" +
+        TrimRight(task.pytorch->source) + "\n```";
   values["arguments"] = TrimRight(ContractArgumentsText(task));
   values["cases"] = TrimRight(CasesText(task, backend));
   values["tolerances"] = TrimRight(ToleranceText(task));

@@ -171,6 +171,7 @@ Result<Task> OracleService::ToTask(const OracleProblem& p, const std::filesystem
   info.scale = p.scale;
   info.policy = p.policy;
   info.shapes = ShapesText(p);
+  if (auto text = ReadFile(file); text.ok()) info.source = std::move(*text);
   info.model_seed = p.model_seed;
   const json& inputs = p.reply.at("inputs");
   for (size_t i = 0; i < p.inputs.size(); ++i) {

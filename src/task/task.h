@@ -46,6 +46,7 @@ struct PyTorchInfo {
   double scale = 1;          // module-level sizes multiplied by this before the module ran
   std::string policy;        // the named size policy that chose `scale`; empty: none
   std::string shapes;        // the sizes it ran with: "batch_size=4 (of 16), dim=1025"
+  std::string source;        // the problem file's text, for prompts
   int num_forward_args = 0;  // inputs [0, n) are forward arguments, the rest state_dict()
   std::vector<std::string> input_kinds;    // per input: forward_arg, parameter, buffer
   std::vector<std::string> python_types;   // per input: "float", "int", "bool" or ""

@@ -13,6 +13,7 @@
 #include <memory>
 #include <sstream>
 
+#include "search/prompt.h"
 #include "task/oracle_service.h"
 #include "task/task_loader.h"
 #include "test_env.h"
@@ -275,6 +276,27 @@ TEST(PyTorchTaskTest, CompatCandidateNeedsAPyTorchTask) {
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(v.status().message().find("needs a PyTorch task"), std::string::npos);
+}
+
+TEST(PyTorchTaskTest, PromptShowsThePyTorchSourceAndTheContract) {
+  SKIP_WITHOUT_ORACLE();
+  auto prompts = PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include");
+  ASSERT_TRUE(prompts.ok()) << prompts.status().message();
+  std::string context =
+      prompts->FirstTurn(TaskNamed("conv2d"), "cpu", Env().base.evaluator->env().machine);
+  EXPECT_NE(context.find("class Model(nn.Module)"), std::string::npos) << context;
+  EXPECT_NE(context.find("inputs[1] conv.weight"), std::string::npos) << context;
+  EXPECT_NE(context.find("state_dict parameter"), std::string::npos) << context;
+}
+
+TEST(PyTorchTaskTest, TaskShowListsAFolderWithSkips) {
+  SKIP_WITHOUT_ORACLE();
+  CommandResult r =
+      RunHone({"task", "show", "--json", (SourceDir() / "python/tests/problems").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"skipped\""), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("missing package"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\"loaded\""), std::string::npos) << r.output;
 }
 
 TEST(PyTorchTaskTest, CommandLineShowsTheContractAndEvaluates) {
