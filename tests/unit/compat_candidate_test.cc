@@ -1,0 +1,101 @@
+// What hone reads from a compat (KernelBench ModelNew) candidate without
+// running it, the runtime it takes from the oracle's hello, and the shim it
+// writes.
+#include "run/compat_candidate.h"
+
+#include <gtest/gtest.h>
+
+#include "core/fs.h"
+
+namespace hone {
+namespace {
+
+TEST(CompatSourceTest, FindsModelNewExtensionBuildsAndKernelNames) {
+  CompatSourceInfo info = AnalyzeCompatSource(R"PY(
+from torch.utils.cpp_extension import load_inline
+src = r"""
+template <int N> __global__ void __launch_bounds__(256)
+tiled_kernel(const float* x) {}
+__global__ void plain(float* y, int n) {}
+"""
+mod = load_inline(name="m", cpp_sources="", cuda_sources=src, functions=["f"])
+class ModelNew(nn.Module):
+    pass
+)PY");
+  EXPECT_TRUE(info.has_model_new);
+  EXPECT_TRUE(info.builds_extension);
+  EXPECT_EQ(info.kernels, (std::vector<std::string>{"tiled_kernel", "plain"}));
+}
+
+TEST(CompatSourceTest, PlainPyTorchBuildsNothing) {
+  CompatSourceInfo info = AnalyzeCompatSource(
+      "import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
+      "        return torch.relu(x)  # no load_inline here\n");
+  EXPECT_TRUE(info.has_model_new);
+  EXPECT_FALSE(info.builds_extension);
+  EXPECT_TRUE(info.kernels.empty());
+  EXPECT_FALSE(AnalyzeCompatSource("class Model(nn.Module): pass").has_model_new);
+}
+
+TEST(CompatSourceTest, TritonKernelsCount) {
+  CompatSourceInfo info = AnalyzeCompatSource(
+      "import triton\n@triton.jit\ndef add_kernel(x_ptr, n):\n    pass\n"
+      "class ModelNew: pass\n");
+  EXPECT_TRUE(info.builds_extension);
+  EXPECT_EQ(info.kernels, (std::vector<std::string>{"add_kernel"}));
+}
+
+TEST(CompatRuntimeTest, NeedsASharedLibpython) {
+  auto dir = MakeTempDir("/tmp", "compat-test").value();
+  ASSERT_TRUE(WriteFileAtomic(dir / "hone_compat.py", "x = 1\n").ok());
+  nlohmann::json hello = {
+      {"executable", "/opt/venv/bin/python3"},
+      {"runtime",
+       {{"libpython", nullptr}, {"base_prefix", "/usr"}, {"sys_path", {"/usr/lib/python3.11"}}}}};
+  auto none = CompatRuntimeFromHello(hello, dir);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(none.status().message().find("libpython"), std::string::npos);
+  hello["runtime"]["libpython"] = "/usr/lib/libpython3.11.so.1.0";
+  auto rt = CompatRuntimeFromHello(hello, dir);
+  ASSERT_TRUE(rt.ok()) << rt.status().message();
+  EXPECT_EQ(rt->home, "/usr");
+  EXPECT_EQ(rt->bin_dir, "/opt/venv/bin");
+  std::vector<std::string> env = CompatEnvironment(*rt);
+  EXPECT_NE(std::find(env.begin(), env.end(), "PYTHONHOME=/usr"), env.end());
+  bool venv_first = false;
+  for (const auto& e : env) venv_first |= e.rfind("PATH=/opt/venv/bin:", 0) == 0;
+  EXPECT_TRUE(venv_first) << "a venv keeps ninja beside its python";
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CompatShimTest, NeedsAPyTorchTaskAndIsDeterministic) {
+  auto dir = MakeTempDir("/tmp", "compat-shim").value();
+  ASSERT_TRUE(WriteFileAtomic(dir / "hone_compat.py", "def hone_compat_load(c): return 0\n").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "problem.py", "class Model: pass\n").ok());
+  ASSERT_TRUE(
+      WriteFileAtomic(dir / "cand.py", "x = ')\"SHIM\" \\\\'\nclass ModelNew: pass\n").ok());
+  CompatRuntime rt;
+  rt.libpython = "/usr/lib/libpython3.so";
+  rt.runner = dir / "hone_compat.py";
+  Task native;
+  native.dir = dir;
+  EXPECT_FALSE(WriteCompatShim(native, dir / "cand.py", rt, dir / "out").ok());
+  Task t;
+  t.cases.push_back({});
+  t.pytorch = PyTorchInfo{};
+  t.pytorch->file = dir / "problem.py";
+  t.pytorch->device = "cpu";
+  auto a = WriteCompatShim(t, dir / "cand.py", rt, dir / "out");
+  auto b = WriteCompatShim(t, dir / "cand.py", rt, dir / "out");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(*a, *b);
+  std::string text = ReadFile(*a).value();
+  EXPECT_NE(text.find("hone_forward"), std::string::npos);
+  EXPECT_EQ(text.find("class ModelNew"), std::string::npos) << "sources are embedded as bytes";
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace hone
