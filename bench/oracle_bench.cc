@@ -87,7 +87,8 @@ int main(int argc, char** argv) {
   for (int s = 1; s <= 3; ++s)
     for (int d = 0; d < task->num_distributions; ++d) keys.push_back({s, d});
   for (int k = 0; k < 4; ++k) keys.push_back({1000 + k, 0});
-  for (int k = 0; k < 6; ++k) keys.push_back({(int64_t{1} << 40) + k, 0});
+  for (int k = 0; k < 6; ++k)  // odd pool sets come from the "scaled" distribution
+    keys.push_back({(int64_t{1} << 40) + k, k % 2 == 1 && task->num_distributions > 1 ? 1 : 0});
   nlohmann::json pass_rows = nlohmann::json::array();
   for (int p = 0; p < passes; ++p) {
     int generated = (*oracle)->cost().generated;

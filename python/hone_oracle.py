@@ -35,6 +35,8 @@ import types
 ORACLE_PROTOCOL_VERSION = 1
 EXIT_NO_TORCH = 3
 MODEL_SEED = 0  # default seed the model (and get_init_inputs) is built under
+# Baselines timed under an older protocol are not reused from the cache.
+BASELINE_PROTOCOL = 2  # 2: CUDA calls queued behind a hold, as hone times candidates
 
 torch = None  # imported in main() so that --check can report its absence
 
@@ -579,11 +581,15 @@ def time_callable(fn, device, warmup_s, min_reps, max_reps, budget_s, target_rse
     else:
         flush = torch.empty(2 * _llc_bytes() // 4, dtype=torch.float32)
     warm_calls, t_end = 0, time.perf_counter() + warmup_s
+    dispatch_s = 0.0  # the host's time to queue one call
     while warm_calls < 2 or time.perf_counter() < t_end:
+        t0 = time.perf_counter()
         fn()
+        dispatch_s = max(dispatch_s, time.perf_counter() - t0)
         warm_calls += 1
         if cuda:
             torch.cuda.synchronize()
+    hold_cycles = _hold_cycles(device, dispatch_s) if cuda else 0
     samples, t_end = [], time.perf_counter() + budget_s
     while len(samples) < max_reps:
         flush.zero_()
@@ -591,6 +597,10 @@ def time_callable(fn, device, warmup_s, min_reps, max_reps, budget_s, target_rse
             torch.cuda.synchronize()
             start = torch.cuda.Event(enable_timing=True)
             end = torch.cuda.Event(enable_timing=True)
+            # Like hone's sandbox: the stream is held while the host queues
+            # the call, so the events time the GPU's work, not the host's
+            # dispatch (which hone's candidate timing leaves out too).
+            torch.cuda._sleep(hold_cycles)
             start.record()
             fn()
             end.record()
@@ -616,7 +626,22 @@ def time_callable(fn, device, warmup_s, min_reps, max_reps, budget_s, target_rse
     return {"available": True, "median_us": median, "min_us": s[0], "mean_us": mean,
             "rse": (math.sqrt(var / n) / mean) if mean > 0 else 0.0, "reps": n,
             "warmup_calls": warm_calls, "samples_us": samples,
-            "timer": "cuda-events" if cuda else "perf_counter_ns"}
+            "timer": "cuda-events (held stream)" if cuda else "perf_counter_ns"}
+
+
+def _hold_cycles(device, dispatch_s):
+    """GPU cycles of a spin that outlasts the host's dispatch of one call
+    (twice it, plus 50 us; at most 50 ms), from a measured spin rate."""
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    start.record()
+    torch.cuda._sleep(1_000_000)
+    end.record()
+    end.synchronize()
+    cycles_per_s = 1_000_000 / max(start.elapsed_time(end) * 1e-3, 1e-6)
+    hold_s = min(2 * dispatch_s + 50e-6, 0.05)
+    return int(hold_s * cycles_per_s)
 
 
 # ---------------------------------------------------------------------------
@@ -838,7 +863,8 @@ class Oracle:
         p = self._problem(req)
         cache_dir = req.get("cache_dir") or os.environ.get("HONE_CACHE")
         dev_name = device_name(p.device)
-        key = {"task_hash": p.task_hash, "device": dev_name, "torch": torch.__version__}
+        key = {"task_hash": p.task_hash, "device": dev_name, "torch": torch.__version__,
+               "protocol": BASELINE_PROTOCOL}
         key_hash = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
         cache_file = None
         if cache_dir:

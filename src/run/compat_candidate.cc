@@ -1,7 +1,6 @@
 #include "run/compat_candidate.h"
 
 #include <cctype>
-#include <regex>
 #include <set>
 
 #include "core/fs.h"
@@ -118,6 +117,19 @@ HONE_EXPORT int hone_forward(const hone_args* args) {
 }
 )SHIM";
 
+bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The identifier that ends just before `end`, spaces skipped; "" if none.
+std::string IdentifierBefore(const std::string& s, size_t end) {
+  while (end > 0 && std::isspace(static_cast<unsigned char>(s[end - 1]))) --end;
+  size_t b = end;
+  while (b > 0 && IsIdentChar(s[b - 1])) --b;
+  return s.substr(b, end - b);
+}
+
+// How far a kernel's name may be from its __global__ or @triton.jit.
+constexpr size_t kMaxDeclarationChars = 512;
+
 void AddUnique(std::vector<std::string>& v, const std::string& s) {
   if (s.empty()) return;
   for (const auto& e : v)
@@ -153,22 +165,52 @@ Result<CompatRuntime> CompatRuntimeFromHello(const json& hello,
 }
 
 CompatSourceInfo AnalyzeCompatSource(const std::string& source) {
+  // A plain scan, not std::regex: libstdc++'s recursion on a long line of a
+  // hostile file would crash the trusted process.
   CompatSourceInfo info;
-  info.has_model_new = std::regex_search(source, std::regex(R"(class\s+ModelNew\b)"));
-  info.builds_extension =
-      std::regex_search(source, std::regex(R"(\bload_inline\s*\(|cpp_extension\.load\s*\()")) ||
-      std::regex_search(source, std::regex(R"(@triton\.jit)"));
-  std::set<std::string> seen;
-  auto collect = [&](const std::regex& re) {
-    for (std::sregex_iterator it(source.begin(), source.end(), re), end; it != end; ++it) {
-      std::string name = (*it)[1].str();
-      if (seen.insert(name).second) info.kernels.push_back(name);
+  auto has_word = [&](const std::string& word) {
+    for (size_t at = source.find(word); at != std::string::npos; at = source.find(word, at + 1)) {
+      size_t end = at + word.size();
+      if (end == source.size() || !IsIdentChar(source[end])) return true;
     }
+    return false;
   };
-  // __global__ void [__launch_bounds__(...)] name(  (templates and qualifiers allowed)
-  collect(std::regex(
-      R"(__global__\s+(?:[\w:<>,\s\*]+?\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)\s*\()"));
-  collect(std::regex(R"(@triton\.jit[^\n]*\n\s*def\s+(\w+))"));
+  info.has_model_new = has_word("class ModelNew");
+  info.builds_extension = source.find("load_inline(") != std::string::npos ||
+                          source.find("cpp_extension.load(") != std::string::npos ||
+                          source.find("@triton.jit") != std::string::npos;
+  auto add = [&](const std::string& name) {
+    if (name.empty()) return;
+    for (const auto& k : info.kernels)
+      if (k == name) return;
+    info.kernels.push_back(name);
+  };
+  // __global__ [return type] [__launch_bounds__(...)] name(
+  for (size_t at = source.find("__global__"); at != std::string::npos;
+       at = source.find("__global__", at + 10)) {
+    size_t from = at + 10;
+    for (int guard = 0; guard < 4; ++guard) {
+      size_t paren = source.find('(', from);
+      if (paren == std::string::npos || paren - at > kMaxDeclarationChars) break;
+      std::string name = IdentifierBefore(source, paren);
+      if (name != "__launch_bounds__") {
+        add(name);
+        break;
+      }
+      size_t close = source.find(')', paren);
+      if (close == std::string::npos) break;
+      from = close + 1;
+    }
+  }
+  // @triton.jit ... def name(
+  for (size_t at = source.find("@triton.jit"); at != std::string::npos;
+       at = source.find("@triton.jit", at + 11)) {
+    size_t def = source.find("def ", at);
+    if (def == std::string::npos || def - at > kMaxDeclarationChars) continue;
+    size_t b = def + 4, e = b;
+    while (e < source.size() && IsIdentChar(source[e])) ++e;
+    add(source.substr(b, e - b));
+  }
   return info;
 }
 

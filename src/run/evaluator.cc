@@ -210,6 +210,7 @@ class Run {
   // A PyTorch task's timed repetition: a set of the oracle's timing pool, its
   // forward arguments scaled by a fresh factor unless it is re-checked.
   Status PoolInputs(FreshRep& fresh, Rng& unpredictable);
+  Status FetchPool();
   Status SetBaselines();
   const MachineInfo& machine() const { return cuda() ? env_.gpu : env_.machine; }
   // Runs the candidate on `set`; false when the call failed (verdict decided).
@@ -309,6 +310,8 @@ constexpr double kUnreportedShare = 0.5;
 constexpr double kUnreportedPerLaunchSeconds = 10e-6;
 // Timed calls whose outputs are re-checked, at the least.
 constexpr int kMinTimedRechecks = 5;
+Result<std::filesystem::path> CompatScratchRoot();  // defined below
+
 // How long a compat candidate may take to load: Python, torch, load_inline.
 constexpr int64_t kCompatStartMillis = 600000;
 // A compat candidate's data-segment limit at the least (its build included).
@@ -504,15 +507,7 @@ Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
     // into the scratch folder; as root the sandbox runs as 'nobody', who
     // cannot pass through root's private home where the cache usually is.
     if (geteuid() == 0) {
-      std::error_code ec;
-      std::filesystem::path root = std::filesystem::temp_directory_path(ec) / "hone-compat-scratch";
-      std::filesystem::create_directories(root, ec);
-      std::filesystem::permissions(root,
-                                   std::filesystem::perms::owner_all |
-                                       std::filesystem::perms::group_exec |
-                                       std::filesystem::perms::others_exec,
-                                   ec);
-      cand_config.scratch_root = root;
+      HONE_ASSIGN_OR_RETURN(cand_config.scratch_root, CompatScratchRoot());
     }
     cand_config.extra_read_dirs = CompatReadDirs(*compat_runtime_);
     cand_config.extra_env = CompatEnvironment(*compat_runtime_);
@@ -705,6 +700,25 @@ uint64_t TimingPoolSeed() {
   return seed;
 }
 
+// Where compat sandboxes get their scratch folders when hone runs as root: a
+// fresh root-owned folder per process (unpredictable, so no one can plant
+// it), which 'nobody' may pass through but not list.
+Result<std::filesystem::path> CompatScratchRoot() {
+  static Result<std::filesystem::path> root = []() -> Result<std::filesystem::path> {
+    std::error_code ec;
+    HONE_ASSIGN_OR_RETURN(std::filesystem::path dir,
+                          MakeTempDir(std::filesystem::temp_directory_path(ec), "hone-compat"));
+    std::filesystem::permissions(dir,
+                                 std::filesystem::perms::owner_all |
+                                     std::filesystem::perms::group_exec |
+                                     std::filesystem::perms::others_exec,
+                                 ec);
+    if (ec) return Status::Io(dir.string() + ": " + ec.message());
+    return dir;
+  }();
+  return root;
+}
+
 // Scales a tensor's values by `factor` in place (floating dtypes only).
 void ScaleHost(HostTensor& t, double factor) {
   size_t n = t.data.size() / DtypeSize(t.dtype);
@@ -721,16 +735,34 @@ void ScaleHost(HostTensor& t, double factor) {
   }
 }
 
-Status Run::PoolInputs(FreshRep& fresh, Rng& unpredictable) {
-  int k = static_cast<int>(unpredictable.NextU64() % kTimingPoolSets);
-  auto it = pool_.find(k);
-  if (it == pool_.end()) {
+// Read before the timer starts, so the oracle's work never falls inside it.
+Status Run::FetchPool() {
+  const auto& names = task_.pytorch->distribution_names;
+  const int scaled_dist =
+      static_cast<int>(std::find(names.begin(), names.end(), "scaled") - names.begin());
+  for (int k = 0; k < static_cast<int>(kTimingPoolSets); ++k) {
+    if (pool_.count(k)) continue;
+    int dist = k % 2 == 1 && scaled_dist < static_cast<int>(names.size()) ? scaled_dist : 0;
     HONE_ASSIGN_OR_RETURN(OracleSet o,
-                          env_.oracle->Set(task_, static_cast<int64_t>(pool_seed_) + k, 0));
-    it = pool_.emplace(k, std::move(o)).first;
+                          env_.oracle->Set(task_, static_cast<int64_t>(pool_seed_) + k, dist));
+    pool_.emplace(k, std::move(o));
   }
-  const OracleSet& o = it->second;
-  if (fresh.recheck || !task_.pytorch->scaling_allowed) {
+  return Status::Ok();
+}
+
+Status Run::PoolInputs(FreshRep& fresh, Rng& unpredictable) {
+  // Odd pool sets come from the task's own "scaled" distribution, even ones
+  // from get_inputs(). A re-checked call takes any set as it is; an unchecked
+  // one an even set times a fresh factor in [0.5, 2]. So the values a call
+  // sees (their scale, say) never tell it whether it is checked: a candidate
+  // that skips work when the inputs look unlike get_inputs() meets checked
+  // calls that look the same.
+  const bool scale = !fresh.recheck && task_.pytorch->scaling_allowed;
+  int k = static_cast<int>(unpredictable.NextU64() % kTimingPoolSets);
+  if (scale) k &= ~1;
+  HONE_RETURN_IF_ERROR(FetchPool());
+  const OracleSet& o = pool_.at(k);
+  if (!scale) {
     HONE_ASSIGN_OR_RETURN(fresh.inputs, UploadAll(o.inputs));
     if (fresh.recheck) {
       HONE_ASSIGN_OR_RETURN(fresh.expected, UploadAll(o.outputs));
@@ -1018,6 +1050,7 @@ Status Run::Time() {
   const int cand_side = pytorch() ? 0 : 1;
   auto is_ref = [&](int side) { return side != cand_side; };
   pool_seed_ = TimingPoolSeed();
+  if (pytorch()) HONE_RETURN_IF_ERROR(FetchPool());
   uint32_t flags = wire::kTimed;
   if (opt_.flush == FlushMode::kLlc) flags |= wire::kFlushLlc;
   if (opt_.flush == FlushMode::kLines) flags |= wire::kFlushLines;
@@ -1155,6 +1188,10 @@ Status Run::Time() {
                      std::to_string(timer.samples(cand_side).size()) +
                      (pytorch() ? " repetitions" : " interleaved repetitions") + " and " +
                      std::to_string(timer.warmup_calls()) + " warm-up calls");
+  if (timer.samples(cand_side).empty()) {
+    v_.notes.push_back("not timed: every timed call was a re-check (raise --max-reps)");
+    return Status::Ok();
+  }
   TimingResult ref, cand;
   cand.samples = timer.samples(cand_side);
   cand.summary = Summarize(cand.samples);
@@ -1338,6 +1375,12 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
   if (opt_.time) stage_done("time");
   if (!decided_) CheckNoWorkAfterReturn();
   if (!decided_ && pytorch() && v_.candidate_time) {
+    // The candidate is gone before the oracle times on the same device: a
+    // thread or process it left behind must not slow the baselines (which
+    // are cached for every later candidate).
+    v_.output_head = cand_->log();
+    v_.output_bytes = cand_->log_bytes();
+    cand_.reset();
     HONE_RETURN_IF_ERROR(SetBaselines());
     stage_done("baselines");
   }

@@ -286,6 +286,9 @@ SandboxProcess::~SandboxProcess() {
 
 void SandboxProcess::Kill() {
   if (pid_ <= 0) return;
+  // The whole process group: a compat candidate's module may have started
+  // processes while it loaded (before its filter).
+  kill(-pid_, SIGKILL);
   kill(pid_, SIGKILL);
   while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
   }

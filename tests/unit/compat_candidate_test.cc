@@ -45,6 +45,14 @@ TEST(CompatSourceTest, TritonKernelsCount) {
   EXPECT_EQ(info.kernels, (std::vector<std::string>{"add_kernel"}));
 }
 
+TEST(CompatSourceTest, HostileLongLinesDoNotCrashTheScan) {
+  std::string source = "class ModelNew: pass\n@triton.jit " + std::string(200000, 'x') +
+                       "\n__global__ void " + std::string(200000, 'y') + "(";
+  CompatSourceInfo info = AnalyzeCompatSource(source);
+  EXPECT_TRUE(info.has_model_new);
+  EXPECT_TRUE(info.kernels.empty());  // names too far from their keyword are not read
+}
+
 TEST(CompatRuntimeTest, NeedsASharedLibpython) {
   auto dir = MakeTempDir("/tmp", "compat-test").value();
   ASSERT_TRUE(WriteFileAtomic(dir / "hone_compat.py", "x = 1\n").ok());
