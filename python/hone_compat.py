@@ -63,10 +63,10 @@ def _int_value(node):
     return None
 
 
-def _scale_module(tree, factor, sizes):
+def _scale_module(tree, sizes):
     """Gives module-level integer sizes the values the oracle ran the problem
-    with (`sizes`: name -> scaled value), or scales them by `factor` when the
-    oracle did not name them (a candidate file's own copies)."""
+    with (`sizes`: name -> value). Other integers (a kernel's BLOCK = 256)
+    are left alone."""
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
                 isinstance(node.targets[0], ast.Name):
@@ -76,13 +76,11 @@ def _scale_module(tree, factor, sizes):
                 continue
             if name in sizes:
                 node.value = ast.copy_location(ast.Constant(sizes[name]), node.value)
-            elif factor != 1 and v > 1:
-                node.value = ast.copy_location(ast.Constant(max(1, round(v * factor))), node.value)
     return tree
 
 
-def _exec_source(source, path, name, factor, sizes):
-    tree = _scale_module(ast.parse(source, filename=path), factor, sizes)
+def _exec_source(source, path, name, sizes):
+    tree = _scale_module(ast.parse(source, filename=path), sizes)
     mod = types.ModuleType(name)
     mod.__file__ = path
     sys.modules[name] = mod
@@ -99,14 +97,13 @@ def hone_compat_load(config_json):
     import torch
     device = cfg["device"]
     sizes = {k: int(v) for k, v in cfg.get("sizes", {}).items()}
-    factor = float(cfg.get("scale", 1.0))
     problem = _exec_source(cfg["problem_source"], cfg["problem_path"], "hone_compat_problem",
-                           factor, sizes)
+                           sizes)
     seed = int(cfg.get("model_seed", 0))
     _seed_all(torch, seed)
     init = problem.get_init_inputs()
     candidate = _exec_source(cfg["candidate_source"], cfg["candidate_path"],
-                             "hone_compat_candidate", factor, sizes)
+                             "hone_compat_candidate", sizes)
     if not hasattr(candidate, "ModelNew"):
         raise RuntimeError(f"{cfg['candidate_path']}: no class ModelNew (KernelBench format)")
     _seed_all(torch, seed)
