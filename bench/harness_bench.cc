@@ -13,8 +13,10 @@
 #include <string>
 #include <thread>
 
+#include "bench_source_dir.h"
 #include "build/build_pool.h"
 #include "build/compiler_builder.h"
+#include "core/clock.h"
 #include "core/fs.h"
 #include "core/paths.h"
 #include "measure/stats.h"
@@ -25,16 +27,6 @@ namespace {
 
 using namespace hone;
 using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-// The checkout: HONE_SOURCE_DIR where the binary runs elsewhere (the GPU machine).
-std::filesystem::path SourceDir() {
-  const char* env = std::getenv("HONE_SOURCE_DIR");
-  return env && *env ? std::filesystem::path(env) : std::filesystem::path(HONE_BENCH_SOURCE_DIR);
-}
 
 struct Row {
   std::string what;
@@ -77,7 +69,7 @@ std::vector<std::filesystem::path> Variants(const std::filesystem::path& dir,
 // nvcc builds of a real example kernel: cold, cached, and many at once on
 // every core (what a search does while the GPU evaluates).
 int CudaBuilds(const std::string& arch, int iterations, bool json) {
-  std::filesystem::path src = SourceDir();
+  std::filesystem::path src = BenchSourceDir();
   std::filesystem::path cache = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-nvcc");
   auto builder =
       std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CudaCompilerOptions(arch)))
@@ -88,7 +80,7 @@ int CudaBuilds(const std::string& arch, int iterations, bool json) {
   for (const auto& p : Variants(cache, text, ".cu", 0, std::min(iterations, 5))) {
     auto start = Clock::now();
     auto r = builder->Build(p);
-    cold.push_back(Since(start));
+    cold.push_back(SecondsSince(start));
     if (!r.ok() || !r->ok) return std::fprintf(stderr, "nvcc build failed\n"), 1;
   }
   rows.push_back({"cold nvcc build (softmax fast.cu, " + arch + ")", Summarize(cold)});
@@ -106,7 +98,7 @@ int CudaBuilds(const std::string& arch, int iterations, bool json) {
            Variants(cache, *ReadFile(sol.path()), ".cu", index, std::min(iterations, 3))) {
         auto t0 = Clock::now();
         auto r = builder->Build(p);
-        mine.push_back(Since(t0));
+        mine.push_back(SecondsSince(t0));
         if (!r.ok() || !r->ok) return std::fprintf(stderr, "nvcc build failed: %s\n", p.c_str()), 1;
       }
       index += 100;
@@ -126,7 +118,7 @@ int CudaBuilds(const std::string& arch, int iterations, bool json) {
   for (int i = 0; i < iterations * 10; ++i) {
     auto start = Clock::now();
     builder->Build(cache / "variant0.cu");
-    cached.push_back(Since(start));
+    cached.push_back(SecondsSince(start));
   }
   rows.push_back({"cached build", Summarize(cached)});
   int threads = static_cast<int>(std::thread::hardware_concurrency());
@@ -138,7 +130,7 @@ int CudaBuilds(const std::string& arch, int iterations, bool json) {
     for (const auto& p : batch) f.push_back(pool.Submit(p));
     for (auto& x : f) x.wait();
   }
-  double wall = Since(start);
+  double wall = SecondsSince(start);
   rows.push_back({"parallel: " + std::to_string(batch.size()) + " builds on " +
                       std::to_string(threads) + " threads, per build",
                   Summarize(std::vector<double>{wall / static_cast<double>(batch.size())})});
@@ -160,7 +152,7 @@ int main(int argc, char** argv) {
       cuda_arch = argv[++i];
   }
   if (!cuda_arch.empty()) return CudaBuilds(cuda_arch, iterations, json);
-  std::filesystem::path src = SourceDir();
+  std::filesystem::path src = BenchSourceDir();
   std::filesystem::path cache = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-bench");
   auto builder =
       std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions()))
@@ -186,7 +178,7 @@ int main(int argc, char** argv) {
       std::ofstream(p) << text << "\n// " << i << "\n";
       auto start = Clock::now();
       auto r = builder->Build(p);
-      t.push_back(Since(start));
+      t.push_back(SecondsSince(start));
       if (!r.ok() || !r->ok) return std::fprintf(stderr, "build failed\n"), 1;
     }
     rows.push_back({"cold build (g++ -O3, small candidate)", Summarize(t)});
@@ -196,7 +188,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < iterations * 10; ++i) {
       auto start = Clock::now();
       auto r = builder->Build(candidate);
-      t.push_back(Since(start));
+      t.push_back(SecondsSince(start));
     }
     rows.push_back({"cached build", Summarize(t)});
   }

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "bench_source_dir.h"
 #include "build/compiler_builder.h"
 #include "core/fs.h"
 #include "core/paths.h"
@@ -23,11 +24,6 @@ namespace {
 
 using namespace hone;
 using Clock = std::chrono::steady_clock;
-
-std::filesystem::path SourceDir() {
-  const char* env = std::getenv("HONE_SOURCE_DIR");
-  return env && *env ? std::filesystem::path(env) : std::filesystem::path(HONE_BENCH_SOURCE_DIR);
-}
 
 struct Setup {
   std::unique_ptr<CompilerBuilder> builder;
@@ -54,7 +50,7 @@ Setup MakeSetup(const std::filesystem::path& cache) {
 double RunOnce(Setup& setup, const Task& task, const PromptBuilder& prompts, int n, bool new_source,
                bool timed, const std::filesystem::path& run_dir) {
   // The integration catalogue's correct candidate for this task.
-  std::string kernel = ReadFile(SourceDir() / "tests/adversarial/cpu/correct.cpp").value();
+  std::string kernel = ReadFile(BenchSourceDir() / "tests/adversarial/cpu/correct.cpp").value();
   FakeLlmServer server;
   std::atomic<int> served{0};
   server.SetHandler([&, kernel](const FakeRequest&) {
@@ -94,8 +90,8 @@ int main(int argc, char** argv) {
   std::filesystem::path cache = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-loop");
   setenv("HONE_CACHE", cache.c_str(), 1);
   Setup setup = MakeSetup(cache);
-  auto task = LoadNativeTask(SourceDir() / "tests/integration/fixture_add");
-  auto prompts = PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include");
+  auto task = LoadNativeTask(BenchSourceDir() / "tests/integration/fixture_add");
+  auto prompts = PromptBuilder::Load(BenchSourceDir() / "prompts", BenchSourceDir() / "include");
   if (!task.ok() || !prompts.ok()) {
     std::fprintf(stderr, "loop_bench: cannot load the fixture task or the prompts\n");
     return 1;

@@ -15,6 +15,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "bench_source_dir.h"
+#include "core/clock.h"
 #include "core/fs.h"
 #include "task/oracle_service.h"
 
@@ -22,15 +24,6 @@ namespace {
 
 using namespace hone;
 using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-std::filesystem::path SourceDir() {
-  const char* env = std::getenv("HONE_SOURCE_DIR");
-  return env && *env ? std::filesystem::path(env) : std::filesystem::path(HONE_BENCH_SOURCE_DIR);
-}
 
 int Fail(const Status& st) {
   std::fprintf(stderr, "oracle_bench: %s\n", st.message().c_str());
@@ -41,7 +34,7 @@ int Fail(const Status& st) {
 
 int main(int argc, char** argv) {
   std::string device = "cpu";
-  std::filesystem::path task_file = SourceDir() / "tasks/pytorch/softmax.py";
+  std::filesystem::path task_file = BenchSourceDir() / "tasks/pytorch/softmax.py";
   int seeds = 5, passes = 5;
   bool json_out = false;
   for (int i = 1; i < argc; ++i) {
@@ -68,17 +61,17 @@ int main(int argc, char** argv) {
   auto t0 = Clock::now();
   auto oracle = OracleService::Start(device);
   if (!oracle.ok()) return Fail(oracle.status());
-  j["start_s"] = Since(t0);
+  j["start_s"] = SecondsSince(t0);
   t0 = Clock::now();
   auto task = (*oracle)->Load(task_file, {});
   if (!task.ok()) return Fail(task.status());
-  j["load_s"] = Since(t0);
+  j["load_s"] = SecondsSince(t0);
   std::vector<double> per_seed;
   for (int s = 1; s <= seeds; ++s) {
     t0 = Clock::now();
     auto set = (*oracle)->Set(*task, s, 0);
     if (!set.ok()) return Fail(set.status());
-    per_seed.push_back(Since(t0));
+    per_seed.push_back(SecondsSince(t0));
   }
   j["first_set_s"] = per_seed.front();
   j["additional_seed_s"] = std::vector<double>(per_seed.begin() + 1, per_seed.end());
@@ -97,7 +90,7 @@ int main(int argc, char** argv) {
       auto set = (*oracle)->Set(*task, seed, dist);
       if (!set.ok()) return Fail(set.status());
     }
-    pass_rows.push_back({{"seconds", Since(t0)},
+    pass_rows.push_back({{"seconds", SecondsSince(t0)},
                          {"generated", (*oracle)->cost().generated - generated},
                          {"sets", keys.size()}});
   }
@@ -105,7 +98,7 @@ int main(int argc, char** argv) {
   t0 = Clock::now();
   auto b = (*oracle)->TimeBaselines(*task);
   if (!b.ok()) return Fail(b.status());
-  j["baselines_s"] = Since(t0);
+  j["baselines_s"] = SecondsSince(t0);
   j["baselines_cached"] = b->cached;
   j["eager_us"] = b->eager.median * 1e6;
   j["compile_us"] = b->compiled.available ? b->compiled.median * 1e6 : 0.0;

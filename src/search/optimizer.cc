@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "build/build_pool.h"
+#include "core/clock.h"
 #include "report/verdict_json.h"
 #include "search/run_record.h"
 
@@ -16,10 +17,6 @@ namespace hone {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 // Finished LLM calls, handed from the calling threads to the loop.
 class Inbox {
@@ -103,7 +100,7 @@ class Loop {
 };
 
 void Loop::Issue() {
-  result_.spend.seconds = Since(start_);
+  result_.spend.seconds = SecondsSince(start_);
   if (!StopReason(options_.budget, result_.spend).empty() || strategy_.Finished()) return;
   int room = options_.llm_concurrency - in_flight_;
   // Do not run far ahead of evaluation: replies waiting to be evaluated
@@ -201,7 +198,7 @@ Result<OptimizeResult> Loop::Run() {
     Issue();
     if (in_flight_ == 0) break;
   }
-  result_.spend.seconds = Since(start_);
+  result_.spend.seconds = SecondsSince(start_);
   result_.stop_reason = StopReason(options_.budget, result_.spend);
   if (result_.stop_reason.empty()) result_.stop_reason = "the strategy made all its proposals";
   return result_;

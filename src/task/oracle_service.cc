@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "core/clock.h"
 #include "core/fs.h"
 
 namespace hone {
@@ -12,10 +13,6 @@ namespace {
 
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 constexpr int kMaxRestarts = 3;
 
@@ -146,7 +143,7 @@ Status OracleService::EnsureRunning() {
   auto c = OracleClient::Start(options_);
   if (!c.ok()) return c.status();
   client_ = std::move(*c);
-  cost_.start_seconds += Since(start);
+  cost_.start_seconds += SecondsSince(start);
   return Status::Ok();
 }
 
@@ -226,7 +223,7 @@ Result<Task> OracleService::Load(const std::filesystem::path& file, const SizePo
     HONE_RETURN_IF_ERROR(EnsureRunning());
     auto start = Clock::now();
     p = client_->Load(file, lo);
-    cost_.load_seconds += Since(start);
+    cost_.load_seconds += SecondsSince(start);
     if (p.ok() || client_->alive()) break;
   }
   if (!p.ok()) return p.status();
@@ -287,7 +284,7 @@ Result<OracleSet> OracleService::Set(const Task& task, int64_t seed, int distrib
       HONE_ASSIGN_OR_RETURN(std::string id, ProblemId(task));
       auto start = Clock::now();
       g = client_->Generate(id, seed, distribution, work_dir_ / key);
-      cost_.generate_seconds += Since(start);
+      cost_.generate_seconds += SecondsSince(start);
       if (g.ok() || client_->alive()) break;
     }
     if (!g.ok()) return g.status().With(task.reference.string() + ": ");
@@ -309,7 +306,7 @@ Result<OracleSet> OracleService::Set(const Task& task, int64_t seed, int distrib
     else if (f.spec.role == "ref64_output")
       set.ref64.push_back(std::move(t));
   }
-  cost_.read_seconds += Since(start);
+  cost_.read_seconds += SecondsSince(start);
   if (set.inputs.size() != task.inputs.size() || set.outputs.size() != task.outputs.size())
     return Status::Internal(
         task.reference.string() + ": the oracle wrote " + std::to_string(set.inputs.size()) +
