@@ -66,13 +66,6 @@ nlohmann::json PyTorchJson(const PyTorchInfo& p) {
           {"distributions", p.distribution_names}};
 }
 
-Result<Task> LoadForShow(const TaskArgs& a, std::unique_ptr<OracleService>* oracle) {
-  if (!IsPyTorchTaskFile(a.task)) return LoadNativeTask(a.task);
-  HONE_ASSIGN_OR_RETURN(SizePolicy sizes, ToSizePolicy(a.flags));
-  HONE_ASSIGN_OR_RETURN(*oracle, OracleService::Start("cpu"));
-  return (*oracle)->Load(a.task, sizes);
-}
-
 bool IsPyTorchFolder(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_directory(path, ec) || IsNativeTaskDir(path)) return false;
@@ -127,8 +120,10 @@ int RunFolderShow(const TaskArgs& a) {
 
 int RunTaskShow(const TaskArgs& a) {
   if (IsPyTorchFolder(a.task)) return RunFolderShow(a);
+  auto sizes = ToSizePolicy(a.flags);
+  if (!sizes.ok()) return ReportError(sizes.status());
   std::unique_ptr<OracleService> oracle;
-  auto task = LoadForShow(a, &oracle);
+  auto task = LoadTaskWith(oracle, a.task, "cpu", *sizes);
   if (!task.ok()) return ReportError(task.status());
   const Task& t = *task;
   if (a.out.json) {

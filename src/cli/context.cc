@@ -35,17 +35,21 @@ Result<std::unique_ptr<EvalContext>> MakeEvalContext(bool with_cuda, int device)
   return ctx;
 }
 
+Result<Task> LoadTaskWith(std::unique_ptr<OracleService>& oracle, const std::string& path,
+                          const std::string& device, const SizePolicy& sizes) {
+  if (!IsPyTorchTaskFile(path)) return LoadNativeTask(path);
+  if (!oracle || oracle->device() != device) {
+    oracle.reset();
+    HONE_ASSIGN_OR_RETURN(oracle, OracleService::Start(device));
+  }
+  return oracle->Load(path, sizes);
+}
+
 Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::string& backend,
                       const SizePolicy& sizes) {
-  if (!IsPyTorchTaskFile(path)) return LoadNativeTask(path);
-  std::string device = OracleDeviceFor(backend, ctx.device);
-  if (!ctx.oracle || ctx.oracle->device() != device) {
-    ctx.env.oracle = nullptr;
-    ctx.oracle.reset();
-    HONE_ASSIGN_OR_RETURN(ctx.oracle, OracleService::Start(device));
-    ctx.env.oracle = ctx.oracle.get();
-  }
-  return ctx.oracle->Load(path, sizes);
+  auto task = LoadTaskWith(ctx.oracle, path, OracleDeviceFor(backend, ctx.device), sizes);
+  ctx.env.oracle = ctx.oracle.get();
+  return task;
 }
 
 Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested) {

@@ -38,6 +38,11 @@ Result<std::unique_ptr<EvalContext>> MakeEvalContext(bool with_cuda = false, int
 Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::string& backend,
                       const SizePolicy& sizes);
 
+// The same without an evaluation context (`hone task show`): `oracle` is
+// started, or restarted on another device, when a .py task needs it.
+Result<Task> LoadTaskWith(std::unique_ptr<OracleService>& oracle, const std::string& path,
+                          const std::string& device, const SizePolicy& sizes);
+
 // The backend a candidate runs on: from its extension, or for a compat (.py)
 // candidate from `requested` ("cpu", "cuda"), else cuda when a GPU is present.
 Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested);
