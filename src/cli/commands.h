@@ -15,5 +15,7 @@ Command RegisterTask(CLI::App& app);
 Command RegisterMachine(CLI::App& app);
 Command RegisterOptimize(CLI::App& app);
 Command RegisterLint(CLI::App& app);
+Command RegisterReport(CLI::App& app);
+Command RegisterExport(CLI::App& app);
 
 }  // namespace hone::cli

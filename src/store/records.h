@@ -28,6 +28,13 @@ struct TaskRow {
   std::string definition;  // the task's text (task.toml and reference, or the .py)
 };
 
+// A task as one run sees it: its place in the run's suite and its category
+// (KernelBench's level, or the suite's subfolder).
+struct RunTaskRow {
+  std::string task_hash, name, path, category;
+  int position = 0;
+};
+
 struct BaselineRow {
   int64_t id = 0;
   std::string task_hash;
@@ -45,8 +52,9 @@ struct CandidateRow {
   int64_t id = 0;  // store id, set by AddCandidate
   int64_t run_id = 0;
   std::string task_hash;
-  int seq = 0;       // Proposal::id: unique in the run, in the order proposed
-  std::string kind;  // strategy kind: "sample", "refine", "mutate", ...
+  int seq = 0;        // Proposal::id: unique in the run, in the order proposed
+  std::string kind;   // strategy kind: "sample", "refine", "mutate", ...; "solution" in a bench
+  std::string label;  // a bench's solution name ("fast", "level1/19_ReLU/right"); may be empty
   int lineage = 0, turn = 0;
   std::vector<int> parents;  // seqs of the attempts this one builds on
   std::string backend = "cpu";
@@ -98,6 +106,7 @@ struct EvaluationRow {
   int tries = 0;               // how many times it was begun (more than 1: redone after a crash)
   std::string status, reason;  // VerdictStatus name; empty until finished
   std::optional<double> speedup, sol_percent;
+  std::optional<double> speedup_compile;  // PyTorch tasks with a torch.compile baseline
   int checks_failed = 0;
   std::optional<double> cand_median_us, cand_ci_low_us, cand_ci_high_us, ref_median_us;
   int reps = 0;

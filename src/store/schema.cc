@@ -122,10 +122,25 @@ CREATE INDEX builds_by_candidate ON builds(candidate_id);
 CREATE INDEX llm_calls_by_run ON llm_calls(run_id, id);
 )sql";
 
+// Version 3: what bench metrics need. A run's task list (so a task with no
+// result still counts, as failed), each candidate's label (a solution's file
+// name), and the speedup over torch.compile as a column.
+constexpr std::string_view kV3 = R"sql(
+ALTER TABLE candidates ADD COLUMN label TEXT NOT NULL DEFAULT '';
+ALTER TABLE evaluations ADD COLUMN speedup_compile REAL;
+CREATE TABLE run_tasks(
+  run_id    INTEGER NOT NULL REFERENCES runs(id),
+  task_hash TEXT NOT NULL REFERENCES tasks(hash),
+  category  TEXT NOT NULL DEFAULT '',
+  position  INTEGER NOT NULL,
+  PRIMARY KEY (run_id, task_hash)
+);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
-  static const std::vector<Migration> kSteps = {{1, kV1}, {2, kV2}};
+  static const std::vector<Migration> kSteps = {{1, kV1}, {2, kV2}, {3, kV3}};
   return kSteps;
 }
 

@@ -56,8 +56,8 @@ RunRow ReadRun(const Stmt& s) {
 
 constexpr const char* kCandidateCols =
     "c.id, c.run_id, c.task_hash, c.seq, c.kind, c.lineage, c.turn, c.parents, c.backend, "
-    "c.source, c.source_hash, c.prompt, c.reply, c.extraction, c.created";
-constexpr int kCandidateNumCols = 15;
+    "c.source, c.source_hash, c.prompt, c.reply, c.extraction, c.created, c.label";
+constexpr int kCandidateNumCols = 16;
 CandidateRow ReadCandidate(const Stmt& s, int o = 0) {
   CandidateRow c;
   c.id = s.Int(o + 0);
@@ -75,6 +75,7 @@ CandidateRow ReadCandidate(const Stmt& s, int o = 0) {
   c.reply = s.Text(o + 12);
   c.extraction = s.Text(o + 13);
   c.created = s.Text(o + 14);
+  c.label = s.Text(o + 15);
   return c;
 }
 
@@ -82,7 +83,7 @@ constexpr const char* kEvalCols =
     "e.id, e.run_id, e.work_key, e.task_hash, e.candidate_id, e.state, e.tries, e.status, "
     "e.reason, e.speedup, e.sol_percent, e.checks_failed, e.cand_median_us, e.cand_ci_low_us, "
     "e.cand_ci_high_us, e.ref_median_us, e.reps, e.samples, e.checks, e.device_state, e.verdict, "
-    "e.started, e.finished";
+    "e.started, e.finished, e.speedup_compile";
 EvaluationRow ReadEvaluation(const Stmt& s, int o = 0) {
   EvaluationRow e;
   e.id = s.Int(o + 0);
@@ -108,6 +109,7 @@ EvaluationRow ReadEvaluation(const Stmt& s, int o = 0) {
   e.verdict = s.Text(o + 20);
   e.started = s.Text(o + 21);
   e.finished = s.Text(o + 22);
+  e.speedup_compile = s.OptReal(o + 23);
   return e;
 }
 
@@ -284,6 +286,32 @@ Result<std::optional<BaselineRow>> Store::GetBaseline(const std::string& task_ha
   return std::optional<BaselineRow>(std::move(b));
 }
 
+Status Store::AddRunTask(int64_t run_id, const std::string& task_hash, const std::string& category,
+                         int position) {
+  std::lock_guard lock(mu_);
+  HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare("INSERT INTO run_tasks(run_id, task_hash, category, "
+                                             "position) VALUES (?, ?, ?, ?) "
+                                             "ON CONFLICT(run_id, task_hash) DO NOTHING"));
+  st.Bind(1, run_id).Bind(2, task_hash).Bind(3, category).Bind(4, position);
+  return st.Run();
+}
+
+Result<std::vector<RunTaskRow>> Store::RunTasks(int64_t run_id) {
+  std::lock_guard lock(mu_);
+  HONE_ASSIGN_OR_RETURN(
+      Stmt st, db_.Prepare("SELECT r.task_hash, t.name, t.path, r.category, r.position FROM "
+                           "run_tasks r JOIN tasks t ON t.hash = r.task_hash WHERE r.run_id = ? "
+                           "ORDER BY r.position, t.name"));
+  st.Bind(1, run_id);
+  std::vector<RunTaskRow> out;
+  while (true) {
+    HONE_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    out.push_back({st.Text(0), st.Text(1), st.Text(2), st.Text(3), static_cast<int>(st.Int(4))});
+  }
+  return out;
+}
+
 // ---- candidates, LLM calls, builds ----
 
 Result<int64_t> Store::InsertLlmCallLocked(const LlmCallRow& c, std::optional<int64_t> candidate) {
@@ -316,7 +344,7 @@ Result<int64_t> Store::AddCandidate(const CandidateRow& c, const LlmCallRow* cal
   HONE_ASSIGN_OR_RETURN(
       Stmt st, db_.Prepare("INSERT INTO candidates(run_id, task_hash, seq, kind, lineage, turn, "
                            "parents, backend, source, source_hash, prompt, reply, extraction, "
-                           "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                           "created, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   st.Bind(1, c.run_id).Bind(2, c.task_hash).Bind(3, c.seq).Bind(4, c.kind).Bind(5, c.lineage);
   st.Bind(6, c.turn).Bind(7, ParentsJson(c.parents)).Bind(8, c.backend).Bind(9, c.source);
   if (c.source)
@@ -324,6 +352,7 @@ Result<int64_t> Store::AddCandidate(const CandidateRow& c, const LlmCallRow* cal
   else
     st.BindNull(10);
   st.Bind(11, c.prompt).Bind(12, c.reply).Bind(13, c.extraction).Bind(14, Now());
+  st.Bind(15, c.label);
   HONE_RETURN_IF_ERROR(st.Run());
   int64_t id = db_.LastInsertId();
   if (call) {
@@ -472,13 +501,14 @@ Status Store::FinishEvaluationJson(int64_t evaluation_id, const std::string& ver
     for (const auto& c : checks)
       if (c.is_object() && !c.value("passed", true)) ++checks_failed;
 
-  std::optional<double> speedup, sol, cmed, clo, chi, rmed;
+  std::optional<double> speedup, speedup_compile, sol, cmed, clo, chi, rmed;
   int reps = 0;
   json samples = json::object();
   std::string device_state;
   if (v.contains("timing") && v["timing"].is_object()) {
     const json& t = v["timing"];
     speedup = Num(t, "speedup");
+    speedup_compile = Num(t, "speedup_compile");
     sol = Num(t, "sol_percent");
     if (t.contains("candidate") && t["candidate"].is_object()) {
       const json& c = t["candidate"];
@@ -518,12 +548,12 @@ Status Store::FinishEvaluationJson(int64_t evaluation_id, const std::string& ver
       Stmt st, db_.Prepare("UPDATE evaluations SET state = 'finished', status = ?, reason = ?, "
                            "speedup = ?, sol_percent = ?, checks_failed = ?, cand_median_us = ?, "
                            "cand_ci_low_us = ?, cand_ci_high_us = ?, ref_median_us = ?, reps = ?, "
-                           "samples = ?, checks = ?, device_state = ?, verdict = ?, finished = ? "
-                           "WHERE id = ?"));
+                           "samples = ?, checks = ?, device_state = ?, verdict = ?, finished = ?, "
+                           "speedup_compile = ? WHERE id = ?"));
   st.Bind(1, status).Bind(2, reason).Bind(3, speedup).Bind(4, sol).Bind(5, checks_failed);
   st.Bind(6, cmed).Bind(7, clo).Bind(8, chi).Bind(9, rmed).Bind(10, reps);
   st.Bind(11, samples.dump()).Bind(12, checks.dump()).Bind(13, device_state);
-  st.Bind(14, v.dump()).Bind(15, Now()).Bind(16, evaluation_id);
+  st.Bind(14, v.dump()).Bind(15, Now()).Bind(16, speedup_compile).Bind(17, evaluation_id);
   HONE_RETURN_IF_ERROR(st.Run());
   if (record_build && candidate && v.contains("build") && v["build"].is_object()) {
     const json& b = v["build"];

@@ -63,6 +63,12 @@ class Store {
   // replaces it).
   Status PutTask(const TaskRow& task);
   Result<std::optional<TaskRow>> GetTask(const std::string& hash);
+  // A run's suite: which tasks it covers, in order, with their category.
+  // Idempotent (the first category and position stay). The task must have
+  // been put.
+  Status AddRunTask(int64_t run_id, const std::string& task_hash, const std::string& category,
+                    int position);
+  Result<std::vector<RunTaskRow>> RunTasks(int64_t run_id);  // by position
   Status PutBaseline(const BaselineRow& b);
   Result<std::optional<BaselineRow>> GetBaseline(const std::string& task_hash,
                                                  const std::string& device,
