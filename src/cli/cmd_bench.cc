@@ -1,9 +1,12 @@
-// hone bench SUITE: evaluates every known solution of every task in a suite
-// and prints one table (or one JSON document).
+// hone bench SUITE: scores a set of candidates per task (a suite's solution
+// files, or the candidates of a stored run) and reports KernelBench's
+// metrics. Every unit of work goes through the run store, so a bench killed
+// at any point (kill -9 included) continues with `hone bench --resume RUN`:
+// finished units are never evaluated again, a unit cut off mid-evaluation is
+// evaluated once more. docs/BENCH.md is the user's page.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -12,63 +15,208 @@
 #include "build/build_pool.h"
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
+#include "cli/store_flags.h"
+#include "core/clock.h"
+#include "core/fs.h"
+#include "core/hash.h"
+#include "report/run_data.h"
 #include "report/verdict_json.h"
 #include "report/verdict_text.h"
+#include "task/suite.h"
 #include "task/task_loader.h"
 
 namespace hone::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using json = nlohmann::json;
 
 struct BenchArgs {
   std::string suite;
   std::string backend = "cpu";
   std::vector<std::string> only;  // solution file stems to keep
+  std::string solutions;          // PyTorch suites: where the solutions are
+  std::string from_run;           // score the candidates of this stored run
+  std::string resume;             // continue this bench run
+  std::string name;
+  std::string store;
   EvalFlags flags;
   Output out;
 };
 
-std::vector<fs::path> TaskDirs(const fs::path& suite) {
-  if (IsNativeTaskDir(suite)) return {suite};
-  std::vector<fs::path> dirs;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(suite, ec))
-    if (e.is_directory() && IsNativeTaskDir(e.path())) dirs.push_back(e.path());
-  std::sort(dirs.begin(), dirs.end());
-  return dirs;
+// What a run is started with, stored so that --resume does the same work.
+json ConfigOf(const BenchArgs& a) {
+  return {{"suite", a.suite.empty() ? "" : fs::absolute(a.suite).lexically_normal().string()},
+          {"backend", a.backend},
+          {"only", a.only},
+          {"solutions",
+           a.solutions.empty() ? "" : fs::absolute(a.solutions).lexically_normal().string()},
+          {"from_run", a.from_run},
+          {"flags", EvalFlagsToJson(a.flags)}};
 }
 
-std::vector<fs::path> Solutions(const fs::path& task_dir, const std::vector<std::string>& only,
-                                const std::string& backend) {
-  std::vector<fs::path> files;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(task_dir / "solutions", ec)) {
-    auto ext = e.path().extension();
-    bool wanted = backend == "cuda" ? ext == ".cu" : (ext == ".cpp" || ext == ".cc");
-    if (!e.is_regular_file() || !wanted) continue;
-    if (!only.empty() &&
-        std::find(only.begin(), only.end(), e.path().stem().string()) == only.end())
-      continue;
-    files.push_back(e.path());
+void ApplyConfig(const json& c, BenchArgs& a) {
+  a.suite = c.value("suite", "");
+  a.backend = c.value("backend", "cpu");
+  a.only = c.value("only", std::vector<std::string>{});
+  a.solutions = c.value("solutions", "");
+  a.from_run = c.value("from_run", "");
+  a.flags = EvalFlagsFromJson(c.value("flags", json::object()));
+}
+
+// One task of the bench, loaded.
+struct BenchTask {
+  fs::path path;
+  std::string category;
+  std::optional<Task> task;  // absent: skipped or malformed (said on stderr)
+};
+
+// One unit of work: a candidate on a task.
+struct Unit {
+  size_t task = 0;  // index into the tasks
+  fs::path candidate;
+  std::string label;
+  int64_t candidate_id = 0;
+  std::string work_key;
+};
+
+struct Plan {
+  std::vector<BenchTask> tasks;
+  std::vector<Unit> units;
+  int malformed = 0, skipped = 0;
+};
+
+std::string OptionsHash(const BenchArgs& a) {
+  json flags = EvalFlagsToJson(a.flags);
+  flags.erase("device");  // where it runs is not what is measured
+  return ContentHash({"bench-options-v1", a.backend, flags.dump()});
+}
+
+// Loads a task, saying why on stderr when it cannot be.
+std::optional<Task> LoadForBench(EvalContext& ctx, const fs::path& path, const BenchArgs& a,
+                                 const SizePolicy& sizes, Progress& progress, Plan& plan) {
+  progress.Show("loading " + path.string());
+  auto task = LoadTask(ctx, path.string(), a.backend, sizes);
+  if (task.ok()) return std::move(*task);
+  progress.Clear();
+  bool skipped = task.status().code() == StatusCode::kUnavailable;
+  ++(skipped ? plan.skipped : plan.malformed);
+  std::fprintf(stderr, "hone: %s\n", task.status().message().c_str());
+  progress.Note(task.status().message());
+  return std::nullopt;
+}
+
+Status RecordTask(Store& store, int64_t run_id, const BenchTask& t, int position) {
+  TaskRow row;
+  row.hash = t.task->hash;
+  row.name = t.task->name;
+  row.path = fs::absolute(t.path).lexically_normal().string();
+  HONE_RETURN_IF_ERROR(store.PutTask(row));
+  return store.AddRunTask(run_id, row.hash, t.category, position);
+}
+
+// Stores the unit's candidate (idempotent on its place in the plan) and
+// gives it its work key.
+Status RecordUnit(Store& store, int64_t run_id, const BenchArgs& a, const Task& task, Unit& u,
+                  int seq) {
+  HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(u.candidate));
+  CandidateRow c;
+  c.run_id = run_id;
+  c.task_hash = task.hash;
+  c.seq = seq;
+  c.kind = "solution";
+  c.label = u.label;
+  c.backend = a.backend;
+  c.source = source;
+  HONE_ASSIGN_OR_RETURN(u.candidate_id, store.AddCandidate(c));
+  u.work_key = WorkKey(task.hash, SourceHash(source), OptionsHash(a));
+  return Status::Ok();
+}
+
+// The suite's tasks and solution files.
+Result<Plan> PlanSuite(EvalContext& ctx, Store& store, int64_t run_id, const BenchArgs& a,
+                       const SizePolicy& sizes, Progress& progress) {
+  SuiteLayout layout{a.backend, a.only, a.solutions};
+  HONE_ASSIGN_OR_RETURN(auto entries, DiscoverSuite(a.suite, layout));
+  Plan plan;
+  for (const auto& e : entries) {
+    BenchTask t{e.task, e.category, LoadForBench(ctx, e.task, a, sizes, progress, plan)};
+    if (t.task) HONE_RETURN_IF_ERROR(RecordTask(store, run_id, t, plan.tasks.size()));
+    plan.tasks.push_back(std::move(t));
+    if (!plan.tasks.back().task) continue;
+    for (const auto& sol : e.solutions) {
+      Unit u;
+      u.task = plan.tasks.size() - 1;
+      u.candidate = sol;
+      u.label = plan.tasks.back().task->name + "/" + sol.filename().string();
+      plan.units.push_back(std::move(u));
+    }
   }
-  std::sort(files.begin(), files.end());
-  return files;
+  return plan;
 }
 
-// Compiles every reference and solution on all cores before evaluating, so
-// the evaluations that follow find their builds in the cache.
-void PrebuildAll(const std::vector<fs::path>& dirs, const std::vector<std::string>& only,
-                 const std::string& backend, Builder& builder, Progress& progress) {
+// The candidates of a stored run, written out as files to evaluate.
+Result<Plan> PlanFromRun(EvalContext& ctx, Store& store, int64_t run_id, const BenchArgs& a,
+                         const SizePolicy& sizes, Progress& progress) {
+  HONE_ASSIGN_OR_RETURN(int64_t source_run, ResolveRun(store, a.from_run));
+  HONE_ASSIGN_OR_RETURN(auto source_tasks, store.RunTasks(source_run));
+  HONE_ASSIGN_OR_RETURN(auto attempts, store.Attempts(source_run));
+  std::map<std::string, std::string> category;
+  for (const auto& t : source_tasks) category[t.task_hash] = t.category;
+  fs::path sources = store.path().parent_path() / "sources";
+  Plan plan;
+  std::map<std::string, size_t> task_index;  // stored hash -> plan.tasks
+  for (const auto& c : attempts) {
+    if (!c.source) continue;
+    if (!task_index.count(c.task_hash)) {
+      HONE_ASSIGN_OR_RETURN(auto row, store.GetTask(c.task_hash));
+      if (!row || row->path.empty()) {
+        ++plan.malformed;
+        std::fprintf(stderr, "hone: run %lld: task %s has no path in the store; skipped\n",
+                     static_cast<long long>(source_run), c.task_hash.c_str());
+        task_index[c.task_hash] = SIZE_MAX;
+        continue;
+      }
+      std::string cat = category.count(c.task_hash) ? category[c.task_hash] : "";
+      BenchTask t{row->path, cat, LoadForBench(ctx, row->path, a, sizes, progress, plan)};
+      if (t.task && t.task->hash != c.task_hash)
+        std::fprintf(stderr,
+                     "hone: warning: %s changed since run %lld; scoring against it as it "
+                     "is now\n",
+                     row->path.c_str(), static_cast<long long>(source_run));
+      if (t.task) HONE_RETURN_IF_ERROR(RecordTask(store, run_id, t, plan.tasks.size()));
+      task_index[c.task_hash] = t.task ? plan.tasks.size() : SIZE_MAX;
+      plan.tasks.push_back(std::move(t));
+    }
+    size_t ti = task_index[c.task_hash];
+    if (ti == SIZE_MAX) continue;
+    std::string ext = c.backend == "cuda" ? ".cu" : ".cpp";
+    fs::path file = sources / (SourceHash(*c.source) + ext);
+    if (!fs::exists(file)) HONE_RETURN_IF_ERROR(WriteFileAtomic(file, *c.source));
+    Unit u;
+    u.task = ti;
+    u.candidate = file;
+    u.label = fmt::format("{}/run{}#{}", plan.tasks[ti].task->name, source_run, c.seq);
+    plan.units.push_back(std::move(u));
+  }
+  return plan;
+}
+
+// Compiles the native sources still to evaluate on all cores first, so the
+// evaluations that follow find their builds in the cache.
+void Prebuild(const Plan& plan, const std::vector<const Unit*>& todo, Builder& builder,
+              Progress& progress) {
   BuildPool pool(builder);
   std::vector<std::future<Result<BuildResult>>> builds;
-  for (const auto& dir : dirs) {
-    auto task = LoadNativeTask(dir);
-    if (!task.ok()) continue;  // reported when the suite is evaluated
-    auto reference = task->ReferenceFor(backend);
-    if (!reference.ok()) continue;  // reported when the task is evaluated
-    builds.push_back(pool.Submit(*reference));
-    for (const auto& sol : Solutions(dir, only, backend)) builds.push_back(pool.Submit(sol));
+  std::vector<bool> reference_queued(plan.tasks.size(), false);
+  for (const Unit* u : todo) {
+    const BenchTask& t = plan.tasks[u->task];
+    if (!t.task->pytorch && !reference_queued[u->task]) {
+      reference_queued[u->task] = true;
+      if (auto ref = t.task->ReferenceFor(builder.backend()); ref.ok())
+        builds.push_back(pool.Submit(*ref));
+    }
+    if (u->candidate.extension() != ".py") builds.push_back(pool.Submit(u->candidate));
   }
   for (size_t i = 0; i < builds.size(); ++i) {
     progress.Show(
@@ -77,140 +225,241 @@ void PrebuildAll(const std::vector<fs::path>& dirs, const std::vector<std::strin
   }
 }
 
-std::string Cell(const std::optional<TimingResult>& t) {
-  return t ? FormatSeconds(t->summary.median) : "-";
+std::string FormatEta(double seconds) {
+  if (seconds < 90) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 5400) return fmt::format("{:.0f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
 }
 
-int RunBench(const BenchArgs& a) {
-  auto options = ToEvalOptions(a.flags);
-  if (!options.ok()) return ReportError(options.status());
-  if (!fs::is_directory(a.suite))
-    return ReportError(Status::Invalid(a.suite + ": not a directory"));
-  auto dirs = TaskDirs(a.suite);
-  if (dirs.empty())
-    return ReportError(Status::Invalid(a.suite + ": no task folders (with task.toml) found"));
+// Live counters for the progress line.
+struct Tally {
+  int done = 0, passed = 0, total = 0, fresh = 0;
+  double best = 0;
+  double fresh_seconds = 0;
+  std::string Line(const std::string& what) const {
+    std::string eta = fresh > 0 ? ", ETA " + FormatEta(fresh_seconds / fresh * (total - done)) : "";
+    return fmt::format("[{}/{} done, {} passed, best {:.2f}x{}] {}", done, total, passed, best, eta,
+                       what);
+  }
+  void Count(const std::string& status, std::optional<double> speedup) {
+    ++done;
+    if (status != "passed") return;
+    ++passed;
+    if (speedup) best = std::max(best, *speedup);
+  }
+};
+
+std::string Row(const std::string& label, const std::string& status,
+                const std::optional<double>& cand_us, const std::optional<double>& ref_us,
+                const std::optional<double>& speedup, const std::optional<double>& sol) {
+  auto us = [](const std::optional<double>& x) {
+    return x ? FormatSeconds(*x * 1e-6) : std::string("-");
+  };
+  return fmt::format("{:<34} {:<14} {:>11} {:>11} {:>8} {:>6}", label.substr(0, 34), status,
+                     us(cand_us), us(ref_us), speedup ? fmt::format("{:.2f}x", *speedup) : "-",
+                     sol && *sol > 0 ? fmt::format("{:.1f}", *sol) : "-");
+}
+
+// Evaluates one unit unless the store already has its result.
+Status RunUnit(Store& store, int64_t run_id, Evaluator& evaluator, const EvalOptions& options,
+               const Task& task, const Unit& u, Tally& tally, Progress& progress, const Output& out,
+               std::string& sandbox_missing) {
+  bool finished = false;
+  HONE_ASSIGN_OR_RETURN(int64_t eval_id, store.BeginEvaluation(run_id, u.work_key, task.hash,
+                                                               u.candidate_id, &finished));
+  if (finished) return Status::Ok();  // done before a crash; counted by the caller
+  auto start = std::chrono::steady_clock::now();
+  HONE_ASSIGN_OR_RETURN(
+      Verdict v, evaluator.Evaluate(task, u.candidate, options, [&](const std::string& stage) {
+        progress.Show(tally.Line(u.label + ": " + stage));
+      }));
+  HONE_RETURN_IF_ERROR(store.FinishEvaluation(eval_id, v));
+  ++tally.fresh;
+  tally.fresh_seconds += SecondsSince(start);
+  std::optional<double> speedup;
+  if (v.speedup > 0) speedup = v.speedup;
+  std::string status(StatusName(v.status));
+  tally.Count(status, speedup);
+  if (sandbox_missing.empty()) sandbox_missing = v.sandbox_missing;
+  auto us = [](const std::optional<TimingResult>& t) {
+    return t ? std::optional<double>(t->summary.median * 1e6) : std::nullopt;
+  };
+  std::optional<double> sol;
+  if (v.sol_percent > 0) sol = v.sol_percent;
+  std::string row = Row(u.label, status, us(v.candidate_time), us(v.reference_time), speedup, sol);
+  progress.Note(row + (v.status == VerdictStatus::kPassed ? "" : "  " + v.reason.substr(0, 200)));
+  if (!out.json && !out.quiet) {
+    progress.Clear();
+    std::cout << row << "\n";
+    if (v.status != VerdictStatus::kPassed) std::cout << "    " << v.reason.substr(0, 300) << "\n";
+    std::cout << std::flush;
+  }
+  return Status::Ok();
+}
+
+json ResultsJson(const RunData& d) {
+  json results = json::array();
+  for (const auto& a : d.attempts) {
+    json r = {{"task", a.task_name},
+              {"category", a.category},
+              {"solution", a.candidate.label},
+              {"status", a.outcome}};
+    if (a.evaluation) {
+      const EvaluationRow& e = *a.evaluation;
+      r["tries"] = e.tries;
+      if (e.speedup) r["speedup"] = *e.speedup;
+      if (e.speedup_compile) r["speedup_compile"] = *e.speedup_compile;
+      if (e.sol_percent) r["sol_percent"] = *e.sol_percent;
+      json v = json::parse(e.verdict, nullptr, false);
+      if (!v.is_discarded()) r["verdict"] = v;
+    }
+    results.push_back(r);
+  }
+  return results;
+}
+
+int RunBench(BenchArgs a) {
+  auto store = OpenStore(a.store);
+  if (!store.ok()) return ReportError(store.status());
+  Store& db = **store;
+  int64_t run_id = 0;
+  bool resumed = !a.resume.empty();
+  if (resumed) {
+    auto id = ResolveRun(db, a.resume);
+    if (!id.ok()) return ReportError(id.status().With("--resume: "));
+    auto run = db.GetRun(*id);
+    if (!run.ok()) return ReportError(run.status());
+    if (run->kind != "bench")
+      return ReportError(Status::Invalid(
+          fmt::format("--resume {}: run {} is an {} run; resume it with hone {} --resume", a.resume,
+                      *id, run->kind, run->kind)));
+    std::string given_suite = a.suite;
+    ApplyConfig(json::parse(run->config, nullptr, false), a);
+    if (!given_suite.empty() && fs::absolute(given_suite).lexically_normal().string() != a.suite)
+      return ReportError(Status::Invalid(fmt::format("--resume {}: run {} benchmarks {}, not {}",
+                                                     a.resume, *id, a.suite, given_suite)));
+    run_id = *id;
+  } else if (a.suite.empty() && a.from_run.empty()) {
+    return ReportError(
+        Status::Invalid("bench: give a SUITE folder, --from-run RUN or --resume RUN"));
+  } else if (!a.suite.empty() && !a.from_run.empty()) {
+    return ReportError(Status::Invalid("bench: give a SUITE folder or --from-run RUN, not both"));
+  }
   if (a.backend != "cpu" && a.backend != "cuda")
     return ReportError(Status::Invalid("--backend: expected cpu or cuda, got '" + a.backend + "'"));
+  auto options = ToEvalOptions(a.flags);
+  if (!options.ok()) return ReportError(options.status());
+  options->backend = a.backend;
+  auto sizes = ToSizePolicy(a.flags);
+  if (!sizes.ok()) return ReportError(sizes.status());
+  if (!a.suite.empty() && !fs::is_directory(a.suite))
+    return ReportError(Status::Invalid(a.suite + ": not a directory"));
+  if (!resumed) {
+    auto id = db.CreateRun("bench", ConfigOf(a).dump(), a.name.empty() ? a.suite : a.name);
+    if (!id.ok()) return ReportError(id.status());
+    run_id = *id;
+  } else if (Status st = db.SetRunStatus(run_id, "running"); !st.ok()) {
+    return ReportError(st);
+  }
+  if (!a.out.quiet && !a.out.json)
+    std::fprintf(stderr, "hone: %s bench run %lld in %s\n", resumed ? "resuming" : "started",
+                 static_cast<long long>(run_id), db.path().c_str());
+
   auto ctx = MakeEvalContext(a.backend == "cuda", a.flags.device);
   if (!ctx.ok()) return ReportError(ctx.status());
-  Evaluator evaluator((*ctx)->env);
   Progress progress(a.out);
+  progress.Note(fmt::format("bench run {} ({})", run_id, resumed ? "resumed" : "started"));
+  auto wall_start = std::chrono::steady_clock::now();
+  auto plan = a.from_run.empty() ? PlanSuite(**ctx, db, run_id, a, *sizes, progress)
+                                 : PlanFromRun(**ctx, db, run_id, a, *sizes, progress);
+  if (!plan.ok()) return ReportError(plan.status());
+  Evaluator evaluator((*ctx)->env);  // after loading: PyTorch tasks started the oracle
+  Tally tally;
+  tally.total = static_cast<int>(plan->units.size());
+  std::vector<const Unit*> todo;
+  std::map<std::string, EvaluationRow> stored;  // finished before this invocation
+  if (resumed) {
+    auto before = LoadRunData(db, run_id);
+    if (!before.ok()) return ReportError(before.status());
+    for (const auto& at : before->attempts)
+      if (at.evaluation && at.evaluation->state == "finished")
+        stored[at.evaluation->work_key] = *at.evaluation;
+  }
+  for (size_t i = 0; i < plan->units.size(); ++i) {
+    Unit& u = plan->units[i];
+    const Task& task = *plan->tasks[u.task].task;
+    if (Status st = RecordUnit(db, run_id, a, task, u, static_cast<int>(i)); !st.ok())
+      return ReportError(st);
+    if (auto it = stored.find(u.work_key); it != stored.end())
+      tally.Count(it->second.status, it->second.speedup);
+    else
+      todo.push_back(&u);
+  }
+  if (resumed && !a.out.quiet && !a.out.json)
+    std::fprintf(stderr, "hone: %d of %d already evaluated; %zu to go\n", tally.done, tally.total,
+                 todo.size());
   Builder& builder = a.backend == "cuda" ? *(*ctx)->cuda_builder : *(*ctx)->builder;
-  using Clock = std::chrono::steady_clock;
-  auto since = [](Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  };
-  auto suite_start = Clock::now();
-  PrebuildAll(dirs, a.only, a.backend, builder, progress);
-  double prebuild_seconds = since(suite_start);
-  // Where the suite's wall time went: stages summed over evaluations, and
-  // the part spent inside hone_forward (reference and candidate).
-  std::map<std::string, double> stage_totals;
-  double kernel_seconds = 0;
-
-  nlohmann::json results = nlohmann::json::array();
-  std::vector<std::string> rows;
-  int evaluated = 0, passed = 0, malformed = 0;
-  bool warned_sandbox = false;
-  double log_speedup = 0;
-  int speedups = 0;
-  if (!a.out.json)
-    rows.push_back(fmt::format("{:<14} {:<10} {:<14} {:>11} {:>11} {:>8} {:>6}", "task", "solution",
-                               "status", "candidate", "reference", "speedup", "SOL%"));
-  for (const auto& dir : dirs) {
-    auto task = LoadNativeTask(dir);
-    if (!task.ok()) {
-      ++malformed;
-      std::fprintf(stderr, "hone: %s\n", task.status().message().c_str());
-      continue;
-    }
-    for (const auto& sol : Solutions(dir, a.only, a.backend)) {
-      std::string label = task->name + "/" + sol.stem().string();
-      auto verdict = evaluator.Evaluate(*task, sol, *options, [&](const std::string& stage) {
-        progress.Show(fmt::format("[{} done, {} passed] {}: {}", evaluated, passed, label, stage));
-      });
-      if (!verdict.ok()) {
-        ++malformed;
-        progress.Clear();
-        std::fprintf(stderr, "hone: %s\n", verdict.status().message().c_str());
-        break;
-      }
-      ++evaluated;
-      const Verdict& v = *verdict;
-      if (!v.sandbox_missing.empty() && !warned_sandbox) {
-        progress.Clear();
-        std::fprintf(stderr, "hone: warning: not in force in the sandbox on this machine: %s\n",
-                     v.sandbox_missing.c_str());
-        warned_sandbox = true;
-      }
-      if (v.status == VerdictStatus::kPassed) ++passed;
-      for (const auto& [stage, seconds] : v.stage_seconds) stage_totals[stage] += seconds;
-      kernel_seconds += v.kernel_seconds;
-      if (v.status == VerdictStatus::kPassed && v.speedup > 0) {
-        log_speedup += std::log(v.speedup);
-        ++speedups;
-      }
-      nlohmann::json j = VerdictToJson(v);
-      j["solution"] = sol.stem().string();
-      results.push_back(j);
-      std::string row = fmt::format("{:<14} {:<10} {:<14} {:>11} {:>11} {:>8} {:>6}", task->name,
-                                    sol.stem().string(), StatusName(v.status),
-                                    Cell(v.candidate_time), Cell(v.reference_time),
-                                    v.speedup > 0 ? fmt::format("{:.2f}x", v.speedup) : "-",
-                                    v.sol_percent > 0 ? fmt::format("{:.1f}", v.sol_percent) : "-");
-      if (!a.out.json && !a.out.quiet) {
-        progress.Clear();
-        std::cout << (rows.size() == 1 ? rows[0] + "\n" : "") << row << "\n" << std::flush;
-        if (rows.size() == 1) rows.push_back("");
-        if (v.status != VerdictStatus::kPassed)
-          std::cout << "    " << v.reason.substr(0, 300) << "\n";
-      }
+  Prebuild(*plan, todo, builder, progress);
+  std::string sandbox_missing;
+  for (const Unit* u : todo) {
+    const Task& task = *plan->tasks[u->task].task;
+    Status st =
+        RunUnit(db, run_id, evaluator, *options, task, *u, tally, progress, a.out, sandbox_missing);
+    if (!st.ok()) {
+      progress.Clear();
+      db.SetRunStatus(run_id, "failed");
+      return ReportError(st.With(u->label + ": "));
     }
   }
   progress.Clear();
-  double geomean = speedups ? std::exp(log_speedup / speedups) : 0;
-  double wall = since(suite_start);
-  double per_hour = wall > 0 ? evaluated * 3600 / wall : 0;
-  double harness_share = wall > 0 ? std::max(0.0, 1 - kernel_seconds / wall) : 0;
-  nlohmann::json stages = stage_totals;
-  nlohmann::json summary = {{"evaluated", evaluated},
-                            {"passed", passed},
-                            {"malformed_tasks", malformed},
-                            {"geomean_speedup_passed", geomean},
-                            {"wall_seconds", wall},
-                            {"prebuild_seconds", prebuild_seconds},
-                            {"evaluations_per_hour", per_hour},
-                            {"stage_seconds", stages},
-                            {"kernel_seconds", kernel_seconds},
-                            {"harness_share", harness_share}};
+  if (!sandbox_missing.empty() && !a.out.quiet)
+    std::fprintf(stderr, "hone: warning: not in force in the sandbox on this machine: %s\n",
+                 sandbox_missing.c_str());
+
+  auto data = LoadRunData(db, run_id);
+  if (!data.ok()) return ReportError(data.status());
+  json summary = {
+      {"metrics", SuiteMetricsToJson(data->metrics)},
+      {"units", tally.total},
+      {"evaluated_now", tally.fresh},
+      {"malformed_tasks", plan->malformed},
+      {"skipped_tasks", plan->skipped},
+      {"wall_seconds", SecondsSince(wall_start)},
+      {"machine", MachineToJson(a.backend == "cuda" ? (*ctx)->env.gpu : (*ctx)->env.machine)}};
+  if (Status st = db.SetRunStatus(run_id, "finished", summary.dump()); !st.ok())
+    return ReportError(st);
+  std::string table = SuiteMetricsTable(data->metrics);
+  progress.Note("finished\n" + table);
   if (a.out.json) {
-    std::cout << nlohmann::json({{"suite", a.suite},
-                                 {"machine", MachineToJson((*ctx)->env.machine)},
-                                 {"results", results},
-                                 {"summary", summary}})
+    std::cout << json({{"run_id", run_id},
+                       {"store", db.path().string()},
+                       {"suite", a.suite},
+                       {"from_run", a.from_run},
+                       {"backend", a.backend},
+                       {"resumed", resumed},
+                       {"results", ResultsJson(*data)},
+                       {"summary", summary}})
                      .dump(2)
               << "\n";
   } else {
-    std::cout << fmt::format("{} evaluated, {} passed, geometric-mean speedup of passed: {:.2f}x\n",
-                             evaluated, passed, geomean);
-    std::string parts;
-    for (const auto& [stage, seconds] : stage_totals)
-      parts += fmt::format("{}{} {:.1f} s", parts.empty() ? "" : ", ", stage, seconds);
+    std::cout << "\n" << table;
     if (!a.out.quiet)
       std::cout << fmt::format(
-          "wall {:.1f} s ({:.0f} evaluations/hour; parallel prebuild {:.1f} s; stages: {}); "
-          "inside hone_forward {:.1f} s, harness {:.0f}% of wall time\n",
-          wall, per_hour, prebuild_seconds, parts, kernel_seconds, 100 * harness_share);
+          "run {}: {} units, {} evaluated now, wall {:.1f} s; hone report {} --store {}\n", run_id,
+          tally.total, tally.fresh, SecondsSince(wall_start), run_id, db.path().string());
   }
-  return malformed ? kExitUsage : kExitOk;
+  return plan->malformed ? kExitUsage : kExitOk;
 }
 
 }  // namespace
 
 Command RegisterBench(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
-  CLI::App* sub = app.add_subcommand("bench", "Evaluate every solution of every task in a suite");
-  sub->add_option("suite", args->suite, "A folder of task folders, or one task folder")->required();
+  CLI::App* sub = app.add_subcommand(
+      "bench", "Score every solution of every task in a suite (or a run's candidates), resumably");
+  sub->add_option("suite", args->suite,
+                  "A folder of tasks (task folders, PyTorch problem files, or level folders of "
+                  "them), or one task folder");
   sub->add_option("--backend", args->backend, "cpu (.cpp solutions) or cuda (.cu solutions)")
       ->capture_default_str();
   sub->add_option("--only", args->only,
@@ -218,6 +467,15 @@ Command RegisterBench(CLI::App& app) {
       ->delimiter(',')
       ->expected(1)
       ->allow_extra_args(false);
+  sub->add_option("--solutions", args->solutions,
+                  "PyTorch suites: the folder of solutions, one subfolder per problem "
+                  "(default SUITE/candidates)");
+  sub->add_option("--from-run", args->from_run,
+                  "Score the candidates of this stored run (an id, or 'last') instead of a suite");
+  sub->add_option("--resume", args->resume,
+                  "Continue this bench run (an id, or 'last'): what it finished is kept");
+  sub->add_option("--name", args->name, "A label for the run (default: the suite's path)");
+  AddStoreFlag(sub, args->store);
   AddEvalFlags(sub, args->flags);
   AddOutputFlags(sub, args->out);
   return [args] { return RunBench(*args); };

@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <ctime>
 
 #include "core/fs.h"
 #include "core/paths.h"
@@ -74,11 +77,39 @@ int ReportError(const Status& st) {
   return st.code() == StatusCode::kInvalidInput ? kExitUsage : kExitFailure;
 }
 
+Progress::Progress(const Output& out) : enabled_(out.terminal && !out.quiet && !out.json) {
+  if (out.log_file.empty()) return;
+  log_ = std::fopen(out.log_file.c_str(), "a");
+  if (!log_)
+    std::fprintf(stderr, "hone: warning: --log %s: cannot open: %s\n", out.log_file.c_str(),
+                 std::strerror(errno));
+}
+
+void Progress::Log(const std::string& line) {
+  if (!log_ || line == last_logged_) return;
+  last_logged_ = line;
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", &tm);
+  std::fprintf(log_, "%s %s\n", stamp, line.c_str());
+  std::fflush(log_);
+}
+
+void Progress::Note(const std::string& line) { Log(line); }
+
 void Progress::Show(const std::string& line) {
+  Log(line);
   if (!enabled_) return;
   std::fprintf(stderr, "\r\033[K%s", line.substr(0, 120).c_str());
   std::fflush(stderr);
   shown_ = true;
+}
+
+Progress::~Progress() {
+  Clear();
+  if (log_) std::fclose(log_);
 }
 
 void Progress::Clear() {

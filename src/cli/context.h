@@ -2,6 +2,7 @@
 // measured machine and the sandbox program, set up once per invocation.
 #pragma once
 
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -19,6 +20,7 @@ struct Output {
   bool json = false;
   bool quiet = false;
   bool terminal = false;  // stderr is a terminal: show progress
+  std::string log_file;   // --log: progress and results appended here
 };
 
 struct EvalContext {
@@ -50,17 +52,27 @@ Result<std::string> CandidateBackend(const std::string& candidate, const std::st
 // Prints "hone: message" and maps the status to an exit code.
 int ReportError(const Status& st);
 
-// A one-line progress indicator on stderr, erased when done.
+// A one-line progress indicator on stderr (a terminal only, not with
+// --quiet or --json), erased when done; with --log every line shown and
+// every Note also goes to the log file, timestamped. A log that cannot be
+// opened is said once on stderr and then ignored. One thread.
 class Progress {
  public:
-  explicit Progress(const Output& out) : enabled_(out.terminal && !out.quiet && !out.json) {}
-  ~Progress() { Clear(); }
+  explicit Progress(const Output& out);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
   void Show(const std::string& line);
+  // A line worth keeping (a result, a warning): to the log only.
+  void Note(const std::string& line);
   void Clear();
 
  private:
+  void Log(const std::string& line);
   bool enabled_;
   bool shown_ = false;
+  std::FILE* log_ = nullptr;
+  std::string last_logged_;
 };
 
 }  // namespace hone::cli

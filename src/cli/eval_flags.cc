@@ -49,9 +49,25 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
                 "and user and is not confined (implies the three --no-* flags); trusted code only");
 }
 
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalFlags, no_time, time_budget, warmup, min_reps,
+                                                max_reps, target_rse, flush, threads,
+                                                memory_limit_mb, call_timeout, timeout, seed,
+                                                device, no_seccomp, no_landlock, no_netns, profile,
+                                                allow, no_lint, shape_scale, size_policy)
+
+nlohmann::json EvalFlagsToJson(const EvalFlags& f) { return f; }
+
+EvalFlags EvalFlagsFromJson(const nlohmann::json& j) {
+  EvalFlags f;
+  if (j.is_object()) j.get_to(f);
+  return f;
+}
+
 void AddOutputFlags(CLI::App* app, Output& out) {
   app->add_flag("--json", out.json, "Print one JSON document on stdout");
   app->add_flag("-q,--quiet", out.quiet, "No progress, only the result");
+  app->add_option("--log", out.log_file,
+                  "Append progress and results to this file, with timestamps");
   out.terminal = isatty(2);
 }
 

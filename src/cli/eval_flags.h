@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
@@ -33,6 +34,10 @@ struct EvalFlags {
 };
 
 void AddEvalFlags(CLI::App* app, EvalFlags& f);
+// The flags as stored with a run (so `--resume` evaluates the same way),
+// and back; a stored document missing a field keeps that field's default.
+nlohmann::json EvalFlagsToJson(const EvalFlags& f);
+EvalFlags EvalFlagsFromJson(const nlohmann::json& j);
 void AddOutputFlags(CLI::App* app, Output& out);
 // Validated options, or Status::Invalid naming the flag.
 Result<EvalOptions> ToEvalOptions(const EvalFlags& f);

@@ -16,6 +16,10 @@ Status WriteFileAtomic(const fs::path& path, std::string_view content);
 // $HONE_CACHE, else $XDG_CACHE_HOME/hone, else ~/.cache/hone; created, and
 // returned as an absolute path.
 Result<fs::path> CacheDir();
+
+// "2_x.py" before "10_x.py": digit runs compare as numbers (KernelBench's
+// problem order).
+bool NaturalLess(const std::string& a, const std::string& b);
 // A fresh private directory (mode 0700) under base, named prefix-XXXXXX.
 Result<fs::path> MakeTempDir(const fs::path& base, const std::string& prefix);
 

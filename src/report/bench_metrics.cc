@@ -198,9 +198,12 @@ std::string SuiteMetricsTable(const SuiteMetrics& m) {
       {"correct attempts", [&](const BenchMetrics& b) { return pct(b.correctness_rate); }},
       {"tasks solved", [&](const BenchMetrics& b) { return pct(b.task_correctness_rate); }},
   };
+  // torch.compile rows only where some task had a torch.compile time.
+  bool compile = !m.all.fast_p.empty() && m.all.fast_p[0].compile.has_value();
   for (size_t i = 0; i < std::size(kFastPThresholds); ++i) {
     rows.push_back({fmt::format("fast_{} eager", kFastPThresholds[i]),
                     [&, i](const BenchMetrics& b) { return pct(b.fast_p[i].eager); }});
+    if (!compile) continue;
     rows.push_back(
         {fmt::format("fast_{} compile", kFastPThresholds[i]), [&, i](const BenchMetrics& b) {
            return b.fast_p[i].compile ? pct(*b.fast_p[i].compile) : std::string("-");
@@ -208,8 +211,9 @@ std::string SuiteMetricsTable(const SuiteMetrics& m) {
   }
   rows.push_back({"geomean speedup (solved)",
                   [&](const BenchMetrics& b) { return times(b.geomean_speedup); }});
-  rows.push_back({"geomean vs compile",
-                  [&](const BenchMetrics& b) { return times(b.geomean_speedup_compile); }});
+  if (compile)
+    rows.push_back({"geomean vs compile",
+                    [&](const BenchMetrics& b) { return times(b.geomean_speedup_compile); }});
   rows.push_back({"geomean (all, unsolved 1x)",
                   [&](const BenchMetrics& b) { return times(b.geomean_speedup_all_tasks); }});
   int most_k = 0;

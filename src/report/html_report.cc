@@ -1,0 +1,700 @@
+#include "report/html_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <set>
+
+#include "core/fs.h"
+
+namespace hone {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int kFastPSteps = 50;          // the fast_p curve's grid: 51 points from 0
+constexpr size_t kMaxReasons = 12;       // bars in the failure-reason plot
+constexpr size_t kMaxProgressTasks = 8;  // lines in the progress plots
+constexpr size_t kMaxChecks = 200;       // rows of a kernel's check table
+
+// ---------------------------------------------------------------- data
+
+double Round4(double x) { return std::round(x * 1e4) / 1e4; }
+
+double FractionAbove(const std::vector<double>& best, double p, size_t tasks) {
+  if (tasks == 0) return 0;
+  auto above = std::count_if(best.begin(), best.end(), [p](double x) { return x > p; });
+  return Round4(static_cast<double>(above) / static_cast<double>(tasks));
+}
+
+// fast_p on a grid from 0 to past the fastest task (at least 2), for eager
+// and (when any outcome had one) torch.compile, with the KernelBench
+// thresholds as computed by bench_metrics.
+json FastPData(const RunSummary& s, const BenchMetrics& m) {
+  std::vector<double> eager, compile;
+  for (const auto& t : s.tasks) {
+    if (t.speedup) eager.push_back(*t.speedup);
+    if (t.speedup_compile) compile.push_back(*t.speedup_compile);
+  }
+  bool with_compile = !m.fast_p.empty() && m.fast_p.front().compile.has_value();
+  double top = 2;
+  for (double x : eager) top = std::max(top, 1.1 * x);
+  for (double x : compile) top = std::max(top, 1.1 * x);
+  json p = json::array(), e = json::array(), c = json::array();
+  for (int i = 0; i <= kFastPSteps; ++i) {
+    double x = top * i / kFastPSteps;
+    p.push_back(Round4(x));
+    e.push_back(FractionAbove(eager, x, s.tasks.size()));
+    c.push_back(FractionAbove(compile, x, s.tasks.size()));
+  }
+  json thresholds = json::array();
+  for (const auto& f : m.fast_p)
+    thresholds.push_back(
+        {{"p", f.p}, {"eager", f.eager}, {"compile", f.compile ? json(*f.compile) : json()}});
+  return {
+      {"p", p}, {"eager", e}, {"compile", with_compile ? c : json()}, {"thresholds", thresholds}};
+}
+
+// Passed attempts' speedups over eager in half-octave bins: bin k holds
+// [2^(k/2), 2^((k+1)/2)). Null when no passed attempt was timed.
+json SpeedupHistogram(const RunData& run) {
+  std::vector<int> bins;
+  for (const auto& a : run.attempts) {
+    if (!a.passed() || !a.evaluation->speedup) continue;
+    double x = *a.evaluation->speedup;
+    if (std::isfinite(x) && x > 0) bins.push_back(static_cast<int>(std::floor(2 * std::log2(x))));
+  }
+  if (bins.empty()) return nullptr;
+  auto [lo, hi] = std::minmax_element(bins.begin(), bins.end());
+  std::vector<int> counts(*hi - *lo + 1, 0);
+  for (int b : bins) ++counts[b - *lo];
+  json labels = json::array(), low = json::array();
+  for (int k = *lo; k <= *hi; ++k) {
+    double a = std::exp2(k / 2.0), b = std::exp2((k + 1) / 2.0);
+    labels.push_back(fmt::format("{:.3g}-{:.3g}x", a, b));
+    low.push_back(Round4(a));
+  }
+  return {{"labels", labels}, {"low", low}, {"counts", counts}};
+}
+
+json OutcomeData(const RunSummary& s) {
+  json labels = json::array(), counts = json::array();
+  for (const char* name : kOutcomeOrder) {
+    auto it = s.outcomes.find(name);
+    if (it == s.outcomes.end() || it->second == 0) continue;
+    labels.push_back(name);
+    counts.push_back(it->second);
+  }
+  return {{"labels", labels}, {"counts", counts}};
+}
+
+json ReasonData(const RunSummary& s) {
+  json labels = json::array(), counts = json::array(), outcomes = json::array();
+  for (size_t i = 0; i < s.reasons.size() && i < kMaxReasons; ++i) {
+    const ReasonCount& r = s.reasons[i];
+    labels.push_back(FirstLine(r.outcome + ": " + (r.reason.empty() ? "-" : r.reason), 70));
+    counts.push_back(r.count);
+    outcomes.push_back(r.outcome);
+  }
+  return {{"labels", labels}, {"counts", counts}, {"outcomes", outcomes}};
+}
+
+// The tasks with the most attempts, at most kMaxProgressTasks of them.
+std::vector<size_t> ProgressTasks(const RunSummary& s) {
+  std::vector<size_t> order(s.tasks.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return s.tasks[x].attempts > s.tasks[y].attempts; });
+  while (!order.empty() &&
+         (order.size() > kMaxProgressTasks || s.tasks[order.back()].attempts == 0))
+    order.pop_back();
+  return order;
+}
+
+// Per task, the best passed speedup so far, one point per attempt from the
+// first passed one on; x is the attempt's seq or its time.
+json ProgressSeries(const RunData& run, const RunSummary& s, bool by_time) {
+  std::vector<size_t> attempts(run.attempts.size());
+  for (size_t i = 0; i < attempts.size(); ++i) attempts[i] = i;
+  std::stable_sort(attempts.begin(), attempts.end(), [&](size_t x, size_t y) {
+    const AttemptView &a = run.attempts[x], &b = run.attempts[y];
+    return by_time ? a.at_seconds < b.at_seconds : a.candidate.seq < b.candidate.seq;
+  });
+  json series = json::array();
+  for (size_t t : ProgressTasks(s)) {
+    json points = json::array();
+    std::optional<double> best;
+    for (size_t i : attempts) {
+      const AttemptView& a = run.attempts[i];
+      if (a.candidate.task_hash != s.tasks[t].task_hash) continue;
+      if (a.passed() && a.evaluation->speedup && (!best || *a.evaluation->speedup > *best))
+        best = a.evaluation->speedup;
+      double x = by_time ? Round4(a.at_seconds) : a.candidate.seq;
+      if (best) points.push_back({{"x", x}, {"y", Round4(*best)}});
+    }
+    series.push_back({{"label", s.tasks[t].name}, {"points", points}});
+  }
+  return series;
+}
+
+// Cumulative dollars and tokens after each LLM call, by the call's time.
+json SpendSeries(const RunData& run) {
+  std::vector<std::pair<double, const LlmCallRow*>> calls;
+  for (const auto& c : run.calls)
+    calls.push_back({std::max(0.0, SecondsBetween(run.run.created, c.created)), &c});
+  std::stable_sort(calls.begin(), calls.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  json points = json::array();
+  double cost = 0;
+  int64_t tokens = 0;
+  for (const auto& [t, c] : calls) {
+    cost += c->cost_usd;
+    tokens += c->input_tokens + c->output_tokens;
+    points.push_back({{"t", Round4(t)}, {"cost", cost}, {"tokens", tokens}});
+  }
+  return points;
+}
+
+// ---------------------------------------------------------------- page pieces
+
+std::string Num(const std::optional<double>& x, const char* format = "{:.2f}") {
+  return x ? fmt::format(fmt::runtime(format), *x) : "-";
+}
+
+std::string Pct(double x) { return fmt::format("{:.1f}%", 100 * x); }
+
+const char kStyle[] = R"css(
+body { font: 14px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1300px;
+       padding: 0 16px 48px; color: #1d2329; background: #fff; }
+h1 { font-size: 22px; margin: 20px 0 4px; }
+h2 { font-size: 18px; margin: 32px 0 8px; border-bottom: 1px solid #d0d7de; padding-bottom: 4px; }
+h3 { font-size: 15px; margin: 20px 0 6px; }
+.meta { color: #57606a; }
+.banner { padding: 8px 12px; border-radius: 6px; margin: 10px 0; }
+.running { background: #fff8c5; border: 1px solid #d4a72c; }
+.errors { background: #ffebe9; border: 1px solid #cf222e; display: none; }
+table { border-collapse: collapse; margin: 6px 0 12px; }
+th, td { padding: 3px 10px; border-bottom: 1px solid #e6e9ed; text-align: left;
+         vertical-align: top; }
+th { background: #f6f8fa; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); gap: 18px; }
+.plot { border: 1px solid #d0d7de; border-radius: 6px; padding: 8px 10px 12px; }
+.plot h3 { margin: 0 0 6px; }
+.plot .box { position: relative; height: 320px; }
+.plot p { margin: 6px 0 0; color: #57606a; font-size: 12px; }
+pre { background: #f6f8fa; padding: 10px; overflow-x: auto; font-size: 12px; line-height: 1.35;
+      border-radius: 6px; white-space: pre; }
+details > summary { cursor: pointer; }
+.passed { color: #1a7f37; font-weight: 600; }
+.failed { color: #cf222e; font-weight: 600; }
+.other { color: #9a6700; font-weight: 600; }
+)css";
+
+// Catches every script error, before anything else runs: shown in a banner
+// and written to <html data-script-errors> for tests.
+const char kErrorCatcher[] = R"js(
+window.honeErrors = [];
+window.addEventListener('error', function (e) {
+  var text = (e && e.message) ? e.message : String(e);
+  window.honeErrors.push(text);
+  document.documentElement.setAttribute('data-script-errors', window.honeErrors.join(' | '));
+  var box = document.getElementById('script-errors');
+  if (box) { box.style.display = 'block'; box.textContent = 'Script error: ' + window.honeErrors.join(' | '); }
+});
+)js";
+
+// Draws every <canvas data-chart=NAME> from the JSON blob, then records how
+// many were drawn (nonzero size and some ink).
+const char kPageScript[] = R"js(
+(function () {
+  var data = JSON.parse(document.getElementById('hone-data').textContent);
+  var palette = ['#0969da', '#cf222e', '#1a7f37', '#8250df', '#bc4c00', '#1b7c83', '#bf3989',
+                 '#6e7781'];
+  var outcomeColor = function (o) {
+    return o === 'passed' ? '#1a7f37' : (o === 'pending' || o === 'not_evaluated') ? '#8c959f'
+         : (o === 'llm_error' || o === 'no_code') ? '#bc4c00' : '#cf222e';
+  };
+  var axis = function (title, extra) {
+    return Object.assign({ title: { display: true, text: title } }, extra || {});
+  };
+  var base = function (scales, legend) {
+    return { animation: false, responsive: true, maintainAspectRatio: false,
+             plugins: { legend: { display: legend !== false } }, scales: scales };
+  };
+  var line = function (label, points, color, extra) {
+    return Object.assign({ label: label, data: points, showLine: true, pointRadius: 0,
+                           borderWidth: 2, borderColor: color, backgroundColor: color }, extra || {});
+  };
+  var xy = function (xs, ys) { return xs.map(function (x, i) { return { x: x, y: ys[i] }; }); };
+  var builders = {
+    fastp: function (d) {
+      var f = d.fast_p, sets = [line('vs eager', xy(f.p, f.eager), palette[0], { stepped: 'after' })];
+      sets.push({ label: 'KernelBench thresholds (eager)', pointRadius: 5, pointStyle: 'rectRot',
+                  borderColor: palette[0], backgroundColor: palette[0],
+                  data: f.thresholds.map(function (t) { return { x: t.p, y: t.eager }; }) });
+      if (f.compile) {
+        sets.push(line('vs torch.compile', xy(f.p, f.compile), palette[1], { stepped: 'after' }));
+        sets.push({ label: 'KernelBench thresholds (compile)', pointRadius: 5, pointStyle: 'triangle',
+                    borderColor: palette[1], backgroundColor: palette[1],
+                    data: f.thresholds.map(function (t) { return { x: t.p, y: t.compile }; }) });
+      }
+      return { type: 'scatter', data: { datasets: sets },
+               options: base({ x: axis('p (speedup over the baseline)', { min: 0 }),
+                               y: axis('fraction of tasks faster than p', { min: 0, max: 1 }) }) };
+    },
+    histogram: function (d) {
+      var h = d.speedup_histogram;
+      return { type: 'bar', data: { labels: h.labels, datasets: [{ label: 'passed attempts',
+               data: h.counts, backgroundColor: h.low.map(function (l) {
+                 return l >= 1 ? '#1a7f37' : '#bc4c00'; }) }] },
+               options: base({ x: axis('speedup over the baseline (half-octave bins)'),
+                               y: axis('attempts', { beginAtZero: true, ticks: { precision: 0 } }) },
+                             false) };
+    },
+    outcomes: function (d) {
+      var o = d.outcomes;
+      return { type: 'bar', data: { labels: o.labels, datasets: [{ label: 'attempts',
+               data: o.counts, backgroundColor: o.labels.map(outcomeColor) }] },
+               options: base({ x: axis('outcome'),
+                               y: axis('attempts', { beginAtZero: true, ticks: { precision: 0 } }) },
+                             false) };
+    },
+    reasons: function (d) {
+      var r = d.reasons;
+      var opts = base({ x: axis('attempts', { beginAtZero: true, ticks: { precision: 0 } }),
+                        y: { ticks: { autoSkip: false, font: { size: 11 } } } }, false);
+      opts.indexAxis = 'y';
+      return { type: 'bar', data: { labels: r.labels, datasets: [{ label: 'attempts',
+               data: r.counts, backgroundColor: r.outcomes.map(outcomeColor) }] }, options: opts };
+    },
+    progress_seq: function (d) { return progress(d.progress_by_candidate, 'candidate (seq)'); },
+    progress_time: function (d) { return progress(d.progress_by_time, 'seconds since the run started'); },
+    spend: function (d) {
+      var pts = d.spend;
+      return { type: 'scatter', data: { datasets: [
+                 line('cost (USD)', pts.map(function (p) { return { x: p.t, y: p.cost }; }),
+                      palette[0], { stepped: 'after', yAxisID: 'y' }),
+                 line('tokens (input + output)', pts.map(function (p) { return { x: p.t, y: p.tokens }; }),
+                      palette[4], { stepped: 'after', yAxisID: 'y1' })] },
+               options: base({ x: axis('seconds since the run started', { min: 0 }),
+                               y: axis('USD', { beginAtZero: true, position: 'left' }),
+                               y1: axis('tokens', { beginAtZero: true, position: 'right',
+                                                    grid: { drawOnChartArea: false } }) }) };
+    }
+  };
+  function progress(series, xTitle) {
+    return { type: 'scatter', data: { datasets: series.map(function (s, i) {
+               return line(s.label, s.points, palette[i % palette.length], { stepped: 'after',
+                           pointRadius: 2 }); }) },
+             options: base({ x: axis(xTitle), y: axis('best speedup so far', { beginAtZero: true }) }) };
+  }
+  function inkedPixels(canvas) {
+    if (!canvas.width || !canvas.height) return 0;
+    var px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    var n = 0;
+    for (var i = 3; i < px.length; i += 4) if (px[i] !== 0) n++;
+    return n;
+  }
+  var canvases = document.querySelectorAll('canvas[data-chart]');
+  var drawn = 0;
+  for (var i = 0; i < canvases.length; i++) {
+    var c = canvases[i];
+    try {
+      new Chart(c, builders[c.getAttribute('data-chart')](data));
+      var ink = inkedPixels(c);
+      c.setAttribute('data-drawn-pixels', String(ink));
+      if (c.width > 0 && c.height > 0 && ink > 0) drawn++;
+    } catch (e) {
+      window.dispatchEvent(new ErrorEvent('error', { message: c.getAttribute('data-chart') + ': ' + e }));
+    }
+  }
+  document.documentElement.setAttribute('data-charts-expected', String(canvases.length));
+  document.documentElement.setAttribute('data-charts-rendered', String(drawn));
+})();
+)js";
+
+std::string Plot(const std::string& name, const std::string& title, const std::string& note,
+                 int height = 320) {
+  return fmt::format(
+      "<div class=\"plot\"><h3>{}</h3><div class=\"box\" style=\"height:{}px\">"
+      "<canvas id=\"plot-{}\" data-chart=\"{}\"></canvas></div><p>{}</p></div>\n",
+      HtmlEscape(title), height, name, name, HtmlEscape(note));
+}
+
+std::string NoPlot(const std::string& title, const std::string& why) {
+  return fmt::format("<div class=\"plot\"><h3>{}</h3><p>{}</p></div>\n", HtmlEscape(title),
+                     HtmlEscape(why));
+}
+
+std::string PlotsHtml(const json& data, const RunSummary& s) {
+  std::string out = "<div class=\"grid\">\n";
+  out += Plot("fastp", "fast_p",
+              "Share of the suite's tasks whose best correct kernel is more than p times faster "
+              "than the baseline; markers at KernelBench's thresholds.");
+  out += data["speedup_histogram"].is_null()
+             ? NoPlot("Speedups of passed attempts", "No passed attempt was timed.")
+             : Plot("histogram", "Speedups of passed attempts",
+                    "Every passed, timed attempt; green bins are at or above 1x.");
+  out += data["outcomes"]["labels"].empty()
+             ? NoPlot("Attempts by outcome", "No attempts yet.")
+             : Plot("outcomes", "Attempts by outcome",
+                    "Every attempt's outcome: a verdict, or what stopped it before one.");
+  size_t reasons = data["reasons"]["labels"].size();
+  out += reasons == 0 ? NoPlot("Failure reasons", "No failed attempts.")
+                      : Plot("reasons", "Failure reasons",
+                             "The most frequent first lines of failed attempts' reasons.",
+                             static_cast<int>(80 + 26 * reasons));
+  if (s.optimize) {
+    out += Plot("progress_seq", "Best speedup so far, by candidate",
+                "Per task (the most attempted), the best passed speedup up to each candidate.");
+    out += Plot("progress_time", "Best speedup so far, over time",
+                "The same against the time each attempt was done.");
+    out += data["spend"].empty() ? NoPlot("Spend", "No LLM calls recorded.")
+                                 : Plot("spend", "Spend", "Cumulative LLM cost and tokens.");
+  }
+  return out + "</div>\n";
+}
+
+std::string HeaderHtml(const RunData& run, const RunSummary& s, const std::string& generated) {
+  const RunRow& r = run.run;
+  std::string title = fmt::format("hone run {}{}", r.id, r.name.empty() ? "" : ": " + r.name);
+  std::string out = fmt::format("<h1>{}</h1>\n<div class=\"meta\">", HtmlEscape(title));
+  out += fmt::format(
+      "kind <b>{}</b> &middot; status <b>{}</b> &middot; created {} &middot; "
+      "updated {} &middot; hone {}",
+      HtmlEscape(r.kind), HtmlEscape(r.status), HtmlEscape(r.created), HtmlEscape(r.updated),
+      HtmlEscape(r.hone_version));
+  if (!s.machine.empty()) out += " &middot; machine " + HtmlEscape(s.machine);
+  if (!generated.empty()) out += " &middot; report made " + HtmlEscape(generated);
+  out += "</div>\n";
+  if (r.status == "running")
+    out +=
+        "<div class=\"banner running\">This run is still in progress: the report shows what "
+        "was stored when it was made.</div>\n";
+  return out + "<div id=\"script-errors\" class=\"banner errors\"></div>\n";
+}
+
+std::string OutcomeSpan(const std::string& outcome) {
+  const char* cls = outcome == "passed"                                  ? "passed"
+                    : outcome == "pending" || outcome == "not_evaluated" ? "other"
+                                                                         : "failed";
+  return fmt::format("<span class=\"{}\">{}</span>", cls, HtmlEscape(outcome));
+}
+
+std::string MetricsHtml(const SuiteMetrics& m) {
+  std::vector<std::pair<std::string, const BenchMetrics*>> cols = {{"all", &m.all}};
+  for (const auto& [name, bm] : m.by_category) cols.push_back({name, &bm});
+  using Cell = std::function<std::string(const BenchMetrics&)>;
+  std::vector<std::pair<std::string, Cell>> rows = {
+      {"tasks", [](const BenchMetrics& b) { return std::to_string(b.tasks); }},
+      {"attempts (passed)",
+       [](const BenchMetrics& b) { return fmt::format("{} ({})", b.attempts, b.attempts_passed); }},
+      {"correct attempts", [](const BenchMetrics& b) { return Pct(b.correctness_rate); }},
+      {"tasks solved", [](const BenchMetrics& b) { return Pct(b.task_correctness_rate); }}};
+  for (size_t i = 0; i < std::size(kFastPThresholds); ++i)
+    rows.push_back(
+        {fmt::format("fast_{} (eager / compile)", kFastPThresholds[i]), [i](const BenchMetrics& b) {
+           const FastP& f = b.fast_p[i];
+           return Pct(f.eager) + " / " + (f.compile ? Pct(*f.compile) : "-");
+         }});
+  rows.push_back({"geomean speedup, solved (eager / compile)", [](const BenchMetrics& b) {
+                    return FormatSpeedup(b.geomean_speedup) + " / " +
+                           FormatSpeedup(b.geomean_speedup_compile);
+                  }});
+  rows.push_back({"geomean speedup, all tasks (unsolved 1x)", [](const BenchMetrics& b) {
+                    return FormatSpeedup(b.geomean_speedup_all_tasks);
+                  }});
+  std::set<int> ks;
+  for (const auto& [name, bm] : cols)
+    for (const auto& p : bm->pass_at_k) ks.insert(p.k);
+  for (int k : ks)
+    rows.push_back({fmt::format("pass@{}", k), [k](const BenchMetrics& b) {
+                      for (const auto& p : b.pass_at_k)
+                        if (p.k == k) return Pct(p.value);
+                      return std::string("-");
+                    }});
+  rows.push_back({"SOL% median [p25, p75]", [](const BenchMetrics& b) {
+                    if (!b.sol_percent) return std::string("-");
+                    const Quantiles& q = *b.sol_percent;
+                    return fmt::format("{:.1f} [{:.1f}, {:.1f}]", q.median, q.p25, q.p75);
+                  }});
+  std::string out = "<table class=\"metrics\"><tr><th>metric</th>";
+  for (const auto& [name, bm] : cols) out += "<th class=\"n\">" + HtmlEscape(name) + "</th>";
+  out += "</tr>\n";
+  for (const auto& [label, cell] : rows) {
+    out += "<tr><td>" + HtmlEscape(label) + "</td>";
+    for (const auto& [name, bm] : cols) out += "<td class=\"n\">" + HtmlEscape(cell(*bm)) + "</td>";
+    out += "</tr>\n";
+  }
+  return out + "</table>\n";
+}
+
+std::string TaskTableHtml(const RunData& run, const RunSummary& s) {
+  std::string out =
+      "<table><tr><th>task</th><th>category</th><th class=\"n\">attempts</th>"
+      "<th class=\"n\">passed</th><th class=\"n\">speedup</th><th class=\"n\">vs compile</th>"
+      "<th class=\"n\">SOL%</th><th>best kernel</th></tr>\n";
+  for (size_t i = 0; i < s.tasks.size(); ++i) {
+    const TaskSummary& t = s.tasks[i];
+    std::string best = "-";
+    if (t.best) {
+      const CandidateRow& c = run.attempts[*t.best].candidate;
+      best = fmt::format("<a href=\"#kernel-{}\">#{}{}</a>", c.id, c.seq,
+                         c.label.empty() ? "" : " " + HtmlEscape(c.label));
+    }
+    out += fmt::format(
+        "<tr><td><a href=\"#task-{}\">{}</a></td><td>{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td><td>{}</td></tr>\n",
+        i, HtmlEscape(t.name), HtmlEscape(t.category), t.attempts, t.passed,
+        FormatSpeedup(t.speedup), FormatSpeedup(t.speedup_compile), Num(t.sol_percent, "{:.1f}"),
+        best);
+  }
+  return out + "</table>\n";
+}
+
+// A reason: its first line, with the whole text behind a <details> when
+// there is more.
+std::string ReasonHtml(const std::string& reason) {
+  std::string first = FirstLine(reason, 140);
+  if (first == reason) return HtmlEscape(reason);
+  return fmt::format("<details><summary>{}</summary><pre>{}</pre></details>", HtmlEscape(first),
+                     HtmlEscape(reason));
+}
+
+std::string ChecksHtml(const std::string& checks_json) {
+  json checks = json::parse(checks_json.empty() ? "[]" : checks_json, nullptr, false);
+  if (!checks.is_array() || checks.empty()) return "<p>No checks recorded.</p>\n";
+  // Failed checks first, then in the order they ran.
+  std::stable_sort(checks.begin(), checks.end(), [](const json& a, const json& b) {
+    return !a.value("passed", true) && b.value("passed", true);
+  });
+  int failed = 0;
+  for (const auto& c : checks) failed += !c.value("passed", true);
+  std::string out = fmt::format(
+      "<details><summary>checks: {} run, {} failed</summary><table><tr><th>check</th><th>where</th>"
+      "<th>result</th><th>detail</th></tr>\n",
+      checks.size(), failed);
+  for (size_t i = 0; i < checks.size() && i < kMaxChecks; ++i) {
+    const json& c = checks[i];
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       HtmlEscape(c.value("name", "")), HtmlEscape(c.value("where", "")),
+                       OutcomeSpan(c.value("passed", true) ? "passed" : "failed"),
+                       HtmlEscape(c.value("detail", "")));
+  }
+  if (checks.size() > kMaxChecks)
+    out += fmt::format("<tr><td colspan=\"4\">... {} more</td></tr>\n", checks.size() - kMaxChecks);
+  return out + "</table></details>\n";
+}
+
+std::string KernelHtml(const AttemptView& a) {
+  const CandidateRow& c = a.candidate;
+  const EvaluationRow& e = *a.evaluation;
+  std::string out =
+      fmt::format("<h4 id=\"kernel-{}\">Best kernel: #{} {} ({}, {})</h4>\n<p>{} &middot; {}</p>\n",
+                  c.id, c.seq, HtmlEscape(c.label), HtmlEscape(c.kind), HtmlEscape(c.backend),
+                  OutcomeSpan(e.status), ReasonHtml(e.reason));
+  out += fmt::format(
+      "<table><tr><th class=\"n\">speedup</th><th class=\"n\">vs compile</th>"
+      "<th class=\"n\">candidate median &micro;s</th><th class=\"n\">95% CI &micro;s</th>"
+      "<th class=\"n\">baseline median &micro;s</th><th class=\"n\">reps</th>"
+      "<th class=\"n\">SOL%</th></tr>\n<tr><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+      "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+      "<td class=\"n\">{}</td><td class=\"n\">{}</td></tr></table>\n",
+      FormatSpeedup(e.speedup), FormatSpeedup(e.speedup_compile), Num(e.cand_median_us, "{:.3f}"),
+      e.cand_ci_low_us && e.cand_ci_high_us
+          ? fmt::format("{:.3f} - {:.3f}", *e.cand_ci_low_us, *e.cand_ci_high_us)
+          : "-",
+      Num(e.ref_median_us, "{:.3f}"), e.reps > 0 ? std::to_string(e.reps) : "-",
+      Num(e.sol_percent, "{:.1f}"));
+  out += ChecksHtml(e.checks);
+  if (c.source)
+    out += fmt::format(
+        "<details open><summary>source: {} line(s)</summary><pre>{}</pre></details>\n",
+        std::count(c.source->begin(), c.source->end(), '\n') + 1, HtmlEscape(*c.source));
+  return out;
+}
+
+std::string AttemptsHtml(const RunData& run, const std::string& task_hash) {
+  std::string out =
+      "<details><summary>every attempt</summary><table><tr><th class=\"n\">seq</th>"
+      "<th>kind</th><th>label</th><th>outcome</th><th>reason</th><th class=\"n\">speedup</th>"
+      "<th class=\"n\">vs compile</th><th class=\"n\">candidate &micro;s</th>"
+      "<th class=\"n\">baseline &micro;s</th><th class=\"n\">at s</th></tr>\n";
+  for (const auto& a : run.attempts) {
+    if (a.candidate.task_hash != task_hash) continue;
+    const auto& e = a.evaluation;
+    auto field = [&](auto member) -> std::optional<double> {
+      return e ? (*e).*member : std::nullopt;
+    };
+    out += fmt::format(
+        "<tr><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td><td class=\"n\">{:.1f}</td></tr>\n",
+        a.candidate.seq, HtmlEscape(a.candidate.kind), HtmlEscape(a.candidate.label),
+        OutcomeSpan(a.outcome), ReasonHtml(AttemptReason(a)),
+        FormatSpeedup(field(&EvaluationRow::speedup)),
+        FormatSpeedup(field(&EvaluationRow::speedup_compile)),
+        Num(field(&EvaluationRow::cand_median_us), "{:.3f}"),
+        Num(field(&EvaluationRow::ref_median_us), "{:.3f}"), a.at_seconds);
+  }
+  return out + "</table></details>\n";
+}
+
+std::string TaskSectionHtml(const RunData& run, const RunSummary& s, size_t i) {
+  const TaskSummary& t = s.tasks[i];
+  std::string out = fmt::format(
+      "<h3 id=\"task-{}\">{}</h3>\n<p class=\"meta\">category {} &middot; {} attempts, {} "
+      "passed &middot; best {} (vs compile {})</p>\n",
+      i, HtmlEscape(t.name), HtmlEscape(t.category.empty() ? "-" : t.category), t.attempts,
+      t.passed, FormatSpeedup(t.speedup), FormatSpeedup(t.speedup_compile));
+  out += t.best ? KernelHtml(run.attempts[*t.best]) : "<p>No correct kernel.</p>\n";
+  if (t.attempts > 0) out += AttemptsHtml(run, t.task_hash);
+  return out;
+}
+
+std::string SpendHtml(const Spend& s) {
+  return fmt::format(
+      "<p>{} LLM calls ({} failed) &middot; {} input + {} output tokens &middot; ${:.4f} "
+      "&middot; {:.1f} s waiting on the LLM</p>\n",
+      s.calls, s.failed_calls, s.input_tokens, s.output_tokens, s.cost_usd, s.seconds);
+}
+
+std::string BodyHtml(const RunData& run, const RunSummary& s, const json& data,
+                     const std::string& generated) {
+  std::string out = HeaderHtml(run, s, generated);
+  out += "<h2>Metrics</h2>\n" + MetricsHtml(run.metrics);
+  if (s.optimize) out += SpendHtml(s.spend);
+  out += "<h2>Plots</h2>\n" + PlotsHtml(data, s);
+  out += "<h2>Tasks</h2>\n" + TaskTableHtml(run, s);
+  out += "<h2>Best kernels and attempts</h2>\n";
+  for (size_t i = 0; i < s.tasks.size(); ++i) out += TaskSectionHtml(run, s, i);
+  return out;
+}
+
+}  // namespace
+
+Result<std::filesystem::path> FindChartJs() {
+  const char* env = std::getenv("HONE_CHARTJS");
+  bool from_env = env && *env;
+  std::filesystem::path path = from_env ? env : kDebianChartJsPath;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) return path;
+  return Status::Unavailable(
+      fmt::format("Chart.js not found at {}{}: the HTML report inlines it; install libjs-chart.js "
+                  "(apt-get install libjs-chart.js) or set HONE_CHARTJS to a chart.min.js (3.x)",
+                  path.string(), from_env ? " ($HONE_CHARTJS)" : ""));
+}
+
+Result<std::string> LoadChartJs() {
+  HONE_ASSIGN_OR_RETURN(auto path, FindChartJs());
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status().With(path.string() + ": ");
+  return text;
+}
+
+std::string HtmlEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string ScriptSafe(std::string_view js) {
+  std::string out;
+  out.reserve(js.size());
+  for (size_t i = 0; i < js.size(); ++i) {
+    auto at = [&](std::string_view word) {
+      if (js.size() - i < word.size()) return false;
+      for (size_t k = 0; k < word.size(); ++k)
+        if (std::tolower(static_cast<unsigned char>(js[i + k])) != word[k]) return false;
+      return true;
+    };
+    if (at("</script")) {
+      out += "<\\/";
+      ++i;  // the '/' is written; the loop goes on after it
+      continue;
+    }
+    if (at("<!--")) {
+      out += "<\\!";
+      ++i;
+      continue;
+    }
+    out += js[i];
+  }
+  return out;
+}
+
+std::string ScriptSafeJson(const json& j) {
+  std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '<')
+      out += "\\u003c";
+    else if (c == '>')
+      out += "\\u003e";
+    else if (c == '&')
+      out += "\\u0026";
+    else
+      out += c;
+  }
+  return out;
+}
+
+json ReportChartData(const RunData& run, const RunSummary& s) {
+  json d = {{"run", {{"id", run.run.id}, {"kind", run.run.kind}, {"status", run.run.status}}},
+            {"fast_p", FastPData(s, run.metrics.all)},
+            {"speedup_histogram", SpeedupHistogram(run)},
+            {"outcomes", OutcomeData(s)},
+            {"reasons", ReasonData(s)},
+            {"optimize", s.optimize}};
+  if (s.optimize) {
+    d["progress_by_candidate"] = ProgressSeries(run, s, false);
+    d["progress_by_time"] = ProgressSeries(run, s, true);
+    d["spend"] = SpendSeries(run);
+  }
+  return d;
+}
+
+std::string RenderHtmlReport(const RunData& run, const RunSummary& summary,
+                             std::string_view chart_js, const std::string& generated) {
+  json data = ReportChartData(run, summary);
+  std::string title = fmt::format("hone run {}", run.run.id);
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += "<title>" + HtmlEscape(title) + "</title>\n<style>" + kStyle + "</style>\n";
+  out += std::string("<script>") + kErrorCatcher + "</script>\n</head>\n<body>\n";
+  out += BodyHtml(run, summary, data, generated);
+  out +=
+      "<script type=\"application/json\" id=\"hone-data\">" + ScriptSafeJson(data) + "</script>\n";
+  out += "<script id=\"chartjs\">\n" + ScriptSafe(chart_js) + "\n</script>\n";
+  out += std::string("<script>") + kPageScript + "</script>\n</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace hone

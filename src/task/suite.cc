@@ -1,0 +1,98 @@
+#include "task/suite.h"
+
+#include <algorithm>
+
+#include "core/fs.h"
+#include "task/oracle_service.h"
+#include "task/task_loader.h"
+
+namespace hone {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool Hidden(const fs::path& p) {
+  std::string name = p.filename().string();
+  return name.empty() || name[0] == '_' || name[0] == '.';
+}
+
+bool ByNaturalName(const fs::path& a, const fs::path& b) {
+  return NaturalLess(a.filename().string(), b.filename().string());
+}
+
+std::vector<fs::path> Children(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (!Hidden(e.path())) out.push_back(e.path());
+  std::sort(out.begin(), out.end(), ByNaturalName);
+  return out;
+}
+
+bool Wanted(const fs::path& file, const SuiteLayout& layout) {
+  if (!fs::is_regular_file(file) || Hidden(file) || !IsSolutionFor(file, layout.backend))
+    return false;
+  const auto& only = layout.only;
+  return only.empty() || std::find(only.begin(), only.end(), file.stem().string()) != only.end();
+}
+
+std::vector<fs::path> SolutionsIn(const fs::path& dir, const SuiteLayout& layout) {
+  std::vector<fs::path> out;
+  for (const auto& f : Children(dir))
+    if (Wanted(f, layout)) out.push_back(f);
+  return out;
+}
+
+// A folder's problem files and native task folders, as entries of `category`.
+void AddTasksOf(const fs::path& dir, const std::string& category, const fs::path& solutions_root,
+                const SuiteLayout& layout, std::vector<SuiteEntry>& out) {
+  for (const auto& p : Children(dir)) {
+    if (IsNativeTaskDir(p)) {
+      out.push_back({p, category, SolutionsIn(p / "solutions", layout)});
+    } else if (IsPyTorchTaskFile(p)) {
+      std::string stem = p.stem().string();
+      fs::path nested = solutions_root / category / stem;
+      fs::path flat = solutions_root / stem;
+      out.push_back({p, category, SolutionsIn(fs::is_directory(nested) ? nested : flat, layout)});
+    }
+  }
+}
+
+bool HasProblems(const fs::path& dir) {
+  for (const auto& p : Children(dir))
+    if (IsNativeTaskDir(p) || IsPyTorchTaskFile(p)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool IsSolutionFor(const fs::path& file, const std::string& backend) {
+  std::string ext = file.extension().string();
+  if (ext == ".py") return true;
+  return backend == "cuda" ? ext == ".cu" : (ext == ".cpp" || ext == ".cc");
+}
+
+Result<std::vector<SuiteEntry>> DiscoverSuite(const fs::path& suite, const SuiteLayout& layout) {
+  std::error_code ec;
+  if (!fs::is_directory(suite, ec)) return Status::Invalid(suite.string() + ": not a directory");
+  std::vector<SuiteEntry> out;
+  std::string name = fs::absolute(suite).lexically_normal().filename().string();
+  if (name.empty()) name = fs::absolute(suite).lexically_normal().parent_path().filename().string();
+  if (IsNativeTaskDir(suite)) {
+    out.push_back({suite, name, SolutionsIn(suite / "solutions", layout)});
+    return out;
+  }
+  fs::path root = layout.solutions_root.empty() ? suite / "candidates" : layout.solutions_root;
+  AddTasksOf(suite, name, root, layout, out);
+  // Level folders: each a category.
+  for (const auto& sub : Children(suite))
+    if (fs::is_directory(sub) && !IsNativeTaskDir(sub) && sub != root && HasProblems(sub))
+      AddTasksOf(sub, sub.filename().string(), root, layout, out);
+  if (out.empty())
+    return Status::Invalid(suite.string() +
+                           ": no tasks found (task folders with task.toml, or PyTorch problem "
+                           ".py files, directly or in level folders)");
+  return out;
+}
+
+}  // namespace hone

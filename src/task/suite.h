@@ -1,0 +1,43 @@
+// A benchmark suite on disk: which tasks it holds, in which category, and
+// the solutions to score for each. Layouts (docs/BENCH.md):
+//   - a native task folder (task.toml), or a folder of them; solutions in
+//     TASK/solutions/;
+//   - a folder of PyTorch problem files (KernelBench's level folder), or a
+//     folder of such folders (level1/, level2/: the categories); a
+//     problem's solutions in SOLUTIONS/<stem>/ or SOLUTIONS/<category>/<stem>/,
+//     SOLUTIONS defaulting to SUITE/candidates.
+// A solution's kind follows its extension: .cpp/.cc for the cpu backend,
+// .cu for cuda, .py (a KernelBench ModelNew, run by the compat runner) for
+// either. Files starting with '_' or '.' are ignored. Everything is sorted
+// (tasks in natural order, 2_x before 10_x) so that a suite enumerates the
+// same way every time: `hone bench --resume` relies on it.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace hone {
+
+struct SuiteEntry {
+  std::filesystem::path task;  // a task folder or a .py problem
+  std::string category;        // the level folder; the suite's name when flat
+  std::vector<std::filesystem::path> solutions;
+};
+
+struct SuiteLayout {
+  std::string backend = "cpu";
+  std::vector<std::string> only;         // solution stems to keep (empty: all)
+  std::filesystem::path solutions_root;  // PyTorch problems (empty: SUITE/candidates)
+};
+
+// Errors: not a folder, nothing that looks like a task in it (kInvalidInput).
+Result<std::vector<SuiteEntry>> DiscoverSuite(const std::filesystem::path& suite,
+                                              const SuiteLayout& layout);
+
+// True when `file` is a solution for `backend`.
+bool IsSolutionFor(const std::filesystem::path& file, const std::string& backend);
+
+}  // namespace hone
