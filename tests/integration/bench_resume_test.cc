@@ -1,0 +1,209 @@
+// `hone bench` killed with SIGKILL at random points and resumed gets exactly
+// the results an uninterrupted run gets, evaluates nothing it finished
+// twice, and leaves a sound store. The kill points come from a seed printed
+// in the log (HONE_TEST_SEED replays one).
+#include <fcntl.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "integration/test_env.h"
+#include "store/store.h"
+
+namespace hone {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using testing::BinaryDir;
+using testing::RunHone;
+using testing::SourceDir;
+
+const std::vector<std::string> kQuickTiming = {"--time-budget", "0.05", "--warmup",   "0.01",
+                                               "--min-reps",    "3",    "--max-reps", "20"};
+
+struct BenchResumeTest : ::testing::Test {
+  void SetUp() override {
+    testing::TestCache();
+    dir = *MakeTempDir(fs::temp_directory_path(), "hone-bench-resume");
+    suite = dir / "suite";
+    fs::create_directories(suite);
+    for (const char* t : {"gelu", "row_sum", "softmax"})
+      fs::copy(SourceDir() / "tasks/examples" / t, suite / t, fs::copy_options::recursive);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::vector<std::string> Args(std::vector<std::string> head) const {
+    head.insert(head.end(), kQuickTiming.begin(), kQuickTiming.end());
+    return head;
+  }
+  fs::path dir, suite;
+};
+
+// The JSON document in hone's output (stderr is interleaved with it).
+json JsonIn(const std::string& out) {
+  size_t begin = out.rfind("\n{\n") != std::string::npos && out.rfind("{\n", 0) != 0
+                     ? out.find("\n{\n") + 1
+                     : 0;
+  size_t end = out.rfind("\n}");
+  return json::parse(out.substr(begin, end == std::string::npos ? out.size() : end + 2 - begin));
+}
+
+// (solution, status) of every result of a bench's JSON.
+std::multiset<std::pair<std::string, std::string>> Results(const std::string& out) {
+  json j = JsonIn(out);
+  std::multiset<std::pair<std::string, std::string>> r;
+  for (const auto& x : j.at("results"))
+    r.insert({x.at("solution").get<std::string>(), x.at("status").get<std::string>()});
+  return r;
+}
+
+// The finished evaluations: work key -> when it finished.
+std::map<std::string, std::string> Finished(const fs::path& db) {
+  auto store = Store::Open(db);
+  EXPECT_TRUE(store.ok()) << store.status().message();
+  std::map<std::string, std::string> out;
+  if (!store.ok()) return out;
+  auto rows = (*store)->RunCandidates(1);
+  EXPECT_TRUE(rows.ok());
+  for (const auto& r : *rows)
+    if (r.evaluation && r.evaluation->state == "finished")
+      out[r.evaluation->work_key] = r.evaluation->finished;
+  return out;
+}
+
+// Starts hone in its own process group (its sandboxes die with it).
+pid_t Spawn(const std::vector<std::string>& args) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    std::vector<char*> argv;
+    std::string hone = (BinaryDir() / "hone").string();
+    argv.push_back(hone.data());
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(hone.c_str(), argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// Waits up to `seconds`; kills the group when it is still running. Returns
+// true when the run ended by itself.
+bool RunOrKill(pid_t pid, double seconds) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(-pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return false;
+}
+
+std::string IntegrityCheck(const fs::path& db) {
+  sqlite3* raw = nullptr;
+  sqlite3_open_v2(db.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(raw, "PRAGMA integrity_check", -1, &st, nullptr);
+  std::string out = sqlite3_step(st) == SQLITE_ROW
+                        ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0))
+                        : "no answer";
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+  return out;
+}
+
+TEST_F(BenchResumeTest, SigkillAtRandomPointsThenResumeGivesTheSameResults) {
+  fs::path ref_db = dir / "reference.db", db = dir / "killed.db";
+  auto reference =
+      RunHone(Args({"bench", suite.string(), "--store", ref_db.string(), "--json", "--quiet"}));
+  ASSERT_EQ(reference.exit_code, 0) << reference.output;
+  auto expected = Results(reference.output);
+  ASSERT_EQ(expected.size(), 6u);
+
+  uint64_t seed = std::random_device{}();
+  if (const char* s = std::getenv("HONE_TEST_SEED")) seed = std::strtoull(s, nullptr, 10);
+  std::printf("kill points from seed %llu (HONE_TEST_SEED replays it)\n",
+              static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> kill_after(0.3, 4.0);
+  std::map<std::string, std::string> seen;  // finished before some kill
+  int kills = 0;
+  for (int round = 0; round < 6; ++round) {
+    auto args = round == 0 ? Args({"bench", suite.string(), "--store", db.string(), "--quiet"})
+                           : Args({"bench", "--resume", "1", "--store", db.string(), "--quiet"});
+    double t = kill_after(rng);
+    bool ended = RunOrKill(Spawn(args), t);
+    if (!ended) ++kills;
+    if (!fs::exists(db)) continue;  // killed before it opened the store
+    auto now = Finished(db);
+    std::printf("round %d: %s after %.2f s, %zu of 6 finished\n", round, ended ? "ended" : "killed",
+                t, now.size());
+    // Nothing finished before is evaluated again: same keys, same times.
+    for (const auto& [key, when] : seen) EXPECT_EQ(now[key], when) << key;
+    seen = now;
+    if (ended) break;
+  }
+  EXPECT_GT(kills, 0);
+  auto resumed = RunHone({"bench", "--resume", "1", "--store", db.string(), "--json", "--quiet"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_EQ(Results(resumed.output), expected);
+  for (const auto& [key, when] : seen) EXPECT_EQ(Finished(db)[key], when) << key;
+
+  auto store = Store::Open(db);
+  ASSERT_TRUE(store.ok());
+  auto pending = (*store)->PendingWork(1);
+  ASSERT_TRUE(pending.ok());
+  EXPECT_TRUE(pending->empty());
+  auto counts = (*store)->StatusCounts(1);
+  ASSERT_TRUE(counts.ok());
+  int evaluations = 0;
+  for (const auto& [status, n] : *counts) evaluations += n;
+  EXPECT_EQ(evaluations, 6);  // one evaluation per unit, however often it was begun
+  auto candidates = (*store)->Attempts(1);
+  ASSERT_TRUE(candidates.ok());
+  EXPECT_EQ(candidates->size(), 6u);
+  EXPECT_EQ((*store)->GetRun(1)->status, "finished");
+  EXPECT_EQ(IntegrityCheck(db), "ok");
+}
+
+TEST_F(BenchResumeTest, ResumeRefusesAnotherSuiteAndUnknownRuns) {
+  fs::path db = dir / "s.db";
+  auto first = RunHone(Args({"bench", (suite / "gelu").string(), "--store", db.string(), "--quiet",
+                             "--no-time", "--only", "fast"}));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  auto other = RunHone(
+      {"bench", (suite / "softmax").string(), "--resume", "1", "--store", db.string(), "--quiet"});
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.output.find("not " + (suite / "softmax").string()), std::string::npos)
+      << other.output;
+  auto unknown = RunHone({"bench", "--resume", "7", "--store", db.string(), "--quiet"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("no run 7"), std::string::npos) << unknown.output;
+  // A finished run resumed does nothing again.
+  auto again = RunHone({"bench", "--resume", "1", "--store", db.string(), "--json", "--quiet"});
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(JsonIn(again.output)["summary"]["evaluated_now"], 0);
+}
+
+}  // namespace
+}  // namespace hone
