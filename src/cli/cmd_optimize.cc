@@ -8,7 +8,9 @@
 
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
+#include "cli/store_flags.h"
 #include "core/fs.h"
+#include "core/hash.h"
 #include "core/paths.h"
 #include "search/optimizer.h"
 #include "task/task_loader.h"
@@ -18,6 +20,7 @@ namespace {
 
 struct OptimizeArgs {
   std::string task, model, base_url, backend = "cpu", output, run_dir, prices, prompts_dir;
+  std::string store, resume, name;
   StrategyOptions strategy;
   Budget budget;
   int concurrency = 4, max_tokens = 8192, thinking_budget = 0, retries = 6;
@@ -32,6 +35,110 @@ std::string DefaultRunDir(const std::string& task) {
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&t));
   return "hone-runs/" + task + "-" + stamp;
+}
+
+// What a run is started with, stored so that --resume continues it the same
+// way.
+nlohmann::json ConfigOf(const OptimizeArgs& a) {
+  auto abs = [](const std::string& p) {
+    return p.empty() ? p : std::filesystem::absolute(p).lexically_normal().string();
+  };
+  const StrategyOptions& st = a.strategy;
+  const Budget& b = a.budget;
+  return {{"task", abs(a.task)},
+          {"model", a.model},
+          {"base_url", a.base_url},
+          {"backend", a.backend},
+          {"strategy",
+           {{"name", st.name},
+            {"samples", st.samples},
+            {"chains", st.chains},
+            {"turns", st.turns},
+            {"islands", st.islands},
+            {"population", st.population},
+            {"generations", st.generations}}},
+          {"budget",
+           {{"candidates", b.max_candidates},
+            {"tokens", b.max_tokens},
+            {"dollars", b.max_dollars},
+            {"seconds", b.max_seconds},
+            {"target_speedup", b.target_speedup}}},
+          {"concurrency", a.concurrency},
+          {"max_tokens", a.max_tokens},
+          {"thinking_budget", a.thinking_budget},
+          {"retries", a.retries},
+          {"temperature", a.temperature},
+          {"retry_base_delay", a.retry_base_delay},
+          {"reasoning_effort", a.reasoning_effort},
+          {"prices", abs(a.prices)},
+          {"prompts_dir", abs(a.prompts_dir)},
+          {"output", abs(a.output)},
+          {"run_dir", abs(a.run_dir)},
+          {"flags", EvalFlagsToJson(a.flags)}};
+}
+
+void ApplyConfig(const nlohmann::json& c, OptimizeArgs& a) {
+  a.task = c.value("task", "");
+  a.model = c.value("model", "");
+  a.base_url = c.value("base_url", "");
+  a.backend = c.value("backend", "cpu");
+  auto st = c.value("strategy", nlohmann::json::object());
+  a.strategy.name = st.value("name", a.strategy.name);
+  a.strategy.samples = st.value("samples", a.strategy.samples);
+  a.strategy.chains = st.value("chains", a.strategy.chains);
+  a.strategy.turns = st.value("turns", a.strategy.turns);
+  a.strategy.islands = st.value("islands", a.strategy.islands);
+  a.strategy.population = st.value("population", a.strategy.population);
+  a.strategy.generations = st.value("generations", a.strategy.generations);
+  auto b = c.value("budget", nlohmann::json::object());
+  a.budget.max_candidates = b.value("candidates", 0);
+  a.budget.max_tokens = b.value("tokens", int64_t{0});
+  a.budget.max_dollars = b.value("dollars", 0.0);
+  a.budget.max_seconds = b.value("seconds", 0.0);
+  a.budget.target_speedup = b.value("target_speedup", 0.0);
+  a.concurrency = c.value("concurrency", a.concurrency);
+  a.max_tokens = c.value("max_tokens", a.max_tokens);
+  a.thinking_budget = c.value("thinking_budget", a.thinking_budget);
+  a.retries = c.value("retries", a.retries);
+  a.temperature = c.value("temperature", a.temperature);
+  a.retry_base_delay = c.value("retry_base_delay", a.retry_base_delay);
+  a.reasoning_effort = c.value("reasoning_effort", "");
+  a.prices = c.value("prices", "");
+  a.prompts_dir = c.value("prompts_dir", "");
+  a.output = c.value("output", "");
+  a.run_dir = c.value("run_dir", "");
+  a.flags = EvalFlagsFromJson(c.value("flags", nlohmann::json::object()));
+}
+
+// Opens the run to write: a new one, or the stored one named by --resume
+// (whose stored options replace the command line's).
+Result<int64_t> OpenRun(Store& store, OptimizeArgs& a) {
+  if (a.resume.empty()) {
+    if (a.task.empty()) return Status::Invalid("optimize: give a TASK (or --resume RUN)");
+    if (a.model.empty()) return Status::Invalid("--model: required (unless --resume)");
+    if (a.run_dir.empty()) a.run_dir = DefaultRunDir(std::filesystem::path(a.task).stem().string());
+    return store.CreateRun("optimize", ConfigOf(a).dump(), a.name);
+  }
+  HONE_ASSIGN_OR_RETURN(int64_t id, ResolveRun(store, a.resume));
+  HONE_ASSIGN_OR_RETURN(RunRow run, store.GetRun(id));
+  if (run.kind != "optimize")
+    return Status::Invalid(
+        fmt::format("--resume {}: run {} is a {} run; resume it with hone {} "
+                    "--resume",
+                    a.resume, id, run.kind, run.kind));
+  auto config = nlohmann::json::parse(run.config, nullptr, false);
+  if (!config.is_object() || config.value("task", "").empty())
+    return Status::Invalid(
+        fmt::format("--resume {}: run {} has no stored task (imported runs "
+                    "cannot be resumed)",
+                    a.resume, id));
+  std::string given = a.task;
+  ApplyConfig(config, a);
+  if (!given.empty() && std::filesystem::absolute(given).lexically_normal().string() != a.task)
+    return Status::Invalid(
+        fmt::format("--resume {}: run {} optimizes {}, not {}", a.resume, id, a.task, given));
+  HONE_RETURN_IF_ERROR(store.SetRunStatus(id, "running"));
+  return id;
 }
 
 Status Validate(const OptimizeArgs& a) {
@@ -78,36 +185,63 @@ void PrintSummary(const OptimizeResult& r, const std::filesystem::path& run_dir,
   std::cout << fmt::format("spent: {} input + {} output tokens, ${:.4f}, {:.1f} s\n",
                            s.input_tokens, s.output_tokens, s.dollars, s.seconds);
   std::cout << "run record: " << run_dir.string() << "\n";
+  if (r.replayed > 0 || r.stored_verdicts > 0)
+    std::cout << fmt::format("resumed: {} stored replies and {} stored verdicts reused\n",
+                             r.replayed, r.stored_verdicts);
+}
+
+Status RecordTask(Store& store, int64_t run_id, const Task& task, const std::string& path,
+                  bool resumed) {
+  if (resumed) {
+    auto tasks = store.RunTasks(run_id);
+    if (!tasks.ok()) return tasks.status();
+    if (!tasks->empty() && tasks->front().task_hash != task.hash)
+      return Status::Invalid(path + ": the task changed since run " + std::to_string(run_id) +
+                             " started (its content hash differs); start a new run");
+  }
+  HONE_RETURN_IF_ERROR(store.PutTask(
+      {task.hash, task.name, std::filesystem::absolute(path).lexically_normal().string(), ""}));
+  return store.AddRunTask(run_id, task.hash, "", 0);
 }
 
 int RunOptimize(OptimizeArgs a) {
-  if (Status st = Validate(a); !st.ok()) return ReportError(st);
+  auto store = OpenStore(a.store);
+  if (!store.ok()) return ReportError(store.status());
+  bool resumed = !a.resume.empty();
+  auto run_id = OpenRun(**store, a);
+  if (!run_id.ok()) return ReportError(run_id.status());
+  auto fail = [&](const Status& st) {
+    (void)(*store)->SetRunStatus(*run_id, "failed");
+    return ReportError(st);
+  };
+  if (Status st = Validate(a); !st.ok()) return fail(st);
   auto eval = ToEvalOptions(a.flags);
-  if (!eval.ok()) return ReportError(eval.status());
+  if (!eval.ok()) return fail(eval.status());
   auto sizes = ToSizePolicy(a.flags);
-  if (!sizes.ok()) return ReportError(sizes.status());
+  if (!sizes.ok()) return fail(sizes.status());
   auto ctx = MakeEvalContext(a.backend == "cuda", a.flags.device);
-  if (!ctx.ok()) return ReportError(ctx.status());
+  if (!ctx.ok()) return fail(ctx.status());
   auto task = LoadTask(**ctx, a.task, a.backend, *sizes);
-  if (!task.ok()) return ReportError(task.status());
+  if (!task.ok()) return fail(task.status());
+  if (Status st = RecordTask(**store, *run_id, *task, a.task, resumed); !st.ok()) return fail(st);
   auto model = ParseModelSpec(a.model, a.base_url);
-  if (!model.ok()) return ReportError(model.status().With("--model: "));
+  if (!model.ok()) return fail(model.status().With("--model: "));
   PriceTable prices = PriceTable::Defaults();
   if (!a.prices.empty()) {
     auto loaded = PriceTable::Load(a.prices);
-    if (!loaded.ok()) return ReportError(loaded.status());
+    if (!loaded.ok()) return fail(loaded.status());
     prices.Merge(*loaded);
   }
   auto include_dir = FindIncludeDir();
-  if (!include_dir.ok()) return ReportError(include_dir.status());
+  if (!include_dir.ok()) return fail(include_dir.status());
   std::filesystem::path prompts_dir = a.prompts_dir;
   if (prompts_dir.empty()) {
     auto found = FindPromptsDir();
-    if (!found.ok()) return ReportError(found.status());
+    if (!found.ok()) return fail(found.status());
     prompts_dir = *found;
   }
   auto prompts = PromptBuilder::Load(prompts_dir, *include_dir);
-  if (!prompts.ok()) return ReportError(prompts.status());
+  if (!prompts.ok()) return fail(prompts.status());
   Evaluator evaluator((*ctx)->env);
 
   RetryPolicy retry;
@@ -124,7 +258,13 @@ int RunOptimize(OptimizeArgs a) {
   o.sampling.thinking_budget_tokens = a.thinking_budget;
   o.llm_concurrency = a.concurrency;
   o.eval = *eval;
-  o.run_dir = a.run_dir.empty() ? DefaultRunDir(task->name) : a.run_dir;
+  o.run_dir = a.run_dir;
+  o.store = store->get();
+  o.run_id = *run_id;
+  o.options_hash = ContentHash({"optimize-options-v1", a.backend, EvalFlagsToJson(a.flags).dump()});
+  if (!a.out.quiet && !a.out.json)
+    std::fprintf(stderr, "hone: %s optimize run %lld in %s\n", resumed ? "resuming" : "started",
+                 static_cast<long long>(*run_id), (*store)->path().c_str());
   bool cuda = a.backend == "cuda";
   Builder* builder = cuda ? (*ctx)->cuda_builder.get() : (*ctx)->builder.get();
   MachineInfo machine = cuda ? (*ctx)->env.gpu : (*ctx)->env.machine;
@@ -143,7 +283,12 @@ int RunOptimize(OptimizeArgs a) {
     progress.Show(ProgressLine(e));
   });
   progress.Clear();
-  if (!result.ok()) return ReportError(result.status());
+  if (!result.ok()) return fail(result.status());
+  if (Status st = (*store)->SetRunStatus(
+          *run_id, "finished",
+          OptimizeResultJson(*result, model->text(), task->name, a.strategy.name));
+      !st.ok())
+    return ReportError(st);
   if (!a.output.empty() && result->best_id >= 0) {
     if (Status st = WriteFileAtomic(a.output, result->best_code); !st.ok()) return ReportError(st);
   }
@@ -151,6 +296,8 @@ int RunOptimize(OptimizeArgs a) {
     auto j = nlohmann::json::parse(
         OptimizeResultJson(*result, model->text(), task->name, a.strategy.name));
     j["run_dir"] = o.run_dir.string();
+    j["run_id"] = *run_id;
+    j["store"] = (*store)->path().string();
     if (!a.output.empty() && result->best_id >= 0) j["output"] = a.output;
     std::cout << j.dump(2) << "\n";
   } else if (!a.out.quiet) {
@@ -166,12 +313,15 @@ Command RegisterOptimize(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "optimize", "Search with an LLM for the fastest kernel that passes the verifier");
   sub->add_option("task", a->task,
-                  "Native task folder (with task.toml) or PyTorch problem file (.py)")
-      ->required();
+                  "Native task folder (with task.toml) or PyTorch problem file (.py)");
   sub->add_option("--model", a->model,
                   "provider:model, e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5, "
-                  "vllm:Qwen/Qwen3-32B")
-      ->required();
+                  "vllm:Qwen/Qwen3-32B (required unless --resume)");
+  sub->add_option("--resume", a->resume,
+                  "Continue this optimize run (an id, or 'last') with its stored options: stored "
+                  "replies and verdicts are reused, not asked or evaluated again");
+  sub->add_option("--name", a->name, "A label for the run");
+  AddStoreFlag(sub, a->store);
   sub->add_option("--base-url", a->base_url, "The endpoint's base URL (overrides the provider's)");
   sub->add_option("--backend", a->backend, "cpu (.cpp kernels) or cuda (.cu kernels)")
       ->capture_default_str();

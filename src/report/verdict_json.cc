@@ -1,5 +1,7 @@
 #include "report/verdict_json.h"
 
+#include <cmath>
+
 #include "run/protocol.h"
 
 namespace hone {
@@ -23,7 +25,131 @@ nlohmann::json TimingToJson(const TimingResult& t) {
            }()}};
 }
 
+// A number field; `otherwise` when absent or null (JSON has no NaN: a NaN
+// is written as null).
+double NumOr(const nlohmann::json& j, const char* key, double otherwise) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : otherwise;
+}
+
+TimingResult TimingFromJson(const nlohmann::json& j) {
+  TimingResult t;
+  SampleSummary& s = t.summary;
+  s.median = NumOr(j, "median_us", 0.0) * 1e-6;
+  if (j.contains("ci95_us") && j["ci95_us"].is_array() && j["ci95_us"].size() == 2) {
+    const auto& ci = j["ci95_us"];
+    s.ci_low = ci[0].is_number() ? ci[0].get<double>() * 1e-6 : 0;
+    s.ci_high = ci[1].is_number() ? ci[1].get<double>() * 1e-6 : 0;
+  }
+  s.mean = NumOr(j, "mean_us", 0.0) * 1e-6;
+  s.stddev = NumOr(j, "stddev_us", 0.0) * 1e-6;
+  s.min = NumOr(j, "min_us", 0.0) * 1e-6;
+  s.max = NumOr(j, "max_us", 0.0) * 1e-6;
+  s.rse = NumOr(j, "rse", 0.0);
+  s.count = j.value("reps", 0);
+  t.call_overhead = NumOr(j, "call_overhead_us", 0.0) * 1e-6;
+  const auto samples = j.value("samples_us", nlohmann::json::array());
+  for (const auto& x : samples)
+    t.samples.push_back(x.is_number() ? x.get<double>() * 1e-6 : std::nan(""));
+  return t;
+}
+
+MachineInfo MachineFromJson(const nlohmann::json& j) {
+  MachineInfo m;
+  m.kind = j.value("kind", "cpu");
+  m.cpu_model = j.value("cpu", j.value("name", ""));
+  m.cores = j.value("cores", 0);
+  m.llc_bytes = j.value("llc_bytes", size_t{0});
+  m.copy_bandwidth_gbs = NumOr(j, "copy_bandwidth_gbs", 0.0);
+  m.fp32_gflops = NumOr(j, "fp32_gflops", 0.0);
+  m.simd = j.value("simd", "");
+  m.measured_at = j.value("measured_at", "");
+  return m;
+}
+
+void TimingSectionFromJson(const nlohmann::json& t, Verdict& v) {
+  v.timed_case = t.value("case", "");
+  v.flush_mode = t.value("flush", "");
+  v.call_overhead_seconds = NumOr(t, "call_overhead_us", 0.0) * 1e-6;
+  if (t.contains("candidate")) v.candidate_time = TimingFromJson(t["candidate"]);
+  if (t.contains("reference")) v.reference_time = TimingFromJson(t["reference"]);
+  v.baseline = t.value("baseline", "reference");
+  v.speedup = NumOr(t, "speedup", 0.0);
+  v.sol_seconds = NumOr(t, "sol_us", 0.0) * 1e-6;
+  v.sol_percent = NumOr(t, "sol_percent", 0.0);
+  if (t.contains("compile")) v.compile_time = TimingFromJson(t["compile"]);
+  v.speedup_compile = NumOr(t, "speedup_compile", 0.0);
+  v.compile_unavailable = t.value("compile_unavailable", "");
+  v.event_overhead_seconds = NumOr(t, "event_overhead_us", 0.0) * 1e-6;
+  if (t.contains("device_state") && t["device_state"].is_object()) {
+    const auto& d = t["device_state"];
+    DeviceStateSummary s;
+    s.samples = d.value("samples", 0);
+    s.sm_mhz_min = d.value("sm_mhz_min", 0u);
+    s.sm_mhz_max = d.value("sm_mhz_max", 0u);
+    s.mem_mhz = d.value("mem_mhz", 0u);
+    s.temp_c_max = d.value("temp_c_max", 0u);
+    s.power_w_max = NumOr(d, "power_w_max", 0.0);
+    v.device_state = s;
+  }
+}
+
 }  // namespace
+
+std::optional<VerdictStatus> ParseStatusName(std::string_view name) {
+  for (VerdictStatus s : {VerdictStatus::kPassed, VerdictStatus::kIncorrect,
+                          VerdictStatus::kCompileError, VerdictStatus::kRuntimeError,
+                          VerdictStatus::kTimeout, VerdictStatus::kRejected})
+    if (StatusName(s) == name) return s;
+  return std::nullopt;
+}
+
+Result<Verdict> VerdictFromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return Status::Invalid("a verdict must be a JSON object");
+  auto status = ParseStatusName(j.value("status", ""));
+  if (!status) return Status::Invalid("a verdict needs a known status");
+  try {
+    Verdict v;
+    v.status = *status;
+    v.reason = j.value("reason", "");
+    v.task = j.value("task", "");
+    v.candidate = j.value("candidate", "");
+    v.backend = j.value("backend", "cpu");
+    const auto b = j.value("build", nlohmann::json::object());
+    v.build_cached = b.value("cached", false);
+    v.build_seconds = NumOr(b, "seconds", 0.0);
+    v.build_log = b.value("log", "");
+    v.build_resources = b.value("resources", "");
+    const auto checks = j.value("checks", nlohmann::json::array());
+    for (const auto& c : checks)
+      v.checks.push_back({c.value("name", ""), c.value("where", ""), c.value("passed", true),
+                          c.value("detail", "")});
+    v.notes = j.value("notes", std::vector<std::string>{});
+    const auto p = j.value("precision", nlohmann::json::object());
+    v.precision_error = NumOr(p, "rel_l2_error", 0.0);
+    v.precision_bound = NumOr(p, "bound", 0.0);
+    const auto sb = j.value("sandbox", nlohmann::json::object());
+    v.sandbox_missing = sb.value("missing", "");
+    v.output_bytes = sb.value("output_bytes", uint64_t{0});
+    v.output_head = sb.value("output_head", "");
+    const auto stages = j.value("seconds", nlohmann::json::object());
+    for (const auto& [stage, seconds] : stages.items()) {
+      if (stage == "total")
+        v.total_seconds = seconds.is_number() ? seconds.get<double>() : 0;
+      else if (stage == "kernel")
+        v.kernel_seconds = seconds.is_number() ? seconds.get<double>() : 0;
+      else if (seconds.is_number())
+        v.stage_seconds.push_back({stage, seconds.get<double>()});
+    }
+    if (j.contains("machine")) v.machine = MachineFromJson(j["machine"]);
+    if (j.contains("timing") && j["timing"].is_object()) TimingSectionFromJson(j["timing"], v);
+    v.kernels_launched = j.value("kernels_launched", "");
+    v.shapes = j.value("shapes", "");
+    return v;
+  } catch (const nlohmann::json::exception& e) {
+    return Status::Invalid(std::string("a verdict with a malformed field: ") + e.what());
+  }
+}
 
 std::string FeatureNames(uint64_t f) {
   std::string out;

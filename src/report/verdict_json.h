@@ -4,11 +4,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/status.h"
 #include "verify/verdict.h"
 
 namespace hone {
 
 nlohmann::json VerdictToJson(const Verdict& v);
+// The inverse, for verdicts read back from the store (a resumed search feeds
+// them to its strategy): every field VerdictToJson writes except the device
+// state's throttle bits and the sandbox's feature bits, which come back
+// empty. Status::Invalid when `j` is not a verdict (no known status).
+Result<Verdict> VerdictFromJson(const nlohmann::json& j);
+// "passed" -> kPassed, ...; nullopt for an unknown name.
+std::optional<VerdictStatus> ParseStatusName(std::string_view name);
 nlohmann::json MachineToJson(const MachineInfo& m);
 std::string FeatureNames(uint64_t features);
 

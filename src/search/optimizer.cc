@@ -6,11 +6,13 @@
 #include <future>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <vector>
 
 #include "build/build_pool.h"
 #include "core/clock.h"
 #include "report/verdict_json.h"
+#include "search/run_journal.h"
 #include "search/run_record.h"
 
 namespace hone {
@@ -49,7 +51,7 @@ class Loop {
  public:
   Loop(const Task& task, const std::string& backend, Provider& provider, Evaluator& evaluator,
        Builder* builder, const OptimizeOptions& options, SearchStrategy& strategy,
-       RunRecord& record, const OptimizeProgress& progress)
+       RunRecord& record, RunJournal* journal, const OptimizeProgress& progress)
       : task_(task),
         backend_(backend),
         provider_(provider),
@@ -57,6 +59,7 @@ class Loop {
         options_(options),
         strategy_(strategy),
         record_(record),
+        journal_(journal),
         progress_(progress) {
     if (builder) pool_ = std::make_unique<BuildPool>(*builder, options.build_threads);
   }
@@ -67,6 +70,7 @@ class Loop {
   Result<OptimizeResult> Run();
 
  private:
+  Result<Verdict> Evaluate(const AttemptResult& r, const std::filesystem::path& candidate);
   void Issue();
   Status Receive(AttemptResult r);
   Status EvaluateNext();
@@ -84,7 +88,9 @@ class Loop {
   const OptimizeOptions& options_;
   SearchStrategy& strategy_;
   RunRecord& record_;
+  RunJournal* journal_;  // may be null
   const OptimizeProgress& progress_;
+  std::set<int> verdict_from_store_;  // proposal ids
   std::unique_ptr<BuildPool> pool_;
 
   Clock::time_point start_ = Clock::now();
@@ -116,6 +122,16 @@ void Loop::Issue() {
   for (Proposal& p : strategy_.Propose(room, &next_id_)) {
     ++result_.spend.candidates;
     ++in_flight_;
+    if (journal_) {
+      if (auto stored = journal_->TakeStoredReply(p)) {
+        AttemptResult r;
+        r.reply = std::move(*stored);
+        r.proposal = std::move(p);
+        inbox_.Put(std::move(r));
+        Progress("replayed stored candidate " + std::to_string(next_id_ - 1));
+        continue;
+      }
+    }
     ChatRequest request = options_.sampling;
     request.system = p.system;
     request.messages = p.messages;
@@ -134,11 +150,13 @@ Status Loop::Receive(AttemptResult r) {
   result_.spend.input_tokens += r.reply.input_tokens;
   result_.spend.output_tokens += r.reply.output_tokens;
   result_.spend.dollars += r.reply.cost_usd;
+  if (r.reply.ok) r.extraction = ExtractCode(r.reply.text, backend_, r.reply.truncated);
+  // Stored before anything else happens to it: a paid-for reply is never lost.
+  if (journal_) HONE_RETURN_IF_ERROR(journal_->RecordReply(r));
   if (!r.reply.ok) {
     ++result_.llm_failures;
     return Finish(r, {});
   }
-  r.extraction = ExtractCode(r.reply.text, backend_, r.reply.truncated);
   if (r.extraction.failure != ExtractFailure::kNone) {
     ++result_.extraction_failures;
     return Finish(r, {});
@@ -154,7 +172,7 @@ Status Loop::EvaluateNext() {
   Pending next = std::move(to_evaluate_.front());
   to_evaluate_.pop_front();
   Progress("evaluating candidate " + std::to_string(next.attempt.proposal.id));
-  HONE_ASSIGN_OR_RETURN(Verdict v, evaluator_.Evaluate(task_, next.candidate, options_.eval));
+  HONE_ASSIGN_OR_RETURN(Verdict v, Evaluate(next.attempt, next.candidate));
   ++result_.evaluated;
   ++result_.verdicts[std::string(StatusName(v.status))];
   if (result_.sandbox_missing.empty()) result_.sandbox_missing = v.sandbox_missing;
@@ -173,8 +191,22 @@ Status Loop::EvaluateNext() {
   return Finish(r, next.candidate);
 }
 
+Result<Verdict> Loop::Evaluate(const AttemptResult& r, const std::filesystem::path& candidate) {
+  if (!journal_) return evaluator_.Evaluate(task_, candidate, options_.eval);
+  HONE_ASSIGN_OR_RETURN(std::optional<Verdict> stored, journal_->BeginEvaluation(r));
+  if (stored) {
+    verdict_from_store_.insert(r.proposal.id);
+    ++result_.stored_verdicts;
+    return std::move(*stored);
+  }
+  HONE_ASSIGN_OR_RETURN(Verdict v, evaluator_.Evaluate(task_, candidate, options_.eval));
+  HONE_RETURN_IF_ERROR(journal_->FinishEvaluation(r, v));
+  return v;
+}
+
 Status Loop::Finish(AttemptResult& r, const std::filesystem::path& candidate) {
-  HONE_RETURN_IF_ERROR(record_.Append(r, candidate));
+  // The run folder has the attempts finished before a crash already.
+  if (!verdict_from_store_.count(r.proposal.id)) HONE_RETURN_IF_ERROR(record_.Append(r, candidate));
   strategy_.Observe(r);
   Progress("candidate " + std::to_string(r.proposal.id) + " done");
   return Status::Ok();
@@ -222,11 +254,17 @@ Result<OptimizeResult> Optimizer::Run(const OptimizeProgress& progress) {
   StrategyContext context{&task_, backend_, machine_, &prompts_};
   HONE_ASSIGN_OR_RETURN(auto strategy, MakeStrategy(options_.strategy, context));
   HONE_ASSIGN_OR_RETURN(RunRecord record, RunRecord::Create(options_.run_dir));
+  std::optional<RunJournal> journal;
+  if (options_.store) {
+    HONE_ASSIGN_OR_RETURN(journal, RunJournal::Open(*options_.store, options_.run_id, task_.hash,
+                                                    backend_, options_.options_hash));
+  }
   Result<OptimizeResult> result = [&]() -> Result<OptimizeResult> {
     Loop loop(task_, backend_, provider_, evaluator_, builder_, options_, *strategy, record,
-              progress);
+              journal ? &*journal : nullptr, progress);
     return loop.Run();
   }();
+  if (result.ok() && journal) result->replayed = journal->replayed();
   if (!result.ok()) return result;
   HONE_RETURN_IF_ERROR(record.WriteSummary(
       OptimizeResultJson(*result, provider_.model().text(), task_.name, options_.strategy.name)));
@@ -251,7 +289,9 @@ std::string OptimizeResultJson(const OptimizeResult& r, const std::string& model
                       {"output_tokens", s.output_tokens},
                       {"dollars", s.dollars},
                       {"seconds", s.seconds},
-                      {"best_speedup", s.best_speedup}};
+                      {"best_speedup", s.best_speedup},
+                      {"replayed", r.replayed},
+                      {"stored_verdicts", r.stored_verdicts}};
   if (r.best_id >= 0) {
     j["best"] = {{"id", r.best_id}, {"candidate", r.best_candidate.string()}};
     if (r.best_verdict) j["best"]["verdict"] = VerdictToJson(*r.best_verdict);

@@ -5,7 +5,9 @@
 // back to the strategy, and stops on the budget, the target speedup, or
 // when the strategy has nothing more to propose.
 //
-// Every attempt is recorded as it completes (search/run_record.h). Failures
+// Every attempt is recorded as it completes (search/run_record.h), and in
+// the run store when there is one (search/run_journal.h), which is also
+// what a resumed run replays. Failures
 // of one attempt (HTTP errors after retries, a reply without code, a
 // truncated reply, a kernel that does not compile) are data; Run returns an
 // error Status only when the environment breaks (the run folder cannot be
@@ -23,6 +25,7 @@
 #include "run/evaluator.h"
 #include "search/budget.h"
 #include "search/strategy.h"
+#include "store/store.h"
 
 namespace hone {
 
@@ -34,6 +37,13 @@ struct OptimizeOptions {
   int build_threads = 0;  // 0: all cores
   EvalOptions eval;
   std::filesystem::path run_dir;
+  // The run store (may be null): every attempt and evaluation is stored as
+  // it happens under `run_id`, and a run that has stored attempts is
+  // resumed (search/run_journal.h). `options_hash` names the evaluation
+  // options in the store's work keys.
+  Store* store = nullptr;
+  int64_t run_id = 0;
+  std::string options_hash;
 };
 
 struct OptimizeResult {
@@ -48,6 +58,8 @@ struct OptimizeResult {
   std::optional<Verdict> best_verdict;
   std::filesystem::path best_candidate;
   std::string sandbox_missing;  // protections not in force (from the first verdict that says)
+  int replayed = 0;             // resumed: stored replies used instead of new LLM calls
+  int stored_verdicts = 0;      // resumed: stored verdicts used instead of new evaluations
 };
 
 struct OptimizeEvent {  // for live progress

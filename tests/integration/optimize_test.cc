@@ -2,16 +2,23 @@
 // loopback speaking both APIs: every strategy, compiler errors fed back, the
 // faster of two correct kernels chosen, and every kind of LLM failure
 // handled without losing an attempt.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 
 #include "core/paths.h"
 #include "integration/test_env.h"
 #include "search/optimizer.h"
+#include "store/store.h"
 #include "support/fake_llm_server.h"
 #include "task/task_loader.h"
 
@@ -270,6 +277,106 @@ TEST_F(OptimizeTest, CommandLineWritesTheBestKernelAndASummary) {
                       "--model", "nosuchprovider:x"});
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("nosuchprovider"), std::string::npos) << bad.output;
+}
+
+// `hone optimize` killed with SIGKILL mid-run and resumed: the replies it
+// had are not asked for again, the verdicts it had are not evaluated again,
+// and the run ends with every attempt stored once.
+TEST_F(OptimizeTest, ResumeAfterSigkillLosesNothingAndRepeatsNothing) {
+  std::atomic<int> answered{0};
+  server_.SetHandler([&](const FakeRequest&) {
+    int n = answered++;
+    FakeResponse r = Ok(OpenAiReply(Fenced(n % 3 == 1 ? kBroken : FastKernel())));
+    r.delay_ms = 300;
+    return r;
+  });
+  std::filesystem::path db = run_dir_ / "store.db";
+  std::vector<std::string> args = {
+      "optimize",      (SourceDir() / "tests/integration/fixture_add").string(),
+      "--model",       "openai-compatible:fake",
+      "--base-url",    server_.base_url(),
+      "--strategy",    "refine",
+      "--chains",      "2",
+      "--turns",       "3",
+      "--concurrency", "2",
+      "--store",       db.string(),
+      "--run-dir",     (run_dir_ / "killed").string(),
+      "--time-budget", "0.2",
+      "--quiet"};
+  TestCache();
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    std::vector<char*> argv;
+    std::string hone = (BinaryDir() / "hone").string();
+    argv.push_back(hone.data());
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execv(hone.c_str(), argv.data());
+    _exit(127);
+  }
+  // Kill it once some attempts are stored and evaluated, mid-run.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  size_t stored_before = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (!std::filesystem::exists(db)) continue;
+    auto store = Store::Open(db);
+    if (!store.ok()) continue;
+    auto counts = (*store)->StatusCounts(1);
+    int finished = 0;
+    if (counts.ok())
+      for (const auto& [status, n] : *counts) finished += status == "pending" ? 0 : n;
+    if (finished >= 2) break;
+  }
+  kill(-pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it could be killed";
+  std::map<int, std::string> finished_before;  // seq -> when its evaluation finished
+  {
+    auto store = Store::Open(db);
+    ASSERT_TRUE(store.ok());
+    auto rows = (*store)->RunCandidates(1);
+    ASSERT_TRUE(rows.ok());
+    stored_before = rows->size();
+    for (const auto& r : *rows)
+      if (r.evaluation && r.evaluation->state == "finished")
+        finished_before[r.candidate.seq] = r.evaluation->finished;
+    EXPECT_EQ((*store)->GetRun(1)->status, "running");
+  }
+  int asked_before = answered.load();
+  ASSERT_LT(stored_before, 6u);
+
+  auto resumed =
+      RunHone({"optimize", "--resume", "1", "--store", db.string(), "--json", "--quiet"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  auto j = nlohmann::json::parse(resumed.output.substr(resumed.output.find("\n{") + 1));
+  EXPECT_EQ(j["replayed"], static_cast<int>(stored_before));
+  EXPECT_EQ(j["stored_verdicts"], static_cast<int>(finished_before.size()));
+  EXPECT_EQ(j["candidates"], 6);
+  // Only the calls that had no stored reply were asked again.
+  EXPECT_EQ(answered.load() - asked_before, 6 - static_cast<int>(stored_before));
+
+  auto store = Store::Open(db);
+  ASSERT_TRUE(store.ok());
+  auto rows = (*store)->RunCandidates(1);
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 6u);
+  std::set<int> seqs;
+  for (const auto& r : *rows) {
+    seqs.insert(r.candidate.seq);
+    ASSERT_TRUE(r.evaluation.has_value()) << "seq " << r.candidate.seq;
+    EXPECT_EQ(r.evaluation->state, "finished");
+    if (finished_before.count(r.candidate.seq))
+      EXPECT_EQ(r.evaluation->finished, finished_before[r.candidate.seq]);
+  }
+  EXPECT_EQ(seqs.size(), 6u);
+  EXPECT_TRUE((*store)->PendingWork(1)->empty());
+  EXPECT_EQ((*store)->GetRun(1)->status, "finished");
 }
 
 // The worked example every CPU prompt shows must itself pass.
