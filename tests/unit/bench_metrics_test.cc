@@ -1,0 +1,79 @@
+// KernelBench's metrics on hand-computed examples.
+#include "report/bench_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace hone {
+namespace {
+
+TaskOutcome Passed(const std::string& task, double speedup,
+                   std::optional<double> compile = std::nullopt) {
+  TaskOutcome o;
+  o.task = task;
+  o.passed = true;
+  o.speedup = speedup;
+  o.speedup_compile = compile;
+  o.sol_percent = 10 * speedup;
+  return o;
+}
+
+TaskOutcome Failed(const std::string& task) {
+  TaskOutcome o;
+  o.task = task;
+  return o;
+}
+
+TEST(BenchMetricsTest, PassAtKIsTheUnbiasedEstimator) {
+  EXPECT_DOUBLE_EQ(PassAtKEstimate(5, 2, 1), 0.4);
+  EXPECT_NEAR(PassAtKEstimate(5, 2, 2), 0.7, 1e-12);  // 1 - C(3,2)/C(5,2)
+  EXPECT_DOUBLE_EQ(PassAtKEstimate(5, 0, 3), 0.0);
+  EXPECT_DOUBLE_EQ(PassAtKEstimate(5, 4, 2), 1.0);  // n - c < k
+}
+
+TEST(BenchMetricsTest, FastPCountsMissingAndIncorrectTasksAsFailed) {
+  std::vector<SuiteTask> tasks = {
+      {"a", "a", "level1"}, {"b", "b", "level1"}, {"c", "c", "level2"}, {"d", "d", "level2"}};
+  // a: best 2.5x (and a slower passed one); b: 0.9x; c: only incorrect; d: no attempt.
+  std::vector<TaskOutcome> outcomes = {Passed("a", 1.2), Passed("a", 2.5), Failed("a"),
+                                       Passed("b", 0.9), Failed("c"), Failed("c")};
+  BenchMetrics m = ComputeMetrics(tasks, outcomes);
+  EXPECT_EQ(m.tasks, 4);
+  EXPECT_EQ(m.tasks_attempted, 3);
+  EXPECT_EQ(m.tasks_correct, 2);
+  EXPECT_EQ(m.attempts, 6);
+  EXPECT_DOUBLE_EQ(m.correctness_rate, 0.5);
+  ASSERT_EQ(m.fast_p.size(), 6u);
+  EXPECT_DOUBLE_EQ(m.fast_p[0].eager, 0.5);   // p = 0: correct
+  EXPECT_DOUBLE_EQ(m.fast_p[2].eager, 0.5);   // p = 0.8
+  EXPECT_DOUBLE_EQ(m.fast_p[3].eager, 0.25);  // p = 1: strictly faster
+  EXPECT_DOUBLE_EQ(m.fast_p[5].eager, 0.25);  // p = 2
+  EXPECT_FALSE(m.fast_p[0].compile.has_value());  // nothing had a torch.compile time
+  EXPECT_NEAR(*m.geomean_speedup, std::sqrt(2.5 * 0.9), 1e-12);
+  EXPECT_NEAR(m.geomean_speedup_all_tasks, std::pow(2.5 * 0.9, 0.25), 1e-12);
+  // The fewest attempts on an attempted task is 1 (b): pass@1 only.
+  ASSERT_EQ(m.pass_at_k.size(), 1u);
+  EXPECT_NEAR(m.pass_at_k[0].value, (2.0 / 3 + 1 + 0 + 0) / 4, 1e-12);
+  ASSERT_TRUE(m.sol_percent.has_value());
+  EXPECT_DOUBLE_EQ(m.sol_percent->max, 25);
+
+  SuiteMetrics s = ComputeSuiteMetrics(tasks, outcomes);
+  ASSERT_EQ(s.by_category.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.by_category["level1"].fast_p[3].eager, 0.5);
+  EXPECT_DOUBLE_EQ(s.by_category["level2"].fast_p[0].eager, 0.0);
+  EXPECT_NE(SuiteMetricsTable(s).find("level2"), std::string::npos);
+  EXPECT_EQ(SuiteMetricsToJson(s)["by_category"]["level1"]["tasks"], 2);
+}
+
+TEST(BenchMetricsTest, CompileFastPWhenCompileWasTimed) {
+  std::vector<SuiteTask> tasks = {{"a", "a", ""}, {"b", "b", ""}};
+  BenchMetrics m = ComputeMetrics(tasks, {Passed("a", 3.0, 1.5), Passed("b", 2.0)});
+  ASSERT_TRUE(m.fast_p[3].compile.has_value());
+  EXPECT_DOUBLE_EQ(*m.fast_p[3].compile, 0.5);  // b had no compile time: failed
+  EXPECT_DOUBLE_EQ(m.fast_p[3].eager, 1.0);
+  EXPECT_DOUBLE_EQ(*m.geomean_speedup_compile, 1.5);
+}
+
+}  // namespace
+}  // namespace hone
