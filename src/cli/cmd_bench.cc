@@ -236,6 +236,10 @@ struct Tally {
   int done = 0, passed = 0, total = 0, fresh = 0;
   double best = 0;
   double fresh_seconds = 0;
+  // Where the evaluated-now units' time went: stages summed over
+  // evaluations, and the part spent inside hone_forward (both sides).
+  std::map<std::string, double> stage_seconds;
+  double kernel_seconds = 0;
   std::string Line(const std::string& what) const {
     std::string eta = fresh > 0 ? ", ETA " + FormatEta(fresh_seconds / fresh * (total - done)) : "";
     return fmt::format("[{}/{} done, {} passed, best {:.2f}x{}] {}", done, total, passed, best, eta,
@@ -276,6 +280,8 @@ Status RunUnit(Store& store, int64_t run_id, Evaluator& evaluator, const EvalOpt
   HONE_RETURN_IF_ERROR(store.FinishEvaluation(eval_id, v));
   ++tally.fresh;
   tally.fresh_seconds += SecondsSince(start);
+  for (const auto& [stage, seconds] : v.stage_seconds) tally.stage_seconds[stage] += seconds;
+  tally.kernel_seconds += v.kernel_seconds;
   std::optional<double> speedup;
   if (v.speedup > 0) speedup = v.speedup;
   std::string status(StatusName(v.status));
@@ -399,7 +405,9 @@ int RunBench(BenchArgs a) {
     std::fprintf(stderr, "hone: %d of %d already evaluated; %zu to go\n", tally.done, tally.total,
                  todo.size());
   Builder& builder = a.backend == "cuda" ? *(*ctx)->cuda_builder : *(*ctx)->builder;
+  auto prebuild_start = std::chrono::steady_clock::now();
   Prebuild(*plan, todo, builder, progress);
+  double prebuild_seconds = SecondsSince(prebuild_start);
   std::string sandbox_missing;
   for (const Unit* u : todo) {
     const Task& task = *plan->tasks[u->task].task;
@@ -418,13 +426,19 @@ int RunBench(BenchArgs a) {
 
   auto data = LoadRunData(db, run_id);
   if (!data.ok()) return ReportError(data.status());
+  double wall = SecondsSince(wall_start);
   json summary = {
       {"metrics", SuiteMetricsToJson(data->metrics)},
       {"units", tally.total},
       {"evaluated_now", tally.fresh},
       {"malformed_tasks", plan->malformed},
       {"skipped_tasks", plan->skipped},
-      {"wall_seconds", SecondsSince(wall_start)},
+      {"wall_seconds", wall},
+      {"prebuild_seconds", prebuild_seconds},
+      {"evaluations_per_hour", wall > 0 ? tally.fresh * 3600 / wall : 0},
+      {"stage_seconds", tally.stage_seconds},
+      {"kernel_seconds", tally.kernel_seconds},
+      {"harness_share", wall > 0 ? std::max(0.0, 1 - tally.kernel_seconds / wall) : 0},
       {"machine", MachineToJson(a.backend == "cuda" ? (*ctx)->env.gpu : (*ctx)->env.machine)}};
   if (Status st = db.SetRunStatus(run_id, "finished", summary.dump()); !st.ok())
     return ReportError(st);
@@ -445,8 +459,10 @@ int RunBench(BenchArgs a) {
     std::cout << "\n" << table;
     if (!a.out.quiet)
       std::cout << fmt::format(
-          "run {}: {} units, {} evaluated now, wall {:.1f} s; hone report {} --store {}\n", run_id,
-          tally.total, tally.fresh, SecondsSince(wall_start), run_id, db.path().string());
+          "run {}: {} units, {} evaluated now, wall {:.1f} s ({:.0f} evaluations/hour, parallel "
+          "prebuild {:.1f} s, inside hone_forward {:.1f} s); hone report {} --store {}\n",
+          run_id, tally.total, tally.fresh, wall, wall > 0 ? tally.fresh * 3600 / wall : 0,
+          prebuild_seconds, tally.kernel_seconds, run_id, db.path().string());
   }
   return plan->malformed ? kExitUsage : kExitOk;
 }

@@ -274,7 +274,7 @@ const char kPageScript[] = R"js(
     progress_seq: function (d) { return progress(d.progress_by_candidate, 'candidate (seq)'); },
     progress_time: function (d) { return progress(d.progress_by_time, 'seconds since the run started'); },
     spend: function (d) {
-      var pts = d.spend; MUTATION_UNDEFINED();
+      var pts = d.spend;
       return { type: 'scatter', data: { datasets: [
                  line('cost (USD)', pts.map(function (p) { return { x: p.t, y: p.cost }; }),
                       palette[0], { stepped: 'after', yAxisID: 'y' }),
@@ -513,9 +513,9 @@ std::string KernelHtml(const AttemptView& a) {
       Num(e.sol_percent, "{:.1f}"));
   out += ChecksHtml(e.checks);
   if (c.source)
-    out += fmt::format(
-        "<details><summary>source: {} line(s)</summary><pre>{}</pre></details>\n",
-        std::count(c.source->begin(), c.source->end(), '\n') + 1, HtmlEscape(*c.source));
+    out += fmt::format("<details><summary>source: {} line(s)</summary><pre>{}</pre></details>\n",
+                       std::count(c.source->begin(), c.source->end(), '\n') + 1,
+                       HtmlEscape(*c.source));
   return out;
 }
 

@@ -140,9 +140,9 @@ class ReportHtmlTest : public ReportCliTest {
 // lines keeps the bench near 35 s on two cores).
 TEST_F(ReportHtmlTest, BenchRunOverTheExamplesRendersInChromium) {
   std::string store = (dir_ / "s.db").string();
-  auto bench = RunHone({"bench", (SourceDir() / "tasks/examples").string(), "--store", store,
-                        "--json", "--quiet", "--time-budget", "0.05", "--warmup", "0.01",
-                        "--flush", "lines"});
+  auto bench =
+      RunHone({"bench", (SourceDir() / "tasks/examples").string(), "--store", store, "--json",
+               "--quiet", "--time-budget", "0.05", "--warmup", "0.01", "--flush", "lines"});
   ASSERT_EQ(bench.exit_code, 0) << bench.output;
   size_t start = bench.output.find('{');
   ASSERT_NE(start, std::string::npos) << bench.output;
