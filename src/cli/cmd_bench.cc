@@ -481,7 +481,6 @@ Command RegisterBench(CLI::App& app) {
   sub->add_option("--only", args->only,
                   "Solution names to evaluate, comma-separated or repeated (e.g. --only fast)")
       ->delimiter(',')
-      ->expected(1)
       ->allow_extra_args(false);
   sub->add_option("--solutions", args->solutions,
                   "PyTorch suites: the folder of solutions, one subfolder per problem "

@@ -161,6 +161,7 @@ class Run {
   void Progress(const std::string& s) {
     if (progress_) progress_(s);
   }
+  int slow_syncs_ = 0;  // device-wide syncs after a call that took too long
   void Decide(VerdictStatus s, std::string reason) {
     if (decided_) return;
     decided_ = true;
@@ -320,6 +321,9 @@ constexpr size_t kCompatMemoryBytes = size_t{16} << 30;
 constexpr uint64_t kTimingPoolSets = 6;
 // A device-wide synchronisation of an idle GPU takes a few microseconds.
 constexpr double kEscapedWorkFloorSeconds = 200e-6;
+// Slow device syncs after a call (escaped work) an evaluation may show before
+// it is rejected: one is noise (another context on the GPU, preemption).
+constexpr int kSlowSyncsToReject = 2;
 
 Millis Run::CandidateTimeout() const {
   Millis per_call = opt_.max_call_timeout;
@@ -857,16 +861,34 @@ bool Run::CheckGpuCall(const CallOutcome& o, const std::string& during) {
     return false;
   }
   // An idle device synchronises in microseconds; work still running after
-  // the stream finished escaped the measurement.
+  // the stream finished escaped the measurement. Two things make an honest
+  // call's sync slow now and then (seen on an H100, 1 in about 30
+  // evaluations, 280 and 430 us): the sandbox's thread preempted during the
+  // sync (its wall time then includes time off the CPU, so its CPU time,
+  // spent spinning on the GPU, is the measure), and another process's
+  // context holding the GPU (a sandbox killed a moment before). Escaped
+  // work that pays happens on every call, so one slow sync is a note and
+  // the second one in an evaluation rejects.
   double limit = kEscapedWorkFloorSeconds + 0.05 * o.reported_seconds;
-  if (o.device_sync_seconds > limit) {
-    Decide(VerdictStatus::kRejected,
-           "work was still running on the GPU after args->stream finished " + during +
-               " (a device-wide synchronisation took " + Seconds(o.device_sync_seconds) +
-               "): it escaped the timed stream");
-    return false;
+  double waited = o.device_sync_preempted
+                      ? std::min(o.device_sync_seconds, o.device_sync_cpu_seconds)
+                      : o.device_sync_seconds;
+  if (waited <= limit) return true;
+  std::string took =
+      "a device-wide synchronisation took " + Seconds(o.device_sync_seconds) +
+      (o.device_sync_preempted ? " (" + Seconds(o.device_sync_cpu_seconds) + " of it on the CPU)"
+                               : std::string());
+  if (++slow_syncs_ < kSlowSyncsToReject) {
+    v_.notes.push_back("once " + during + ", " + took +
+                       " after args->stream finished; an idle device takes microseconds (a "
+                       "second time would reject the candidate)");
+    return true;
   }
-  return true;
+  Decide(VerdictStatus::kRejected,
+         "work was still running on the GPU after args->stream finished " + during + " (" + took +
+             "; slow sync " + std::to_string(slow_syncs_) + " of this evaluation" +
+             "): it escaped the timed stream");
+  return false;
 }
 
 void Run::AccountIdleCpu() {

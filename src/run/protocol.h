@@ -69,6 +69,10 @@ struct Reply {
   uint32_t side_launches;
   uint32_t side_copies;
   uint64_t device_sync_nanos;
+  // The sandbox thread's CPU time in that synchronisation, and whether it
+  // was preempted meanwhile (its wall time then includes time off the CPU).
+  uint64_t device_sync_cpu_nanos;
+  uint32_t device_sync_preempted;
   // CPU: the cache flush before the call, inside the worker's clock but not
   // part of the call (the worker subtracts it when it checks reported times).
   uint64_t prepare_nanos;

@@ -4,6 +4,8 @@
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <cxxabi.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -195,6 +197,11 @@ bool CudaSandbox::Init(const std::string& pci_bus_id, const std::string& arena_h
     return *error = Err("cudaDeviceGetByPCIBusId", e), false;
   if (cudaError_t e = cudaSetDevice(device); e != cudaSuccess)
     return *error = Err("cudaSetDevice", e), false;
+  // Spin while synchronising (the default for one context), so the sync
+  // after each call measures GPU work in this thread's CPU time too. A
+  // context created before (a compat candidate's torch) keeps its flags.
+  (void)cudaSetDeviceFlags(cudaDeviceScheduleSpin);
+  (void)cudaGetLastError();
   if (cudaError_t e = cudaFree(nullptr); e != cudaSuccess)
     return *error = Err("creating the CUDA context", e), false;
   cudaIpcMemHandle_t h;
@@ -295,10 +302,22 @@ CudaCallResult CudaSandbox::Call(int (*forward)(const hone_args*), hone_args* ar
   float ms = 0;
   cudaEventElapsedTime(&ms, a, b);
   r.nanos = static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
-  // The stream is done: anything still running now escaped it.
+  // The stream is done: anything still running now escaped it. The thread
+  // spins in the sync (one context, cudaDeviceScheduleSpin); when the
+  // scheduler takes it off the CPU meanwhile, its wall time is the
+  // machine's noise and its CPU time is what the GPU made it wait.
+  rusage u0{}, u1{};
+  timespec c0{}, c1{};
+  getrusage(RUSAGE_THREAD, &u0);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
   auto t0 = std::chrono::steady_clock::now();
   e = cudaDeviceSynchronize();
   r.device_sync_nanos = Nanos(std::chrono::steady_clock::now() - t0);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+  getrusage(RUSAGE_THREAD, &u1);
+  int64_t cpu = (c1.tv_sec - c0.tv_sec) * 1000000000LL + (c1.tv_nsec - c0.tv_nsec);
+  r.device_sync_cpu_nanos = static_cast<uint64_t>(std::max<int64_t>(cpu, 0));
+  r.device_sync_preempted = u1.ru_nivcsw > u0.ru_nivcsw;
   if (e != cudaSuccess) {
     r.error = Err("CUDA error in work that escaped the stream", e);
     return r;

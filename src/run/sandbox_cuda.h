@@ -23,8 +23,10 @@ struct CudaCallResult {
   uint32_t side_copies = 0;     // copies and memsets not on args->stream
   std::string first_side_copy;  // the driver function of the first one
   uint64_t device_sync_nanos = 0;
-  std::string error;         // a CUDA error: the context is unusable afterwards
-  std::string kernel_names;  // distinct names launched, comma-separated (bounded)
+  uint64_t device_sync_cpu_nanos = 0;  // this thread's CPU time in the sync (it spins)
+  bool device_sync_preempted = false;  // an involuntary context switch during the sync
+  std::string error;                   // a CUDA error: the context is unusable afterwards
+  std::string kernel_names;            // distinct names launched, comma-separated (bounded)
 };
 
 class CudaSandbox {

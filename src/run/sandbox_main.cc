@@ -346,6 +346,8 @@ class Server {
       reply.side_copies = r.side_copies;
       std::snprintf(reply.side_copy, sizeof reply.side_copy, "%s", r.first_side_copy.c_str());
       reply.device_sync_nanos = r.device_sync_nanos;
+      reply.device_sync_cpu_nanos = r.device_sync_cpu_nanos;
+      reply.device_sync_preempted = r.device_sync_preempted ? 1 : 0;
       return Send(o_.ctl_out, reply);
     }
 #endif

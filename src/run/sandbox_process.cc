@@ -382,6 +382,8 @@ CallOutcome SandboxProcess::AwaitReply(Clock::time_point deadline) {
   out.side_launches = reply.side_launches;
   out.side_copies = reply.side_copies;
   out.device_sync_seconds = static_cast<double>(reply.device_sync_nanos) * 1e-9;
+  out.device_sync_cpu_seconds = static_cast<double>(reply.device_sync_cpu_nanos) * 1e-9;
+  out.device_sync_preempted = reply.device_sync_preempted != 0;
   out.detail = std::string(reply.message, strnlen(reply.message, sizeof reply.message));
   out.first_side_copy =
       std::string(reply.side_copy, strnlen(reply.side_copy, sizeof reply.side_copy));

@@ -66,6 +66,8 @@ struct CallOutcome {
   uint32_t side_copies = 0;     // copies and memsets not on args->stream
   std::string first_side_copy;  // the first one's driver function
   double device_sync_seconds = 0;
+  double device_sync_cpu_seconds = 0;  // the sandbox thread's CPU time in it
+  bool device_sync_preempted = false;  // its thread was taken off the CPU meanwhile
   std::string detail;
   bool ok() const { return kind == Kind::kOk; }
 };
