@@ -15,6 +15,7 @@
 #include "build/build_pool.h"
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
+#include "cli/search_flags.h"
 #include "cli/store_flags.h"
 #include "core/clock.h"
 #include "core/fs.h"
@@ -40,6 +41,7 @@ struct BenchArgs {
   std::string resume;             // continue this bench run
   std::string name;
   std::string store;
+  SearchFlags search;  // with --model: each task's candidates come from an LLM search
   EvalFlags flags;
   Output out;
 };
@@ -52,6 +54,7 @@ json ConfigOf(const BenchArgs& a) {
           {"solutions",
            a.solutions.empty() ? "" : fs::absolute(a.solutions).lexically_normal().string()},
           {"from_run", a.from_run},
+          {"search", a.search.model.empty() ? json(nullptr) : SearchFlagsToJson(a.search)},
           {"flags", EvalFlagsToJson(a.flags)}};
 }
 
@@ -62,6 +65,7 @@ void ApplyConfig(const json& c, BenchArgs& a) {
   a.solutions = c.value("solutions", "");
   a.from_run = c.value("from_run", "");
   a.flags = EvalFlagsFromJson(c.value("flags", json::object()));
+  if (c.contains("search") && c["search"].is_object()) SearchFlagsFromJson(c["search"], a.search);
 }
 
 // One task of the bench, loaded.
@@ -303,6 +307,94 @@ Status RunUnit(Store& store, int64_t run_id, Evaluator& evaluator, const EvalOpt
   return Status::Ok();
 }
 
+// Evaluates the plan's units the store has no result for.
+Status EvaluateUnits(Store& db, int64_t run_id, const BenchArgs& a, Plan& plan, EvalContext& ctx,
+                     Evaluator& evaluator, const EvalOptions& options, bool resumed,
+                     Progress& progress, Tally& tally, double& prebuild_seconds,
+                     std::string& sandbox_missing) {
+  tally.total = static_cast<int>(plan.units.size());
+  std::vector<const Unit*> todo;
+  std::map<std::string, EvaluationRow> stored;  // finished before this invocation
+  if (resumed) {
+    auto before = LoadRunData(db, run_id);
+    if (!before.ok()) return before.status();
+    for (const auto& at : before->attempts)
+      if (at.evaluation && at.evaluation->state == "finished")
+        stored[at.evaluation->work_key] = *at.evaluation;
+  }
+  for (size_t i = 0; i < plan.units.size(); ++i) {
+    Unit& u = plan.units[i];
+    const Task& task = *plan.tasks[u.task].task;
+    if (Status st = RecordUnit(db, run_id, a, task, u, static_cast<int>(i)); !st.ok()) return st;
+    if (auto it = stored.find(u.work_key); it != stored.end())
+      tally.Count(it->second.status, it->second.speedup);
+    else
+      todo.push_back(&u);
+  }
+  if (resumed && !a.out.quiet && !a.out.json)
+    std::fprintf(stderr, "hone: %d of %d already evaluated; %zu to go\n", tally.done, tally.total,
+                 todo.size());
+  Builder& builder = a.backend == "cuda" ? *ctx.cuda_builder : *ctx.builder;
+  auto prebuild_start = std::chrono::steady_clock::now();
+  Prebuild(plan, todo, builder, progress);
+  prebuild_seconds = SecondsSince(prebuild_start);
+  for (const Unit* u : todo) {
+    const Task& task = *plan.tasks[u->task].task;
+    Status st =
+        RunUnit(db, run_id, evaluator, options, task, *u, tally, progress, a.out, sandbox_missing);
+    if (!st.ok()) return st.With(u->label + ": ");
+  }
+  return Status::Ok();
+}
+
+// Each task's candidates from an LLM search (search/optimizer.h) recorded
+// under this run; a resumed run replays what the store has (stored replies
+// and verdicts) and goes on from there.
+Status SearchTasks(Store& db, int64_t run_id, const BenchArgs& a, const Plan& plan,
+                   EvalContext& ctx, Evaluator& evaluator, const EvalOptions& options,
+                   Progress& progress, Tally& tally, std::string& sandbox_missing) {
+  HONE_ASSIGN_OR_RETURN(SearchSetup setup, MakeSearchSetup(a.search));
+  bool cuda = a.backend == "cuda";
+  Builder* builder = cuda ? ctx.cuda_builder.get() : ctx.builder.get();
+  MachineInfo machine = cuda ? ctx.env.gpu : ctx.env.machine;
+  fs::path folders = db.path().parent_path() / fmt::format("bench-{}", run_id);
+  tally.total = static_cast<int>(std::count_if(plan.tasks.begin(), plan.tasks.end(),
+                                               [](const BenchTask& t) { return t.task; }));
+  for (const BenchTask& t : plan.tasks) {
+    if (!t.task) continue;
+    OptimizeOptions o = SearchOptions(a.search);
+    o.eval = options;
+    o.store = &db;
+    o.run_id = run_id;
+    o.options_hash = OptionsHash(a);
+    o.run_dir = folders / t.task->name;
+    Optimizer optimizer(*t.task, a.backend, machine, *setup.provider, *setup.prompts, evaluator,
+                        builder, o);
+    auto start = std::chrono::steady_clock::now();
+    HONE_ASSIGN_OR_RETURN(OptimizeResult r, optimizer.Run([&](const OptimizeEvent& e) {
+      progress.Show(
+          tally.Line(fmt::format("{}: {} asked, {} evaluated, {} passed: {}", t.task->name,
+                                 e.spend.candidates, e.evaluated, e.passed, e.stage)));
+    }));
+    ++tally.fresh;
+    tally.fresh_seconds += SecondsSince(start);
+    tally.Count(
+        r.passed > 0 ? "passed" : "failed",
+        r.spend.best_speedup > 0 ? std::optional<double>(r.spend.best_speedup) : std::nullopt);
+    if (sandbox_missing.empty()) sandbox_missing = r.sandbox_missing;
+    std::string row = fmt::format(
+        "{:<34} {} LLM calls ({} reused), {} evaluated ({} reused), {} passed, best {}",
+        t.task->name, r.spend.candidates, r.replayed, r.evaluated, r.stored_verdicts, r.passed,
+        r.passed > 0 ? fmt::format("{:.2f}x", r.spend.best_speedup) : std::string("-"));
+    progress.Note(row);
+    if (!a.out.json && !a.out.quiet) {
+      progress.Clear();
+      std::cout << row << "\n" << std::flush;
+    }
+  }
+  return Status::Ok();
+}
+
 json ResultsJson(const RunData& d) {
   json results = json::array();
   for (const auto& a : d.attempts) {
@@ -350,6 +442,11 @@ int RunBench(BenchArgs a) {
         Status::Invalid("bench: give a SUITE folder, --from-run RUN or --resume RUN"));
   } else if (!a.suite.empty() && !a.from_run.empty()) {
     return ReportError(Status::Invalid("bench: give a SUITE folder or --from-run RUN, not both"));
+  } else if (!a.search.model.empty() && !a.from_run.empty()) {
+    return ReportError(Status::Invalid("bench: --model searches a SUITE's tasks, not --from-run"));
+  }
+  if (!a.search.model.empty()) {
+    if (Status st = ValidateSearchFlags(a.search); !st.ok()) return ReportError(st);
   }
   if (a.backend != "cpu" && a.backend != "cuda")
     return ReportError(Status::Invalid("--backend: expected cpu or cuda, got '" + a.backend + "'"));
@@ -381,43 +478,17 @@ int RunBench(BenchArgs a) {
   if (!plan.ok()) return ReportError(plan.status());
   Evaluator evaluator((*ctx)->env);  // after loading: PyTorch tasks started the oracle
   Tally tally;
-  tally.total = static_cast<int>(plan->units.size());
-  std::vector<const Unit*> todo;
-  std::map<std::string, EvaluationRow> stored;  // finished before this invocation
-  if (resumed) {
-    auto before = LoadRunData(db, run_id);
-    if (!before.ok()) return ReportError(before.status());
-    for (const auto& at : before->attempts)
-      if (at.evaluation && at.evaluation->state == "finished")
-        stored[at.evaluation->work_key] = *at.evaluation;
-  }
-  for (size_t i = 0; i < plan->units.size(); ++i) {
-    Unit& u = plan->units[i];
-    const Task& task = *plan->tasks[u.task].task;
-    if (Status st = RecordUnit(db, run_id, a, task, u, static_cast<int>(i)); !st.ok())
-      return ReportError(st);
-    if (auto it = stored.find(u.work_key); it != stored.end())
-      tally.Count(it->second.status, it->second.speedup);
-    else
-      todo.push_back(&u);
-  }
-  if (resumed && !a.out.quiet && !a.out.json)
-    std::fprintf(stderr, "hone: %d of %d already evaluated; %zu to go\n", tally.done, tally.total,
-                 todo.size());
-  Builder& builder = a.backend == "cuda" ? *(*ctx)->cuda_builder : *(*ctx)->builder;
-  auto prebuild_start = std::chrono::steady_clock::now();
-  Prebuild(*plan, todo, builder, progress);
-  double prebuild_seconds = SecondsSince(prebuild_start);
+  double prebuild_seconds = 0;
   std::string sandbox_missing;
-  for (const Unit* u : todo) {
-    const Task& task = *plan->tasks[u->task].task;
-    Status st =
-        RunUnit(db, run_id, evaluator, *options, task, *u, tally, progress, a.out, sandbox_missing);
-    if (!st.ok()) {
-      progress.Clear();
-      db.SetRunStatus(run_id, "failed");
-      return ReportError(st.With(u->label + ": "));
-    }
+  Status done = a.search.model.empty()
+                    ? EvaluateUnits(db, run_id, a, *plan, **ctx, evaluator, *options, resumed,
+                                    progress, tally, prebuild_seconds, sandbox_missing)
+                    : SearchTasks(db, run_id, a, *plan, **ctx, evaluator, *options, progress, tally,
+                                  sandbox_missing);
+  if (!done.ok()) {
+    progress.Clear();
+    (void)db.SetRunStatus(run_id, "failed");
+    return ReportError(done);
   }
   progress.Clear();
   if (!sandbox_missing.empty() && !a.out.quiet)
@@ -491,6 +562,7 @@ Command RegisterBench(CLI::App& app) {
                   "Continue this bench run (an id, or 'last'): what it finished is kept");
   sub->add_option("--name", args->name, "A label for the run (default: the suite's path)");
   AddStoreFlag(sub, args->store);
+  AddSearchFlags(sub, args->search, "each task");
   AddEvalFlags(sub, args->flags);
   AddOutputFlags(sub, args->out);
   return [args] { return RunBench(*args); };

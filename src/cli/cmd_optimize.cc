@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
+#include "cli/search_flags.h"
 #include "cli/store_flags.h"
 #include "core/fs.h"
 #include "core/hash.h"
@@ -19,13 +20,9 @@ namespace hone::cli {
 namespace {
 
 struct OptimizeArgs {
-  std::string task, model, base_url, backend = "cpu", output, run_dir, prices, prompts_dir;
+  std::string task, backend = "cpu", output, run_dir;
   std::string store, resume, name;
-  StrategyOptions strategy;
-  Budget budget;
-  int concurrency = 4, max_tokens = 8192, thinking_budget = 0, retries = 6;
-  double temperature = 0.7, retry_base_delay = 1;
-  std::string reasoning_effort;
+  SearchFlags search;
   EvalFlags flags;
   Output out;
 };
@@ -43,68 +40,19 @@ nlohmann::json ConfigOf(const OptimizeArgs& a) {
   auto abs = [](const std::string& p) {
     return p.empty() ? p : std::filesystem::absolute(p).lexically_normal().string();
   };
-  const StrategyOptions& st = a.strategy;
-  const Budget& b = a.budget;
-  return {{"task", abs(a.task)},
-          {"model", a.model},
-          {"base_url", a.base_url},
-          {"backend", a.backend},
-          {"strategy",
-           {{"name", st.name},
-            {"samples", st.samples},
-            {"chains", st.chains},
-            {"turns", st.turns},
-            {"islands", st.islands},
-            {"population", st.population},
-            {"generations", st.generations}}},
-          {"budget",
-           {{"candidates", b.max_candidates},
-            {"tokens", b.max_tokens},
-            {"dollars", b.max_dollars},
-            {"seconds", b.max_seconds},
-            {"target_speedup", b.target_speedup}}},
-          {"concurrency", a.concurrency},
-          {"max_tokens", a.max_tokens},
-          {"thinking_budget", a.thinking_budget},
-          {"retries", a.retries},
-          {"temperature", a.temperature},
-          {"retry_base_delay", a.retry_base_delay},
-          {"reasoning_effort", a.reasoning_effort},
-          {"prices", abs(a.prices)},
-          {"prompts_dir", abs(a.prompts_dir)},
-          {"output", abs(a.output)},
-          {"run_dir", abs(a.run_dir)},
-          {"flags", EvalFlagsToJson(a.flags)}};
+  nlohmann::json c = SearchFlagsToJson(a.search);
+  c["task"] = abs(a.task);
+  c["backend"] = a.backend;
+  c["output"] = abs(a.output);
+  c["run_dir"] = abs(a.run_dir);
+  c["flags"] = EvalFlagsToJson(a.flags);
+  return c;
 }
 
 void ApplyConfig(const nlohmann::json& c, OptimizeArgs& a) {
+  SearchFlagsFromJson(c, a.search);
   a.task = c.value("task", "");
-  a.model = c.value("model", "");
-  a.base_url = c.value("base_url", "");
   a.backend = c.value("backend", "cpu");
-  auto st = c.value("strategy", nlohmann::json::object());
-  a.strategy.name = st.value("name", a.strategy.name);
-  a.strategy.samples = st.value("samples", a.strategy.samples);
-  a.strategy.chains = st.value("chains", a.strategy.chains);
-  a.strategy.turns = st.value("turns", a.strategy.turns);
-  a.strategy.islands = st.value("islands", a.strategy.islands);
-  a.strategy.population = st.value("population", a.strategy.population);
-  a.strategy.generations = st.value("generations", a.strategy.generations);
-  auto b = c.value("budget", nlohmann::json::object());
-  a.budget.max_candidates = b.value("candidates", 0);
-  a.budget.max_tokens = b.value("tokens", int64_t{0});
-  a.budget.max_dollars = b.value("dollars", 0.0);
-  a.budget.max_seconds = b.value("seconds", 0.0);
-  a.budget.target_speedup = b.value("target_speedup", 0.0);
-  a.concurrency = c.value("concurrency", a.concurrency);
-  a.max_tokens = c.value("max_tokens", a.max_tokens);
-  a.thinking_budget = c.value("thinking_budget", a.thinking_budget);
-  a.retries = c.value("retries", a.retries);
-  a.temperature = c.value("temperature", a.temperature);
-  a.retry_base_delay = c.value("retry_base_delay", a.retry_base_delay);
-  a.reasoning_effort = c.value("reasoning_effort", "");
-  a.prices = c.value("prices", "");
-  a.prompts_dir = c.value("prompts_dir", "");
   a.output = c.value("output", "");
   a.run_dir = c.value("run_dir", "");
   a.flags = EvalFlagsFromJson(c.value("flags", nlohmann::json::object()));
@@ -115,7 +63,7 @@ void ApplyConfig(const nlohmann::json& c, OptimizeArgs& a) {
 Result<int64_t> OpenRun(Store& store, OptimizeArgs& a) {
   if (a.resume.empty()) {
     if (a.task.empty()) return Status::Invalid("optimize: give a TASK (or --resume RUN)");
-    if (a.model.empty()) return Status::Invalid("--model: required (unless --resume)");
+    if (a.search.model.empty()) return Status::Invalid("--model: required (unless --resume)");
     if (a.run_dir.empty()) a.run_dir = DefaultRunDir(std::filesystem::path(a.task).stem().string());
     return store.CreateRun("optimize", ConfigOf(a).dump(), a.name);
   }
@@ -144,14 +92,7 @@ Result<int64_t> OpenRun(Store& store, OptimizeArgs& a) {
 Status Validate(const OptimizeArgs& a) {
   if (a.backend != "cpu" && a.backend != "cuda")
     return Status::Invalid("--backend: expected cpu or cuda, got '" + a.backend + "'");
-  if (a.concurrency < 1) return Status::Invalid("--concurrency: must be at least 1");
-  if (a.max_tokens < 1) return Status::Invalid("--max-tokens: must be positive");
-  if (a.retries < 1) return Status::Invalid("--retries: must be at least 1");
-  if (a.retry_base_delay < 0) return Status::Invalid("--retry-base-delay: must not be negative");
-  if (a.budget.max_candidates < 0 || a.budget.max_tokens < 0 || a.budget.max_dollars < 0 ||
-      a.budget.max_seconds < 0 || a.budget.target_speedup < 0)
-    return Status::Invalid("--budget-*/--target-speedup: must not be negative");
-  return Status::Ok();
+  return ValidateSearchFlags(a.search);
 }
 
 std::string ProgressLine(const OptimizeEvent& e) {
@@ -224,39 +165,10 @@ int RunOptimize(OptimizeArgs a) {
   auto task = LoadTask(**ctx, a.task, a.backend, *sizes);
   if (!task.ok()) return fail(task.status());
   if (Status st = RecordTask(**store, *run_id, *task, a.task, resumed); !st.ok()) return fail(st);
-  auto model = ParseModelSpec(a.model, a.base_url);
-  if (!model.ok()) return fail(model.status().With("--model: "));
-  PriceTable prices = PriceTable::Defaults();
-  if (!a.prices.empty()) {
-    auto loaded = PriceTable::Load(a.prices);
-    if (!loaded.ok()) return fail(loaded.status());
-    prices.Merge(*loaded);
-  }
-  auto include_dir = FindIncludeDir();
-  if (!include_dir.ok()) return fail(include_dir.status());
-  std::filesystem::path prompts_dir = a.prompts_dir;
-  if (prompts_dir.empty()) {
-    auto found = FindPromptsDir();
-    if (!found.ok()) return fail(found.status());
-    prompts_dir = *found;
-  }
-  auto prompts = PromptBuilder::Load(prompts_dir, *include_dir);
-  if (!prompts.ok()) return fail(prompts.status());
+  auto setup = MakeSearchSetup(a.search);
+  if (!setup.ok()) return fail(setup.status());
   Evaluator evaluator((*ctx)->env);
-
-  RetryPolicy retry;
-  retry.max_attempts = a.retries;
-  retry.base_delay_seconds = a.retry_base_delay;
-  Provider provider(*model, MakeCurlHttpClient(), retry, prices, a.concurrency);
-
-  OptimizeOptions o;
-  o.strategy = a.strategy;
-  o.budget = a.budget;
-  o.sampling.temperature = a.temperature;
-  o.sampling.max_tokens = a.max_tokens;
-  o.sampling.reasoning_effort = a.reasoning_effort;
-  o.sampling.thinking_budget_tokens = a.thinking_budget;
-  o.llm_concurrency = a.concurrency;
+  OptimizeOptions o = SearchOptions(a.search);
   o.eval = *eval;
   o.run_dir = a.run_dir;
   o.store = store->get();
@@ -268,7 +180,8 @@ int RunOptimize(OptimizeArgs a) {
   bool cuda = a.backend == "cuda";
   Builder* builder = cuda ? (*ctx)->cuda_builder.get() : (*ctx)->builder.get();
   MachineInfo machine = cuda ? (*ctx)->env.gpu : (*ctx)->env.machine;
-  Optimizer optimizer(*task, a.backend, machine, provider, *prompts, evaluator, builder, o);
+  Optimizer optimizer(*task, a.backend, machine, *setup->provider, *setup->prompts, evaluator,
+                      builder, o);
 
   Progress progress(a.out);
   bool warned_sandbox = false;
@@ -286,7 +199,7 @@ int RunOptimize(OptimizeArgs a) {
   if (!result.ok()) return fail(result.status());
   if (Status st = (*store)->SetRunStatus(
           *run_id, "finished",
-          OptimizeResultJson(*result, model->text(), task->name, a.strategy.name));
+          OptimizeResultJson(*result, setup->model, task->name, a.search.strategy.name));
       !st.ok())
     return ReportError(st);
   if (!a.output.empty() && result->best_id >= 0) {
@@ -294,7 +207,7 @@ int RunOptimize(OptimizeArgs a) {
   }
   if (a.out.json) {
     auto j = nlohmann::json::parse(
-        OptimizeResultJson(*result, model->text(), task->name, a.strategy.name));
+        OptimizeResultJson(*result, setup->model, task->name, a.search.strategy.name));
     j["run_dir"] = o.run_dir.string();
     j["run_id"] = *run_id;
     j["store"] = (*store)->path().string();
@@ -314,56 +227,14 @@ Command RegisterOptimize(CLI::App& app) {
       "optimize", "Search with an LLM for the fastest kernel that passes the verifier");
   sub->add_option("task", a->task,
                   "Native task folder (with task.toml) or PyTorch problem file (.py)");
-  sub->add_option("--model", a->model,
-                  "provider:model, e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5, "
-                  "vllm:Qwen/Qwen3-32B (required unless --resume)");
   sub->add_option("--resume", a->resume,
                   "Continue this optimize run (an id, or 'last') with its stored options: stored "
                   "replies and verdicts are reused, not asked or evaluated again");
   sub->add_option("--name", a->name, "A label for the run");
   AddStoreFlag(sub, a->store);
-  sub->add_option("--base-url", a->base_url, "The endpoint's base URL (overrides the provider's)");
   sub->add_option("--backend", a->backend, "cpu (.cpp kernels) or cuda (.cu kernels)")
       ->capture_default_str();
-  sub->add_option("--strategy", a->strategy.name, "sample, refine or evolve")
-      ->capture_default_str();
-  sub->add_option("--samples", a->strategy.samples, "sample: candidates")->capture_default_str();
-  sub->add_option("--chains", a->strategy.chains, "refine: independent chains")
-      ->capture_default_str();
-  sub->add_option("--turns", a->strategy.turns, "refine: turns per chain")->capture_default_str();
-  sub->add_option("--islands", a->strategy.islands, "evolve: islands")->capture_default_str();
-  sub->add_option("--population", a->strategy.population,
-                  "evolve: initial samples per island, and children per generation")
-      ->capture_default_str();
-  sub->add_option("--generations", a->strategy.generations, "evolve: generations")
-      ->capture_default_str();
-  sub->add_option("--budget-candidates", a->budget.max_candidates, "Most LLM calls (0: no limit)");
-  sub->add_option("--budget-tokens", a->budget.max_tokens,
-                  "Most tokens, input and output (0: no limit)");
-  sub->add_option("--budget-dollars", a->budget.max_dollars, "Most US dollars (0: no limit)");
-  sub->add_option("--budget-seconds", a->budget.max_seconds, "Most wall time (0: no limit)");
-  sub->add_option("--target-speedup", a->budget.target_speedup,
-                  "Stop once a passed kernel is this much faster than the reference");
-  sub->add_option("--concurrency", a->concurrency, "LLM calls in flight at once")
-      ->capture_default_str();
-  sub->add_option("--temperature", a->temperature,
-                  "Sampling temperature (negative: the endpoint's default)")
-      ->capture_default_str();
-  sub->add_option("--max-tokens", a->max_tokens, "Most output tokens per reply")
-      ->capture_default_str();
-  sub->add_option("--reasoning-effort", a->reasoning_effort,
-                  "low, medium or high (OpenAI-style APIs)");
-  sub->add_option("--thinking-budget", a->thinking_budget,
-                  "Anthropic extended-thinking tokens (0: off)");
-  sub->add_option("--retries", a->retries,
-                  "Attempts per LLM call (429, 5xx, timeouts, dropped connections)")
-      ->capture_default_str();
-  sub->add_option("--retry-base-delay", a->retry_base_delay,
-                  "First retry delay in seconds, doubled per retry (Retry-After wins)")
-      ->capture_default_str();
-  sub->add_option("--prices", a->prices, "TOML price table (US dollars per million tokens)");
-  sub->add_option("--prompts", a->prompts_dir,
-                  "Prompt template folder (default: the checkout's prompts/)");
+  AddSearchFlags(sub, a->search, "the search");
   sub->add_option("-o,--output", a->output, "Write the best kernel here");
   sub->add_option("--run-dir", a->run_dir,
                   "Where the run record goes (default hone-runs/TASK-TIME)");

@@ -379,6 +379,65 @@ TEST_F(OptimizeTest, ResumeAfterSigkillLosesNothingAndRepeatsNothing) {
   EXPECT_EQ((*store)->GetRun(1)->status, "finished");
 }
 
+// `hone bench --model`: a model searched over each task of a suite, scored
+// with the suite's metrics; resuming the finished run asks nothing again.
+TEST_F(OptimizeTest, BenchesAModelOverASuiteAndResumesWithoutAskingAgain) {
+  std::atomic<int> asked{0};
+  server_.SetHandler([&](const FakeRequest&) {
+    ++asked;
+    return Ok(OpenAiReply(Fenced(FastKernel())));  // right for "add", wrong for "affine"
+  });
+  std::filesystem::path suite = run_dir_ / "suite";
+  std::filesystem::create_directories(suite);
+  for (const char* t : {"fixture_add", "fixture_affine"})
+    std::filesystem::copy(SourceDir() / "tests/integration" / t, suite / t,
+                          std::filesystem::copy_options::recursive);
+  std::filesystem::path db = run_dir_ / "bench.db";
+  auto first = RunHone({"bench",
+                        suite.string(),
+                        "--model",
+                        "openai-compatible:fake",
+                        "--base-url",
+                        server_.base_url(),
+                        "--strategy",
+                        "sample",
+                        "--samples",
+                        "2",
+                        "--concurrency",
+                        "1",
+                        "--store",
+                        db.string(),
+                        "--json",
+                        "--quiet",
+                        "--time-budget",
+                        "0.2",
+                        "--retry-base-delay",
+                        "0.01"});
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  auto j = nlohmann::json::parse(first.output.substr(first.output.find("\n{") + 1));
+  EXPECT_EQ(asked.load(), 4);
+  ASSERT_EQ(j["results"].size(), 4u);
+  const auto& m = j["summary"]["metrics"];
+  EXPECT_EQ(m["tasks"], 2);
+  EXPECT_EQ(m["tasks_correct"], 1);
+  EXPECT_EQ(m["attempts_passed"], 2);
+  EXPECT_DOUBLE_EQ(m["pass_at_k"]["1"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(m["fast_p"][0]["eager"].get<double>(), 0.5);
+  std::multiset<std::string> statuses;
+  for (const auto& r : j["results"])
+    statuses.insert(r["task"].get<std::string>() + ":" + r["status"].get<std::string>());
+  EXPECT_EQ(statuses.count("fixture_add:passed"), 2u) << j["results"].dump();
+
+  auto again = RunHone({"bench", "--resume", "1", "--store", db.string(), "--json", "--quiet"});
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(asked.load(), 4);  // every reply and verdict came from the store
+  auto k = nlohmann::json::parse(again.output.substr(again.output.find("\n{") + 1));
+  std::multiset<std::string> resumed;
+  for (const auto& r : k["results"])
+    resumed.insert(r["task"].get<std::string>() + ":" + r["status"].get<std::string>());
+  EXPECT_EQ(resumed, statuses);
+}
+
 // The worked example every CPU prompt shows must itself pass.
 TEST(PromptExampleTest, CpuExamplePasses) {
   TestEvaluator env = TestEvaluator::Make();

@@ -1,0 +1,169 @@
+#include "cli/search_flags.h"
+
+#include <filesystem>
+
+#include "core/paths.h"
+
+namespace hone::cli {
+
+using json = nlohmann::json;
+
+void AddSearchFlags(CLI::App* sub, SearchFlags& f, const std::string& what) {
+  sub->add_option("--model", f.model,
+                  "provider:model, e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5, "
+                  "vllm:Qwen/Qwen3-32B");
+  sub->add_option("--base-url", f.base_url, "The endpoint's base URL (overrides the provider's)");
+  sub->add_option("--strategy", f.strategy.name, "sample, refine or evolve")->capture_default_str();
+  sub->add_option("--samples", f.strategy.samples, "sample: candidates")->capture_default_str();
+  sub->add_option("--chains", f.strategy.chains, "refine: independent chains")
+      ->capture_default_str();
+  sub->add_option("--turns", f.strategy.turns, "refine: turns per chain")->capture_default_str();
+  sub->add_option("--islands", f.strategy.islands, "evolve: islands")->capture_default_str();
+  sub->add_option("--population", f.strategy.population,
+                  "evolve: initial samples per island, and children per generation")
+      ->capture_default_str();
+  sub->add_option("--generations", f.strategy.generations, "evolve: generations")
+      ->capture_default_str();
+  sub->add_option("--budget-candidates", f.budget.max_candidates,
+                  "Most LLM calls of " + what + " (0: no limit)");
+  sub->add_option("--budget-tokens", f.budget.max_tokens,
+                  "Most tokens of " + what + ", input and output (0: no limit)");
+  sub->add_option("--budget-dollars", f.budget.max_dollars,
+                  "Most US dollars for " + what + " (0: no limit)");
+  sub->add_option("--budget-seconds", f.budget.max_seconds,
+                  "Most wall time of " + what + " (0: no limit)");
+  sub->add_option("--target-speedup", f.budget.target_speedup,
+                  "Stop " + what + " once a passed kernel is this much faster than the baseline");
+  sub->add_option("--concurrency", f.concurrency, "LLM calls in flight at once")
+      ->capture_default_str();
+  sub->add_option("--temperature", f.temperature,
+                  "Sampling temperature (negative: the endpoint's default)")
+      ->capture_default_str();
+  sub->add_option("--max-tokens", f.max_tokens, "Most output tokens per reply")
+      ->capture_default_str();
+  sub->add_option("--reasoning-effort", f.reasoning_effort,
+                  "low, medium or high (OpenAI-style APIs)");
+  sub->add_option("--thinking-budget", f.thinking_budget,
+                  "Anthropic extended-thinking tokens (0: off)");
+  sub->add_option("--retries", f.retries,
+                  "Attempts per LLM call (429, 5xx, timeouts, dropped connections)")
+      ->capture_default_str();
+  sub->add_option("--retry-base-delay", f.retry_base_delay,
+                  "First retry delay in seconds, doubled per retry (Retry-After wins)")
+      ->capture_default_str();
+  sub->add_option("--prices", f.prices, "TOML price table (US dollars per million tokens)");
+  sub->add_option("--prompts", f.prompts_dir,
+                  "Prompt template folder (default: the checkout's prompts/)");
+}
+
+json SearchFlagsToJson(const SearchFlags& f) {
+  auto abs = [](const std::string& p) {
+    return p.empty() ? p : std::filesystem::absolute(p).lexically_normal().string();
+  };
+  const StrategyOptions& st = f.strategy;
+  const Budget& b = f.budget;
+  return {{"model", f.model},
+          {"base_url", f.base_url},
+          {"strategy",
+           {{"name", st.name},
+            {"samples", st.samples},
+            {"chains", st.chains},
+            {"turns", st.turns},
+            {"islands", st.islands},
+            {"population", st.population},
+            {"generations", st.generations}}},
+          {"budget",
+           {{"candidates", b.max_candidates},
+            {"tokens", b.max_tokens},
+            {"dollars", b.max_dollars},
+            {"seconds", b.max_seconds},
+            {"target_speedup", b.target_speedup}}},
+          {"concurrency", f.concurrency},
+          {"max_tokens", f.max_tokens},
+          {"thinking_budget", f.thinking_budget},
+          {"retries", f.retries},
+          {"temperature", f.temperature},
+          {"retry_base_delay", f.retry_base_delay},
+          {"reasoning_effort", f.reasoning_effort},
+          {"prices", abs(f.prices)},
+          {"prompts_dir", abs(f.prompts_dir)}};
+}
+
+void SearchFlagsFromJson(const json& c, SearchFlags& f) {
+  f.model = c.value("model", "");
+  f.base_url = c.value("base_url", "");
+  auto st = c.value("strategy", json::object());
+  f.strategy.name = st.value("name", f.strategy.name);
+  f.strategy.samples = st.value("samples", f.strategy.samples);
+  f.strategy.chains = st.value("chains", f.strategy.chains);
+  f.strategy.turns = st.value("turns", f.strategy.turns);
+  f.strategy.islands = st.value("islands", f.strategy.islands);
+  f.strategy.population = st.value("population", f.strategy.population);
+  f.strategy.generations = st.value("generations", f.strategy.generations);
+  auto b = c.value("budget", json::object());
+  f.budget.max_candidates = b.value("candidates", 0);
+  f.budget.max_tokens = b.value("tokens", int64_t{0});
+  f.budget.max_dollars = b.value("dollars", 0.0);
+  f.budget.max_seconds = b.value("seconds", 0.0);
+  f.budget.target_speedup = b.value("target_speedup", 0.0);
+  f.concurrency = c.value("concurrency", f.concurrency);
+  f.max_tokens = c.value("max_tokens", f.max_tokens);
+  f.thinking_budget = c.value("thinking_budget", f.thinking_budget);
+  f.retries = c.value("retries", f.retries);
+  f.temperature = c.value("temperature", f.temperature);
+  f.retry_base_delay = c.value("retry_base_delay", f.retry_base_delay);
+  f.reasoning_effort = c.value("reasoning_effort", "");
+  f.prices = c.value("prices", "");
+  f.prompts_dir = c.value("prompts_dir", "");
+}
+
+Status ValidateSearchFlags(const SearchFlags& f) {
+  if (f.concurrency < 1) return Status::Invalid("--concurrency: must be at least 1");
+  if (f.max_tokens < 1) return Status::Invalid("--max-tokens: must be positive");
+  if (f.retries < 1) return Status::Invalid("--retries: must be at least 1");
+  if (f.retry_base_delay < 0) return Status::Invalid("--retry-base-delay: must not be negative");
+  const Budget& b = f.budget;
+  if (b.max_candidates < 0 || b.max_tokens < 0 || b.max_dollars < 0 || b.max_seconds < 0 ||
+      b.target_speedup < 0)
+    return Status::Invalid("--budget-*/--target-speedup: must not be negative");
+  return Status::Ok();
+}
+
+Result<SearchSetup> MakeSearchSetup(const SearchFlags& f) {
+  auto model = ParseModelSpec(f.model, f.base_url);
+  if (!model.ok()) return model.status().With("--model: ");
+  PriceTable prices = PriceTable::Defaults();
+  if (!f.prices.empty()) {
+    HONE_ASSIGN_OR_RETURN(PriceTable loaded, PriceTable::Load(f.prices));
+    prices.Merge(loaded);
+  }
+  HONE_ASSIGN_OR_RETURN(std::filesystem::path include_dir, FindIncludeDir());
+  std::filesystem::path prompts_dir = f.prompts_dir;
+  if (prompts_dir.empty()) {
+    HONE_ASSIGN_OR_RETURN(prompts_dir, FindPromptsDir());
+  }
+  HONE_ASSIGN_OR_RETURN(PromptBuilder prompts, PromptBuilder::Load(prompts_dir, include_dir));
+  RetryPolicy retry;
+  retry.max_attempts = f.retries;
+  retry.base_delay_seconds = f.retry_base_delay;
+  SearchSetup s;
+  s.model = model->text();
+  s.provider =
+      std::make_unique<Provider>(*model, MakeCurlHttpClient(), retry, prices, f.concurrency);
+  s.prompts = std::make_unique<PromptBuilder>(std::move(prompts));
+  return s;
+}
+
+OptimizeOptions SearchOptions(const SearchFlags& f) {
+  OptimizeOptions o;
+  o.strategy = f.strategy;
+  o.budget = f.budget;
+  o.sampling.temperature = f.temperature;
+  o.sampling.max_tokens = f.max_tokens;
+  o.sampling.reasoning_effort = f.reasoning_effort;
+  o.sampling.thinking_budget_tokens = f.thinking_budget;
+  o.llm_concurrency = f.concurrency;
+  return o;
+}
+
+}  // namespace hone::cli
