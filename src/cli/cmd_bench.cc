@@ -120,10 +120,22 @@ Status RecordTask(Store& store, int64_t run_id, const BenchTask& t, int position
 }
 
 // Stores the unit's candidate (idempotent on its place in the plan) and
-// gives it its work key.
+// gives it its work key: the task, the source and the unit's label, so that
+// two solution files with the same code are two units. `stored` is what the
+// run had before (a resumed run): a unit that differs from it means the
+// suite changed since the run started, which --resume refuses.
 Status RecordUnit(Store& store, int64_t run_id, const BenchArgs& a, const Task& task, Unit& u,
-                  int seq) {
+                  int seq, const std::map<int, CandidateRow>& stored) {
   HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(u.candidate));
+  if (auto it = stored.find(seq); it != stored.end()) {
+    const CandidateRow& was = it->second;
+    if (was.label != u.label || was.source_hash != SourceHash(source))
+      return Status::Invalid(fmt::format(
+          "the suite changed since run {} started: unit {} was {}, is now {} ({}); start a new "
+          "run",
+          run_id, seq, was.label, u.label,
+          was.label == u.label ? "its source differs" : "files were added or removed"));
+  }
   CandidateRow c;
   c.run_id = run_id;
   c.task_hash = task.hash;
@@ -133,7 +145,7 @@ Status RecordUnit(Store& store, int64_t run_id, const BenchArgs& a, const Task& 
   c.backend = a.backend;
   c.source = source;
   HONE_ASSIGN_OR_RETURN(u.candidate_id, store.AddCandidate(c));
-  u.work_key = WorkKey(task.hash, SourceHash(source), OptionsHash(a));
+  u.work_key = WorkKey(task.hash, SourceHash(source) + "#" + u.label, OptionsHash(a));
   return Status::Ok();
 }
 
@@ -315,7 +327,10 @@ Status EvaluateUnits(Store& db, int64_t run_id, const BenchArgs& a, Plan& plan, 
   tally.total = static_cast<int>(plan.units.size());
   std::vector<const Unit*> todo;
   std::map<std::string, EvaluationRow> stored;  // finished before this invocation
+  std::map<int, CandidateRow> units_before;
   if (resumed) {
+    HONE_ASSIGN_OR_RETURN(auto candidates, db.Attempts(run_id));
+    for (auto& c : candidates) units_before[c.seq] = std::move(c);
     auto before = LoadRunData(db, run_id);
     if (!before.ok()) return before.status();
     for (const auto& at : before->attempts)
@@ -325,7 +340,8 @@ Status EvaluateUnits(Store& db, int64_t run_id, const BenchArgs& a, Plan& plan, 
   for (size_t i = 0; i < plan.units.size(); ++i) {
     Unit& u = plan.units[i];
     const Task& task = *plan.tasks[u.task].task;
-    if (Status st = RecordUnit(db, run_id, a, task, u, static_cast<int>(i)); !st.ok()) return st;
+    if (Status st = RecordUnit(db, run_id, a, task, u, static_cast<int>(i), units_before); !st.ok())
+      return st;
     if (auto it = stored.find(u.work_key); it != stored.end())
       tally.Count(it->second.status, it->second.speedup);
     else
@@ -475,7 +491,10 @@ int RunBench(BenchArgs a) {
   auto wall_start = std::chrono::steady_clock::now();
   auto plan = a.from_run.empty() ? PlanSuite(**ctx, db, run_id, a, *sizes, progress)
                                  : PlanFromRun(**ctx, db, run_id, a, *sizes, progress);
-  if (!plan.ok()) return ReportError(plan.status());
+  if (!plan.ok()) {
+    (void)db.SetRunStatus(run_id, "failed");
+    return ReportError(plan.status());
+  }
   Evaluator evaluator((*ctx)->env);  // after loading: PyTorch tasks started the oracle
   Tally tally;
   double prebuild_seconds = 0;

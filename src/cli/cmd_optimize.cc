@@ -146,9 +146,13 @@ Status RecordTask(Store& store, int64_t run_id, const Task& task, const std::str
 }
 
 int RunOptimize(OptimizeArgs a) {
+  bool resumed = !a.resume.empty();
+  // A new run's flags are checked before anything is stored.
+  if (!resumed) {
+    if (Status st = Validate(a); !st.ok()) return ReportError(st);
+  }
   auto store = OpenStore(a.store);
   if (!store.ok()) return ReportError(store.status());
-  bool resumed = !a.resume.empty();
   auto run_id = OpenRun(**store, a);
   if (!run_id.ok()) return ReportError(run_id.status());
   auto fail = [&](const Status& st) {

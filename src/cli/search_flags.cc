@@ -118,6 +118,10 @@ void SearchFlagsFromJson(const json& c, SearchFlags& f) {
 }
 
 Status ValidateSearchFlags(const SearchFlags& f) {
+  if (!f.model.empty()) {
+    if (auto model = ParseModelSpec(f.model, f.base_url); !model.ok())
+      return model.status().With("--model: ");
+  }
   if (f.concurrency < 1) return Status::Invalid("--concurrency: must be at least 1");
   if (f.max_tokens < 1) return Status::Invalid("--max-tokens: must be positive");
   if (f.retries < 1) return Status::Invalid("--retries: must be at least 1");

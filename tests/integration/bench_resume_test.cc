@@ -203,6 +203,13 @@ TEST_F(BenchResumeTest, ResumeRefusesAnotherSuiteAndUnknownRuns) {
   auto again = RunHone({"bench", "--resume", "1", "--store", db.string(), "--json", "--quiet"});
   ASSERT_EQ(again.exit_code, 0) << again.output;
   EXPECT_EQ(JsonIn(again.output)["summary"]["evaluated_now"], 0);
+  // A suite whose solutions changed since the run started is refused.
+  fs::copy_file(suite / "gelu/solutions/naive.cpp", suite / "gelu/solutions/fast.cpp",
+                fs::copy_options::overwrite_existing);
+  auto changed = RunHone({"bench", "--resume", "1", "--store", db.string(), "--quiet"});
+  EXPECT_EQ(changed.exit_code, 2);
+  EXPECT_NE(changed.output.find("the suite changed since run 1 started"), std::string::npos)
+      << changed.output;
 }
 
 }  // namespace
