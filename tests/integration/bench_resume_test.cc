@@ -188,9 +188,16 @@ TEST_F(BenchResumeTest, SigkillAtRandomPointsThenResumeGivesTheSameResults) {
 
 TEST_F(BenchResumeTest, ResumeRefusesAnotherSuiteAndUnknownRuns) {
   fs::path db = dir / "s.db";
+  fs::path log = dir / "bench.log";
   auto first = RunHone(Args({"bench", (suite / "gelu").string(), "--store", db.string(), "--quiet",
-                             "--no-time", "--only", "fast"}));
+                             "--no-time", "--log", log.string(), "--only", "fast"}));
   ASSERT_EQ(first.exit_code, 0) << first.output;
+  // --log keeps the run's story with timestamps, --quiet or not.
+  auto logged = ReadFile(log);
+  ASSERT_TRUE(logged.ok());
+  EXPECT_NE(logged->find("bench run 1 (started)"), std::string::npos) << *logged;
+  EXPECT_NE(logged->find("gelu/fast.cpp"), std::string::npos) << *logged;
+  EXPECT_NE(logged->find("fast_0 eager"), std::string::npos) << *logged;
   auto other = RunHone(
       {"bench", (suite / "softmax").string(), "--resume", "1", "--store", db.string(), "--quiet"});
   EXPECT_EQ(other.exit_code, 2);
