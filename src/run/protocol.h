@@ -81,6 +81,9 @@ struct Reply {
 };
 // One write() of a reply must stay atomic on a pipe.
 static_assert(sizeof(Reply) <= 512, "a reply must fit in one atomic pipe write");
+// The catalogue's protocol forgers (tests/adversarial/cpu/hijack_protocol.cpp,
+// patch_reply*.cpp) mirror this layout: change them with it.
+static_assert(sizeof(Reply) == 312, "update the catalogue's mirrors of Reply");
 
 // Feature bits reported in the ready reply.
 enum Feature : uint64_t {
