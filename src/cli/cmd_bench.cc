@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "build/build_pool.h"
 #include "cli/commands.h"
@@ -157,6 +158,8 @@ Result<Plan> PlanSuite(EvalContext& ctx, Store& store, int64_t run_id, const Ben
   Plan plan;
   for (const auto& e : entries) {
     BenchTask t{e.task, e.category, LoadForBench(ctx, e.task, a, sizes, progress, plan)};
+    // A native task names its own category; a PyTorch problem's is its level.
+    if (t.task && !t.task->pytorch && !t.task->category.empty()) t.category = t.task->category;
     if (t.task) HONE_RETURN_IF_ERROR(RecordTask(store, run_id, t, plan.tasks.size()));
     plan.tasks.push_back(std::move(t));
     if (!plan.tasks.back().task) continue;
@@ -354,11 +357,21 @@ Status EvaluateUnits(Store& db, int64_t run_id, const BenchArgs& a, Plan& plan, 
   auto prebuild_start = std::chrono::steady_clock::now();
   Prebuild(plan, todo, builder, progress);
   prebuild_seconds = SecondsSince(prebuild_start);
+  std::set<size_t> broken;  // tasks whose evaluation failed as a whole
   for (const Unit* u : todo) {
+    if (broken.count(u->task)) continue;
     const Task& task = *plan.tasks[u->task].task;
     Status st =
         RunUnit(db, run_id, evaluator, options, task, *u, tally, progress, a.out, sandbox_missing);
-    if (!st.ok()) return st.With(u->label + ": ");
+    if (st.ok()) continue;
+    if (st.code() != StatusCode::kInvalidInput) return st.With(u->label + ": ");
+    // The task is at fault (its reference fails): say so, skip its other
+    // units (left pending: a resume tries them again) and go on.
+    progress.Clear();
+    std::fprintf(stderr, "hone: %s: %s\n", u->label.c_str(), st.message().c_str());
+    progress.Note(u->label + ": " + st.message());
+    broken.insert(u->task);
+    ++plan.malformed;
   }
   return Status::Ok();
 }

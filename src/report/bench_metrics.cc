@@ -230,12 +230,20 @@ std::string SuiteMetricsTable(const SuiteMetrics& m) {
                     return fmt::format("{:.1f} [{:.1f}, {:.1f}]", b.sol_percent->median,
                                        b.sol_percent->p25, b.sol_percent->p75);
                   }});
+  // Each column as wide as its widest cell.
+  std::vector<size_t> width;
+  for (const auto& [name, bm] : cols) {
+    size_t w = name.size();
+    for (const auto& [label, cell] : rows) w = std::max(w, cell(*bm).size());
+    width.push_back(w);
+  }
   std::string out = fmt::format("{:<27}", "");
-  for (const auto& [name, bm] : cols) out += fmt::format(" {:>18}", name);
+  for (size_t c = 0; c < cols.size(); ++c) out += fmt::format("  {:>{}}", cols[c].first, width[c]);
   out += "\n";
   for (const auto& [label, cell] : rows) {
     out += fmt::format("{:<27}", label);
-    for (const auto& [name, bm] : cols) out += fmt::format(" {:>18}", cell(*bm));
+    for (size_t c = 0; c < cols.size(); ++c)
+      out += fmt::format("  {:>{}}", cell(*cols[c].second), width[c]);
     out += "\n";
   }
   return out;

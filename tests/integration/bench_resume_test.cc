@@ -219,5 +219,27 @@ TEST_F(BenchResumeTest, ResumeRefusesAnotherSuiteAndUnknownRuns) {
       << changed.output;
 }
 
+TEST_F(BenchResumeTest, ATaskWhoseReferenceFailsIsReportedAndTheOthersScored) {
+  fs::copy(suite / "gelu", suite / "broken", fs::copy_options::recursive);
+  std::string toml = *ReadFile(suite / "broken/task.toml");
+  toml.replace(toml.find("name = \"gelu\""), 13, "name = \"broken\"");
+  ASSERT_TRUE(WriteFileAtomic(suite / "broken/task.toml", toml).ok());
+  ASSERT_TRUE(WriteFileAtomic(suite / "broken/reference.cpp",
+                              "#include <hone/kernel.h>\n"
+                              "HONE_EXPORT int hone_forward(const hone_args* args) { return 7; }\n")
+                  .ok());
+  auto r = RunHone({"bench", suite.string(), "--store", (dir / "s.db").string(), "--no-time",
+                    "--json", "--quiet"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("broken/fast.cpp: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("the task's reference failed"), std::string::npos) << r.output;
+  json j = JsonIn(r.output);
+  int passed = 0;
+  for (const auto& x : j["results"]) passed += x["status"] == "passed";
+  EXPECT_EQ(passed, 6);  // gelu, row_sum and softmax: two solutions each
+  EXPECT_EQ(j["summary"]["metrics"]["tasks"], 4);
+  EXPECT_EQ(j["summary"]["metrics"]["tasks_correct"], 3);
+}
+
 }  // namespace
 }  // namespace hone
