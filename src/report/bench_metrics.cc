@@ -227,6 +227,7 @@ std::string SuiteMetricsTable(const SuiteMetrics& m) {
                     }});
   rows.push_back({"SOL% median [p25, p75]", [](const BenchMetrics& b) {
                     if (!b.sol_percent) return std::string("-");
+                    if (b.sol_percent->n == 1) return fmt::format("{:.1f}", b.sol_percent->median);
                     return fmt::format("{:.1f} [{:.1f}, {:.1f}]", b.sol_percent->median,
                                        b.sol_percent->p25, b.sol_percent->p75);
                   }});
