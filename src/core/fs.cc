@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <atomic>
 #include <sstream>
 
 namespace hone {
@@ -22,8 +23,12 @@ Result<std::string> ReadFile(const fs::path& path) {
 Status WriteFileAtomic(const fs::path& path, std::string_view content) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
+  // Unique per call: two threads of one process (a build pool warming the
+  // cache and an evaluation building the same source) may write one path at
+  // once; each renames its own file, and the last rename wins whole.
+  static std::atomic<uint64_t> counter{0};
   fs::path tmp = path;
-  tmp += ".tmp." + std::to_string(getpid());
+  tmp += ".tmp." + std::to_string(getpid()) + "." + std::to_string(++counter);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return Status::Io(tmp.string() + ": cannot open for writing");
