@@ -49,11 +49,10 @@ struct BenchArgs {
 
 // What a run is started with, stored so that --resume does the same work.
 json ConfigOf(const BenchArgs& a) {
-  return {{"suite", a.suite.empty() ? "" : fs::absolute(a.suite).lexically_normal().string()},
+  return {{"suite", AbsolutePath(a.suite)},
           {"backend", a.backend},
           {"only", a.only},
-          {"solutions",
-           a.solutions.empty() ? "" : fs::absolute(a.solutions).lexically_normal().string()},
+          {"solutions", AbsolutePath(a.solutions)},
           {"from_run", a.from_run},
           {"search", a.search.model.empty() ? json(nullptr) : SearchFlagsToJson(a.search)},
           {"flags", EvalFlagsToJson(a.flags)}};
@@ -115,7 +114,7 @@ Status RecordTask(Store& store, int64_t run_id, const BenchTask& t, int position
   TaskRow row;
   row.hash = t.task->hash;
   row.name = t.task->name;
-  row.path = fs::absolute(t.path).lexically_normal().string();
+  row.path = AbsolutePath(t.path);
   HONE_RETURN_IF_ERROR(store.PutTask(row));
   return store.AddRunTask(run_id, row.hash, t.category, position);
 }
@@ -332,13 +331,12 @@ Status EvaluateUnits(Store& db, int64_t run_id, const BenchArgs& a, Plan& plan, 
   std::map<std::string, EvaluationRow> stored;  // finished before this invocation
   std::map<int, CandidateRow> units_before;
   if (resumed) {
-    HONE_ASSIGN_OR_RETURN(auto candidates, db.Attempts(run_id));
-    for (auto& c : candidates) units_before[c.seq] = std::move(c);
-    auto before = LoadRunData(db, run_id);
-    if (!before.ok()) return before.status();
-    for (const auto& at : before->attempts)
+    HONE_ASSIGN_OR_RETURN(RunData before, LoadRunData(db, run_id));
+    for (const auto& at : before.attempts) {
+      units_before[at.candidate.seq] = at.candidate;
       if (at.evaluation && at.evaluation->state == "finished")
         stored[at.evaluation->work_key] = *at.evaluation;
+    }
   }
   for (size_t i = 0; i < plan.units.size(); ++i) {
     Unit& u = plan.units[i];
@@ -462,7 +460,7 @@ int RunBench(BenchArgs a) {
                       *id, run->kind, run->kind)));
     std::string given_suite = a.suite;
     ApplyConfig(json::parse(run->config, nullptr, false), a);
-    if (!given_suite.empty() && fs::absolute(given_suite).lexically_normal().string() != a.suite)
+    if (!given_suite.empty() && AbsolutePath(given_suite) != a.suite)
       return ReportError(Status::Invalid(fmt::format("--resume {}: run {} benchmarks {}, not {}",
                                                      a.resume, *id, a.suite, given_suite)));
     run_id = *id;

@@ -37,14 +37,11 @@ std::string DefaultRunDir(const std::string& task) {
 // What a run is started with, stored so that --resume continues it the same
 // way.
 nlohmann::json ConfigOf(const OptimizeArgs& a) {
-  auto abs = [](const std::string& p) {
-    return p.empty() ? p : std::filesystem::absolute(p).lexically_normal().string();
-  };
   nlohmann::json c = SearchFlagsToJson(a.search);
-  c["task"] = abs(a.task);
+  c["task"] = AbsolutePath(a.task);
   c["backend"] = a.backend;
-  c["output"] = abs(a.output);
-  c["run_dir"] = abs(a.run_dir);
+  c["output"] = AbsolutePath(a.output);
+  c["run_dir"] = AbsolutePath(a.run_dir);
   c["flags"] = EvalFlagsToJson(a.flags);
   return c;
 }
@@ -82,7 +79,7 @@ Result<int64_t> OpenRun(Store& store, OptimizeArgs& a) {
                     a.resume, id));
   std::string given = a.task;
   ApplyConfig(config, a);
-  if (!given.empty() && std::filesystem::absolute(given).lexically_normal().string() != a.task)
+  if (!given.empty() && AbsolutePath(given) != a.task)
     return Status::Invalid(
         fmt::format("--resume {}: run {} optimizes {}, not {}", a.resume, id, a.task, given));
   HONE_RETURN_IF_ERROR(store.SetRunStatus(id, "running"));
@@ -140,8 +137,7 @@ Status RecordTask(Store& store, int64_t run_id, const Task& task, const std::str
       return Status::Invalid(path + ": the task changed since run " + std::to_string(run_id) +
                              " started (its content hash differs); start a new run");
   }
-  HONE_RETURN_IF_ERROR(store.PutTask(
-      {task.hash, task.name, std::filesystem::absolute(path).lexically_normal().string(), ""}));
+  HONE_RETURN_IF_ERROR(store.PutTask({task.hash, task.name, AbsolutePath(path), ""}));
   return store.AddRunTask(run_id, task.hash, "", 0);
 }
 

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "core/fs.h"
 #include "core/paths.h"
 
 namespace hone::cli {
@@ -57,9 +58,6 @@ void AddSearchFlags(CLI::App* sub, SearchFlags& f, const std::string& what) {
 }
 
 json SearchFlagsToJson(const SearchFlags& f) {
-  auto abs = [](const std::string& p) {
-    return p.empty() ? p : std::filesystem::absolute(p).lexically_normal().string();
-  };
   const StrategyOptions& st = f.strategy;
   const Budget& b = f.budget;
   return {{"model", f.model},
@@ -85,8 +83,8 @@ json SearchFlagsToJson(const SearchFlags& f) {
           {"temperature", f.temperature},
           {"retry_base_delay", f.retry_base_delay},
           {"reasoning_effort", f.reasoning_effort},
-          {"prices", abs(f.prices)},
-          {"prompts_dir", abs(f.prompts_dir)}};
+          {"prices", AbsolutePath(f.prices)},
+          {"prompts_dir", AbsolutePath(f.prompts_dir)}};
 }
 
 void SearchFlagsFromJson(const json& c, SearchFlags& f) {

@@ -3,10 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
-#include <atomic>
 #include <sstream>
 
 namespace hone {
@@ -88,6 +88,10 @@ bool NaturalLess(const std::string& a, const std::string& b) {
     ++j;
   }
   return a.size() - i < b.size() - j;
+}
+
+std::string AbsolutePath(const fs::path& path) {
+  return path.empty() ? std::string() : fs::absolute(path).lexically_normal().string();
 }
 
 }  // namespace hone

@@ -17,6 +17,10 @@ Status WriteFileAtomic(const fs::path& path, std::string_view content);
 // returned as an absolute path.
 Result<fs::path> CacheDir();
 
+// `path` absolute and normalised, as runs store paths (so a resumed run
+// finds them from any working directory); "" stays "".
+std::string AbsolutePath(const fs::path& path);
+
 // "2_x.py" before "10_x.py": digit runs compare as numbers (KernelBench's
 // problem order).
 bool NaturalLess(const std::string& a, const std::string& b);

@@ -4,6 +4,7 @@
 
 #include "core/hash.h"
 #include "report/verdict_json.h"
+#include "search/attempt_json.h"
 
 namespace hone {
 namespace {
@@ -28,24 +29,10 @@ ChatReply ReplyOf(const CandidateRow& c, const std::optional<LlmCallRow>& call) 
   return r;
 }
 
-json ExchangesJson(const ChatReply& r) {
-  json ex = json::array();
-  for (const auto& e : r.exchanges)
-    ex.push_back({{"request", e.request_body},
-                  {"status", e.status},
-                  {"response", e.response_body},
-                  {"transport_error", e.transport_error},
-                  {"seconds", e.seconds}});
-  return ex;
-}
+// The prompt as the store keeps it (and hashes it to find a stored reply).
+std::string PromptText(const Proposal& p) { return PromptToJson(p).dump(); }
 
 }  // namespace
-
-std::string PromptJson(const Proposal& p) {
-  json m = json::array();
-  for (const auto& msg : p.messages) m.push_back({{"role", msg.role}, {"text", msg.text}});
-  return json({{"system", p.system}, {"messages", m}}).dump();
-}
 
 Result<RunJournal> RunJournal::Open(Store& store, int64_t run_id, std::string task_hash,
                                     std::string backend, std::string options_hash) {
@@ -70,7 +57,7 @@ Result<RunJournal> RunJournal::Open(Store& store, int64_t run_id, std::string ta
 }
 
 std::optional<ChatReply> RunJournal::TakeStoredReply(const Proposal& p) {
-  auto it = unused_.find(PromptKey(PromptJson(p)));
+  auto it = unused_.find(PromptKey(PromptText(p)));
   if (it == unused_.end() || it->second.empty()) return std::nullopt;
   Stored s = std::move(it->second.front());
   it->second.pop_front();
@@ -99,7 +86,7 @@ Status RunJournal::RecordReply(const AttemptResult& r) {
   for (int parent : p.parents) c.parents.push_back(SeqOf(parent));
   c.backend = backend_;
   if (r.reply.ok && r.extraction.failure == ExtractFailure::kNone) c.source = r.extraction.code;
-  c.prompt = PromptJson(p);
+  c.prompt = PromptText(p);
   c.reply = r.reply.text;
   if (r.reply.ok)
     c.extraction = json({{"failure", ExtractFailureName(r.extraction.failure)},
@@ -115,7 +102,7 @@ Status RunJournal::RecordReply(const AttemptResult& r) {
   call.cost_usd = r.reply.cost_usd;
   call.seconds = r.reply.seconds;
   call.http_attempts = r.reply.attempts;
-  call.exchanges = ExchangesJson(r.reply).dump();
+  call.exchanges = ExchangesToJson(r.reply).dump();
   HONE_ASSIGN_OR_RETURN(int64_t id, store_->AddCandidate(c, &call));
   candidate_of_[p.id] = id;
   return Status::Ok();

@@ -72,7 +72,4 @@ class RunJournal {
   int replayed_ = 0, stored_attempts_ = 0;
 };
 
-// The prompt of a proposal as the store keeps it: {"system", "messages"}.
-std::string PromptJson(const Proposal& p);
-
 }  // namespace hone

@@ -6,24 +6,12 @@
 
 #include "core/fs.h"
 #include "report/verdict_json.h"
+#include "search/attempt_json.h"
 
 namespace hone {
 namespace {
 
-nlohmann::json MessagesJson(const Proposal& p) {
-  nlohmann::json m = nlohmann::json::array();
-  for (const auto& msg : p.messages) m.push_back({{"role", msg.role}, {"text", msg.text}});
-  return m;
-}
-
 nlohmann::json ReplyJson(const ChatReply& r) {
-  nlohmann::json ex = nlohmann::json::array();
-  for (const auto& e : r.exchanges)
-    ex.push_back({{"request", e.request_body},
-                  {"status", e.status},
-                  {"response", e.response_body},
-                  {"transport_error", e.transport_error},
-                  {"seconds", e.seconds}});
   return {{"ok", r.ok},
           {"error", r.error},
           {"text", r.text},
@@ -34,7 +22,7 @@ nlohmann::json ReplyJson(const ChatReply& r) {
           {"cost_usd", r.cost_usd},
           {"attempts", r.attempts},
           {"seconds", r.seconds},
-          {"exchanges", ex}};
+          {"exchanges", ExchangesToJson(r)}};
 }
 
 }  // namespace
@@ -64,7 +52,7 @@ Status RunRecord::Append(const AttemptResult& r, const std::filesystem::path& ca
                       {"lineage", p.lineage},
                       {"turn", p.turn},
                       {"parents", p.parents},
-                      {"prompt", {{"system", p.system}, {"messages", MessagesJson(p)}}},
+                      {"prompt", PromptToJson(p)},
                       {"reply", ReplyJson(r.reply)}};
   if (r.reply.ok)
     j["extraction"] = {{"failure", ExtractFailureName(r.extraction.failure)},

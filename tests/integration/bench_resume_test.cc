@@ -2,7 +2,6 @@
 // the results an uninterrupted run gets, evaluates nothing it finished
 // twice, and leaves a sound store. The kill points come from a seed printed
 // in the log (HONE_TEST_SEED replays one).
-#include <fcntl.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -96,25 +95,6 @@ std::map<std::string, std::string> Finished(const fs::path& db) {
   return out;
 }
 
-// Starts hone in its own process group (its sandboxes die with it).
-pid_t Spawn(const std::vector<std::string>& args) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    int null = open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    dup2(null, 2);
-    std::vector<char*> argv;
-    std::string hone = (BinaryDir() / "hone").string();
-    argv.push_back(hone.data());
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(hone.c_str(), argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
 // Waits up to `seconds`; kills the group when it is still running. Returns
 // true when the run ended by itself.
 bool RunOrKill(pid_t pid, double seconds) {
@@ -166,7 +146,7 @@ TEST_F(BenchResumeTest, SigkillAtRandomPointsThenResumeGivesTheSameResults) {
     auto args = round == 0 ? Verify({"bench", suite.string(), "--store", db.string(), "--quiet"})
                            : Verify({"bench", "--resume", "1", "--store", db.string(), "--quiet"});
     double t = kill_after(rng);
-    bool ended = RunOrKill(Spawn(args), t);
+    bool ended = RunOrKill(testing::SpawnHone(args), t);
     if (!ended) ++kills;
     if (!fs::exists(db)) continue;  // killed before it opened the store
     auto now = Finished(db);

@@ -2,7 +2,6 @@
 // loopback speaking both APIs: every strategy, compiler errors fed back, the
 // faster of two correct kernels chosen, and every kind of LLM failure
 // handled without losing an attempt.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -303,21 +302,7 @@ TEST_F(OptimizeTest, ResumeAfterSigkillLosesNothingAndRepeatsNothing) {
       "--run-dir",     (run_dir_ / "killed").string(),
       "--time-budget", "0.2",
       "--quiet"};
-  TestCache();
-  pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    std::vector<char*> argv;
-    std::string hone = (BinaryDir() / "hone").string();
-    argv.push_back(hone.data());
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    int null = open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    dup2(null, 2);
-    execv(hone.c_str(), argv.data());
-    _exit(127);
-  }
+  pid_t pid = SpawnHone(args);
   // Kill it once some attempts are stored and evaluated, mid-run.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   size_t stored_before = 0;
@@ -371,8 +356,9 @@ TEST_F(OptimizeTest, ResumeAfterSigkillLosesNothingAndRepeatsNothing) {
     seqs.insert(r.candidate.seq);
     ASSERT_TRUE(r.evaluation.has_value()) << "seq " << r.candidate.seq;
     EXPECT_EQ(r.evaluation->state, "finished");
-    if (finished_before.count(r.candidate.seq))
+    if (finished_before.count(r.candidate.seq)) {
       EXPECT_EQ(r.evaluation->finished, finished_before[r.candidate.seq]);
+    }
   }
   EXPECT_EQ(seqs.size(), 6u);
   EXPECT_TRUE((*store)->PendingWork(1)->empty());

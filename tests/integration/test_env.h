@@ -2,7 +2,9 @@
 // the sandbox built beside the tests, and an Evaluator over them.
 #pragma once
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -72,6 +74,27 @@ inline CommandResult RunHone(std::vector<std::string> args) {
   o.timeout = std::chrono::minutes(5);
   o.max_output_bytes = 8 << 20;
   return std::move(RunCommand(args, o)).value();
+}
+
+// Starts the hone binary in the background, in a process group of its own
+// (kill(-pid, SIGKILL) takes its sandboxes too), output to /dev/null; the
+// test reaps it with waitpid. HONE_CACHE points at the test cache.
+inline pid_t SpawnHone(const std::vector<std::string>& args) {
+  TestCache();
+  std::string hone = (BinaryDir() / "hone").string();
+  std::vector<char*> argv = {hone.data()};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execv(hone.c_str(), argv.data());
+    _exit(127);
+  }
+  return pid;
 }
 
 // One line of a catalogue's expectations file (tests/adversarial/):
