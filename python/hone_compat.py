@@ -88,35 +88,129 @@ def _exec_source(source, path, name, sizes):
     return mod
 
 
+def _event(kind, **fields):
+    """A line hone reads from the sandbox's output to explain a verdict
+    (untrusted, like everything here: it only adds words)."""
+    fields["event"] = kind
+    print("hone-compat-event: " + json.dumps(fields, default=str), file=sys.stderr, flush=True)
+
+
+def _load_extbuild(cfg):
+    """hone_extbuild (python/hone_extbuild.py), embedded in the config: the
+    hook that gives load_inline hone's prebuilt extensions."""
+    source = cfg.get("extbuild_source")
+    if not source:
+        return None
+    mod = types.ModuleType("hone_extbuild")
+    mod.__file__ = "hone_extbuild.py"
+    sys.modules["hone_extbuild"] = mod
+    exec(compile(source, "hone_extbuild.py", "exec"), mod.__dict__)
+    return mod
+
+
+def _draw_inputs(torch, problem, device):
+    """get_inputs() on the device (as hone's oracle draws them), else on the
+    CPU and moved."""
+    if device.startswith("cuda") and hasattr(torch.device(device), "__enter__"):
+        try:
+            with torch.device(device):
+                args = problem.get_inputs()
+            return [a.to(device) if torch.is_tensor(a) else a for a in args]
+        except Exception:
+            pass
+    return [a.to(device) if torch.is_tensor(a) else a for a in problem.get_inputs()]
+
+
+def _warm_up(torch, model, problem, device, seed):
+    """The first call, made while the module loads (before the sandbox's
+    system-call filter): lazy load_inline builds in forward, torch.compile's
+    compilation and first-call initialisation happen here, where compilers
+    may run. Its result is thrown away; a failure is reported and left for
+    the first real call to meet again."""
+    try:
+        _seed_all(torch, seed)
+        args = _draw_inputs(torch, problem, device)
+        with torch.no_grad():
+            model(*args)
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+        _event("warm_up", ok=True)
+    except Exception as e:
+        _event("warm_up", ok=False, error=f"{type(e).__name__}: {e}"[-2000:])
+    finally:
+        args = None
+        if device.startswith("cuda"):
+            torch.cuda.empty_cache()
+
+
 def hone_compat_load(config_json):
     cfg = json.loads(config_json)
     sys.argv = ["hone-compat"]
     scratch = os.getcwd()
     os.environ.setdefault("TORCH_EXTENSIONS_DIR", os.path.join(scratch, "torch_extensions"))
     os.environ.setdefault("MAX_JOBS", str(os.cpu_count() or 2))
+    # torch.compile's workers would be processes, which the sandbox forbids
+    # once loaded; compile in this one.
+    os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(scratch, "inductor"))
+    os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(scratch, "triton"))
     import torch
+    events = []
+    try:
+        extbuild = _load_extbuild(cfg)
+        if extbuild is not None:
+            extbuild.install_hook(cfg.get("prebuilt") or {}, events)
+    except Exception as e:  # builds then happen in here, unhooked, as before
+        extbuild = None
+        _event("extension_hook", ok=False, error=f"{type(e).__name__}: {e}")
     device = cfg["device"]
+    mode = cfg.get("mode", "candidate")
     sizes = {k: int(v) for k, v in cfg.get("sizes", {}).items()}
     problem = _exec_source(cfg["problem_source"], cfg["problem_path"], "hone_compat_problem",
                            sizes)
     seed = int(cfg.get("model_seed", 0))
     _seed_all(torch, seed)
     init = problem.get_init_inputs()
-    candidate = _exec_source(cfg["candidate_source"], cfg["candidate_path"],
-                             "hone_compat_candidate", sizes)
-    if not hasattr(candidate, "ModelNew"):
-        raise RuntimeError(f"{cfg['candidate_path']}: no class ModelNew (KernelBench format)")
+    if mode == "candidate":
+        candidate = _exec_source(cfg["candidate_source"], cfg["candidate_path"],
+                                 "hone_compat_candidate", sizes)
+        if not hasattr(candidate, "ModelNew"):
+            raise RuntimeError(f"{cfg['candidate_path']}: no class ModelNew (KernelBench format)")
+        cls, what = candidate.ModelNew, "ModelNew"
+    else:  # a baseline: the problem's own Model, eager or compiled
+        cls, what = problem.Model, "Model"
     _seed_all(torch, seed)
-    model = candidate.ModelNew(*init)
+    model = cls(*init)
     if not isinstance(model, torch.nn.Module):
-        raise RuntimeError(f"{cfg['candidate_path']}: ModelNew is not a torch.nn.Module")
+        raise RuntimeError(f"{cfg['candidate_path']}: {what} is not a torch.nn.Module")
     model = model.to(device)
+    if mode == "compile":
+        model = torch.compile(model)
     _state.update(torch=torch, model=model, device=device, cuda=device.startswith("cuda"),
                   nf=int(cfg["num_forward_args"]), param_names=cfg.get("param_names", []),
                   python_types=cfg.get("python_types", []),
                   python_values=cfg.get("python_values", []), views={}, streams={},
-                  params_loaded=False)
+                  params_loaded=False, mark=_mark_function())
+    if cfg.get("warm_up", True):
+        _warm_up(torch, model, problem, device, seed)
+    if extbuild is not None:
+        extbuild.seal("the module had loaded and made its first call")
+    for e in events:
+        _event("extension", **e)
     return 0
+
+
+def _mark_function():
+    """hone_sandbox_mark_end of the sandbox program (src/run/sandbox_main.cc):
+    the model's forward has returned; copying its results into hone's
+    outputs is timed apart. None outside hone's sandbox."""
+    try:
+        fn = ctypes.CDLL(None).hone_sandbox_mark_end
+    except (OSError, AttributeError):
+        return None
+    fn.restype = None
+    fn.argtypes = []
+    return fn
 
 
 class _CudaArray:
@@ -170,10 +264,11 @@ def _load_params(tensors):
     if not names or s["params_loaded"]:
         return
     s["params_loaded"] = True
-    own = s["model"].state_dict()
+    model = getattr(s["model"], "_orig_mod", s["model"])  # a torch.compile'd Model's module
+    own = model.state_dict()
     if set(own.keys()) == set(names):
         with s["torch"].no_grad():
-            s["model"].load_state_dict(dict(zip(names, tensors)))
+            model.load_state_dict(dict(zip(names, tensors)))
     else:
         # Different names: the candidate keeps the weights it was built with
         # under the model seed (KernelBench's own assumption).
@@ -201,8 +296,10 @@ def hone_compat_call(address):
     a = HoneArgs.from_address(address)
     inputs = [_view(a.inputs[i]) for i in range(a.num_inputs)]
     outputs = [_view(a.outputs[i]) for i in range(a.num_outputs)]
+    # hone times compat candidates on the legacy default stream (a.stream is
+    # null), torch's default: the model runs on it as in a user's program.
     stream = None
-    if s["cuda"]:
+    if s["cuda"] and a.stream:
         stream = s["streams"].get(a.stream)
         if stream is None:
             stream = torch.cuda.ExternalStream(a.stream, device=s["device"])
@@ -210,6 +307,8 @@ def hone_compat_call(address):
     with torch.no_grad(), (torch.cuda.stream(stream) if stream is not None else _Null()):
         _load_params(inputs[s["nf"]:])
         result = _flatten(s["model"](*_forward_args(inputs)))
+        if s["mark"] is not None:
+            s["mark"]()
         if len(result) != len(outputs):
             print(f"hone compat: ModelNew returned {len(result)} tensors, the task has "
                   f"{len(outputs)} outputs", file=sys.stderr)
@@ -217,6 +316,12 @@ def hone_compat_call(address):
         for dst, src in zip(outputs, result):
             if not torch.is_tensor(src):
                 src = torch.tensor(src)
+            elif type(src) not in (torch.Tensor, torch.nn.Parameter):
+                # A subclass's own code would run in the copy below, after
+                # the timed span ended (a lazy tensor computing there).
+                print(f"hone compat: ModelNew returned a {type(src).__name__}, a torch.Tensor "
+                      f"subclass; return plain tensors", file=sys.stderr)
+                return 4
             if tuple(src.shape) != tuple(dst.shape):
                 print(f"hone compat: ModelNew returned shape {tuple(src.shape)}, the task's "
                       f"output is {tuple(dst.shape)}", file=sys.stderr)

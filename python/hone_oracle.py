@@ -3,10 +3,12 @@
 
 A long-lived process, one per device, started by hone's trusted worker. It
 loads PyTorch-defined problems (KernelBench format), builds each model once
-under a fixed seed, and for a (seed, value distribution) writes the forward
-arguments, the state_dict() tensors, the expected outputs and a float64
-reference into raw files the worker reads. It also times eager and
-torch.compile baselines and caches them.
+under a fixed seed, and for a (seed, value distribution) produces the
+forward arguments, the state_dict() tensors, the expected outputs and a
+float64 reference: on a GPU straight into the worker's device buffers
+(CUDA IPC), on the CPU into raw files the worker reads. It also writes out
+ModelNew files' load_inline extensions for hone to build. It never times
+anything: baselines are timed by hone's sandbox, like candidates.
 
 Protocol: one JSON request per line on stdin, one JSON reply per line on
 stdout. Logs go to stderr; anything a problem prints goes to stderr too.
@@ -18,7 +20,9 @@ explains that torch is missing and exits 3.
 """
 
 import ast
+import contextlib
 import copy
+import ctypes
 import hashlib
 import inspect
 import json
@@ -28,15 +32,12 @@ import platform
 import random
 import re
 import sys
-import time
 import traceback
 import types
 
 ORACLE_PROTOCOL_VERSION = 1
 EXIT_NO_TORCH = 3
 MODEL_SEED = 0  # default seed the model (and get_init_inputs) is built under
-# Baselines timed under an older protocol are not reused from the cache.
-BASELINE_PROTOCOL = 2  # 2: CUDA calls queued behind a hold, as hone times candidates
 
 torch = None  # imported in main() so that --check can report its absence
 
@@ -69,6 +70,12 @@ def hone_dtype(dtype, what):
     return to_hone[dtype]
 
 
+# hone dtype names -> torch dtype attribute names
+_TORCH_DTYPE = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16",
+                "i8": "int8", "u8": "uint8", "i16": "int16", "i32": "int32", "i64": "int64",
+                "bool": "bool"}
+
+
 def _safe(name):
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:80]
 
@@ -94,6 +101,84 @@ def write_tensor(out_dir, index, role, name, tensor):
     return {"index": index, "name": name, "role": role, "dtype": dtype,
             "shape": list(tensor.shape), "file": path,
             "bytes": int(arr.size * arr.itemsize)}
+
+
+class _CudaArray:
+    """A device pointer seen as a torch tensor through __cuda_array_interface__."""
+
+    def __init__(self, ptr, nbytes):
+        self.__cuda_array_interface__ = {"shape": (nbytes,), "typestr": "|u1",
+                                         "data": (ptr, False), "version": 2}
+
+
+class _IpcHandle(ctypes.Structure):
+    """CUipcMemHandle: 64 bytes, passed by value."""
+    _fields_ = [("reserved", ctypes.c_char * 64)]
+
+
+class DeviceTargets:
+    """The worker's device buffers a generate fills, reached through CUDA IPC.
+
+    The worker allocates each tensor of the set in its own memory and sends
+    one IPC handle per buffer ({"ipc": hex, "offset": n, "bytes": n}); the
+    oracle maps them, copies its tensors in on the device and unmaps them
+    before replying. Nothing crosses the host or the disk, so full-size
+    KernelBench problems (6.4 GB a tensor) cost a device copy per tensor.
+    """
+
+    _CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1
+
+    def __init__(self, device):
+        self.device = device
+        self.cuda = ctypes.CDLL("libcuda.so.1")
+        self.opened = {}  # handle hex -> mapped base pointer (a handle maps once)
+
+    def view(self, target):
+        """A uint8 tensor over the target's bytes (mapped until close())."""
+        key = str(target.get("ipc", ""))
+        ptr = self.opened.get(key)
+        if ptr is None:
+            handle = bytes.fromhex(key)
+            if len(handle) != 64:
+                raise OracleError("an IPC target needs a 64-byte handle")
+            raw = _IpcHandle.from_buffer_copy(handle)
+            ptr = ctypes.c_void_p()
+            torch.cuda.set_device(torch.device(self.device))
+            err = self.cuda.cuIpcOpenMemHandle_v2(ctypes.byref(ptr), raw,
+                                                  self._CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
+            if err != 0:
+                raise OracleError(f"cannot map the worker's buffer (cuIpcOpenMemHandle error {err})")
+            self.opened[key] = ptr
+        n = int(target["bytes"])
+        return torch.as_tensor(_CudaArray(ptr.value + int(target.get("offset", 0)), n),
+                               device=self.device)
+
+    def write(self, target, tensor, what):
+        dtype = hone_dtype(tensor.dtype, what)
+        t = tensor.detach().contiguous().reshape(-1)
+        if t.numel() == 0:
+            return dtype
+        raw = t.view(torch.uint8)
+        dst = self.view(target)
+        if dst.numel() != raw.numel():
+            raise OracleError(f"{what}: the worker's buffer has {dst.numel()} bytes, the tensor "
+                              f"{raw.numel()}")
+        dst.copy_(raw.to(self.device, non_blocking=False))
+        return dtype
+
+    def close(self):
+        torch.cuda.synchronize(torch.device(self.device))
+        for ptr in self.opened.values():
+            self.cuda.cuIpcCloseMemHandle(ptr)
+        self.opened = {}
+
+
+def release_device_memory(device):
+    """Returns cached blocks to the driver: the worker and the candidate's
+    sandbox share the GPU with the oracle, and full-size problems need it."""
+    if device.startswith("cuda"):
+        torch.cuda.synchronize(torch.device(device))
+        torch.cuda.empty_cache()
 
 
 # ---------------------------------------------------------------------------
@@ -320,6 +405,9 @@ class Problem:
         self.task_hash = hashlib.sha256(
             source + json.dumps({"scale": scale, "model_seed": model_seed}).encode()).hexdigest()
         self.mod = self.model = self.state = self.model64 = None
+        # torch.device as a context manager (a default device) exists from torch 2.0.
+        self.draw_on_device = hasattr(torch.device(device), "__enter__")
+        self.memory = {}
         self.sizes, self.unscaled, self.derived = {}, {}, {}
 
     # -- building ------------------------------------------------------------
@@ -351,9 +439,11 @@ class Problem:
         buffers = {k for k, _ in self.model.named_buffers()}
         self.param_kind = {k: ("buffer" if k in buffers else "parameter") for k, _ in self.params}
         self.state = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
-        # The contract is fixed by a first run: seed 0, distribution 0.
+        # The contract is fixed by a first run: seed 0, distribution 0. Its
+        # peak device memory tells the worker's memory plan what one forward
+        # needs beyond its inputs.
         args = self.inputs(0, 0)
-        outs = self.forward(args)
+        outs = self._measured_forward(args)
         self.arg_names = self._arg_names(len(args))
         self.contract_inputs = []
         for i, a in enumerate(args):
@@ -378,6 +468,22 @@ class Problem:
                           + _nbytes([v for _, v in self.params]) + _nbytes(outs))
         self._mark_constant_numbers(args)
         self.flops = self._count_flops(args)
+
+    def _measured_forward(self, args):
+        if not self.device.startswith("cuda"):
+            return self.forward(args)
+        dev = torch.device(self.device)
+        torch.cuda.synchronize(dev)
+        torch.cuda.reset_peak_memory_stats(dev)
+        before = torch.cuda.memory_allocated(dev)
+        outs = self.forward(args, clone=False)
+        torch.cuda.synchronize(dev)
+        free, total = torch.cuda.mem_get_info(dev)
+        self.memory = {"forward_peak_bytes": int(torch.cuda.max_memory_allocated(dev) - before),
+                       "model_bytes": int(_nbytes([v for v in self.state.values()
+                                                   if torch.is_tensor(v)])),
+                       "device_free_bytes": int(free), "device_total_bytes": int(total)}
+        return outs
 
     def _mark_constant_numbers(self, args):
         """A Python number forward argument is `constant` when every seed and
@@ -429,11 +535,7 @@ class Problem:
                               f"(the problem has {len(self.distributions)})")
         d = self.distributions[dist_index]
         s = seed if dist_index == 0 else derived_seed(seed, dist_index)
-        _seed_all(s)
-        if d.fn is not None:
-            args = d.fn(seed)
-        else:
-            args = self.mod.get_inputs()
+        args = self._draw(lambda: d.fn(seed) if d.fn is not None else self.mod.get_inputs(), s)
         if not isinstance(args, (list, tuple)):
             raise OracleError(f"{self.path}: distribution '{d.name}' returned a "
                               f"{type(args).__name__}, not a list")
@@ -449,6 +551,22 @@ class Problem:
             self._check_like_contract(args, d)
         return args
 
+    def _draw(self, make, seed):
+        """get_inputs() (or a distribution) under the seed, made on the
+        problem's device: a full-size KernelBench input (6.4 GB) takes
+        seconds to draw on the CPU and milliseconds on the GPU. A problem
+        whose get_inputs() does not run under a default device is drawn on
+        the CPU, as KernelBench does."""
+        if self.device.startswith("cuda") and self.draw_on_device:
+            try:
+                _seed_all(seed)
+                with torch.device(self.device):
+                    return make()
+            except Exception:
+                self.draw_on_device = False
+        _seed_all(seed)
+        return make()
+
     def _check_like_contract(self, args, d):
         n = len(self.arg_names)
         if len(args) != n:
@@ -463,28 +581,45 @@ class Problem:
                     f"{hone_dtype(t.dtype, '')}{list(t.shape)}, the contract says "
                     f"{c['dtype']}{c['shape']}")
 
+    def move_to(self, where):
+        """Moves the model and its state snapshot (parks them in host memory
+        with where="cpu", brings them back with the problem's device); the
+        float64 copy is dropped and rebuilt when next needed."""
+        if self.model is None or not self.device.startswith("cuda"):
+            return
+        self.model.to(where)
+        self.state = {k: (v.to(where) if torch.is_tensor(v) else v) for k, v in self.state.items()}
+        # state_dict() tensors taken at build time would keep the old copies alive.
+        self.params = [(k, self.state[k]) for k, _ in self.params]
+        self.model64 = None
+
     def _restore(self, model, double=False):
         with torch.no_grad():
             sd = {k: (v.double() if double and v.is_floating_point() else v)
                   for k, v in self.state.items()}
             model.load_state_dict(sd)
 
-    def forward(self, args, seed=0):
+    def forward(self, args, seed=0, clone=True):
+        """The model's outputs. `clone`: run on copies, so an in-place forward
+        leaves `args` as they were (not needed once they were written out)."""
         self._restore(self.model)
-        dev = [a.to(self.device).clone() if torch.is_tensor(a) else a for a in args]
+        dev = [(a.to(self.device).clone() if clone else a.to(self.device))
+               if torch.is_tensor(a) else a for a in args]
         _seed_all(seed)
         with torch.no_grad():
             out = self.model(*dev)
         self._restore(self.model)  # train-mode BatchNorm must not drift
         return [o.detach() for o in _flatten(out, "the model's output")]
 
-    def forward64(self, args, seed=0):
+    def forward64(self, args, seed=0, widened=False):
+        """The float64 model's outputs; `widened`: args are already float64
+        copies on the device (no second copy)."""
         if self.model64 is None:
             self.model64 = copy.deepcopy(self.model).double()
         self._restore(self.model64, double=True)
         dev = []
         for a in args:
-            if torch.is_tensor(a):
+            if torch.is_tensor(a) and not widened:
                 a = a.to(self.device)
                 dev.append(a.double() if a.is_floating_point() else a.clone())
             else:
@@ -513,29 +648,12 @@ class Problem:
                   "distributions": [d.describe() for d in self.distributions],
                   "footprint_bytes": self.footprint,
                   "cost": {"bytes": self.footprint, "flops": self.flops},
-                  "torch": torch.__version__})
+                  "memory": self.memory, "torch": torch.__version__})
         return r
 
 
 # ---------------------------------------------------------------------------
 # timing
-
-
-def _llc_bytes():
-    best = 0
-    base = "/sys/devices/system/cpu/cpu0/cache"
-    try:
-        for idx in os.listdir(base):
-            try:
-                with open(os.path.join(base, idx, "size")) as f:
-                    s = f.read().strip()
-                mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(s[-1], 1)
-                best = max(best, int(s.rstrip("KMG")) * mult)
-            except (OSError, ValueError):
-                continue
-    except OSError:
-        pass
-    return best or (32 << 20)
 
 
 def python_runtime():
@@ -570,101 +688,45 @@ def device_name(device):
     return "cpu: " + (platform.processor() or platform.machine())
 
 
-def time_callable(fn, device, warmup_s, min_reps, max_reps, budget_s, target_rse):
-    """hone's timing protocol: warm-up by time, cache flush before every timed
-    call, adaptive repetitions until the relative standard error is under the
-    target or the budget ends. Samples in microseconds."""
-    cuda = device.startswith("cuda")
-    if cuda:
-        l2 = getattr(torch.cuda.get_device_properties(torch.device(device)), "L2_cache_size", 0)
-        flush = torch.empty(max(2 * (l2 or (50 << 20)) // 4, 1), dtype=torch.float32, device=device)
-    else:
-        flush = torch.empty(2 * _llc_bytes() // 4, dtype=torch.float32)
-    warm_calls, t_end = 0, time.perf_counter() + warmup_s
-    dispatch_s = 0.0  # the host's time to queue one call
-    while warm_calls < 2 or time.perf_counter() < t_end:
-        t0 = time.perf_counter()
-        fn()
-        dispatch_s = max(dispatch_s, time.perf_counter() - t0)
-        warm_calls += 1
-        if cuda:
-            torch.cuda.synchronize()
-    hold_cycles = _hold_cycles(device, dispatch_s) if cuda else 0
-    samples, t_end = [], time.perf_counter() + budget_s
-    while len(samples) < max_reps:
-        flush.zero_()
-        if cuda:
-            torch.cuda.synchronize()
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            # Like hone's sandbox: the stream is held while the host queues
-            # the call, so the events time the GPU's work, not the host's
-            # dispatch (which hone's candidate timing leaves out too).
-            torch.cuda._sleep(hold_cycles)
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            torch.cuda.synchronize()
-            samples.append(start.elapsed_time(end) * 1000.0)
-        else:
-            t0 = time.perf_counter_ns()
-            fn()
-            samples.append((time.perf_counter_ns() - t0) / 1000.0)
-        n = len(samples)
-        if n >= min_reps:
-            mean = sum(samples) / n
-            var = sum((x - mean) ** 2 for x in samples) / max(n - 1, 1)
-            rse = math.sqrt(var / n) / mean if mean > 0 else 0.0
-            if rse < target_rse or time.perf_counter() > t_end:
-                break
-    s = sorted(samples)
-    n = len(s)
-    mean = sum(s) / n
-    var = sum((x - mean) ** 2 for x in s) / max(n - 1, 1)
-    median = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
-    return {"available": True, "median_us": median, "min_us": s[0], "mean_us": mean,
-            "rse": (math.sqrt(var / n) / mean) if mean > 0 else 0.0, "reps": n,
-            "warmup_calls": warm_calls, "samples_us": samples,
-            "timer": "cuda-events (held stream)" if cuda else "perf_counter_ns"}
-
-
-def _hold_cycles(device, dispatch_s):
-    """GPU cycles of a spin that outlasts the host's dispatch of one call
-    (twice it, plus 50 us; at most 50 ms), from a measured spin rate."""
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    torch.cuda.synchronize()
-    start.record()
-    torch.cuda._sleep(1_000_000)
-    end.record()
-    end.synchronize()
-    cycles_per_s = 1_000_000 / max(start.elapsed_time(end) * 1e-3, 1e-6)
-    hold_s = min(2 * dispatch_s + 50e-6, 0.05)
-    return int(hold_s * cycles_per_s)
-
-
 # ---------------------------------------------------------------------------
 # the server
 
 
 class Oracle:
+    # Problems whose models stay on the device; the others are parked in host
+    # memory. A suite of 250 full-size problems would otherwise keep every
+    # model (and its float64 copy) on the GPU the candidates are timed on.
+    ACTIVE_PROBLEMS = 2
+
     def __init__(self, device):
         self.device = device
         self.problems = {}   # id -> Problem
         self.by_key = {}     # (path, source hash, scale, seed) -> id
         self.next_id = 1
+        self.active = []     # ids of problems on the device, least recently used first
+
+    def _activate(self, p):
+        if p.id in self.active:
+            self.active.remove(p.id)
+        else:
+            p.move_to(p.device)
+        self.active.append(p.id)
+        while len(self.active) > self.ACTIVE_PROBLEMS:
+            old = self.problems.get(self.active.pop(0))
+            if old is not None:
+                old.move_to("cpu")
+                release_device_memory(old.device)
 
     # -- requests ------------------------------------------------------------
 
     def handle(self, req):
         op = req.get("op")
         fn = {"hello": self.hello, "load": self.load, "generate": self.generate,
-              "distributions": self.distributions, "time_baselines": self.time_baselines
+              "distributions": self.distributions, "prepare_extension": prepare_extension
               }.get(op)
         if fn is None:
             raise OracleError(f"unknown op {op!r} (hello, load, distributions, generate, "
-                              f"time_baselines, exit)")
+                              f"prepare_extension, exit)")
         return fn(req)
 
     def hello(self, req):
@@ -725,7 +787,10 @@ class Oracle:
             return p
         p = Problem(f"p{self.next_id}", path, source, scale, policy, model_seed, device)
         try:
-            p.build()
+            try:
+                p.build()
+            finally:
+                release_device_memory(device)
         except (OracleError, Skip):
             raise
         except BaseException as e:  # the problem's own code failed
@@ -738,6 +803,7 @@ class Oracle:
         self.next_id += 1
         self.problems[p.id] = p
         self.by_key[key] = p.id
+        self._activate(p)
         return p
 
     def _load_scaled(self, path, source, scale, policy, model_seed, device):
@@ -810,7 +876,9 @@ class Oracle:
         pid = req.get("problem")
         if pid not in self.problems:
             raise OracleError(f"unknown problem {pid!r}; load it first")
-        return self.problems[pid]
+        p = self.problems[pid]
+        self._activate(p)
+        return p
 
     def distributions(self, req):
         p = self._problem(req)
@@ -823,9 +891,14 @@ class Oracle:
         p = self._problem(req)
         seed = int(req.get("seed", 0))
         dist = int(req.get("distribution", 0))
+        if isinstance(req.get("targets"), dict):
+            try:
+                return self._generate_into(p, seed, dist, req["targets"])
+            finally:
+                release_device_memory(p.device)
         out_dir = req.get("out_dir")
         if not isinstance(out_dir, str):
-            raise OracleError("generate needs 'out_dir'")
+            raise OracleError("generate needs 'out_dir' or 'targets'")
         os.makedirs(out_dir, exist_ok=True)
         try:
             args = p.inputs(seed, dist)
@@ -859,65 +932,91 @@ class Oracle:
                   "out_dir": os.path.abspath(out_dir), "tensors": tensors, "ref64": ref64})
         return r
 
-    def time_baselines(self, req):
-        p = self._problem(req)
-        cache_dir = req.get("cache_dir") or os.environ.get("HONE_CACHE")
-        dev_name = device_name(p.device)
-        key = {"task_hash": p.task_hash, "device": dev_name, "torch": torch.__version__,
-               "protocol": BASELINE_PROTOCOL}
-        key_hash = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
-        cache_file = None
-        if cache_dir:
-            cache_file = os.path.join(cache_dir, "oracle", "baselines", key_hash + ".json")
-            if not req.get("refresh") and os.path.exists(cache_file):
-                try:
-                    with open(cache_file) as f:
-                        cached = json.load(f)
-                    r = {"ok": True, "cached": True, "cache_file": cache_file}
-                    r.update(p.summary())
-                    r.update({"key": key, "eager": cached["eager"], "compile": cached["compile"]})
-                    return r
-                except (OSError, ValueError, KeyError):
-                    pass  # a damaged entry is timed again
-        opts = dict(warmup_s=float(req.get("warmup_s", 0.1)),
-                    min_reps=int(req.get("min_reps", 5)), max_reps=int(req.get("max_reps", 200)),
-                    budget_s=float(req.get("budget_s", 1.0)),
-                    target_rse=float(req.get("target_rse", 0.01)))
-        args = p.inputs(int(req.get("seed", 0)), int(req.get("distribution", 0)))
-        dev = [a.to(p.device) if torch.is_tensor(a) else a for a in args]
+    def _generate_into(self, p, seed, dist, targets):
+        """generate into the worker's device buffers (DeviceTargets): the
+        inputs and parameters first, then the expected outputs, then, when
+        `targets` has "ref64", the float64 reference, which is computed from
+        the inputs already written (so the float32 inputs need not stay
+        alive beside their float64 copies)."""
+        want = {k: targets.get(k) for k in ("inputs", "outputs", "ref64")}
+        n_in, n_out = len(p.contract_inputs), len(p.contract_outputs)
+        if not isinstance(want["inputs"], list) or len(want["inputs"]) != n_in or \
+                not isinstance(want["outputs"], list) or len(want["outputs"]) != n_out or \
+                (want["ref64"] is not None and (not isinstance(want["ref64"], list)
+                                                or len(want["ref64"]) != n_out)):
+            raise OracleError(f"generate: targets need {n_in} inputs, {n_out} outputs and "
+                              f"optionally {n_out} ref64 outputs")
+        sink = DeviceTargets(p.device)
         try:
-            with torch.no_grad():
-                eager = time_callable(lambda: p.model(*dev), p.device, **opts)
-            comp = self._time_compiled(p, dev, opts) if req.get("compile", True) else \
-                {"available": False, "reason": "not requested"}
-        except Exception as e:
-            raise OracleError(describe_exception(e, p.path))
+            try:
+                args = p.inputs(seed, dist)
+            except (OracleError, Skip) as e:
+                raise OracleError(str(e))
+            except Exception as e:
+                raise OracleError(describe_exception(e, p.path))
+            for i, a in enumerate(args):
+                sink.write(want["inputs"][i], to_contract_tensor(a, f"input {i}"), f"input {i}")
+            for j, (k, _) in enumerate(p.params):
+                sink.write(want["inputs"][len(args) + j], p.state[k], f"state_dict entry '{k}'")
+            try:
+                outs = p.forward(args, seed, clone=False)
+            except Exception as e:
+                raise OracleError(describe_exception(e, p.path))
+            del args
+            if [list(o.shape) for o in outs] != [c["shape"] for c in p.contract_outputs]:
+                raise OracleError(f"{p.path}: output shapes {[list(o.shape) for o in outs]} "
+                                  f"differ from the contract's "
+                                  f"{[c['shape'] for c in p.contract_outputs]}")
+            for i, o in enumerate(outs):
+                sink.write(want["outputs"][i], o, f"output {i}")
+            del outs
+            ref64 = {"available": False, "reason": "not asked for"}
+            if want["ref64"] is not None:
+                ref64 = self._ref64_into(p, seed, dist, sink, want)
         finally:
-            p._restore(p.model)
-        if cache_file:
-            os.makedirs(os.path.dirname(cache_file), exist_ok=True)
-            tmp = cache_file + f".tmp{os.getpid()}"
-            with open(tmp, "w") as f:
-                json.dump({"key": key, "eager": eager, "compile": comp, "options": opts,
-                           "created": time.time()}, f)
-            os.replace(tmp, cache_file)
-        r = {"ok": True, "cached": False, "cache_file": cache_file}
+            sink.close()
+        r = {"ok": True}
         r.update(p.summary())
-        r.update({"key": key, "eager": eager, "compile": comp})
+        r.update({"seed": seed, "distribution": dist,
+                  "distribution_name": p.distributions[dist].name, "ref64": ref64})
         return r
 
-    def _time_compiled(self, p, dev, opts):
-        if not hasattr(torch, "compile"):
-            return {"available": False,
-                    "reason": f"torch {torch.__version__} has no torch.compile (needs 2.0 or later)"}
+    def _ref64_into(self, p, seed, dist, sink, want):
+        """The float64 reference of the inputs the worker now holds."""
         try:
-            compiled = torch.compile(p.model)
-            with torch.no_grad():
-                compiled(*dev)  # compiles
-                return time_callable(lambda: compiled(*dev), p.device, **opts)
+            numbers = None
+            args = []
+            for i, c in enumerate(p.contract_inputs[:len(p.arg_names)]):
+                if "python_type" in c:
+                    if c.get("constant"):
+                        args.append(c["value"])
+                    else:  # rare: a number that varies with the seed; draw it again
+                        numbers = numbers or p.inputs(seed, dist)
+                        args.append(numbers[i])
+                    continue
+                dtype = getattr(torch, _TORCH_DTYPE[c["dtype"]])
+                raw = sink.view(want["inputs"][i])
+                t = raw.view(dtype).reshape(c["shape"]) if raw.numel() else \
+                    torch.empty(c["shape"], dtype=dtype, device=p.device)
+                # A copy: the forward may write into its inputs.
+                args.append(t.double() if t.is_floating_point() else t.clone())
+            outs64 = p.forward64(args, seed, widened=True)
+            del args
+            for i, o in enumerate(outs64):
+                sink.write(want["ref64"][i], o, f"float64 output {i}")
+            return {"available": True}
         except Exception as e:
-            msg = f"{type(e).__name__}: {e}".strip().splitlines()
-            return {"available": False, "reason": "torch.compile failed: " + (msg[0] if msg else "")}
+            return {"available": False, "reason": describe_exception(e, p.path)}
+
+def prepare_extension(req):
+    """A ModelNew's load_inline/cpp_extension.load extension, written out
+    with the exact build commands this torch would run, for hone to build
+    outside the sandbox (python/hone_extbuild.py)."""
+    try:
+        import hone_extbuild
+    except ImportError as e:
+        raise OracleError(f"prepare_extension needs hone_extbuild.py beside the oracle ({e})")
+    return hone_extbuild.oracle_request(req)
 
 
 class ProblemFailure(Exception):

@@ -403,34 +403,6 @@ class OracleTest(unittest.TestCase):
         self.assertEqual(g["distribution_name"], "large_values")
         self.assertGreater(max(x) / min(x), 1e4)
 
-    # -- baselines -----------------------------------------------------------
-
-    def test_time_baselines_and_cache(self):
-        pid = self.load("relu")["problem"]
-        cache = os.path.join(self.tmp, "cache")
-        opts = dict(op="time_baselines", problem=pid, cache_dir=cache, warmup_s=0.05,
-                    budget_s=0.3, min_reps=5, max_reps=50)
-        r = self.req(**opts)
-        self.assertTrue(r["ok"], r)
-        self.assertFalse(r["cached"])
-        e = r["eager"]
-        self.assertTrue(e["available"])
-        self.assertGreater(e["median_us"], 0)
-        self.assertLessEqual(e["min_us"], e["median_us"])
-        self.assertEqual(len(e["samples_us"]), e["reps"])
-        self.assertGreaterEqual(e["reps"], 5)
-        c = r["compile"]
-        if not c["available"]:
-            self.assertTrue(c["reason"])
-        else:
-            self.assertGreater(c["median_us"], 0)
-        self.assertTrue(os.path.exists(r["cache_file"]))
-        r2 = self.req(**opts)
-        self.assertTrue(r2["cached"])
-        self.assertEqual(r2["eager"], r["eager"])
-        self.assertEqual(r2["key"]["task_hash"], r["task_hash"])
-
-
 @unittest.skipIf(PYTHON is None, NO_TORCH)
 class NoTorchTest(unittest.TestCase):
     def test_check_without_torch(self):

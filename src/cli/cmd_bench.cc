@@ -220,10 +220,17 @@ Result<Plan> PlanFromRun(EvalContext& ctx, Store& store, int64_t run_id, const B
   return plan;
 }
 
-// Compiles the native sources still to evaluate on all cores first, so the
-// evaluations that follow find their builds in the cache.
+// Compiles the native sources, and the torch extensions of the compat (.py)
+// candidates, still to evaluate on all cores first, so the evaluations that
+// follow find their builds in the cache.
 void Prebuild(const Plan& plan, const std::vector<const Unit*>& todo, Builder& builder,
-              Progress& progress) {
+              Evaluator& evaluator, Progress& progress) {
+  std::vector<fs::path> compat;
+  for (const Unit* u : todo)
+    if (u->candidate.extension() == ".py") compat.push_back(u->candidate);
+  evaluator.PrebuildCompat(compat, [&](int done, int total) {
+    progress.Show(fmt::format("building torch extensions {}/{}", done, total));
+  });
   BuildPool pool(builder);
   std::vector<std::future<Result<BuildResult>>> builds;
   std::vector<bool> reference_queued(plan.tasks.size(), false);
@@ -353,7 +360,7 @@ Status EvaluateUnits(Store& db, int64_t run_id, const BenchArgs& a, Plan& plan, 
                  todo.size());
   Builder& builder = a.backend == "cuda" ? *ctx.cuda_builder : *ctx.builder;
   auto prebuild_start = std::chrono::steady_clock::now();
-  Prebuild(plan, todo, builder, progress);
+  Prebuild(plan, todo, builder, evaluator, progress);
   prebuild_seconds = SecondsSince(prebuild_start);
   std::set<size_t> broken;  // tasks whose evaluation failed as a whole
   for (const Unit* u : todo) {

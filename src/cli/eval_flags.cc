@@ -41,6 +41,10 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
                   "PyTorch tasks: multiply module-level integer sizes by this factor in (0, 1]");
   app->add_option("--size-policy", f.size_policy,
                   "PyTorch tasks: pick the scale by memory budget: full, cpu24g, small, tiny");
+  app->add_option("--baselines", f.baselines,
+                  "PyTorch tasks: baselines to time when none are cached: eager,compile, eager "
+                  "or none (torch.compile can take minutes per problem)")
+      ->capture_default_str();
   app->add_flag("--no-seccomp", f.no_seccomp, "Debugging only: do not install the seccomp filter");
   app->add_flag("--no-landlock", f.no_landlock, "Debugging only: do not restrict the file system");
   app->add_flag("--no-netns", f.no_netns, "Debugging only: keep the network namespace");
@@ -53,7 +57,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalFlags, no_time, time_budget,
                                                 max_reps, target_rse, flush, threads,
                                                 memory_limit_mb, call_timeout, timeout, seed,
                                                 device, no_seccomp, no_landlock, no_netns, profile,
-                                                allow, no_lint, shape_scale, size_policy)
+                                                allow, no_lint, shape_scale, size_policy, baselines)
 
 nlohmann::json EvalFlagsToJson(const EvalFlags& f) { return f; }
 
@@ -115,6 +119,16 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   o.profile = f.profile;
   o.lint = !f.no_lint;
   HONE_ASSIGN_OR_RETURN(o.lint_allow, ParseAllowedRules(f.allow));
+  if (f.baselines == "eager,compile" || f.baselines == "compile,eager") {
+    o.eager_baseline = o.compile_baseline = true;
+  } else if (f.baselines == "eager") {
+    o.compile_baseline = false;
+  } else if (f.baselines == "none") {
+    o.eager_baseline = o.compile_baseline = false;
+  } else {
+    return Status::Invalid("--baselines: expected eager,compile, eager or none, got '" +
+                           f.baselines + "'");
+  }
   if (f.profile) o.seccomp = o.landlock = o.netns = false;
   return o;
 }

@@ -31,6 +31,8 @@ struct EvalFlags {
   // PyTorch tasks: module-level sizes scaled by a factor or a named policy.
   double shape_scale = 0;  // 0: not given
   std::string size_policy;
+  // Baselines to time when none are cached: "eager,compile", "eager" or "none".
+  std::string baselines = "eager,compile";
 };
 
 void AddEvalFlags(CLI::App* app, EvalFlags& f);

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 #include "cuda/cuda_arena.h"
@@ -68,9 +69,45 @@ class CudaTrustedStore : public TrustedStore {
     Note(cudaStreamSynchronize(stream_), "restoring inputs");
   }
 
+  Id Scaled(Id src, double factor) override {
+    Buffer in = Get(src);
+    Id id = Allocate(in.dtype, in.n);
+    if (!error_.ok()) return id;
+    if (IsFloating(in.dtype))
+      Keep(ScaleOnDevice(in.data, buffers_[id].data, in.dtype, in.n, factor, stream_));
+    else
+      Note(
+          cudaMemcpyAsync(buffers_[id].data, in.data, Bytes(in), cudaMemcpyDeviceToDevice, stream_),
+          "copying a tensor");
+    return id;
+  }
+
+  std::optional<Id> AllocateShared(Dtype t, int64_t n, std::string* ipc) override {
+    Buffer b{t, n, nullptr, /*shared=*/true};
+    // Plain cudaMalloc: stream-ordered pool memory cannot be exported. The
+    // pool's own work must be done before another process writes here.
+    Note(cudaStreamSynchronize(stream_), "the worker's stream");
+    Note(cudaMalloc(&b.data, std::max<size_t>(Bytes(b), 1)), "allocating worker memory");
+    cudaIpcMemHandle_t h{};
+    if (error_.ok()) Note(cudaIpcGetMemHandle(&h, b.data), "exporting worker memory");
+    ipc->clear();
+    char hex[3];
+    for (size_t i = 0; i < sizeof h; ++i) {
+      std::snprintf(hex, sizeof hex, "%02x", reinterpret_cast<unsigned char*>(&h)[i]);
+      *ipc += hex;
+    }
+    buffers_.push_back(b);
+    return buffers_.size() - 1;
+  }
+
   void Release(Id id) override {
     Buffer& b = buffers_.at(id);
-    if (b.data) cudaFreeAsync(b.data, stream_);
+    if (b.data && b.shared) {
+      Note(cudaStreamSynchronize(stream_), "the worker's stream");
+      cudaFree(b.data);
+    } else if (b.data) {
+      cudaFreeAsync(b.data, stream_);
+    }
     b = Buffer{};
   }
 
@@ -108,6 +145,19 @@ class CudaTrustedStore : public TrustedStore {
     return Keep(std::move(r), int64_t{0});
   }
 
+  int64_t CountDifferentInArena(Id id, Arena& arena, size_t offset, int64_t* first) override {
+    CudaArena& a = AsCuda(arena);
+    const Buffer& b = Get(id);
+    HONE_CHECK(offset + Bytes(b) <= a.size(), "comparing outside the arena");
+    *first = -1;
+    if (!error_.ok()) return 0;
+    // The arena's own stream may still be poisoning other buffers.
+    Note(cudaStreamSynchronize(static_cast<cudaStream_t>(a.stream())), "the arena's stream");
+    auto r =
+        CountDifferentElementsOnDevice(a.data() + offset, b.data, b.dtype, b.n, first, stream_);
+    return Keep(std::move(r), int64_t{0});
+  }
+
   Status status() override {
     if (error_.ok()) Note(cudaStreamSynchronize(stream_), "the worker's stream");
     return error_;
@@ -118,6 +168,7 @@ class CudaTrustedStore : public TrustedStore {
     Dtype dtype = HONE_F32;
     int64_t n = 0;
     void* data = nullptr;
+    bool shared = false;  // cudaMalloc'd and exported (AllocateShared)
   };
   static size_t Bytes(const Buffer& b) { return static_cast<size_t>(b.n) * DtypeSize(b.dtype); }
 

@@ -1,5 +1,6 @@
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -86,7 +87,44 @@ void Launch(void* dst, int64_t n, const SamplerSpec& spec, uint64_t seed, uint64
       <<<blocks, kThreads, 0, stream>>>(static_cast<T*>(dst), n, spec, seed, rng_stream);
 }
 
+template <typename T>
+__device__ __forceinline__ double AsDouble(T v) {
+  if constexpr (std::is_same_v<T, __half>)
+    return static_cast<double>(__half2float(v));
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return static_cast<double>(__bfloat162float(v));
+  else
+    return static_cast<double>(v);
+}
+
+template <typename T>
+__global__ void ScaleKernel(const T* src, T* dst, int64_t n, double factor) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    dst[i] = FromDouble<T>(AsDouble(src[i]) * factor);
+}
+
 }  // namespace
+
+Status ScaleOnDevice(const void* src, void* dst, Dtype t, int64_t n, double factor,
+                     void* stream_ptr) {
+  HONE_CHECK(IsFloating(t), "only floating tensors are scaled");
+  if (n == 0) return Status::Ok();
+  auto s = static_cast<cudaStream_t>(stream_ptr);
+  constexpr int kThreads = 256;
+  auto blocks = static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, 65536));
+  VisitDeviceDtype(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                  std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>)
+      ScaleKernel<T>
+          <<<blocks, kThreads, 0, s>>>(static_cast<const T*>(src), static_cast<T*>(dst), n, factor);
+  });
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) return Status::Ok();
+  return Status::Unavailable(std::string("the worker's GPU failed scaling inputs: ") +
+                             cudaGetErrorString(e));
+}
 
 Status FillOnDevice(void* dst, Dtype t, int64_t n, const SamplerSpec& spec, uint64_t seed,
                     uint64_t rng_stream, void* stream_ptr) {

@@ -16,4 +16,8 @@ namespace hone {
 Status FillOnDevice(void* dst, Dtype t, int64_t n, const SamplerSpec& spec, uint64_t seed,
                     uint64_t rng_stream, void* stream);
 
+// dst = src * factor for n elements of a floating dtype (rounded to the
+// dtype like StoreFromDouble); src and dst may be the same buffer.
+Status ScaleOnDevice(const void* src, void* dst, Dtype t, int64_t n, double factor, void* stream);
+
 }  // namespace hone

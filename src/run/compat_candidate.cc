@@ -1,5 +1,7 @@
 #include "run/compat_candidate.h"
 
+#include <sys/syscall.h>
+
 #include <cctype>
 #include <set>
 
@@ -117,19 +119,6 @@ HONE_EXPORT int hone_forward(const hone_args* args) {
 }
 )SHIM";
 
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// The identifier that ends just before `end`, spaces skipped; "" if none.
-std::string IdentifierBefore(const std::string& s, size_t end) {
-  while (end > 0 && std::isspace(static_cast<unsigned char>(s[end - 1]))) --end;
-  size_t b = end;
-  while (b > 0 && IsIdentChar(s[b - 1])) --b;
-  return s.substr(b, end - b);
-}
-
-// How far a kernel's name may be from its __global__ or @triton.jit.
-constexpr size_t kMaxDeclarationChars = 512;
-
 void AddUnique(std::vector<std::string>& v, const std::string& s) {
   if (s.empty()) return;
   for (const auto& e : v)
@@ -164,60 +153,23 @@ Result<CompatRuntime> CompatRuntimeFromHello(const json& hello,
   return rt;
 }
 
-CompatSourceInfo AnalyzeCompatSource(const std::string& source) {
-  // A plain scan, not std::regex: libstdc++'s recursion on a long line of a
-  // hostile file would crash the trusted process.
-  CompatSourceInfo info;
-  auto has_word = [&](const std::string& word) {
-    for (size_t at = source.find(word); at != std::string::npos; at = source.find(word, at + 1)) {
-      size_t end = at + word.size();
-      if (end == source.size() || !IsIdentChar(source[end])) return true;
-    }
-    return false;
-  };
-  info.has_model_new = has_word("class ModelNew");
-  info.builds_extension = source.find("load_inline(") != std::string::npos ||
-                          source.find("cpp_extension.load(") != std::string::npos ||
-                          source.find("@triton.jit") != std::string::npos;
-  auto add = [&](const std::string& name) {
-    if (name.empty()) return;
-    for (const auto& k : info.kernels)
-      if (k == name) return;
-    info.kernels.push_back(name);
-  };
-  // __global__ [return type] [__launch_bounds__(...)] name(
-  for (size_t at = source.find("__global__"); at != std::string::npos;
-       at = source.find("__global__", at + 10)) {
-    size_t from = at + 10;
-    for (int guard = 0; guard < 4; ++guard) {
-      size_t paren = source.find('(', from);
-      if (paren == std::string::npos || paren - at > kMaxDeclarationChars) break;
-      std::string name = IdentifierBefore(source, paren);
-      if (name != "__launch_bounds__") {
-        add(name);
-        break;
-      }
-      size_t close = source.find(')', paren);
-      if (close == std::string::npos) break;
-      from = close + 1;
-    }
+const char* CompatModeName(CompatMode m) {
+  switch (m) {
+    case CompatMode::kCandidate:
+      return "candidate";
+    case CompatMode::kEager:
+      return "eager";
+    case CompatMode::kCompile:
+      return "compile";
   }
-  // @triton.jit ... def name(
-  for (size_t at = source.find("@triton.jit"); at != std::string::npos;
-       at = source.find("@triton.jit", at + 11)) {
-    size_t def = source.find("def ", at);
-    if (def == std::string::npos || def - at > kMaxDeclarationChars) continue;
-    size_t b = def + 4, e = b;
-    while (e < source.size() && IsIdentChar(source[e])) ++e;
-    add(source.substr(b, e - b));
-  }
-  return info;
+  return "candidate";
 }
 
 Result<std::filesystem::path> WriteCompatShim(const Task& task,
                                               const std::filesystem::path& candidate,
                                               const CompatRuntime& runtime,
-                                              const std::filesystem::path& dir) {
+                                              const std::filesystem::path& dir,
+                                              const CompatShimOptions& options) {
   if (!task.pytorch)
     return Status::Invalid(candidate.string() +
                            ": a ModelNew (.py) candidate needs a PyTorch task (.py), not " +
@@ -242,7 +194,20 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
                  {"num_forward_args", p.num_forward_args},
                  {"param_names", params},
                  {"python_types", p.python_types},
-                 {"python_values", p.python_values}};
+                 {"python_values", p.python_values},
+                 {"mode", CompatModeName(options.mode)},
+                 {"warm_up", options.warm_up}};
+  json prebuilt = json::object();
+  for (const auto& [key, library] : options.prebuilt) prebuilt[key] = library.string();
+  for (const auto& [key, log] : options.failed_builds) prebuilt[key] = {{"error", log}};
+  config["prebuilt"] = prebuilt;
+  // The load_inline hook, beside the runner when this hone has it.
+  std::filesystem::path extbuild = runtime.runner.parent_path() / "hone_extbuild.py";
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(extbuild, ec)) {
+    HONE_ASSIGN_OR_RETURN(std::string text, ReadFile(extbuild));
+    config["extbuild_source"] = text;
+  }
   std::string text = "// Generated by hone for the compat candidate " + candidate.string() +
                      " (src/run/compat_candidate.h).\n"
                      "#include <dlfcn.h>\n#include <stdio.h>\n\n#include \"hone/kernel.h\"\n\n"
@@ -251,10 +216,64 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
                      "\nstatic const char kLibPython[] = " + CString(runtime.libpython) + ";\n" +
                      ByteArray("kRunner", runner) + ByteArray("kConfig", config.dump()) + kShimBody;
   std::filesystem::path out = dir / ("compat-" + ContentHash({text}).substr(0, 16) + ".cpp");
-  std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (!std::filesystem::exists(out, ec)) HONE_RETURN_IF_ERROR(WriteFileAtomic(out, text));
   return out;
+}
+
+std::string CompatViolationHint(int nr) {
+  switch (nr) {
+#ifdef SYS_prlimit64
+    case SYS_prlimit64:
+#endif
+    case SYS_setrlimit:
+      return "the module changed a resource limit, as building a C++/CUDA extension "
+             "(load_inline or cpp_extension.load) does: a build that runs only after the first "
+             "call (inside forward, on a path the first call did not take) cannot run in the "
+             "sandbox; build at import time or in __init__";
+    case SYS_clone:
+#ifdef SYS_clone3
+    case SYS_clone3:
+#endif
+    case SYS_fork:
+    case SYS_vfork:
+    case SYS_execve:
+    case SYS_execveat:
+      return "the module started a process or thread pool after it had loaded (a compiler, a "
+             "subprocess, a DataLoader worker, torch.compile recompiling): only the load and "
+             "the first call may";
+    case SYS_socket:
+    case SYS_connect:
+      return "the module opened a network connection (a download?): the sandbox has no network";
+    default:
+      return "";
+  }
+}
+
+std::vector<std::string> CompatEventNotes(const std::string& log) {
+  std::vector<std::string> notes;
+  const std::string tag = "hone-compat-event: ";
+  constexpr size_t kMaxNotes = 8;  // the log is the candidate's to fill
+  for (size_t at = log.find(tag); at != std::string::npos && notes.size() < kMaxNotes;
+       at = log.find(tag, at + 1)) {
+    size_t end = log.find('\n', at);
+    json e =
+        json::parse(log.substr(at + tag.size(), end == std::string::npos ? std::string::npos
+                                                                         : end - at - tag.size()),
+                    nullptr, false);
+    if (!e.is_object()) continue;
+    const std::string kind = e.value("event", "");
+    const std::string name = e.value("name", "");
+    if (kind == "warm_up" && !e.value("ok", true)) {
+      notes.push_back("the first call, made while the module loaded, raised " +
+                      e.value("error", std::string("an error")));
+    } else if (kind == "extension" && e.contains("error")) {
+      notes.push_back("building extension '" + name + "' failed: " + e.value("error", ""));
+    } else if (kind == "extension") {
+      notes.push_back("extension '" + name + "': " + e.value("source", std::string("loaded")));
+    }
+  }
+  return notes;
 }
 
 std::vector<std::string> CompatReadDirs(const CompatRuntime& rt) {

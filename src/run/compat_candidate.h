@@ -16,6 +16,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -44,20 +45,41 @@ struct CompatRuntime {
 Result<CompatRuntime> CompatRuntimeFromHello(const nlohmann::json& hello,
                                              const std::filesystem::path& python_dir);
 
-// What hone reads from a compat candidate's source without running it.
-struct CompatSourceInfo {
-  bool has_model_new = false;
-  bool builds_extension = false;     // load_inline / cpp_extension.load / Triton
-  std::vector<std::string> kernels;  // __global__ and @triton.jit function names
+// What a shim runs: the candidate's ModelNew, or one of the task's
+// baselines, its own Model eager or under torch.compile (timed by the same
+// protocol as candidates, so a problem timed against itself gives 1.00).
+enum class CompatMode { kCandidate, kEager, kCompile };
+const char* CompatModeName(CompatMode m);  // "candidate", "eager", "compile"
+
+struct CompatShimOptions {
+  CompatMode mode = CompatMode::kCandidate;
+  // Extensions hone built outside the sandbox: extension key -> library,
+  // imported by the load_inline hook instead of building (python/hone_extbuild.py).
+  std::map<std::string, std::filesystem::path> prebuilt;
+  // Extensions hone saw fail to build: key -> the compiler's log; the hook
+  // raises torch's error at once instead of building again in the sandbox.
+  std::map<std::string, std::string> failed_builds;
+  bool warm_up = true;  // the first call while the module loads (lazy builds, torch.compile)
 };
-CompatSourceInfo AnalyzeCompatSource(const std::string& source);
 
 // Writes the shim for `candidate` on `task` (a PyTorch task) into dir and
 // returns its path ("compat-<hash>.cpp"; the same inputs give the same file).
+// For a baseline, `candidate` is the task's own file.
 Result<std::filesystem::path> WriteCompatShim(const Task& task,
                                               const std::filesystem::path& candidate,
                                               const CompatRuntime& runtime,
-                                              const std::filesystem::path& dir);
+                                              const std::filesystem::path& dir,
+                                              const CompatShimOptions& options = {});
+
+// Words for a compat candidate that broke a sandbox rule with system call
+// `nr`, about what a Python module does that makes that call ("" if none).
+std::string CompatViolationHint(int nr);
+
+// What the compat runner reported while the module loaded and ran: the
+// `hone-compat-event:` lines of its output (python/hone_compat.py), as
+// sentences, e.g. "load_inline('relu_ext') failed: ...". Untrusted words
+// for the verdict's notes; empty when there are none.
+std::vector<std::string> CompatEventNotes(const std::string& log);
 
 // Directories the sandbox must let a compat candidate read (Python, torch,
 // compilers for load_inline) and the environment it needs.

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -24,6 +25,9 @@
 #include "verify/verdict.h"
 
 namespace hone {
+
+class CompatPrebuilder;
+class TorchExtensionBuilder;
 
 enum class FlushMode { kLlc, kLines, kNone };
 std::string FlushModeName(FlushMode m);
@@ -52,6 +56,10 @@ struct EvalOptions {
   // The backend ("cpu", "cuda"); empty: from the candidate's extension. A
   // compat candidate (.py) needs it.
   std::string backend;
+  // PyTorch tasks: which baselines to time when the cache has none. The
+  // torch.compile baseline compiles the model first (seconds to minutes).
+  bool eager_baseline = true;
+  bool compile_baseline = true;
 };
 
 struct EvaluatorEnv {
@@ -66,11 +74,13 @@ struct EvaluatorEnv {
   int device = 0;
   MachineInfo gpu;                           // identity and measured ceilings
   std::function<DeviceSample()> sample_gpu;  // NVML clocks, temperature, power
+  std::function<int64_t()> gpu_free_bytes;   // device memory free now (memory plan)
 
   // PyTorch-defined tasks: the oracle that loaded them (on the candidate's
   // device). It stands in for the reference: inputs, parameters and expected
-  // outputs come from it, and its eager and torch.compile timings are the
-  // baselines. Not owned; null when no PyTorch task is evaluated.
+  // outputs come from it (the eager and torch.compile baselines are timed in
+  // sandboxes, like candidates). Not owned; null when no PyTorch task is
+  // evaluated.
   OracleService* oracle = nullptr;
 };
 
@@ -78,14 +88,27 @@ using ProgressFn = std::function<void(const std::string& stage)>;
 
 class Evaluator {
  public:
-  explicit Evaluator(EvaluatorEnv env) : env_(std::move(env)) {}
+  explicit Evaluator(EvaluatorEnv env);
+  ~Evaluator();
 
   Result<Verdict> Evaluate(const Task& task, const std::filesystem::path& candidate,
                            const EvalOptions& options, const ProgressFn& progress = {});
   const EvaluatorEnv& env() const { return env_; }
 
+  // Builds the torch extensions of many compat candidates (.py) at once,
+  // outside any sandbox, so that their evaluations find them built
+  // (run/compat_prebuild.h). `progress(done, total)` after each build.
+  // Needs env().oracle; a failure is the evaluation's to report.
+  void PrebuildCompat(const std::vector<std::filesystem::path>& candidates,
+                      const std::function<void(int, int)>& progress = {});
+
  private:
+  // The prebuilder for env_.oracle, made on first use; null without an oracle.
+  Result<CompatPrebuilder*> Prebuilder();
+
   EvaluatorEnv env_;
+  std::unique_ptr<TorchExtensionBuilder> torch_builder_;
+  std::unique_ptr<CompatPrebuilder> prebuilder_;
 };
 
 // The default memory for a candidate's own allocations: an eighth of RAM, at

@@ -58,7 +58,9 @@ struct Reply {
   int32_t rc;
   int32_t detail;  // syscall number for a violation
   uint64_t nanos;  // reported duration of hone_forward
-  uint64_t aux;    // feature bits (kReady), workspace bytes (kBind)
+  // Feature bits (kReady), workspace bytes (kBind); for a CUDA compat call,
+  // side streams whose work was never joined back to the timed stream.
+  uint64_t aux;
   // CUDA only, per call: kernel launches seen (all, the candidate's own, on
   // a stream other than args->stream), copies and memsets not on
   // args->stream, and how long a device-wide synchronisation took once the
@@ -73,9 +75,14 @@ struct Reply {
   // was preempted meanwhile (its wall time then includes time off the CPU).
   uint64_t device_sync_cpu_nanos;
   uint32_t device_sync_preempted;
+  uint32_t call_flags;  // ReplyCallFlags
   // CPU: the cache flush before the call, inside the worker's clock but not
   // part of the call (the worker subtracts it when it checks reported times).
   uint64_t prepare_nanos;
+  // Compat candidates on CUDA: the span from the shim's end-of-forward mark
+  // to the end of the call (copying the model's results into hone's
+  // outputs), left out of `nanos` and bounded by the worker.
+  uint64_t post_mark_nanos;
   char side_copy[32];
   char message[200];
 };
@@ -83,7 +90,13 @@ struct Reply {
 static_assert(sizeof(Reply) <= 512, "a reply must fit in one atomic pipe write");
 // The catalogue's protocol forgers (tests/adversarial/cpu/hijack_protocol.cpp,
 // patch_reply*.cpp) mirror this layout: change them with it.
-static_assert(sizeof(Reply) == 312, "update the catalogue's mirrors of Reply");
+static_assert(sizeof(Reply) == 320, "update the catalogue's mirrors of Reply");
+
+// What a CUDA call reply says about how the call ran.
+enum ReplyCallFlags : uint32_t {
+  kCallHeld = 1u << 0,    // its work was queued behind the hold kernel
+  kCallMarked = 1u << 1,  // the compat shim marked the end of the forward
+};
 
 // Feature bits reported in the ready reply.
 enum Feature : uint64_t {

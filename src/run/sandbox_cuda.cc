@@ -25,6 +25,10 @@ namespace {
 std::atomic<uint32_t> g_launches{0}, g_own{0}, g_side{0}, g_side_copies{0};
 std::atomic<const char*> g_first_side_copy{nullptr};  // CUPTI's static function name
 CUstream g_stream = nullptr;
+// Compat candidates: the timed stream is the legacy default stream, whose
+// semantics a PyTorch user's code runs under (kernel<<<g, b>>> and torch's
+// default stream both land there).
+bool g_legacy = false;
 const std::set<std::string>* g_own_names = nullptr;
 std::mutex g_names_mu;
 std::set<std::string> g_seen_names;
@@ -76,6 +80,183 @@ void Seen(const char* name) {
   if (g_seen_names.size() < 16) g_seen_names.insert(name ? name : "(unnamed)");
 }
 
+// Whether work queued on `s` is ordered with events on the timed stream.
+// Natively only args->stream is. With the legacy default stream timed
+// (compat), so are the legacy and per-thread default streams and every
+// blocking stream: the legacy stream waits for their earlier work and they
+// for its. A non-blocking stream (torch.cuda.Stream()) is not.
+bool OnTimedStream(CUstream s) {
+  if (s == g_stream) return true;
+  if (!g_legacy) return false;
+  if (s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) return true;
+  unsigned int flags = 0;
+  if (cuStreamGetFlags(s, &flags) != CUDA_SUCCESS) return false;
+  return (flags & CU_STREAM_NON_BLOCKING) == 0;
+}
+
+// Compat candidates may run work on non-blocking side streams, as PyTorch
+// code does, if they join it back: an event recorded on the side stream
+// after its work, waited for by the timed stream (torch's wait_stream), or a
+// host synchronisation. Work never joined is not covered by the timed
+// region's end event. Per call: side streams with unjoined work, and which
+// events cover which stream's work up to which launch.
+struct JoinTracker {
+  std::mutex mu;
+  uint64_t seq = 0;
+  std::map<CUstream, uint64_t> pending;                     // side stream -> its last work
+  std::map<CUevent, std::pair<CUstream, uint64_t>> covers;  // event -> (stream, work up to)
+  void Reset() {
+    std::lock_guard<std::mutex> lock(mu);
+    pending.clear();
+    covers.clear();
+  }
+  void Work(CUstream side) {
+    std::lock_guard<std::mutex> lock(mu);
+    pending[side] = ++seq;
+  }
+  void Recorded(CUevent e, CUstream stream) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = pending.find(stream);
+    if (it == pending.end())
+      covers.erase(e);
+    else
+      covers[e] = {stream, it->second};
+  }
+  // The waiting side is ordered with the timed stream (or is the host).
+  void Joined(CUevent e) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto c = covers.find(e);
+    if (c == covers.end()) return;
+    auto it = pending.find(c->second.first);
+    if (it != pending.end() && it->second <= c->second.second) pending.erase(it);
+  }
+  void StreamSynchronized(CUstream stream) {
+    std::lock_guard<std::mutex> lock(mu);
+    pending.erase(stream);
+  }
+  void AllSynchronized() {
+    std::lock_guard<std::mutex> lock(mu);
+    pending.clear();
+  }
+  uint32_t Unjoined() {
+    std::lock_guard<std::mutex> lock(mu);
+    return static_cast<uint32_t>(pending.size());
+  }
+};
+JoinTracker g_joins;
+
+// Work queued while a stream captures a graph is not run; only its replay is.
+// The legacy stream never captures, and asking about it while another
+// stream captures in global mode is an implicit synchronisation that
+// invalidates that capture (torch.cuda.graph captures in global mode), so
+// it is not asked; the question itself runs in relaxed mode.
+bool Capturing(CUstream s) {
+  if (s == nullptr || s == CU_STREAM_LEGACY) return false;
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  cuThreadExchangeStreamCaptureMode(&mode);
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  bool capturing =
+      cuStreamIsCapturing(s, &status) == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
+  cuThreadExchangeStreamCaptureMode(&mode);
+  return capturing;
+}
+
+// Which CUDA graphs hold the candidate's own kernels: launches recorded
+// while a stream captures (named then), carried to the graph the capture
+// ends in and to its executable instances, so that replaying one counts as
+// launching its own kernels (CUPTI names no kernel of a graph launch).
+struct GraphOwnership {
+  std::mutex mu;
+  std::map<CUstream, uint32_t> capturing;  // own kernels recorded so far, per capturing stream
+  std::map<CUgraph, uint32_t> graphs;
+  std::map<CUgraphExec, uint32_t> execs;
+  void Recorded(CUstream s, bool own) {
+    std::lock_guard<std::mutex> lock(mu);
+    capturing[s] += own ? 1 : 0;
+  }
+  void Ended(CUstream s, CUgraph g) {
+    std::lock_guard<std::mutex> lock(mu);
+    graphs[g] = capturing[s];
+    capturing.erase(s);
+  }
+  void Instantiated(CUgraph g, CUgraphExec e) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = graphs.find(g);
+    execs[e] = it == graphs.end() ? 0 : it->second;
+  }
+  uint32_t OwnKernels(CUgraphExec e) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = execs.find(e);
+    return it == execs.end() ? 0 : it->second;
+  }
+};
+GraphOwnership g_graphs;
+
+// The first members of every cuGraphInstantiate* parameter block.
+struct InstantiateParams {
+  CUgraphExec* phGraphExec;
+  CUgraph hGraph;
+};
+
+// At the exit of the calls whose results GraphOwnership needs.
+void OnDriverApiExit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz: {
+      const auto* p = static_cast<const cuStreamEndCapture_params*>(cb->functionParams);
+      if (p->phGraph && *p->phGraph) g_graphs.Ended(p->hStream, *p->phGraph);
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz: {
+      const auto* p = static_cast<const InstantiateParams*>(cb->functionParams);
+      if (p->phGraphExec && *p->phGraphExec) g_graphs.Instantiated(p->hGraph, *p->phGraphExec);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+// Compat: follows the calls that join side-stream work back (JoinTracker).
+bool WatchJoin(CUpti_CallbackId cbid, const void* params) {
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuEventRecord:
+    case CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz: {
+      const auto* p = static_cast<const cuEventRecord_params*>(params);
+      g_joins.Recorded(p->hEvent, p->hStream);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags:
+    case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz: {
+      const auto* p = static_cast<const cuEventRecordWithFlags_params*>(params);
+      g_joins.Recorded(p->hEvent, p->hStream);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz: {
+      const auto* p = static_cast<const cuStreamWaitEvent_params*>(params);
+      if (OnTimedStream(p->hStream)) g_joins.Joined(p->hEvent);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize:
+      g_joins.Joined(static_cast<const cuEventSynchronize_params*>(params)->hEvent);
+      return true;
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz:
+      g_joins.StreamSynchronized(static_cast<const cuStreamSynchronize_params*>(params)->hStream);
+      return true;
+    case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize:
+      g_joins.AllSynchronized();
+      return true;
+    default:
+      return false;
+  }
+}
+
 #define HONE_STREAM_OF(fn)                  \
   case CUPTI_DRIVER_TRACE_CBID_##fn:        \
   case CUPTI_DRIVER_TRACE_CBID_##fn##_ptsz: \
@@ -116,14 +297,22 @@ CUstream CopyStream(CUpti_CallbackId cbid, const void* params) {
 void WatchCopy(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
   const char* fn = cb->functionName;
   if (!fn || (std::strncmp(fn, "cuMemcpy", 8) != 0 && std::strncmp(fn, "cuMemset", 8) != 0)) return;
-  if (g_stream && CopyStream(cbid, cb->functionParams) == g_stream) return;
+  CUstream s = CopyStream(cbid, cb->functionParams);
+  // A synchronous copy (null here) runs on the legacy default stream.
+  if ((s || g_legacy) && OnTimedStream(s)) return;
+  if (g_legacy && s) {
+    if (Capturing(s)) return;
+    g_joins.Work(s);
+  }
   if (g_side_copies++ == 0) g_first_side_copy = fn;
 }
 
 void CUPTIAPI OnDriverApi(void*, CUpti_CallbackDomain, CUpti_CallbackId cbid, const void* data) {
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  if (cb->callbackSite == CUPTI_API_EXIT) return OnDriverApiExit(cbid, cb);
   if (cb->callbackSite != CUPTI_API_ENTER) return;
   CUstream s = nullptr;
+  CUgraphExec graph = nullptr;
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
@@ -143,15 +332,24 @@ void CUPTIAPI OnDriverApi(void*, CUpti_CallbackDomain, CUpti_CallbackId cbid, co
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
       s = static_cast<const cuGraphLaunch_params*>(cb->functionParams)->hStream;
+      graph = static_cast<const cuGraphLaunch_params*>(cb->functionParams)->hGraph;
       break;
     default:
+      if (g_legacy && WatchJoin(cbid, cb->functionParams)) return;
       return WatchCopy(cbid, cb);
   }
-  ++g_launches;
-  if (s != g_stream) ++g_side;
   const char* name = cb->symbolName;
-  if (IsOwn(name)) ++g_own;
-  Seen(name);
+  if (!OnTimedStream(s)) {
+    if (Capturing(s)) {  // recorded into a graph, not run
+      g_graphs.Recorded(s, IsOwn(name));
+      return;
+    }
+    ++g_side;
+    if (g_legacy) g_joins.Work(s);
+  }
+  ++g_launches;
+  if (IsOwn(name) || (graph && g_graphs.OwnKernels(graph) > 0)) ++g_own;
+  Seen(name ? name : graph ? "(graph)" : nullptr);
 }
 
 bool StartTracking(std::string* error) {
@@ -188,8 +386,12 @@ uint64_t Nanos(std::chrono::steady_clock::duration d) {
 
 }  // namespace
 
+CudaSandbox* CudaSandbox::active_ = nullptr;
+
 bool CudaSandbox::Init(const std::string& pci_bus_id, const std::string& arena_hex, size_t l2_bytes,
-                       const std::vector<std::string>& own_kernels, std::string* error) {
+                       const std::vector<std::string>& own_kernels, bool compat,
+                       std::string* error) {
+  compat_ = compat;
   static std::set<std::string> names(own_kernels.begin(), own_kernels.end());
   g_own_names = &names;
   int device = 0;
@@ -213,16 +415,21 @@ bool CudaSandbox::Init(const std::string& pci_bus_id, const std::string& arena_h
   if (cudaError_t e = cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess); e != cudaSuccess)
     return *error = Err("opening the shared arena", e), false;
   arena_ = static_cast<char*>(p);
-  cudaStream_t s;
-  if (cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); e != cudaSuccess)
-    return *error = Err("cudaStreamCreate", e), false;
+  cudaStream_t s = nullptr;  // compat: the legacy default stream
+  if (!compat) {
+    if (cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); e != cudaSuccess)
+      return *error = Err("cudaStreamCreate", e), false;
+  }
+  g_legacy = compat;
   stream_ = s;
   g_stream = reinterpret_cast<CUstream>(s);
-  cudaEvent_t a, b;
+  cudaEvent_t a, b, c;
   cudaEventCreate(&a);
   cudaEventCreate(&b);
+  cudaEventCreate(&c);
   start_ = a;
   end_ = b;
+  call_end_ = c;
   flush_bytes_ = 2 * l2_bytes;
   if (flush_bytes_ > 0 && cudaMalloc(&flush_, flush_bytes_) != cudaSuccess)
     return *error = "cannot allocate the L2 flush buffer", false;
@@ -261,39 +468,62 @@ void CudaSandbox::FreeWorkspace(void* p) {
   if (p) cudaFree(p);
 }
 
+void CudaSandbox::MarkEnd() {
+  if (!compat_ || !in_call_ || marked_) return;  // the first mark of a call counts
+  marked_ = true;
+  cudaEventRecord(static_cast<cudaEvent_t>(end_), static_cast<cudaStream_t>(stream_));
+}
+
 CudaCallResult CudaSandbox::Call(int (*forward)(const hone_args*), hone_args* args, bool flush_l2,
                                  bool hold) {
   CudaCallResult r;
   auto s = static_cast<cudaStream_t>(stream_);
   auto a = static_cast<cudaEvent_t>(start_);
   auto b = static_cast<cudaEvent_t>(end_);
+  auto c = static_cast<cudaEvent_t>(call_end_);
   hold = hold && hold_enabled_;
+  r.held = hold;
   if (hold) {
     hold_flags_[0] = 0;  // release
     hold_flags_[1] = 0;  // timed out
-    // Long enough for any honest hone_forward to enqueue its launches.
-    constexpr uint64_t kHoldTimeoutNanos = 20'000'000;
-    LaunchHold(hold_flags_device_, hold_flags_device_ + 1, kHoldTimeoutNanos, s);
+    // Long enough for any honest hone_forward to enqueue its launches; a
+    // compat candidate's Python dispatches a whole model's operators.
+    const uint64_t timeout_nanos = compat_ ? 200'000'000 : 20'000'000;
+    LaunchHold(hold_flags_device_, hold_flags_device_ + 1, timeout_nanos, s);
   }
   if (flush_l2 && flush_) LaunchReadFlush(flush_, flush_bytes_, flush_sink_, s);
   g_launches = g_own = g_side = g_side_copies = 0;
   g_first_side_copy = nullptr;
+  g_joins.Reset();
   {
     std::lock_guard<std::mutex> lock(g_names_mu);
     g_seen_names.clear();
   }
   args->stream = stream_;
   cudaEventRecord(a, s);
+  in_call_ = true;
+  marked_ = false;
+  active_ = this;
   r.rc = forward(args);
-  cudaEventRecord(b, s);
+  // Before the sandbox's own synchronisations below, which would join everything.
+  r.unjoined_streams = g_joins.Unjoined();
+  active_ = nullptr;
+  in_call_ = false;
+  if (!marked_) cudaEventRecord(b, s);
+  cudaEventRecord(c, s);
+  r.marked = marked_;
   if (hold) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     hold_flags_[0] = 1;
   }
-  cudaError_t e = cudaEventSynchronize(b);
+  cudaError_t e = cudaEventSynchronize(c);
   // A hone_forward that waited on the GPU sat out the hold's timeout: its
   // later calls are timed without holding (launch latency then included).
   if (hold && hold_flags_[1] != 0) hold_enabled_ = false;
+  // Work on a stream the hold does not hold (a compat candidate's
+  // non-blocking side stream) starts while the timed stream waits: this
+  // call's time is not all of its work, and later calls run unheld.
+  if (hold && g_side > 0) hold_enabled_ = false;
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess) {
     r.error = Err("CUDA error during the call", e);
@@ -302,6 +532,11 @@ CudaCallResult CudaSandbox::Call(int (*forward)(const hone_args*), hone_args* ar
   float ms = 0;
   cudaEventElapsedTime(&ms, a, b);
   r.nanos = static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
+  if (r.marked) {
+    float post = 0;
+    cudaEventElapsedTime(&post, b, c);
+    r.post_mark_nanos = static_cast<uint64_t>(static_cast<double>(post) * 1e6);
+  }
   // The stream is done: anything still running now escaped it. The thread
   // spins in the sync (one context, cudaDeviceScheduleSpin); when the
   // scheduler takes it off the CPU meanwhile, its wall time is the

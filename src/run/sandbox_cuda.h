@@ -25,6 +25,10 @@ struct CudaCallResult {
   uint64_t device_sync_nanos = 0;
   uint64_t device_sync_cpu_nanos = 0;  // this thread's CPU time in the sync (it spins)
   bool device_sync_preempted = false;  // an involuntary context switch during the sync
+  bool held = false;                   // queued behind the hold kernel
+  bool marked = false;                 // the compat shim marked the forward's end
+  uint64_t post_mark_nanos = 0;        // event time from that mark to the call's end
+  uint32_t unjoined_streams = 0;       // compat: side streams whose work was never joined back
   std::string error;                   // a CUDA error: the context is unusable afterwards
   std::string kernel_names;            // distinct names launched, comma-separated (bounded)
 };
@@ -33,8 +37,10 @@ class CudaSandbox {
  public:
   // pci_bus_id picks the device; arena_hex is the IPC handle; own_kernels the
   // entry functions the candidate's build compiled (mangled names).
+  // `compat`: a compat candidate (run/compat_candidate.h), timed on the
+  // legacy default stream with the stream semantics of PyTorch user code.
   bool Init(const std::string& pci_bus_id, const std::string& arena_hex, size_t l2_bytes,
-            const std::vector<std::string>& own_kernels, std::string* error);
+            const std::vector<std::string>& own_kernels, bool compat, std::string* error);
   char* arena() const { return arena_; }
   void* stream() const { return stream_; }
   bool launch_tracking() const { return tracking_; }
@@ -45,8 +51,17 @@ class CudaSandbox {
   // `hold`: queue the whole call behind a held stream (sandbox_cuda_kernels.h)
   // so that launch latency stays out of the measured time.
   CudaCallResult Call(int (*forward)(const hone_args*), hone_args* args, bool flush_l2, bool hold);
+  // Compat only, during a call: the model's forward has returned; what
+  // follows (copying its results into hone's outputs) is timed apart.
+  void MarkEnd();
+  static CudaSandbox* active() { return active_; }  // the one in a call, else null
 
  private:
+  static CudaSandbox* active_;
+  bool compat_ = false;
+  bool in_call_ = false;
+  bool marked_ = false;
+  void* call_end_ = nullptr;
   char* arena_ = nullptr;
   void* stream_ = nullptr;
   void* start_ = nullptr;

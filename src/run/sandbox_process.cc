@@ -322,6 +322,7 @@ CallOutcome SandboxProcess::Reap(CallOutcome::Kind kind_if_signalled) {
   if (has_violation_) {
     out.kind = CallOutcome::Kind::kViolation;
     out.detail = ViolationText(pending_violation_);
+    out.syscall = pending_violation_.detail;
     return out;
   }
   if (WIFSIGNALED(status)) {
@@ -384,6 +385,9 @@ CallOutcome SandboxProcess::AwaitReply(Clock::time_point deadline) {
   out.device_sync_seconds = static_cast<double>(reply.device_sync_nanos) * 1e-9;
   out.device_sync_cpu_seconds = static_cast<double>(reply.device_sync_cpu_nanos) * 1e-9;
   out.device_sync_preempted = reply.device_sync_preempted != 0;
+  out.held = (reply.call_flags & wire::kCallHeld) != 0;
+  out.marked = (reply.call_flags & wire::kCallMarked) != 0;
+  out.post_mark_seconds = static_cast<double>(reply.post_mark_nanos) * 1e-9;
   out.detail = std::string(reply.message, strnlen(reply.message, sizeof reply.message));
   out.first_side_copy =
       std::string(reply.side_copy, strnlen(reply.side_copy, sizeof reply.side_copy));

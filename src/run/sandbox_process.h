@@ -68,6 +68,10 @@ struct CallOutcome {
   double device_sync_seconds = 0;
   double device_sync_cpu_seconds = 0;  // the sandbox thread's CPU time in it
   bool device_sync_preempted = false;  // its thread was taken off the CPU meanwhile
+  bool held = false;                   // queued behind the hold kernel (wire::kCallHeld)
+  bool marked = false;                 // a compat shim marked the forward's end
+  double post_mark_seconds = 0;        // from that mark to the end of the call
+  int syscall = -1;                    // kViolation: the system call that broke a rule
   std::string detail;
   bool ok() const { return kind == Kind::kOk; }
 };

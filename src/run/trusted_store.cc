@@ -39,6 +39,16 @@ class HostTrustedStore : public TrustedStore {
     ConvertElements(b.bytes.data(), b.dtype, converted.data(), as, b.n);
     arena.Write(offset, converted.data(), converted.size());
   }
+  Id Scaled(Id src, double factor) override {
+    const Buffer& in = Get(src);
+    Buffer b = Make(in.dtype, in.n);
+    std::memcpy(b.bytes.data(), in.bytes.data(), b.bytes.size());
+    if (IsFloating(b.dtype))
+      for (int64_t i = 0; i < b.n; ++i)
+        StoreFromDouble(b.bytes.data(), b.dtype, static_cast<size_t>(i),
+                        LoadAsDouble(b.bytes.data(), b.dtype, static_cast<size_t>(i)) * factor);
+    return Add(std::move(b));
+  }
   void Release(Id id) override { buffers_.at(id) = Buffer{}; }
   void Clear() override { buffers_.clear(); }
 
@@ -64,6 +74,14 @@ class HostTrustedStore : public TrustedStore {
       return 0;
     }
     return CountDifferentElements(a.bytes.data(), b.bytes.data(), a.dtype, a.n, first);
+  }
+  int64_t CountDifferentInArena(Id id, Arena& arena, size_t offset, int64_t* first) override {
+    const Buffer& b = Get(id);
+    Buffer now = Make(b.dtype, b.n);
+    arena.Read(offset, now.bytes.data(), now.bytes.size());
+    *first = -1;
+    if (SameBytes(now.bytes.data(), b.bytes.data(), b.bytes.size())) return 0;
+    return CountDifferentElements(now.bytes.data(), b.bytes.data(), b.dtype, b.n, first);
   }
   Status status() override { return Status::Ok(); }
 

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/dtype.h"
@@ -41,6 +42,17 @@ class TrustedStore {
   // Writes tensor `id` into `arena` at `offset` as dtype `as` (its own dtype,
   // or float64 for a floating tensor).
   virtual void Restore(Id id, Arena& arena, size_t offset, Dtype as) = 0;
+  // A copy of `src` with every element multiplied by `factor` (a floating
+  // tensor; other dtypes are copied unchanged).
+  virtual Id Scaled(Id src, double factor) = 0;
+  // A tensor another trusted process (the PyTorch oracle) writes into, so a
+  // value set never crosses the host: on CUDA a device allocation of its own
+  // exported through CUDA IPC, whose handle (128 hex digits) goes to `ipc`.
+  // std::nullopt where the store cannot share (the CPU store): the caller
+  // then moves the data in with Upload.
+  virtual std::optional<Id> AllocateShared(Dtype t, int64_t n, std::string* ipc) {
+    return std::nullopt;
+  }
   virtual void Release(Id id) = 0;
   virtual void Clear() = 0;
 
@@ -49,6 +61,9 @@ class TrustedStore {
   virtual double RelativeL2(Id a, Id ref) = 0;
   // Bitwise differences between two tensors of the same dtype and size.
   virtual int64_t CountDifferent(Id a, Id b, int64_t* first) = 0;
+  // The same between tensor `id` and the bytes at `offset` of `arena`,
+  // without a copy of them (a full-size input is gigabytes).
+  virtual int64_t CountDifferentInArena(Id id, Arena& arena, size_t offset, int64_t* first) = 0;
 
   virtual Status status() = 0;
 };

@@ -498,6 +498,35 @@ Result<OracleGenerated> OracleClient::Generate(const std::string& problem, int64
   return g;
 }
 
+Result<OracleGenerated> OracleClient::GenerateInto(const std::string& problem, int64_t seed,
+                                                   int distribution, const OracleTargets& targets,
+                                                   std::chrono::milliseconds timeout) {
+  auto list = [](const std::vector<OracleTarget>& ts) {
+    json out = json::array();
+    for (const auto& t : ts) out.push_back({{"ipc", t.ipc}, {"offset", 0}, {"bytes", t.bytes}});
+    return out;
+  };
+  json t = {{"inputs", list(targets.inputs)}, {"outputs", list(targets.outputs)}};
+  t["ref64"] = targets.ref64.empty() ? json(nullptr) : list(targets.ref64);
+  json req = {{"op", "generate"},
+              {"problem", problem},
+              {"seed", seed},
+              {"distribution", distribution},
+              {"targets", std::move(t)}};
+  HONE_ASSIGN_OR_RETURN(json reply, Request(req, timeout));
+  OracleGenerated g;
+  g.problem = reply.value("problem", problem);
+  g.seed = seed;
+  g.distribution = distribution;
+  g.distribution_name = reply.value("distribution_name", "");
+  if (reply.contains("ref64") && reply["ref64"].is_object()) {
+    g.ref64_available = reply["ref64"].value("available", false);
+    g.ref64_reason = reply["ref64"].value("reason", "");
+  }
+  g.reply = std::move(reply);
+  return g;
+}
+
 Result<std::vector<std::byte>> ReadTensorFile(const OracleTensorFile& desc) {
   if (auto dt = ParseDtype(desc.spec.dtype)) {
     int64_t n = 1;

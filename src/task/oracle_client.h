@@ -118,6 +118,19 @@ struct OracleGenerated {
   nlohmann::json reply;
 };
 
+// A buffer of the worker's that `generate` writes one tensor into: device
+// memory exported through CUDA IPC (TrustedStore::AllocateShared).
+struct OracleTarget {
+  std::string ipc;  // the handle, 128 hex digits
+  int64_t bytes = 0;
+};
+
+// Where one value set goes: the contract's inputs, the expected outputs and,
+// when not empty, the float64 reference outputs.
+struct OracleTargets {
+  std::vector<OracleTarget> inputs, outputs, ref64;
+};
+
 class OracleClient {
  public:
   static Result<std::unique_ptr<OracleClient>> Start(const OracleOptions& options = {});
@@ -136,6 +149,12 @@ class OracleClient {
   Result<OracleGenerated> Generate(const std::string& problem, int64_t seed, int distribution,
                                    const std::filesystem::path& out_dir,
                                    std::chrono::milliseconds timeout = std::chrono::minutes(10));
+
+  // `generate` straight into the worker's device buffers (no files): the
+  // reply's ref64 availability comes back in `g.ref64_*`; g.tensors is empty.
+  Result<OracleGenerated> GenerateInto(
+      const std::string& problem, int64_t seed, int distribution, const OracleTargets& targets,
+      std::chrono::milliseconds timeout = std::chrono::minutes(10));
 
   bool alive() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }

@@ -46,19 +46,6 @@ std::string ShapesText(const OracleProblem& p) {
   return out.empty() ? "as written" : out;
 }
 
-BaselineTiming ParseTiming(const json& j) {
-  BaselineTiming t;
-  t.available = j.value("available", false);
-  t.reason = j.value("reason", "");
-  if (!t.available) return t;
-  t.median = j.value("median_us", 0.0) * 1e-6;
-  t.warmup_calls = j.value("warmup_calls", 0);
-  t.timer = j.value("timer", "");
-  for (const auto& s : j.value("samples_us", json::array()))
-    t.samples.push_back(s.get<double>() * 1e-6);
-  return t;
-}
-
 Result<HostTensor> ReadHostTensor(const OracleTensorFile& f) {
   HostTensor t;
   auto dt = ParseDtype(f.spec.dtype);
@@ -178,6 +165,11 @@ Result<Task> OracleService::ToTask(const OracleProblem& p, const std::filesystem
     if (cost.contains("flops") && cost["flops"].is_number() && cost["flops"].get<int64_t>() > 0)
       t.cost_flops = Expr::Parse(std::to_string(cost["flops"].get<int64_t>())).value();
   }
+  if (p.reply.contains("memory") && p.reply["memory"].is_object()) {
+    const json& m = p.reply["memory"];
+    info.forward_peak_bytes = m.value("forward_peak_bytes", int64_t{0});
+    info.model_bytes = m.value("model_bytes", int64_t{0});
+  }
   t.seeds = 3;
   t.num_distributions = std::max<int>(1, static_cast<int>(p.distributions.size()));
   t.hash = p.task_hash;
@@ -291,25 +283,39 @@ Result<OracleSet> OracleService::Set(const Task& task, int64_t seed, int distrib
   return set;
 }
 
-Result<Baselines> OracleService::TimeBaselines(const Task& task) {
-  if (auto it = baselines_.find(task.hash); it != baselines_.end()) return it->second;
-  HONE_ASSIGN_OR_RETURN(std::string id, ProblemId(task));
-  json req = {{"op", "time_baselines"}, {"problem", id}};
-  if (auto cache = CacheDir(); cache.ok()) req["cache_dir"] = cache->string();
-  HONE_ASSIGN_OR_RETURN(json reply, client_->Request(req, std::chrono::minutes(15)));
-  Baselines b;
-  try {
-    b.eager = ParseTiming(reply.at("eager"));
-    b.compiled = ParseTiming(reply.at("compile"));
-    b.cached = reply.value("cached", false);
-    const json& key = reply.at("key");
-    b.device = key.value("device", "");
-    b.torch_version = key.value("torch", "");
-  } catch (const json::exception& e) {
-    return Status::Internal("oracle: malformed time_baselines reply: " + std::string(e.what()));
+Result<OracleSet> OracleService::GenerateInto(const Task& task, int64_t seed, int distribution,
+                                              const OracleTargets& targets) {
+  Result<OracleGenerated> g = Status::Internal("not generated");
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    HONE_ASSIGN_OR_RETURN(std::string id, ProblemId(task));
+    auto start = Clock::now();
+    g = client_->GenerateInto(id, seed, distribution, targets);
+    cost_.generate_seconds += SecondsSince(start);
+    if (g.ok() || client_->alive()) break;
   }
-  baselines_[task.hash] = b;
-  return b;
+  if (!g.ok()) return g.status().With(task.reference.string() + ": ");
+  ++cost_.generated;
+  OracleSet set;
+  set.ref64_available = g->ref64_available && !targets.ref64.empty();
+  set.ref64_reason = g->ref64_reason;
+  return set;
+}
+
+Result<json> OracleService::PrepareExtension(const std::string& kind, const json& args,
+                                             const std::filesystem::path& build_dir) {
+  HONE_RETURN_IF_ERROR(EnsureRunning());
+  json req = {{"op", "prepare_extension"},
+              {"kind", kind},
+              {"args", args},
+              {"build_dir", build_dir.string()}};
+  return client_->Request(req, std::chrono::minutes(2));
+}
+
+std::string OracleService::device_description() const {
+  if (!client_) return device_;
+  for (const auto& d : client_->hello().value("devices", json::array()))
+    if (d.value("name", "") == device_) return d.value("description", device_);
+  return device_;
 }
 
 }  // namespace hone

@@ -3,10 +3,11 @@
 // It owns one oracle process (task/oracle_client.h) for a device ("cpu",
 // "cuda:0"), turns a KernelBench-format .py file into a Task (the contract's
 // inputs are the forward arguments then the state_dict() tensors), and keeps
-// what the oracle computed: every (task, seed, distribution) is generated
-// once per process and its files reused by every later candidate, and the
-// eager and torch.compile baselines are timed once per (task hash, device,
-// torch version) and cached on disk under the cache directory.
+// what the oracle computed: on the CPU every (task, seed, distribution) is
+// generated once per process and its files reused by every later
+// candidate; on a GPU value sets go straight into the worker's device
+// buffers (GenerateInto). Baselines are not the oracle's: the evaluator
+// times them in sandboxes (run/baseline_cache.h).
 //
 // Failures are values. A problem that cannot run here (a missing package, a
 // model needing CUDA on a CPU oracle) is a skip, not an error; a problem
@@ -36,22 +37,6 @@ struct SizePolicy {
   std::optional<double> shape_scale;
   std::string policy;
   std::string text() const;  // "scale 0.25", "policy cpu24g", "full size"
-};
-
-// One timed baseline as the oracle measured it under hone's protocol.
-struct BaselineTiming {
-  bool available = false;
-  std::string reason;           // why not, when unavailable
-  std::vector<double> samples;  // seconds
-  double median = 0;            // seconds
-  int warmup_calls = 0;
-  std::string timer;  // "cuda-events", "perf_counter_ns"
-};
-
-struct Baselines {
-  BaselineTiming eager, compiled;
-  bool cached = false;  // read from the disk cache, not timed now
-  std::string device, torch_version;
 };
 
 // One tensor as the oracle wrote it, read into host memory.
@@ -107,8 +92,22 @@ class OracleService {
 
   // The tensors of (seed, distribution), generated once and then reused.
   Result<OracleSet> Set(const Task& task, int64_t seed, int distribution);
-  // Eager and torch.compile timings (cached per task hash, device and torch).
-  Result<Baselines> TimeBaselines(const Task& task);
+  // A value set written straight into the worker's device buffers (CUDA),
+  // generated anew on every call (a set costs the oracle one forward and,
+  // with ref64 targets, one float64 forward). Returns the set's float64
+  // availability like Set().
+  Result<OracleSet> GenerateInto(const Task& task, int64_t seed, int distribution,
+                                 const OracleTargets& targets);
+  // One load_inline / cpp_extension.load call of a compat candidate, made
+  // ready for hone to build (python/hone_extbuild.py prepare): its sources
+  // written into `build_dir` and the commands this torch would run. The
+  // reply as is (build/torch_extension.h reads it); a call torch would refuse
+  // is Status::Invalid with the oracle's words.
+  Result<nlohmann::json> PrepareExtension(const std::string& kind, const nlohmann::json& args,
+                                          const std::filesystem::path& build_dir);
+  // The device the oracle runs on, in words ("NVIDIA H100 80GB HBM3", the
+  // CPU's model): part of a baseline's cache key.
+  std::string device_description() const;
 
   const std::string& device() const { return device_; }
   // The oracle's hello reply (its interpreter, torch, devices) and the folder
@@ -139,7 +138,6 @@ class OracleService {
   };
   std::map<std::string, Loaded> loaded_;  // by task hash
   std::map<std::string, OracleGenerated> generated_;
-  std::map<std::string, Baselines> baselines_;
   int restarts_ = 0;
   OracleCost cost_;
 };

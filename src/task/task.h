@@ -54,6 +54,10 @@ struct PyTorchInfo {
   std::vector<std::string> distribution_names;
   bool scaling_allowed = false;  // the task's distributions include "scaled"
   int64_t model_seed = 0;
+  // Measured by the oracle at load (CUDA): device memory one forward takes
+  // beyond its inputs (outputs and intermediates), and the model's state.
+  int64_t forward_peak_bytes = 0;
+  int64_t model_bytes = 0;
 };
 
 struct Task {

@@ -164,6 +164,33 @@ TEST_P(CompatCatalogueTest, GetsTheExpectedVerdict) {
       << "reason '" << v->reason << "' does not mention '" << e.reason << "'";
 }
 
+// A ModelNew's load_inline is built by hone outside the sandbox, once: a
+// second evaluator (a later hone process) finds it in the cache.
+TEST(CompatPrebuildTest, ExtensionsAreBuiltOutsideTheSandboxAndCached) {
+  SKIP_WITHOUT_ORACLE();
+  const Task& task = TaskNamed("elementwise_relu_scale");
+  EvalOptions o = VerifyOnly();
+  o.backend = "cpu";
+  fs::path file = SourceDir() / "tests/adversarial/compat/load_inline_cpp.py";
+  auto first = Env().evaluator->Evaluate(task, file, o);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->status, VerdictStatus::kPassed) << first->reason;
+  EXPECT_NE(first->build_log.find("load_inline('hone_compat_relu_scale_cpp') at line 19"),
+            std::string::npos)
+      << first->build_log;
+  Evaluator later(Env().evaluator->env());
+  auto again = later.Evaluate(task, file, o);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->status, VerdictStatus::kPassed) << again->reason;
+  EXPECT_TRUE(again->build_cached) << again->build_log;
+  EXPECT_NE(again->build_log.find("built earlier (cache)"), std::string::npos) << again->build_log;
+  double prebuild = 0;
+  for (const auto& [stage, seconds] : again->stage_seconds)
+    if (stage == "prebuild") prebuild = seconds;
+  std::cout << "[timing] cached prebuild " << prebuild << " s\n";
+  EXPECT_LT(prebuild, 10.0);  // a scan and a cache hit; generous for a loaded CI machine
+}
+
 INSTANTIATE_TEST_SUITE_P(Compat, CompatCatalogueTest,
                          ::testing::ValuesIn(LoadExpectations(
                              SourceDir() / "tests/adversarial/compat_expectations.txt")),

@@ -10,49 +10,6 @@
 namespace hone {
 namespace {
 
-TEST(CompatSourceTest, FindsModelNewExtensionBuildsAndKernelNames) {
-  CompatSourceInfo info = AnalyzeCompatSource(R"PY(
-from torch.utils.cpp_extension import load_inline
-src = r"""
-template <int N> __global__ void __launch_bounds__(256)
-tiled_kernel(const float* x) {}
-__global__ void plain(float* y, int n) {}
-"""
-mod = load_inline(name="m", cpp_sources="", cuda_sources=src, functions=["f"])
-class ModelNew(nn.Module):
-    pass
-)PY");
-  EXPECT_TRUE(info.has_model_new);
-  EXPECT_TRUE(info.builds_extension);
-  EXPECT_EQ(info.kernels, (std::vector<std::string>{"tiled_kernel", "plain"}));
-}
-
-TEST(CompatSourceTest, PlainPyTorchBuildsNothing) {
-  CompatSourceInfo info = AnalyzeCompatSource(
-      "import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
-      "        return torch.relu(x)  # no load_inline here\n");
-  EXPECT_TRUE(info.has_model_new);
-  EXPECT_FALSE(info.builds_extension);
-  EXPECT_TRUE(info.kernels.empty());
-  EXPECT_FALSE(AnalyzeCompatSource("class Model(nn.Module): pass").has_model_new);
-}
-
-TEST(CompatSourceTest, TritonKernelsCount) {
-  CompatSourceInfo info = AnalyzeCompatSource(
-      "import triton\n@triton.jit\ndef add_kernel(x_ptr, n):\n    pass\n"
-      "class ModelNew: pass\n");
-  EXPECT_TRUE(info.builds_extension);
-  EXPECT_EQ(info.kernels, (std::vector<std::string>{"add_kernel"}));
-}
-
-TEST(CompatSourceTest, HostileLongLinesDoNotCrashTheScan) {
-  std::string source = "class ModelNew: pass\n@triton.jit " + std::string(200000, 'x') +
-                       "\n__global__ void " + std::string(200000, 'y') + "(";
-  CompatSourceInfo info = AnalyzeCompatSource(source);
-  EXPECT_TRUE(info.has_model_new);
-  EXPECT_TRUE(info.kernels.empty());  // names too far from their keyword are not read
-}
-
 TEST(CompatRuntimeTest, NeedsASharedLibpython) {
   auto dir = MakeTempDir("/tmp", "compat-test").value();
   ASSERT_TRUE(WriteFileAtomic(dir / "hone_compat.py", "x = 1\n").ok());

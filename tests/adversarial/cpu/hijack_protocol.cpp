@@ -47,12 +47,12 @@ struct Reply {
   uint64_t nanos, aux;
   uint32_t launches, own_launches, side_launches, side_copies;
   uint64_t device_sync_nanos, device_sync_cpu_nanos;
-  uint32_t device_sync_preempted;
-  uint64_t prepare_nanos;
+  uint32_t device_sync_preempted, call_flags;
+  uint64_t prepare_nanos, post_mark_nanos;
   char side_copy[32];
   char message[200];
 };
-static_assert(sizeof(Reply) == 312, "mirror of wire::Reply");
+static_assert(sizeof(Reply) == 320, "mirror of wire::Reply");
 
 struct Tensors {
   const float *a = nullptr, *b = nullptr;

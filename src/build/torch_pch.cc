@@ -1,0 +1,197 @@
+#include "build/torch_pch.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "build/compiler_builder.h"
+#include "core/fs.h"
+#include "core/hash.h"
+#include "core/subprocess.h"
+
+namespace hone {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Options whose next argument belongs to them and leaves with them.
+bool DropsNext(const std::string& a) { return a == "-o" || a == "-MF" || a == "-MT" || a == "-MQ"; }
+
+bool DropsAlone(const std::string& a) {
+  return a == "-c" || a == "-MMD" || a == "-MD" || StartsWith(a, "-DTORCH_EXTENSION_NAME=");
+}
+
+}  // namespace
+
+TorchPch::TorchPch(fs::path dir, std::chrono::seconds timeout, size_t keep)
+    : dir_(std::move(dir)), timeout_(timeout), keep_(keep) {}
+
+std::vector<std::string> TorchPch::HeaderFlags(const std::vector<std::string>& argv,
+                                               const fs::path& source) {
+  std::vector<std::string> flags;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (DropsNext(argv[i])) {
+      ++i;
+    } else if (!DropsAlone(argv[i]) && argv[i] != source.string()) {
+      flags.push_back(argv[i]);
+    }
+  }
+  return flags;
+}
+
+fs::path TorchPch::TorchIncludeDir(const std::vector<std::string>& argv) {
+  for (size_t i = 0; i < argv.size(); ++i) {
+    std::string dir;
+    if ((argv[i] == "-isystem" || argv[i] == "-I") && i + 1 < argv.size()) {
+      dir = argv[i + 1];
+    } else if (StartsWith(argv[i], "-isystem")) {
+      dir = argv[i].substr(8);
+    } else if (StartsWith(argv[i], "-I")) {
+      dir = argv[i].substr(2);
+    }
+    std::error_code ec;
+    if (!dir.empty() && fs::is_regular_file(fs::path(dir) / "torch" / "extension.h", ec))
+      return dir;
+  }
+  return {};
+}
+
+bool TorchPch::IsGcc(const std::string& compiler) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = is_gcc_.find(compiler); it != is_gcc_.end()) return it->second;
+  }
+  // Ask the compiler what it is: `c++ --version` does not say "gcc" on
+  // Debian, and clang defines __GNUC__ too.
+  CommandOptions o;
+  o.timeout = std::chrono::seconds(60);
+  auto run = RunCommand({compiler, "-dM", "-E", "-x", "c++", "/dev/null"}, o);
+  bool gcc = run.ok() && run->succeeded() &&
+             run->output.find("#define __GNUC__ ") != std::string::npos &&
+             run->output.find("__clang__") == std::string::npos &&
+             run->output.find("__INTEL") == std::string::npos;
+  std::lock_guard<std::mutex> lock(mu_);
+  is_gcc_[compiler] = gcc;
+  return gcc;
+}
+
+std::shared_ptr<std::mutex> TorchPch::LockFor(const std::string& hash) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& m = building_[hash];
+  if (!m) m = std::make_shared<std::mutex>();
+  return m;
+}
+
+std::vector<std::string> TorchPch::Apply(const std::vector<std::string>& argv,
+                                         const fs::path& source, std::string* note) {
+  std::string ignored;
+  if (!note) note = &ignored;
+  if (argv.empty() || !IsGcc(argv[0])) {
+    *note = "no precompiled header: the compiler is not gcc";
+    return argv;
+  }
+  fs::path torch_include = TorchIncludeDir(argv);
+  if (torch_include.empty()) {
+    *note = "no precompiled header: torch/extension.h is not on the include path";
+    return argv;
+  }
+  fs::path pch = Ensure(argv[0], HeaderFlags(argv, source), torch_include, note);
+  if (pch.empty()) return argv;
+  std::vector<std::string> out = {argv[0], "-I" + pch.string(), "-Winvalid-pch"};
+  out.insert(out.end(), argv.begin() + 1, argv.end());
+  return out;
+}
+
+fs::path TorchPch::Ensure(const std::string& compiler, const std::vector<std::string>& flags,
+                          const fs::path& torch_include, std::string* note) {
+  fs::path header = torch_include / "torch" / "extension.h";
+  auto text = ReadFile(header);
+  if (!text.ok()) {
+    *note = "no precompiled header: " + text.status().message();
+    return {};
+  }
+  auto identity = ProgramIdentity(compiler);
+  std::string joined;
+  for (const auto& f : flags) joined += f + '\n';
+  std::string hash = ContentHash({"torch-pch-v1", identity.ok() ? *identity : compiler, joined,
+                                  torch_include.string(), *text});
+  fs::path done = dir_ / hash;
+  fs::path failed = dir_ / (hash + ".failed");
+  std::error_code ec;
+  auto ready = [&] { return fs::is_regular_file(done / "torch" / "extension.h.gch", ec); };
+  if (ready()) {
+    fs::last_write_time(done, fs::file_time_type::clock::now(), ec);  // used: keep it
+    *note = "precompiled header " + done.string();
+    return done;
+  }
+  std::shared_ptr<std::mutex> lock = LockFor(hash);
+  std::lock_guard<std::mutex> guard(*lock);
+  if (ready()) {
+    *note = "precompiled header " + done.string();
+    return done;
+  }
+  if (fs::exists(failed, ec)) {
+    *note = "no precompiled header: it failed to build before (" + failed.string() + ")";
+    return {};
+  }
+  Evict();
+  return BuildHeader(hash, compiler, flags, header, note);
+}
+
+void TorchPch::Evict() {
+  std::vector<std::pair<fs::file_time_type, fs::path>> headers;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir_, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.size() == 32 && e.is_directory(ec))
+      headers.emplace_back(fs::last_write_time(e.path(), ec), e.path());
+  }
+  if (headers.size() < keep_) return;
+  std::sort(headers.begin(), headers.end());
+  for (size_t i = 0; i + keep_ <= headers.size(); ++i) fs::remove_all(headers[i].second, ec);
+}
+
+fs::path TorchPch::BuildHeader(const std::string& hash, const std::string& compiler,
+                               const std::vector<std::string>& flags, const fs::path& header,
+                               std::string* note) {
+  fs::path done = dir_ / hash;
+  auto tmp = MakeTempDir(dir_, "tmp");
+  if (!tmp.ok()) {
+    *note = "no precompiled header: " + tmp.status().message();
+    return {};
+  }
+  auto cleanup = [&] {
+    std::error_code ec;
+    fs::remove_all(*tmp, ec);
+  };
+  fs::path copy = *tmp / "torch" / "extension.h";
+  if (Status s = WriteFileAtomic(copy, ReadFile(header).value()); !s.ok()) {
+    cleanup();
+    *note = "no precompiled header: " + s.message();
+    return {};
+  }
+  std::vector<std::string> argv = {compiler};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"-x", "c++-header", copy.string(), "-o", copy.string() + ".gch"});
+  CommandOptions o;
+  o.timeout = timeout_;
+  auto run = RunCommand(argv, o);
+  if (!run.ok() || !run->succeeded()) {
+    std::string why = run.ok() ? run->output : run.status().message();
+    cleanup();
+    // Remembered, so that every later build does not pay for a failing try.
+    (void)WriteFileAtomic(dir_ / (hash + ".failed"), QuoteCommand(argv) + "\n" + why);
+    *note = "no precompiled header: building it failed (" + QuoteCommand(argv) + ")";
+    return {};
+  }
+  std::error_code ec;
+  fs::rename(*tmp, done, ec);
+  if (ec) cleanup();  // another process renamed its own copy first: use that one
+  *note = "precompiled header " + done.string() + " (built in " +
+          std::to_string(static_cast<int>(run->seconds)) + " s)";
+  return fs::is_regular_file(done / "torch" / "extension.h.gch", ec) ? done : fs::path();
+}
+
+}  // namespace hone

@@ -1,0 +1,169 @@
+#include "run/compat_prebuild.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "core/fs.h"
+#include "core/hash.h"
+#include "task/oracle_service.h"
+
+namespace hone {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Why a call is left to the sandbox, in words for the verdict's notes.
+std::string SandboxNote(const CompatExtension& e) {
+  std::string where = e.scope == "module" ? "at import" : "in " + e.scope;
+  return e.call + "('" + (e.name.empty() ? "?" : e.name) + "') at line " + std::to_string(e.line) +
+         " builds inside the sandbox " + where +
+         " (hone could not read its arguments before it runs: " + e.unresolved_reason + ")";
+}
+
+}  // namespace
+
+bool CompatPrebuild::all_cached() const {
+  return std::all_of(extensions.begin(), extensions.end(),
+                     [](const PrebuiltExtension& e) { return e.cached; });
+}
+
+std::map<std::string, fs::path> CompatPrebuild::libraries() const {
+  std::map<std::string, fs::path> out;
+  for (const auto& e : extensions)
+    if (e.ok) out[e.call.key] = e.library;
+  return out;
+}
+
+std::map<std::string, std::string> CompatPrebuild::failures() const {
+  std::map<std::string, std::string> out;
+  for (const auto& e : extensions)
+    if (!e.ok) out[e.call.key] = e.log;
+  return out;
+}
+
+const PrebuiltExtension* CompatPrebuild::fatal_failure() const {
+  for (const auto& e : extensions)
+    if (!e.ok && !e.call.in_try && e.call.scope == "module") return &e;
+  return nullptr;
+}
+
+CompatPrebuilder::CompatPrebuilder(OracleService& oracle, TorchExtensionBuilder& builder,
+                                   fs::path work_dir, int threads)
+    : oracle_(oracle),
+      builder_(builder),
+      work_dir_(std::move(work_dir)),
+      threads_(threads > 0 ? threads
+                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))) {}
+
+Result<std::string> CompatPrebuilder::FileKey(const fs::path& candidate) {
+  HONE_ASSIGN_OR_RETURN(std::string text, ReadFile(candidate));
+  std::error_code ec;
+  return ContentHash({fs::absolute(candidate, ec).string(), text});
+}
+
+Result<CompatPrebuild> CompatPrebuilder::Prepare(const fs::path& candidate,
+                                                 const std::string& file_key,
+                                                 std::vector<Pending>& pending) {
+  fs::path python_dir = oracle_.python_dir();
+  if (python_dir.empty()) return Status::Unavailable("the oracle is not running");
+  std::string python = oracle_.hello().value("executable", "");
+  HONE_ASSIGN_OR_RETURN(CompatScan scan, ScanCompatFile(candidate, python_dir, python));
+  CompatPrebuild out;
+  out.scan = std::move(scan);
+  for (const auto& call : out.scan.extensions) {
+    if (!call.resolved) {
+      out.notes.push_back(SandboxNote(call));
+      continue;
+    }
+    fs::path build_dir = work_dir_ / (call.key.substr(0, 16) + "-" + file_key.substr(0, 8));
+    auto reply = oracle_.PrepareExtension(call.call, call.args, build_dir);
+    Result<TorchExtensionPlan> plan = reply.ok() ? TorchExtensionPlanFromJson(*reply)
+                                                 : Result<TorchExtensionPlan>(reply.status());
+    PrebuiltExtension e;
+    e.call = call;
+    if (!plan.ok()) {
+      // torch itself refuses the call (a bad argument): the module's own
+      // load_inline raises the same in the sandbox. Anything else is hone's.
+      if (plan.status().code() != StatusCode::kInvalidInput) return plan.status();
+      e.log = plan.status().message();
+      out.extensions.push_back(std::move(e));
+      continue;
+    }
+    pending.push_back({file_key, out.extensions.size(), std::move(*plan)});
+    out.extensions.push_back(std::move(e));
+  }
+  return out;
+}
+
+void CompatPrebuilder::BuildAll(std::vector<Pending>& pending,
+                                std::map<std::string, CompatPrebuild>& into,
+                                const std::function<void(int, int)>& progress) {
+  std::atomic<size_t> next{0};
+  std::mutex mu;  // guards `into`, `done` and progress calls
+  int done = 0;
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < pending.size();) {
+      Pending& p = pending[i];
+      Result<BuildResult> r = builder_.Build(p.plan);
+      std::lock_guard<std::mutex> lock(mu);
+      PrebuiltExtension& e = into[p.file_key].extensions[p.index];
+      if (!r.ok()) {
+        e.log = "hone could not build it: " + r.status().message();
+      } else {
+        e.ok = r->ok;
+        e.library = r->library;
+        e.log = r->ok ? "" : r->log;
+        e.cached = r->cached;
+        e.seconds = r->seconds;
+      }
+      ++done;
+      if (progress) progress(done, static_cast<int>(pending.size()));
+    }
+  };
+  // Each build already runs its C++ and CUDA compiles at once.
+  int n = std::min<int>(std::max(1, threads_ / 2), static_cast<int>(pending.size()));
+  std::vector<std::thread> threads;
+  for (int t = 1; t < n; ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+}
+
+Result<CompatPrebuild> CompatPrebuilder::Prebuild(const fs::path& candidate) {
+  HONE_ASSIGN_OR_RETURN(std::string key, FileKey(candidate));
+  if (auto it = done_.find(key); it != done_.end()) return it->second;
+  PrebuildAll({candidate});
+  return done_.at(key);
+}
+
+void CompatPrebuilder::PrebuildAll(const std::vector<fs::path>& candidates,
+                                   const std::function<void(int, int)>& progress) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<Pending> pending;
+  std::map<std::string, CompatPrebuild> prepared;
+  for (const auto& candidate : candidates) {
+    Result<std::string> key = FileKey(candidate);
+    if (!key.ok() || done_.count(*key) || prepared.count(*key)) continue;
+    Result<CompatPrebuild> p = Prepare(candidate, *key, pending);
+    if (!p.ok()) {
+      done_.emplace(*key, p.status().With(candidate.string() + ": "));
+      continue;
+    }
+    prepared.emplace(*key, std::move(*p));
+  }
+  BuildAll(pending, prepared, progress);
+  double seconds = SecondsSince(start);
+  for (auto& [key, p] : prepared) {
+    p.seconds = seconds;
+    done_.emplace(key, std::move(p));
+  }
+}
+
+}  // namespace hone

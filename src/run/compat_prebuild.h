@@ -1,0 +1,99 @@
+// The torch extensions of a compat candidate (a KernelBench ModelNew file),
+// built by hone outside the sandbox before the candidate runs.
+//
+// A ModelNew file builds its kernels with load_inline while it is imported
+// (or lazily in forward): 40 to 80 s of compilers that would otherwise run
+// serially inside the sandbox, with no cache. hone reads the calls from the
+// file without running it (compat_scan.h), has the oracle write each call's
+// sources and the commands this torch would run (OracleService::
+// PrepareExtension), and runs them itself (build/torch_extension.h: parallel,
+// a precompiled torch header, a content-hash cache). The sandboxed module's
+// load_inline then imports the result (python/hone_extbuild.py's hook, given
+// libraries() and failures() through CompatShimOptions). A call the scan
+// could not resolve (arguments computed at run time) still builds inside the
+// sandbox, while the module loads; notes say which and why.
+//
+// Results are remembered per file content for the life of the prebuilder,
+// so `hone bench`'s prebuild of every candidate makes each evaluation's own
+// call a lookup, and the builder's disk cache makes a later process's build
+// a few file reads.
+//
+// Thread-compatible: one caller at a time (the oracle is single-threaded);
+// builds run on the prebuilder's own threads. A compile error is a value
+// (PrebuiltExtension::ok == false with its log); Status errors are for hone
+// (no scanner, a dead oracle, an unwritable cache).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "build/torch_extension.h"
+#include "core/status.h"
+#include "run/compat_scan.h"
+
+namespace hone {
+
+class OracleService;
+
+struct PrebuiltExtension {
+  CompatExtension call;           // where the file makes the call, its key
+  bool ok = false;                // the build succeeded
+  std::filesystem::path library;  // ok: the built module (in the builder's cache)
+  std::string log;                // !ok: what the compiler said, trimmed
+  bool cached = false;            // found in the builder's cache
+  double seconds = 0;             // this build's wall time
+};
+
+struct CompatPrebuild {
+  CompatScan scan;
+  std::vector<PrebuiltExtension> extensions;  // the resolved calls, in file order
+  std::vector<std::string> notes;             // calls left to the sandbox, in words
+  double seconds = 0;                         // scan, prepare and build, wall
+  bool all_cached() const;
+  // For the shim's hook: extension key -> library, and key -> error log.
+  std::map<std::string, std::filesystem::path> libraries() const;
+  std::map<std::string, std::string> failures() const;
+  // The first failed build not inside a try block: the module cannot load.
+  const PrebuiltExtension* fatal_failure() const;
+};
+
+class CompatPrebuilder {
+ public:
+  // `oracle` and `builder` are not owned and outlive the prebuilder;
+  // `work_dir` receives the prepared sources (one folder per call).
+  CompatPrebuilder(OracleService& oracle, TorchExtensionBuilder& builder,
+                   std::filesystem::path work_dir, int threads = 0);
+
+  // Scans `candidate` and builds what it can (remembered per content).
+  Result<CompatPrebuild> Prebuild(const std::filesystem::path& candidate);
+
+  // Every candidate at once: scans and prepares one after another, then
+  // builds all the calls on the prebuilder's threads. `progress(done, total)`
+  // after each build. A candidate that fails is remembered as its Status.
+  void PrebuildAll(const std::vector<std::filesystem::path>& candidates,
+                   const std::function<void(int, int)>& progress = {});
+
+ private:
+  struct Pending {
+    std::string file_key;
+    size_t index;  // into the CompatPrebuild's extensions
+    TorchExtensionPlan plan;
+  };
+  // Scans and prepares; calls the oracle. Fills `pending` with what to build.
+  Result<CompatPrebuild> Prepare(const std::filesystem::path& candidate,
+                                 const std::string& file_key, std::vector<Pending>& pending);
+  void BuildAll(std::vector<Pending>& pending, std::map<std::string, CompatPrebuild>& into,
+                const std::function<void(int, int)>& progress);
+  static Result<std::string> FileKey(const std::filesystem::path& candidate);
+
+  OracleService& oracle_;
+  TorchExtensionBuilder& builder_;
+  std::filesystem::path work_dir_;
+  int threads_;
+  std::map<std::string, Result<CompatPrebuild>> done_;  // by FileKey
+};
+
+}  // namespace hone

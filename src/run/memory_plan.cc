@@ -1,0 +1,139 @@
+#include "run/memory_plan.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace hone {
+namespace {
+
+struct Settings {
+  int input_sets;
+  int pool_sets;
+  bool ref64;
+};
+
+// Held for the whole evaluation: device contexts and flush buffers, the
+// candidate's own torch (its copy of the model and its forward's memory,
+// which torch's caching allocator keeps), and the oracle's models.
+int64_t Resident(const MemoryDemand& d, bool ref64) {
+  int64_t r = d.processes * d.per_process;
+  if (d.compat) r += d.model + d.forward_peak;
+  if (d.pytorch) r += d.model * (ref64 ? 3 : 1);  // the float64 model is twice the size
+  return r;
+}
+
+// Buffer slots of the candidate's arena and, for a native task, of the
+// reference's (whose extra slot holds inputs and outputs widened to f64).
+int64_t Arenas(const MemoryDemand& d, int input_sets) {
+  int64_t one = input_sets * (d.inputs + d.outputs);
+  if (d.pytorch) return one;
+  return 2 * one + 2 * d.inputs + d.outputs_f64;
+}
+
+// One value set checked: its inputs, expected outputs and float64 outputs
+// in the worker's store, then either the oracle making them (its float32
+// and float64 forwards) or the candidate's two runs captured beside them.
+int64_t VerifyPeak(const MemoryDemand& d, const Settings& s) {
+  int64_t set = d.inputs + d.outputs + (s.ref64 ? d.outputs_f64 : 0);
+  int64_t oracle = 0;
+  if (d.pytorch) {
+    oracle = d.forward_arguments + d.forward_peak;
+    if (s.ref64) oracle = std::max(oracle, 2 * (d.forward_arguments + d.forward_peak));
+  }
+  int64_t captures = 2 * d.outputs;  // inputs are checked in place
+  return Arenas(d, s.input_sets) + set + std::max(oracle, captures) + Resident(d, s.ref64);
+}
+
+// Timing: the resident pool (PyTorch) or the warm-up value sets (native),
+// plus one repetition's fresh inputs and captured outputs.
+int64_t TimePeak(const MemoryDemand& d, const Settings& s) {
+  int64_t per_set = d.inputs + d.outputs;
+  // Fresh (scaled) inputs and, when re-checked, the captured outputs; a
+  // PyTorch task's expected outputs are the pool's.
+  int64_t rep = d.inputs + (d.pytorch ? 1 : 2) * d.outputs;
+  int64_t store = 0;
+  if (d.pytorch)
+    store = s.pool_sets * per_set + std::max(d.forward_arguments + d.forward_peak, rep);
+  else
+    store = (s.input_sets + 1) * per_set + rep;
+  return Arenas(d, s.input_sets) + store + Resident(d, s.ref64);
+}
+
+int64_t Peak(const MemoryDemand& d, const Settings& s) {
+  return std::max(VerifyPeak(d, s), TimePeak(d, s));
+}
+
+// Preference order: the pool shrinks first, then the slots, then the
+// float64 reference goes.
+std::vector<Settings> Candidates(int max_input_sets, int max_pool_sets) {
+  std::vector<Settings> out;
+  for (int k = max_pool_sets; k >= 2; k -= 2) out.push_back({max_input_sets, k, true});
+  for (int s = max_input_sets - 1; s >= 1; --s) out.push_back({s, 2, true});
+  out.push_back({1, 2, false});
+  return out;
+}
+
+}  // namespace
+
+int64_t AvailableHostMemory() {
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("MemAvailable:", 0) != 0) continue;
+    std::istringstream fields(line.substr(13));
+    int64_t kb = 0;
+    fields >> kb;
+    return kb * 1024;
+  }
+  return 0;
+}
+
+std::string Gigabytes(int64_t bytes) {
+  char buf[32];
+  double gb = static_cast<double>(bytes) / 1e9;
+  std::snprintf(buf, sizeof buf, gb < 10 ? "%.2f GB" : "%.1f GB", gb);
+  return buf;
+}
+
+std::string MemoryPlan::Explain() const {
+  return "needs " + Gigabytes(peak) + " at least (" + breakdown + "), " + Gigabytes(free) + " free";
+}
+
+MemoryPlan PlanMemory(const MemoryDemand& d, int64_t free, int max_input_sets, int max_pool_sets) {
+  max_input_sets = std::max(1, max_input_sets);
+  max_pool_sets = std::max(2, max_pool_sets);
+  std::vector<Settings> options = Candidates(max_input_sets, max_pool_sets);
+  Settings chosen = options.back();
+  for (const Settings& s : options)
+    if (free <= 0 || Peak(d, s) <= free) {
+      chosen = s;
+      break;
+    }
+  MemoryPlan p;
+  p.input_sets = chosen.input_sets;
+  p.pool_sets = chosen.pool_sets;
+  p.ref64 = chosen.ref64;
+  p.peak = Peak(d, chosen);
+  p.free = free;
+  p.fits = free <= 0 || p.peak <= free;
+  p.breakdown = "value set " + Gigabytes(d.inputs + d.outputs) + " x " +
+                std::to_string(chosen.input_sets) + " buffer slot(s)" +
+                (d.pytorch ? " + " + std::to_string(chosen.pool_sets) + " timing set(s)" : "") +
+                (chosen.ref64 ? ", float64 outputs " + Gigabytes(d.outputs_f64) : "") +
+                (d.pytorch ? ", one forward " + Gigabytes(d.forward_peak) : "") + ", model " +
+                Gigabytes(d.model) + ", " + std::to_string(d.processes) + " processes x " +
+                Gigabytes(d.per_process);
+  if (chosen.pool_sets < max_pool_sets && d.pytorch)
+    p.shrunk.push_back("timing pool of " + std::to_string(chosen.pool_sets) + " value sets, not " +
+                       std::to_string(max_pool_sets));
+  if (chosen.input_sets < max_input_sets)
+    p.shrunk.push_back(std::to_string(chosen.input_sets) +
+                       " buffer slot(s) rotated during timing, not " +
+                       std::to_string(max_input_sets));
+  if (!chosen.ref64) p.shrunk.push_back("no float64 precision reference");
+  return p;
+}
+
+}  // namespace hone

@@ -1,0 +1,89 @@
+#include "run/memory_plan.h"
+
+#include <gtest/gtest.h>
+
+namespace hone {
+namespace {
+
+constexpr int64_t kGB = 1000 * 1000 * 1000;
+
+// level1/19_ReLU.py at full size: one 6.4 GB float32 input and output.
+MemoryDemand FullSizeRelu() {
+  MemoryDemand d;
+  d.inputs = d.forward_arguments = 6'442'450'944;
+  d.outputs = 6'442'450'944;
+  d.outputs_f64 = 2 * d.outputs;
+  d.forward_peak = d.outputs;
+  d.pytorch = true;
+  d.compat = true;
+  d.processes = 3;
+  d.per_process = int64_t{1} << 30;
+  return d;
+}
+
+TEST(MemoryPlanTest, SmallTasksGetEveryBufferAndUnknownFreeMemoryMeansNoLimit) {
+  MemoryDemand d;
+  d.inputs = d.outputs = 1 << 20;
+  d.outputs_f64 = 2 << 20;
+  MemoryPlan p = PlanMemory(d, 80 * kGB);
+  EXPECT_TRUE(p.fits);
+  EXPECT_EQ(p.input_sets, 3);
+  EXPECT_EQ(p.pool_sets, 6);
+  EXPECT_TRUE(p.ref64);
+  EXPECT_TRUE(p.shrunk.empty());
+  MemoryPlan unknown = PlanMemory(FullSizeRelu(), 0);
+  EXPECT_TRUE(unknown.fits);
+  EXPECT_EQ(unknown.input_sets, 3);
+}
+
+TEST(MemoryPlanTest, FullSizeKernelBenchShrinksThePoolThenTheSlotsToFitAnH100) {
+  // An 80 GB H100 has about 84 GB free before hone starts.
+  MemoryPlan p = PlanMemory(FullSizeRelu(), 84 * kGB);
+  ASSERT_TRUE(p.fits) << p.Explain();
+  EXPECT_LE(p.peak, 84 * kGB);
+  EXPECT_EQ(p.pool_sets, 2);
+  EXPECT_EQ(p.input_sets, 1);
+  EXPECT_TRUE(p.ref64);
+  ASSERT_EQ(p.shrunk.size(), 2u);
+  EXPECT_NE(p.shrunk[0].find("timing pool of 2"), std::string::npos) << p.shrunk[0];
+  EXPECT_NE(p.shrunk[1].find("1 buffer slot"), std::string::npos) << p.shrunk[1];
+  // With more memory (an H200) more stays resident.
+  MemoryPlan big = PlanMemory(FullSizeRelu(), 140 * kGB);
+  EXPECT_GT(big.pool_sets + big.input_sets, p.pool_sets + p.input_sets);
+}
+
+TEST(MemoryPlanTest, TheFloat64ReferenceGoesLastAndTooLittleMemoryNamesTheNumbers) {
+  // An outer product: tiny inputs, a huge output, so checking (with its
+  // float64 reference) needs more than timing.
+  MemoryDemand d = FullSizeRelu();
+  d.inputs = d.forward_arguments = 1 << 20;
+  MemoryPlan minimum = PlanMemory(d, 1);
+  EXPECT_FALSE(minimum.fits);
+  EXPECT_FALSE(minimum.ref64);
+  MemoryPlan without64 = PlanMemory(d, minimum.peak);
+  EXPECT_TRUE(without64.fits);
+  EXPECT_FALSE(without64.ref64);
+  EXPECT_EQ(without64.shrunk.back(), "no float64 precision reference");
+  MemoryPlan tiny = PlanMemory(FullSizeRelu(), 20 * kGB);
+  EXPECT_FALSE(tiny.fits);
+  EXPECT_NE(tiny.Explain().find("20.0 GB free"), std::string::npos) << tiny.Explain();
+  EXPECT_NE(tiny.Explain().find("needs "), std::string::npos) << tiny.Explain();
+}
+
+TEST(MemoryPlanTest, PeakGrowsWithEveryResidentBuffer) {
+  MemoryDemand d = FullSizeRelu();
+  MemoryPlan a = PlanMemory(d, 84 * kGB);
+  d.model = 2 * kGB;  // the oracle keeps the model and its float64 copy, the sandbox its own
+  MemoryPlan b = PlanMemory(d, 0);
+  MemoryPlan a_unlimited = PlanMemory(FullSizeRelu(), 0);
+  EXPECT_GT(b.peak, a_unlimited.peak);
+  EXPECT_GT(a_unlimited.peak, a.peak);  // three slots and six pool sets cost more than one and two
+}
+
+TEST(MemoryPlanTest, GigabytesUseDecimalUnits) {
+  EXPECT_EQ(Gigabytes(6'400'000'000), "6.40 GB");
+  EXPECT_EQ(Gigabytes(84 * kGB), "84.0 GB");
+}
+
+}  // namespace
+}  // namespace hone

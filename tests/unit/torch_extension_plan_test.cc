@@ -1,0 +1,180 @@
+// The torch extension build plan (the oracle's prepare_extension reply) as
+// hone reads it, its cache key, and the precompiled header's flag handling.
+// No compiler runs here: tests/integration/torch_extension_test.cc builds.
+#include <gtest/gtest.h>
+
+#include "build/torch_extension.h"
+#include "build/torch_pch.h"
+#include "core/fs.h"
+
+namespace hone {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+// A reply like hone_extbuild.prepare's for a C++-only extension in `dir`.
+json Reply(const std::string& dir) {
+  return {
+      {"ok", true},
+      {"key", "f8765aafb7eb896db06ecb1561bfd07390adac4be2ea0a480f07b982ac8ab600"},
+      {"kind", "load_inline"},
+      {"name", "addone"},
+      {"build_dir", dir},
+      {"library", dir + "/addone.so"},
+      {"with_cuda", false},
+      {"is_python_module", true},
+      {"toolchain",
+       {{"torch", "1.13.0a0"},
+        {"cxx", "c++ (Debian 12.2.0-14) 12.2.0"},
+        {"nvcc", nullptr},
+        {"cuda_arch_flags", json::array()}}},
+      {"steps",
+       {{{"id", "main.o"},
+         {"kind", "cxx"},
+         {"argv",
+          {"c++", "-MMD", "-MF", "main.o.d", "-DTORCH_EXTENSION_NAME=addone", "-isystem",
+           "/t/include", "-fPIC", "-std=c++14", "-c", dir + "/main.cpp", "-o", "main.o"}},
+         {"inputs", {dir + "/main.cpp"}},
+         {"outputs", {dir + "/main.o"}}},
+        {{"id", "addone.so"},
+         {"kind", "link"},
+         {"argv", {"c++", "main.o", "-shared", "-ltorch", "-o", "addone.so"}},
+         {"inputs", {dir + "/main.o"}},
+         {"outputs", {dir + "/addone.so"}}}}},
+  };
+}
+
+std::string ErrorOf(const json& reply) {
+  auto p = TorchExtensionPlanFromJson(reply);
+  return p.ok() ? "" : p.status().message();
+}
+
+TEST(TorchExtensionPlanTest, ParsesAPrepareReply) {
+  auto plan = TorchExtensionPlanFromJson(Reply("/b/ext/"));
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->name, "addone");
+  EXPECT_EQ(plan->kind, "load_inline");
+  EXPECT_EQ(plan->build_dir, fs::path("/b/ext"));  // the trailing slash goes
+  EXPECT_EQ(plan->library, fs::path("/b/ext/addone.so"));
+  EXPECT_FALSE(plan->with_cuda);
+  EXPECT_EQ(plan->toolchain.torch, "1.13.0a0");
+  EXPECT_EQ(plan->toolchain.nvcc, "");
+  ASSERT_EQ(plan->steps.size(), 2u);
+  EXPECT_EQ(plan->steps[0].kind, "cxx");
+  EXPECT_EQ(plan->steps[0].argv.front(), "c++");
+  EXPECT_EQ(plan->steps[1].inputs, std::vector<fs::path>{"/b/ext/main.o"});
+}
+
+TEST(TorchExtensionPlanTest, ErrorsNameTheField) {
+  EXPECT_EQ(ErrorOf({{"ok", false}, {"error", "torch 1.13 has no CUDA"}}),
+            "prepare_extension failed: torch 1.13 has no CUDA");
+  json r = Reply("/b");
+  r.erase("key");
+  EXPECT_NE(ErrorOf(r).find("'key' is missing"), std::string::npos) << ErrorOf(r);
+  r = Reply("/b");
+  r["steps"][1]["argv"] = "c++ main.o";
+  EXPECT_NE(ErrorOf(r).find("'steps[1].argv' must be a list of strings"), std::string::npos);
+  r = Reply("/b");
+  r["steps"][0]["kind"] = "rustc";
+  EXPECT_NE(ErrorOf(r).find("'steps[0].kind'"), std::string::npos);
+  r = Reply("/b");
+  r["steps"][0]["inputs"] = {"main.cpp"};
+  EXPECT_NE(ErrorOf(r).find("'steps[0].inputs' must hold absolute paths"), std::string::npos);
+  r = Reply("/b");
+  r["library"] = "/elsewhere/addone.so";
+  EXPECT_NE(ErrorOf(r).find("'library' is not the output of any step"), std::string::npos);
+  r = Reply("/b");
+  r["steps"] = json::array();
+  EXPECT_NE(ErrorOf(r).find("'steps'"), std::string::npos);
+  r = Reply("/b");
+  r["with_cuda"] = "yes";
+  EXPECT_NE(ErrorOf(r).find("'with_cuda'"), std::string::npos);
+  EXPECT_NE(ErrorOf(json::array()).find("not an object"), std::string::npos);
+}
+
+class TorchExtensionKeyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    a_ = MakeTempDir("/tmp", "hone-ext-key").value();
+    b_ = MakeTempDir("/tmp", "hone-ext-key").value();
+    for (const auto& d : {a_, b_})
+      ASSERT_TRUE(WriteFileAtomic(d / "main.cpp", "#include <torch/extension.h>\n").ok());
+  }
+  void TearDown() override {
+    fs::remove_all(a_);
+    fs::remove_all(b_);
+  }
+  std::string Key(const json& reply) {
+    auto plan = TorchExtensionPlanFromJson(reply);
+    EXPECT_TRUE(plan.ok()) << plan.status().message();
+    auto key = TorchExtensionCacheKey(*plan);
+    EXPECT_TRUE(key.ok()) << key.status().message();
+    return key.ok() ? *key : "";
+  }
+  fs::path a_, b_;
+};
+
+TEST_F(TorchExtensionKeyTest, IndependentOfTheBuildFolder) {
+  std::string key = Key(Reply(a_.string()));
+  EXPECT_EQ(key.size(), 32u);
+  EXPECT_EQ(key, Key(Reply(b_.string())));
+}
+
+TEST_F(TorchExtensionKeyTest, ChangesWithSourcesFlagsAndToolchain) {
+  std::string key = Key(Reply(a_.string()));
+  ASSERT_TRUE(WriteFileAtomic(b_ / "main.cpp", "#include <torch/extension.h>\nint x;\n").ok());
+  EXPECT_NE(key, Key(Reply(b_.string())));
+  json r = Reply(a_.string());
+  r["steps"][0]["argv"][8] = "-std=c++17";
+  EXPECT_NE(key, Key(r));
+  r = Reply(a_.string());
+  r["toolchain"]["torch"] = "2.11.0";
+  EXPECT_NE(key, Key(r));
+  r = Reply(a_.string());
+  r["name"] = "other";
+  EXPECT_NE(key, Key(r));
+}
+
+TEST_F(TorchExtensionKeyTest, AMissingSourceIsNotFound) {
+  fs::remove(a_ / "main.cpp");
+  auto plan = TorchExtensionPlanFromJson(Reply(a_.string()));
+  ASSERT_TRUE(plan.ok());
+  auto key = TorchExtensionCacheKey(*plan);
+  ASSERT_FALSE(key.ok());
+  EXPECT_EQ(key.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(key.status().message().find("main.cpp"), std::string::npos);
+}
+
+TEST(TorchPchTest, HeaderFlagsDropInputOutputDependenciesAndTheName) {
+  std::vector<std::string> argv = {"c++",
+                                   "-MMD",
+                                   "-MF",
+                                   "main.o.d",
+                                   "-DTORCH_EXTENSION_NAME=addone",
+                                   "-DTORCH_API_INCLUDE_EXTENSION_H",
+                                   "-isystem",
+                                   "/t/include",
+                                   "-fPIC",
+                                   "-std=c++17",
+                                   "-O3",
+                                   "-c",
+                                   "/w/main.cpp",
+                                   "-o",
+                                   "main.o"};
+  EXPECT_EQ(TorchPch::HeaderFlags(argv, "/w/main.cpp"),
+            (std::vector<std::string>{"-DTORCH_API_INCLUDE_EXTENSION_H", "-isystem", "/t/include",
+                                      "-fPIC", "-std=c++17", "-O3"}));
+}
+
+TEST(TorchPchTest, FindsTorchsIncludeFolder) {
+  fs::path dir = MakeTempDir("/tmp", "hone-pch").value();
+  ASSERT_TRUE(WriteFileAtomic(dir / "torch" / "extension.h", "#pragma once\n").ok());
+  EXPECT_EQ(TorchPch::TorchIncludeDir({"c++", "-isystem", "/nope", "-isystem", dir.string()}), dir);
+  EXPECT_EQ(TorchPch::TorchIncludeDir({"c++", "-I" + dir.string()}), dir);
+  EXPECT_EQ(TorchPch::TorchIncludeDir({"c++", "-I/nope"}), fs::path());
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace hone
