@@ -159,9 +159,13 @@ void CompatPrebuilder::PrebuildAll(const std::vector<fs::path>& candidates,
     prepared.emplace(*key, std::move(*p));
   }
   BuildAll(pending, prepared, progress);
+  // One file: the wall time. Several built together: each file's own
+  // longest build, not the batch's wall.
   double seconds = SecondsSince(start);
   for (auto& [key, p] : prepared) {
-    p.seconds = seconds;
+    p.seconds = prepared.size() == 1 ? seconds : 0;
+    for (const auto& e : p.extensions)
+      if (prepared.size() > 1) p.seconds = std::max(p.seconds, e.seconds);
     done_.emplace(key, std::move(p));
   }
 }

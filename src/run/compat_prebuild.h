@@ -51,7 +51,7 @@ struct CompatPrebuild {
   CompatScan scan;
   std::vector<PrebuiltExtension> extensions;  // the resolved calls, in file order
   std::vector<std::string> notes;             // calls left to the sandbox, in words
-  double seconds = 0;                         // scan, prepare and build, wall
+  double seconds = 0;  // scan, prepare and build (wall; in a batch, its longest build)
   bool all_cached() const;
   // For the shim's hook: extension key -> library, and key -> error log.
   std::map<std::string, std::filesystem::path> libraries() const;
