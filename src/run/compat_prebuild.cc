@@ -6,6 +6,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/clock.h"
 #include "core/fs.h"
 #include "core/hash.h"
 #include "task/oracle_service.h"
@@ -15,10 +16,6 @@ namespace hone {
 namespace fs = std::filesystem;
 
 namespace {
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Why a call is left to the sandbox, in words for the verdict's notes.
 std::string SandboxNote(const CompatExtension& e) {
