@@ -5,7 +5,10 @@ This file is embedded by hone into a small generated shared object (the
 any candidate. The shim starts an embedded Python, runs this source, calls
 `hone_compat_load(config_json)` once while the candidate library loads
 (before the sandbox's system-call filter), then `hone_compat_call(address)`
-for every hone_forward call with the address of the C `hone_args`.
+for every hone_forward call with the address of the C `hone_args`. A warm
+sandbox (src/run/warm_pool.h) has already run this source and
+`hone_compat_prewarm()` before its candidate was known; the shim then finds
+Python started and torch imported.
 
 Everything here runs inside the sandbox, next to the candidate's code, and
 is as untrusted as it is: hone verifies outputs and times calls from outside.
@@ -143,8 +146,7 @@ def _warm_up(torch, model, problem, device, seed):
             torch.cuda.empty_cache()
 
 
-def hone_compat_load(config_json):
-    cfg = json.loads(config_json)
+def _environment():
     sys.argv = ["hone-compat"]
     scratch = os.getcwd()
     os.environ.setdefault("TORCH_EXTENSIONS_DIR", os.path.join(scratch, "torch_extensions"))
@@ -154,7 +156,23 @@ def hone_compat_load(config_json):
     os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(scratch, "inductor"))
     os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(scratch, "triton"))
+
+
+def hone_compat_prewarm():
+    """A warm sandbox's head start (src/run/sandbox_main.cc): the imports every
+    candidate needs, made before the candidate is known. Runs hone's and
+    torch's code only; starts no thread (the sandbox checks)."""
+    _environment()
+    import torch  # noqa: F401
+    import torch.utils.cpp_extension  # noqa: F401
+
+
+def hone_compat_load(config_json):
+    clock = _Phases()
+    cfg = json.loads(config_json)
+    _environment()
     import torch
+    clock.done("import_torch")
     events = []
     try:
         extbuild = _load_extbuild(cfg)
@@ -163,11 +181,13 @@ def hone_compat_load(config_json):
     except Exception as e:  # builds then happen in here, unhooked, as before
         extbuild = None
         _event("extension_hook", ok=False, error=f"{type(e).__name__}: {e}")
+    clock.done("extension_hook")
     device = cfg["device"]
     mode = cfg.get("mode", "candidate")
     sizes = {k: int(v) for k, v in cfg.get("sizes", {}).items()}
     problem = _exec_source(cfg["problem_source"], cfg["problem_path"], "hone_compat_problem",
                            sizes)
+    clock.done("problem_module")
     seed = int(cfg.get("model_seed", 0))
     _seed_all(torch, seed)
     init = problem.get_init_inputs()
@@ -177,13 +197,16 @@ def hone_compat_load(config_json):
         if not hasattr(candidate, "ModelNew"):
             raise RuntimeError(f"{cfg['candidate_path']}: no class ModelNew (KernelBench format)")
         cls, what = candidate.ModelNew, "ModelNew"
+        clock.done("candidate_module")
     else:  # a baseline: the problem's own Model, eager or compiled
         cls, what = problem.Model, "Model"
     _seed_all(torch, seed)
     model = cls(*init)
     if not isinstance(model, torch.nn.Module):
         raise RuntimeError(f"{cfg['candidate_path']}: {what} is not a torch.nn.Module")
+    clock.done("construct")
     model = model.to(device)
+    clock.done("to_device")
     if mode == "compile":
         model = torch.compile(model)
     _state.update(torch=torch, model=model, device=device, cuda=device.startswith("cuda"),
@@ -193,11 +216,30 @@ def hone_compat_load(config_json):
                   params_loaded=False, mark=_mark_function())
     if cfg.get("warm_up", True):
         _warm_up(torch, model, problem, device, seed)
+        clock.done("warm_up")
     if extbuild is not None:
         extbuild.seal("the module had loaded and made its first call")
     for e in events:
         _event("extension", **e)
+    _event("load_seconds", **clock.phases)
     return 0
+
+
+class _Phases:
+    """Seconds per phase of the module's load, reported as one event (where
+    a slow start went: torch's import, the model's construction, the first
+    call)."""
+
+    def __init__(self):
+        import time
+        self._now = time.perf_counter
+        self._last = self._now()
+        self.phases = {}
+
+    def done(self, name):
+        now = self._now()
+        self.phases[name] = round(now - self._last, 4)
+        self._last = now
 
 
 def _mark_function():

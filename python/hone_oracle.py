@@ -722,11 +722,11 @@ class Oracle:
     def handle(self, req):
         op = req.get("op")
         fn = {"hello": self.hello, "load": self.load, "generate": self.generate,
-              "distributions": self.distributions, "prepare_extension": prepare_extension
-              }.get(op)
+              "distributions": self.distributions, "prepare_extension": prepare_extension,
+              "release": self.release}.get(op)
         if fn is None:
             raise OracleError(f"unknown op {op!r} (hello, load, distributions, generate, "
-                              f"prepare_extension, exit)")
+                              f"prepare_extension, release, exit)")
         return fn(req)
 
     def hello(self, req):
@@ -886,6 +886,12 @@ class Oracle:
         r.update(p.summary())
         r["distributions"] = [d.describe() for d in p.distributions]
         return r
+
+    def release(self, req):
+        """Cached device memory back to the driver, for a memory plan that
+        found too little free."""
+        release_device_memory(self.device)
+        return {"ok": True}
 
     def generate(self, req):
         p = self._problem(req)

@@ -359,6 +359,13 @@ Status EvaluateUnits(Store& db, int64_t run_id, const BenchArgs& a, Plan& plan, 
     std::fprintf(stderr, "hone: %d of %d already evaluated; %zu to go\n", tally.done, tally.total,
                  todo.size());
   Builder& builder = a.backend == "cuda" ? *ctx.cuda_builder : *ctx.builder;
+  // ModelNew candidates' sandboxes start Python and torch ahead of need,
+  // the first while the extensions build.
+  if (std::any_of(todo.begin(), todo.end(),
+                  [](const Unit* u) { return u->candidate.extension() == ".py"; })) {
+    evaluator.KeepWarm(true);
+    evaluator.PrewarmCompat(a.backend, options);
+  }
   auto prebuild_start = std::chrono::steady_clock::now();
   Prebuild(plan, todo, builder, evaluator, progress);
   prebuild_seconds = SecondsSince(prebuild_start);
@@ -369,9 +376,11 @@ Status EvaluateUnits(Store& db, int64_t run_id, const BenchArgs& a, Plan& plan, 
     Status st =
         RunUnit(db, run_id, evaluator, options, task, *u, tally, progress, a.out, sandbox_missing);
     if (st.ok()) continue;
-    if (st.code() != StatusCode::kInvalidInput) return st.With(u->label + ": ");
-    // The task is at fault (its reference fails): say so, skip its other
-    // units (left pending: a resume tries them again) and go on.
+    if (st.code() != StatusCode::kInvalidInput && st.code() != StatusCode::kUnavailable)
+      return st.With(u->label + ": ");
+    // The task is at fault (its reference fails) or cannot run here (it does
+    // not fit in memory): say so, skip its other units (left pending: a
+    // resume tries them again) and go on.
     progress.Clear();
     std::fprintf(stderr, "hone: %s: %s\n", u->label.c_str(), st.message().c_str());
     progress.Note(u->label + ": " + st.message());

@@ -34,10 +34,16 @@ int RunEval(const EvalArgs& a) {
   if (!ctx.ok()) return ReportError(ctx.status());
   Progress loading(a.out);
   loading.Show("hone eval: loading " + a.task);
+  // The oracle first, so that a ModelNew candidate's sandbox starts Python
+  // and torch while the oracle loads the problem.
+  if (IsPyTorchTaskFile(a.task))
+    if (Status st = StartOracle(**ctx, *backend); !st.ok()) return ReportError(st);
+  Evaluator evaluator((*ctx)->env);
+  if (std::filesystem::path(a.candidate).extension() == ".py")
+    evaluator.PrewarmCompat(*backend, *options);
   auto task = LoadTask(**ctx, a.task, *backend, *sizes);
   loading.Clear();
   if (!task.ok()) return ReportError(task.status());
-  Evaluator evaluator((*ctx)->env);
   Progress progress(a.out);
   auto verdict = evaluator.Evaluate(*task, a.candidate, *options, [&](const std::string& stage) {
     progress.Show("hone eval " + task->name + ": " + stage);

@@ -48,6 +48,16 @@ Result<Task> LoadTaskWith(std::unique_ptr<OracleService>& oracle, const std::str
   return oracle->Load(path, sizes);
 }
 
+Status StartOracle(EvalContext& ctx, const std::string& backend) {
+  std::string device = OracleDeviceFor(backend, ctx.device);
+  if (!ctx.oracle || ctx.oracle->device() != device) {
+    ctx.oracle.reset();
+    HONE_ASSIGN_OR_RETURN(ctx.oracle, OracleService::Start(device));
+  }
+  ctx.env.oracle = ctx.oracle.get();
+  return Status::Ok();
+}
+
 Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::string& backend,
                       const SizePolicy& sizes) {
   auto task = LoadTaskWith(ctx.oracle, path, OracleDeviceFor(backend, ctx.device), sizes);

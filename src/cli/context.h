@@ -37,6 +37,10 @@ Result<std::unique_ptr<EvalContext>> MakeEvalContext(bool with_cuda = false, int
 // A native task folder, or a PyTorch problem file (.py) loaded by an oracle on
 // the backend's device, which the context keeps (env.oracle). A problem that
 // cannot run here is Status::Unavailable "skipped: ...".
+// Starts the oracle LoadTask would start for `backend` (a PyTorch task), so
+// that work can begin beside the task's loading (a warm sandbox).
+Status StartOracle(EvalContext& ctx, const std::string& backend);
+
 Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::string& backend,
                       const SizePolicy& sizes);
 

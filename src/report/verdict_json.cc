@@ -97,9 +97,9 @@ void TimingSectionFromJson(const nlohmann::json& t, Verdict& v) {
 }  // namespace
 
 std::optional<VerdictStatus> ParseStatusName(std::string_view name) {
-  for (VerdictStatus s : {VerdictStatus::kPassed, VerdictStatus::kIncorrect,
-                          VerdictStatus::kCompileError, VerdictStatus::kRuntimeError,
-                          VerdictStatus::kTimeout, VerdictStatus::kRejected})
+  for (VerdictStatus s :
+       {VerdictStatus::kPassed, VerdictStatus::kIncorrect, VerdictStatus::kCompileError,
+        VerdictStatus::kRuntimeError, VerdictStatus::kTimeout, VerdictStatus::kRejected})
     if (StatusName(s) == name) return s;
   return std::nullopt;
 }
@@ -130,6 +130,7 @@ Result<Verdict> VerdictFromJson(const nlohmann::json& j) {
     v.precision_bound = NumOr(p, "bound", 0.0);
     const auto sb = j.value("sandbox", nlohmann::json::object());
     v.sandbox_missing = sb.value("missing", "");
+    v.sandbox_warm = sb.value("warm", false);
     v.output_bytes = sb.value("output_bytes", uint64_t{0});
     v.output_head = sb.value("output_head", "");
     const auto stages = j.value("seconds", nlohmann::json::object());
@@ -199,6 +200,7 @@ nlohmann::json VerdictToJson(const Verdict& v) {
       {"sandbox",
        {{"features", FeatureNames(v.sandbox_features)},
         {"missing", v.sandbox_missing},
+        {"warm", v.sandbox_warm},
         {"output_bytes", v.output_bytes},
         {"output_head", v.output_head}}},
       {"seconds",

@@ -43,6 +43,7 @@ constexpr const char* kShimBody = R"SHIM(
 typedef void* PyObj;
 static struct {
   void (*InitializeEx)(int);
+  int (*IsInitialized)(void);
   int (*RunSimpleString)(const char*);
   PyObj (*AddModule)(const char*);
   PyObj (*GetAttrString)(PyObj, const char*);
@@ -65,6 +66,23 @@ static bool Sym(void* lib, const char* name, F* out) {
   return *out != 0;
 }
 
+// Runs the runner and loads the candidate; false when the module failed
+// (hone_forward then reports it).
+static bool LoadCandidate(void) {
+  if (py.RunSimpleString(reinterpret_cast<const char*>(kRunner)) != 0) return false;
+  PyObj main = py.AddModule("__main__");
+  PyObj load = py.GetAttrString(main, "hone_compat_load");
+  PyObj config = py.FromString(reinterpret_cast<const char*>(kConfig));
+  PyObj r = load && config ? py.CallObjArgs(load, config, (PyObj)0) : 0;
+  if (!r || py.AsLong(r) != 0) {
+    py.ErrPrint();
+    return false;
+  }
+  g_call = py.GetAttrString(main, "hone_compat_call");
+  if (!g_call) py.ErrPrint();
+  return g_call != 0;
+}
+
 __attribute__((constructor)) static void HoneCompatLoad(void) {
   void* lib = dlopen(kLibPython, RTLD_NOW | RTLD_GLOBAL);
   if (!lib) {
@@ -72,6 +90,7 @@ __attribute__((constructor)) static void HoneCompatLoad(void) {
     return;
   }
   bool ok = Sym(lib, "Py_InitializeEx", &py.InitializeEx) &&
+            Sym(lib, "Py_IsInitialized", &py.IsInitialized) &&
             Sym(lib, "PyRun_SimpleString", &py.RunSimpleString) &&
             Sym(lib, "PyImport_AddModule", &py.AddModule) &&
             Sym(lib, "PyObject_GetAttrString", &py.GetAttrString) &&
@@ -84,21 +103,21 @@ __attribute__((constructor)) static void HoneCompatLoad(void) {
             Sym(lib, "PyGILState_Release", &py.GilRelease) &&
             Sym(lib, "PyEval_SaveThread", &py.SaveThread);
   if (!ok) return;
-  py.InitializeEx(0);
-  if (py.RunSimpleString(reinterpret_cast<const char*>(kRunner)) != 0) return;
-  PyObj main = py.AddModule("__main__");
-  PyObj load = py.GetAttrString(main, "hone_compat_load");
-  PyObj config = py.FromString(reinterpret_cast<const char*>(kConfig));
-  PyObj r = load && config ? py.CallObjArgs(load, config, (PyObj)0) : 0;
-  if (!r || py.AsLong(r) != 0) {
-    py.ErrPrint();
-  } else {
-    g_call = py.GetAttrString(main, "hone_compat_call");
-    if (!g_call) py.ErrPrint();
-  }
+  // A warm sandbox started Python (and imported torch) before this library
+  // was known, and released the interpreter lock.
+  const int warm = py.IsInitialized();
+  int gil = 0;
+  if (warm)
+    gil = py.GilEnsure();
+  else
+    py.InitializeEx(0);
+  LoadCandidate();
   fflush(stdout);
   fflush(stderr);
-  py.SaveThread();  // hone_forward takes the GIL back per call
+  if (warm)
+    py.GilRelease(gil);
+  else
+    py.SaveThread();  // hone_forward takes the GIL back per call
 }
 
 HONE_EXPORT int hone_forward(const hone_args* args) {
@@ -295,8 +314,15 @@ std::vector<std::string> CompatReadDirs(const CompatRuntime& rt) {
 std::vector<std::string> CompatEnvironment(const CompatRuntime& rt) {
   std::string path;
   for (const auto& p : rt.sys_path) path += (path.empty() ? "" : ":") + p;
-  return {"PYTHONHOME=" + rt.home, "PYTHONPATH=" + path, "PYTHONNOUSERSITE=1",
+  // numpy's OpenBLAS starts a thread per core when it loads; in a warm
+  // sandbox that is before confinement (run/warm_pool.h), so every compat
+  // sandbox, warm or cold, keeps numpy's BLAS to one thread. torch's own
+  // CPU threads (OMP_NUM_THREADS) are untouched.
+  return {"PYTHONHOME=" + rt.home,
+          "PYTHONPATH=" + path,
+          "PYTHONNOUSERSITE=1",
           "PYTHONDONTWRITEBYTECODE=1",
+          "OPENBLAS_NUM_THREADS=1",
           "PATH=" + (rt.bin_dir.empty() ? "" : rt.bin_dir + ":") +
               "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin"};
 }

@@ -19,6 +19,7 @@
 #include "run/protocol.h"
 #include "run/sandbox_process.h"
 #include "run/trusted_store.h"
+#include "run/warm_pool.h"
 #include "verify/compare.h"
 #include "verify/lint.h"
 
@@ -156,6 +157,12 @@ class Run {
 
   void SetCompat(bool compat) { compat_ = compat; }
   void SetPrebuilder(CompatPrebuilder* prebuilder) { prebuilder_ = prebuilder; }
+  // Compat sandboxes come warm from `pool` when they can; `refill`: another
+  // starts warming for the next evaluation as each is taken.
+  void SetWarmPool(WarmPool* pool, bool refill) {
+    warm_pool_ = pool;
+    refill_warm_ = refill;
+  }
   void SetBackend(std::string backend) {
     backend_ = std::move(backend);
     v_.backend = backend_;
@@ -186,6 +193,16 @@ class Run {
   // The settings of a sandbox that runs Python and torch (compat candidates
   // and baselines); needs compat_runtime_.
   Status MakeCompat(SandboxConfig& config) const;
+  // From the warm pool when one fits, else a cold SandboxProcess::Spawn.
+  // `*warm` (when given) says which.
+  Result<std::unique_ptr<SandboxProcess>> SpawnSandbox(const SandboxConfig& config,
+                                                       const Arena& arena, bool* warm);
+  // sp->AwaitReady, and when a warm sandbox failed to warm, the same
+  // sandbox started cold (the pool is then disabled).
+  CallOutcome AwaitStart(std::unique_ptr<SandboxProcess>& sp, const SandboxConfig& config,
+                         const Arena& arena, std::chrono::milliseconds timeout, bool* warm);
+  // Nothing of hone's (a sandbox warming) competes with a measurement.
+  void SettleBeforeTiming();
   Status BindCase(const CaseShapes& cs);
   Status VerifyCase(const CaseShapes& cs);
   Status VerifyOne(const CaseShapes& cs, int seed, int dist);
@@ -257,6 +274,7 @@ class Run {
   // (then they load while it is checked).
   bool BaselinesFitBeside() const;
   Status SpawnBaseline(BaselineRun& b);
+  Result<SandboxConfig> BaselineConfig(const BaselineRun& b) const;
   void AwaitBaselines();
   Status TimeBaselines();
   void TimeBaseline(BaselineRun& b);
@@ -311,6 +329,8 @@ class Run {
   std::vector<std::string> dist_names_;
   bool compat_ = false;
   std::optional<CompatRuntime> compat_runtime_;
+  WarmPool* warm_pool_ = nullptr;
+  bool refill_warm_ = false;
   CompatPrebuilder* prebuilder_ = nullptr;
   std::optional<CompatPrebuild> prebuild_;  // the compat candidate's scan and extensions
   CompatShimOptions shim_options_;          // what its shim was given
@@ -645,10 +665,19 @@ Status Run::PlanMemoryUse() {
   // or the oracle each hold a device context (and a sandbox its flush buffer).
   d.processes = 3;
   d.per_process = cuda() ? kDeviceBytesPerProcess : 0;
-  const int64_t free =
-      cuda() ? (env_.gpu_free_bytes ? env_.gpu_free_bytes() : 0) : AvailableHostMemory();
+  auto free_now = [&]() -> int64_t {
+    return cuda() ? (env_.gpu_free_bytes ? env_.gpu_free_bytes() : 0) : AvailableHostMemory();
+  };
   demand_ = d;
-  plan_ = PlanMemory(d, free, opt_.input_sets);
+  plan_ = PlanMemory(d, free_now(), opt_.input_sets);
+  // Memory the oracle's allocator keeps cached, or a process of the last
+  // evaluation the driver has not yet torn down, is free memory soon: ask
+  // for it back and look again before giving up.
+  for (int attempt = 0; !plan_.fits && cuda() && attempt < 3; ++attempt) {
+    if (env_.oracle) (void)env_.oracle->ReleaseDeviceMemory();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    plan_ = PlanMemory(d, free_now(), opt_.input_sets);
+  }
   if (!plan_.fits)
     return Status::Unavailable(task_.name + " does not fit in the " +
                                (cuda() ? "GPU's" : "machine's") + " memory: it " + plan_.Explain());
@@ -664,23 +693,28 @@ Status Run::PlanMemoryUse() {
   return Status::Ok();
 }
 
-SandboxConfig Run::BaseSandboxConfig() const {
+// The sandbox every candidate of `backend` gets under `opt`.
+SandboxConfig BaseConfig(const EvaluatorEnv& env, const EvalOptions& opt, bool cuda) {
   SandboxConfig config;
-  config.executable = cuda() ? env_.cuda_sandbox_executable : env_.sandbox_executable;
-  config.scratch_root = env_.scratch_root;
+  config.executable = cuda ? env.cuda_sandbox_executable : env.sandbox_executable;
+  config.scratch_root = env.scratch_root;
   config.memory_limit_bytes =
-      opt_.memory_limit_bytes ? opt_.memory_limit_bytes : DefaultMemoryLimit();
-  config.llc_bytes = opt_.time && opt_.flush == FlushMode::kLlc ? machine().llc_bytes : 0;
-  config.threads = opt_.threads;
-  config.limit_address_space = !cuda();
-  config.seccomp = opt_.seccomp;
-  config.landlock = opt_.landlock;
-  config.netns = opt_.netns;
-  config.profile = opt_.profile;
+      opt.memory_limit_bytes ? opt.memory_limit_bytes : DefaultMemoryLimit();
+  config.llc_bytes =
+      opt.time && opt.flush == FlushMode::kLlc ? (cuda ? env.gpu : env.machine).llc_bytes : 0;
+  config.threads = opt.threads;
+  config.limit_address_space = !cuda;
+  config.seccomp = opt.seccomp;
+  config.landlock = opt.landlock;
+  config.netns = opt.netns;
+  config.profile = opt.profile;
   return config;
 }
 
-Status Run::MakeCompat(SandboxConfig& config) const {
+// What a compat shim's sandbox adds to BaseConfig: Python, torch and the
+// compilers load_inline may run (the prebuilt extensions' folders are the
+// caller's to add).
+Status AddCompat(SandboxConfig& config, const CompatRuntime& runtime) {
   config.compat = true;
   // Python, the compilers load_inline runs and torch use absolute paths
   // into the scratch folder; as root the sandbox runs as 'nobody', who
@@ -688,15 +722,55 @@ Status Run::MakeCompat(SandboxConfig& config) const {
   if (geteuid() == 0) {
     HONE_ASSIGN_OR_RETURN(config.scratch_root, CompatScratchRoot());
   }
-  config.extra_read_dirs = CompatReadDirs(*compat_runtime_);
-  for (const auto& [key, library] : shim_options_.prebuilt)
-    config.extra_read_dirs.push_back(library.string());
-  config.extra_env = CompatEnvironment(*compat_runtime_);
+  config.extra_read_dirs = CompatReadDirs(runtime);
+  config.extra_env = CompatEnvironment(runtime);
+  config.python_library = runtime.libpython;
+  config.python_runner = runtime.runner;
   config.limit_address_space = false;  // torch maps gigabytes it never touches
   // load_inline's compilers run under the sandbox's limits too, and nvcc
   // compiling torch's headers needs several gigabytes.
   config.memory_limit_bytes = std::max<size_t>(config.memory_limit_bytes, kCompatMemoryBytes);
   return Status::Ok();
+}
+
+SandboxConfig Run::BaseSandboxConfig() const { return BaseConfig(env_, opt_, cuda()); }
+
+Status Run::MakeCompat(SandboxConfig& config) const {
+  HONE_RETURN_IF_ERROR(AddCompat(config, *compat_runtime_));
+  for (const auto& [key, library] : shim_options_.prebuilt)
+    config.extra_read_dirs.push_back(library.string());
+  return Status::Ok();
+}
+
+void Run::SettleBeforeTiming() {
+  if (warm_pool_) warm_pool_->Settle(Millis(kCompatStartMillis));
+}
+
+Result<std::unique_ptr<SandboxProcess>> Run::SpawnSandbox(const SandboxConfig& config,
+                                                          const Arena& arena, bool* warm) {
+  if (warm_pool_)
+    if (auto sp = warm_pool_->Take(config, arena, refill_warm_)) {
+      if (warm) *warm = true;
+      return sp;
+    }
+  if (warm) *warm = false;
+  return SandboxProcess::Spawn(config, arena);
+}
+
+CallOutcome Run::AwaitStart(std::unique_ptr<SandboxProcess>& sp, const SandboxConfig& config,
+                            const Arena& arena, std::chrono::milliseconds timeout, bool* warm) {
+  CallOutcome o = sp->AwaitReady(timeout);
+  if (o.ok() || !sp->warm_failed()) return o;
+  // It never warmed, so the candidate never ran: no verdict comes of it.
+  warm_pool_->Disable("a warm sandbox failed to start Python: " + o.detail);
+  auto cold = SpawnSandbox(config, arena, warm);
+  if (!cold.ok()) {
+    o.kind = CallOutcome::Kind::kSandboxError;
+    o.detail = cold.status().message();
+    return o;
+  }
+  sp = std::move(*cold);
+  return sp->AwaitReady(timeout);
 }
 
 Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
@@ -733,13 +807,15 @@ Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
   if (!pytorch()) {
     HONE_ASSIGN_OR_RETURN(ref_, SandboxProcess::Spawn(ref_config, *ref_arena_));
   }
-  HONE_ASSIGN_OR_RETURN(cand_, SandboxProcess::Spawn(cand_config, *cand_arena_));
+  HONE_ASSIGN_OR_RETURN(cand_, SpawnSandbox(cand_config, *cand_arena_, &v_.sandbox_warm));
   if (BaselinesFitBeside())
     for (BaselineRun& b : baseline_runs_) HONE_RETURN_IF_ERROR(SpawnBaseline(b));
   CallOutcome ref_startup = ref_ ? ref_->AwaitReady(opt_.start_timeout) : CallOutcome{};
   // A compat candidate starts Python and torch and may build its extension.
-  CallOutcome cand_startup = cand_->AwaitReady(
-      compat() ? std::max(opt_.start_timeout, Millis(kCompatStartMillis)) : opt_.start_timeout);
+  CallOutcome cand_startup = AwaitStart(
+      cand_, cand_config, *cand_arena_,
+      compat() ? std::max(opt_.start_timeout, Millis(kCompatStartMillis)) : opt_.start_timeout,
+      &v_.sandbox_warm);
   if (!ref_startup.ok()) ref_.reset();
   if (!cand_startup.ok()) cand_.reset();
   if (!ref_ && !pytorch())
@@ -1602,13 +1678,18 @@ bool Run::BaselinesFitBeside() const {
   return plan_.peak + static_cast<int64_t>(baseline_runs_.size()) * each <= plan_.free;
 }
 
-Status Run::SpawnBaseline(BaselineRun& b) {
-  if (b.sandbox) return Status::Ok();
-  HONE_ASSIGN_OR_RETURN(b.arena, CreateArena(backend_, cand_arena_bytes_, env_.device));
+Result<SandboxConfig> Run::BaselineConfig(const BaselineRun& b) const {
   SandboxConfig config = BaseSandboxConfig();
   config.library = b.library;
   HONE_RETURN_IF_ERROR(MakeCompat(config));
-  HONE_ASSIGN_OR_RETURN(b.sandbox, SandboxProcess::Spawn(config, *b.arena));
+  return config;
+}
+
+Status Run::SpawnBaseline(BaselineRun& b) {
+  if (b.sandbox) return Status::Ok();
+  HONE_ASSIGN_OR_RETURN(b.arena, CreateArena(backend_, cand_arena_bytes_, env_.device));
+  HONE_ASSIGN_OR_RETURN(SandboxConfig config, BaselineConfig(b));
+  HONE_ASSIGN_OR_RETURN(b.sandbox, SpawnSandbox(config, *b.arena, nullptr));
   return Status::Ok();
 }
 
@@ -1617,7 +1698,10 @@ Status Run::SpawnBaseline(BaselineRun& b) {
 void Run::AwaitBaselines() {
   for (BaselineRun& b : baseline_runs_) {
     if (!b.sandbox || b.ready || !b.timing.reason.empty()) continue;
-    CallOutcome o = b.sandbox->AwaitReady(Millis(kCompatStartMillis));
+    auto config = BaselineConfig(b);
+    CallOutcome o =
+        config.ok() ? AwaitStart(b.sandbox, *config, *b.arena, Millis(kCompatStartMillis), nullptr)
+                    : b.sandbox->AwaitReady(Millis(kCompatStartMillis));
     b.ready = o.ok();
     if (b.ready) continue;
     const std::string& log = b.sandbox->log();
@@ -1639,6 +1723,7 @@ Status Run::TimeBaselines() {
   for (BaselineRun& b : baseline_runs_) {
     if (!b.sandbox && b.timing.reason.empty()) HONE_RETURN_IF_ERROR(SpawnBaseline(b));
     AwaitBaselines();
+    SettleBeforeTiming();
     if (b.sandbox) TimeBaseline(b);
     b.sandbox.reset();
     b.arena.reset();
@@ -1882,6 +1967,7 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
   } forget_pool{pool_};
   if (opt_.time) {
     AwaitBaselines();
+    SettleBeforeTiming();
     HONE_RETURN_IF_ERROR(Time());
     stage_done("time");
   }
@@ -1934,7 +2020,8 @@ size_t DefaultMemoryLimit() {
   return std::min<size_t>(ram / 8, 2ull << 30);
 }
 
-Evaluator::Evaluator(EvaluatorEnv env) : env_(std::move(env)) {}
+Evaluator::Evaluator(EvaluatorEnv env)
+    : env_(std::move(env)), warm_pool_(std::make_unique<WarmPool>(WarmSandboxesEnabled())) {}
 Evaluator::~Evaluator() = default;
 
 Result<CompatPrebuilder*> Evaluator::Prebuilder() {
@@ -1945,6 +2032,14 @@ Result<CompatPrebuilder*> Evaluator::Prebuilder() {
   prebuilder_ = std::make_unique<CompatPrebuilder>(*env_.oracle, *torch_builder_,
                                                    env_.scratch_root / "extensions");
   return prebuilder_.get();
+}
+
+void Evaluator::PrewarmCompat(const std::string& backend, const EvalOptions& options) {
+  if (!env_.oracle || !warm_pool_->enabled()) return;
+  auto runtime = CompatRuntimeFromHello(env_.oracle->hello(), env_.oracle->python_dir());
+  if (!runtime.ok()) return;  // the evaluation says why compat cannot run
+  SandboxConfig config = BaseConfig(env_, options, backend == "cuda");
+  if (AddCompat(config, *runtime).ok()) warm_pool_->Prepare(config);
 }
 
 void Evaluator::PrebuildCompat(const std::vector<std::filesystem::path>& candidates,
@@ -1970,7 +2065,12 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
     HONE_ASSIGN_OR_RETURN(CompatPrebuilder * prebuilder, Prebuilder());
     run.SetPrebuilder(prebuilder);
   }
+  run.SetWarmPool(warm_pool_.get(), keep_warm_);
   HONE_RETURN_IF_ERROR(run.Execute(candidate));
+  if (!warm_pool_->disabled_reason().empty() && !warm_note_given_) {
+    v.notes.push_back("warm sandboxes are off: " + warm_pool_->disabled_reason());
+    warm_note_given_ = true;
+  }
   v.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return v;
 }

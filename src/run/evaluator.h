@@ -28,6 +28,7 @@ namespace hone {
 
 class CompatPrebuilder;
 class TorchExtensionBuilder;
+class WarmPool;
 
 enum class FlushMode { kLlc, kLines, kNone };
 std::string FlushModeName(FlushMode m);
@@ -102,6 +103,15 @@ class Evaluator {
   void PrebuildCompat(const std::vector<std::filesystem::path>& candidates,
                       const std::function<void(int, int)>& progress = {});
 
+  // Starts a sandbox importing Python and torch now, for the next compat
+  // candidate evaluated on `backend` with `options` (run/warm_pool.h), so
+  // that its start overlaps the caller's own work (loading the task). Does
+  // nothing without the oracle or with HONE_WARM_SANDBOXES=0.
+  void PrewarmCompat(const std::string& backend, const EvalOptions& options);
+  // For many evaluations in a row (bench): each compat evaluation that takes
+  // a warm sandbox starts warming the next one (never while timing).
+  void KeepWarm(bool keep) { keep_warm_ = keep; }
+
  private:
   // The prebuilder for env_.oracle, made on first use; null without an oracle.
   Result<CompatPrebuilder*> Prebuilder();
@@ -109,6 +119,9 @@ class Evaluator {
   EvaluatorEnv env_;
   std::unique_ptr<TorchExtensionBuilder> torch_builder_;
   std::unique_ptr<CompatPrebuilder> prebuilder_;
+  std::unique_ptr<WarmPool> warm_pool_;
+  bool keep_warm_ = false;
+  bool warm_note_given_ = false;
 };
 
 // The default memory for a candidate's own allocations: an eighth of RAM, at

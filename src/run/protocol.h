@@ -50,6 +50,7 @@ enum class ReplyKind : uint32_t {
   kOk = 2,         // call or bind done; rc = candidate's return value
   kError = 3,      // the sandbox could not do what was asked; message says why
   kViolation = 4,  // the candidate broke a sandbox rule; message names it
+  kWarm = 5,       // a warm sandbox has started Python and awaits its hand-off
 };
 
 struct Reply {

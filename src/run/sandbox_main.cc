@@ -8,10 +8,13 @@
 // expected outputs never enter this process). On CUDA the arena arrives as an
 // IPC handle. It confines itself, loads the library, reports ready, then
 // serves bind and call requests until told to exit or killed.
+#include <dirent.h>
 #include <dlfcn.h>
 #include <glob.h>
 #include <omp.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +29,7 @@
 
 #include "hone/kernel.h"
 #include "run/protocol.h"
+#include "run/sandbox_handoff.h"
 #include "run/sandbox_policy.h"
 #if HONE_SANDBOX_CUDA
 #include "run/sandbox_cuda.h"
@@ -47,6 +51,14 @@ struct Options {
   // A compat candidate (run/compat_candidate.h): its library starts Python
   // and may build an extension while it loads, so the filter comes after.
   bool compat = false;
+  // A warm sandbox (run/warm_pool.h): Python started from prewarm_python,
+  // running prewarm_runner's hone_compat_prewarm(), before the rest of the
+  // options (and the candidate) arrive on handoff_fd. The memory limit
+  // comes with them.
+  int handoff_fd = -1;
+  std::string prewarm_python, prewarm_runner;
+  bool prewarm_idle = false;  // warming under SCHED_IDLE: back to normal at the hand-off
+  size_t rlimit_as = 0, rlimit_data = 0;
   bool cuda() const { return !cuda_pci.empty(); }
 };
 
@@ -129,6 +141,18 @@ bool ParseArgs(int argc, char** argv, Options& o) {
       o.llc_bytes = std::strtoull(next().c_str(), nullptr, 10);
     else if (a == "--compat")
       o.compat = true;
+    else if (a == "--handoff-fd")
+      o.handoff_fd = std::atoi(next().c_str());
+    else if (a == "--prewarm-python")
+      o.prewarm_python = next();
+    else if (a == "--prewarm-runner")
+      o.prewarm_runner = next();
+    else if (a == "--prewarm-idle")
+      o.prewarm_idle = true;
+    else if (a == "--rlimit-as")
+      o.rlimit_as = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--rlimit-data")
+      o.rlimit_data = std::strtoull(next().c_str(), nullptr, 10);
     else if (a == "--no-seccomp")
       o.seccomp = false;
     else if (a == "--no-landlock")
@@ -140,7 +164,7 @@ bool ParseArgs(int argc, char** argv, Options& o) {
     else
       return false;
   }
-  return o.ctl_in >= 0 && o.ctl_out >= 0 && o.library_fd >= 0;
+  return o.ctl_in >= 0 && o.ctl_out >= 0 && (o.library_fd >= 0 || o.handoff_fd >= 0);
 }
 
 bool ReadAll(int fd, void* buf, size_t n) {
@@ -391,6 +415,105 @@ std::vector<std::string> GpuDeviceFiles() {
   return out;
 }
 
+// The names of this process's threads (/proc/self/task/*/comm).
+std::vector<std::string> ThreadNames() {
+  std::vector<std::string> names;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      std::string name = "?";
+      if (FILE* f =
+              std::fopen((std::string("/proc/self/task/") + e->d_name + "/comm").c_str(), "r")) {
+        char buf[64] = {};
+        if (std::fgets(buf, sizeof buf, f))
+          name = Split(buf, '\n').empty() ? "?" : Split(buf, '\n')[0];
+        std::fclose(f);
+      }
+      names.push_back(name);
+    }
+    closedir(d);
+  }
+  return names;
+}
+
+// A warm sandbox's head start: the embedded Python the compat shim would
+// start, with torch imported (python/hone_compat.py's hone_compat_prewarm),
+// before any candidate code exists. Only hone's and torch's own code runs
+// here, unconfined; confinement follows the hand-off as for any sandbox.
+// Landlock and the network namespace bind the thread that applies them and
+// its later children, so a thread started now would escape them: any thread
+// but this one and the CUDA driver's fails the start. The driver's (named
+// "cuda...") run driver code only, and hone-sandbox-cuda starts them before
+// confinement in any case (sandbox_cuda.cc's Init creates the context then).
+// numpy's OpenBLAS would start a pool at import: CompatEnvironment sizes it
+// to one thread.
+void Prewarm(const Options& o) {
+  void* lib = dlopen(o.prewarm_python.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (!lib) Die((std::string("prewarm: cannot load ") + o.prewarm_python).c_str());
+  auto init = reinterpret_cast<void (*)(int)>(dlsym(lib, "Py_InitializeEx"));
+  auto run = reinterpret_cast<int (*)(const char*)>(dlsym(lib, "PyRun_SimpleString"));
+  auto save = reinterpret_cast<void* (*)()>(dlsym(lib, "PyEval_SaveThread"));
+  if (!init || !run || !save) Die("prewarm: the Python library lacks its C API");
+  FILE* f = std::fopen(o.prewarm_runner.c_str(), "r");
+  if (!f) Die((std::string("prewarm: cannot read ") + o.prewarm_runner).c_str());
+  std::string source;
+  char buf[65536];
+  for (size_t k; (k = std::fread(buf, 1, sizeof buf, f)) > 0;) source.append(buf, k);
+  std::fclose(f);
+  init(0);
+  if (run((source + "\nhone_compat_prewarm()\n").c_str()) != 0) Die("prewarm: importing failed");
+  save();  // the shim's constructor takes the interpreter lock back
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::vector<std::string> names = ThreadNames();
+  std::erase_if(names, [](const std::string& n) { return n.rfind("cuda", 0) == 0; });
+  if (names.size() != 1) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    Die(("prewarm: " + std::to_string(names.size()) +
+         " threads besides the CUDA driver's after importing (1 expected): " + list)
+            .c_str());
+  }
+}
+
+// Every thread back to normal priority after warming under SCHED_IDLE (the
+// CUDA driver's threads inherited it): the candidate is timed as any other.
+void LeaveIdlePriority() {
+  DIR* d = opendir("/proc/self/task");
+  if (!d) Die("cannot list the sandbox's threads");
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    sched_param none{};
+    if (sched_setscheduler(std::atoi(e->d_name), SCHED_OTHER, &none) != 0)
+      Die("cannot return to normal priority after warming");
+  }
+  closedir(d);
+}
+
+// Reads the rest of the command line and the descriptors from the worker
+// (run/sandbox_handoff.h) and lowers the memory limits to the candidate's.
+void ReceiveHandoff(Options& o) {
+  std::vector<std::string> args;
+  std::vector<int> fds;
+  std::string error;
+  if (!handoff::Receive(o.handoff_fd, &args, &fds, &error)) Die(error.c_str());
+  close(o.handoff_fd);
+  o.handoff_fd = -1;
+  args.insert(args.begin(), "hone-sandbox");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  if (fds.empty()) Die("bad hand-off: no candidate library");
+  o.library_fd = fds[0];
+  if (!ParseArgs(static_cast<int>(argv.size()), argv.data(), o)) Die("bad hand-off");
+  if (fds.size() > 1) o.arena_fd = fds[1];  // the CPU arena (its --arena-fd names Spawn's number)
+  auto lower = [](int resource, size_t bytes) {
+    rlimit rl{bytes, bytes};
+    if (bytes > 0 && setrlimit(resource, &rl) != 0) Die("cannot set the memory limit");
+  };
+  lower(RLIMIT_AS, o.rlimit_as);
+  lower(RLIMIT_DATA, o.rlimit_data);
+}
+
 }  // namespace
 
 // Called by a compat shim (python/hone_compat.py) between the model's
@@ -411,6 +534,14 @@ extern "C" __attribute__((visibility("default"), used)) void hone_sandbox_mark_e
 int main(int argc, char** argv) {
   Options o;
   if (!ParseArgs(argc, argv, o)) Die("usage: started by hone, not by hand");
+  if (o.handoff_fd >= 0) {
+    if (!o.scratch.empty() && chdir(o.scratch.c_str()) != 0)
+      Die("cannot enter the scratch directory");
+    if (!o.prewarm_python.empty()) Prewarm(o);
+    Send(o.ctl_out, MakeReply(wire::ReplyKind::kWarm, ""));
+    ReceiveHandoff(o);
+    if (o.prewarm_idle) LeaveIdlePriority();
+  }
   g_compat = o.compat;
   char* arena = nullptr;
   void* cuda = nullptr;

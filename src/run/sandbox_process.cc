@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +20,7 @@
 #include <thread>
 
 #include "core/fs.h"
+#include "run/sandbox_handoff.h"
 #include "run/sandbox_policy.h"
 
 namespace hone {
@@ -48,9 +51,12 @@ struct Pipe {
 };
 
 // Runs in the forked child: only async-signal-safe calls until exec.
+// `library` is the candidate, or for a warm sandbox the hand-off socket
+// (the same descriptor number: the library arrives through it later). A warm
+// sandbox gets its memory limit with the hand-off, when it is known.
 [[noreturn]] void ExecChild(int req_r, int rep_w, int log_w, int arena, int library, int devnull,
-                            const SandboxConfig& c, size_t address_limit, char** argv,
-                            char** envp) {
+                            const SandboxConfig& c, bool warm, bool idle, size_t address_limit,
+                            char** argv, char** envp) {
   int moved[] = {fcntl(req_r, F_DUPFD, 100), fcntl(rep_w, F_DUPFD, 100),
                  arena >= 0 ? fcntl(arena, F_DUPFD, 100) : -1, fcntl(library, F_DUPFD, 100)};
   dup2(devnull, 0);
@@ -73,7 +79,14 @@ struct Pipe {
     execve(argv[0], argv, envp);
     _exit(wire::kSetupFailedExitCode);
   }
-  if (c.limit_address_space) {
+  if (warm) {
+    if (idle) {
+      // Room to return to nice 0 (SCHED_OTHER) at the hand-off, and no more.
+      limit(RLIMIT_NICE, 20);
+      sched_param none{};
+      sched_setscheduler(0, SCHED_IDLE, &none);
+    }
+  } else if (c.limit_address_space) {
     limit(RLIMIT_AS, address_limit);
   } else {
     limit(RLIMIT_DATA, address_limit);
@@ -92,6 +105,74 @@ struct Pipe {
     limit(RLIMIT_STACK, 8ull << 20);
   execve(argv[0], argv, envp);
   _exit(wire::kSetupFailedExitCode);
+}
+
+// The command line that names the candidate and how to confine it: all of
+// hone-sandbox's arguments but the descriptors and the scratch folder. A
+// warm sandbox receives these with its hand-off.
+std::vector<std::string> CandidateArgs(const SandboxConfig& c, const Arena& arena) {
+  std::vector<std::string> args = {"--library-dir", c.library.parent_path().string(), "--llc-bytes",
+                                   std::to_string(c.llc_bytes)};
+  for (const char* d : kSystemReadDirs) {
+    args.push_back("--read-dir");
+    args.push_back(d);
+  }
+  for (const auto& d : c.extra_read_dirs) {
+    args.push_back("--read-dir");
+    args.push_back(d);
+  }
+  if (c.compat) args.push_back("--compat");
+  for (const auto& a : arena.SandboxArgs()) args.push_back(a);
+  for (const auto& a : c.extra_args) args.push_back(a);
+  if (!c.seccomp) args.push_back("--no-seccomp");
+  if (!c.landlock) args.push_back("--no-landlock");
+  if (!c.netns) args.push_back("--no-netns");
+  if (c.profile) args.push_back("--profile");
+  return args;
+}
+
+// Address space: the candidate's allowance plus what hone itself maps there.
+size_t AddressLimit(const SandboxConfig& c, const Arena* arena) {
+  return c.memory_limit_bytes + (arena ? arena->size() : 0) + 2 * c.llc_bytes + (256ull << 20);
+}
+
+std::vector<std::string> SandboxEnvironment(const SandboxConfig& c,
+                                            const std::filesystem::path& scratch) {
+  int threads = c.threads > 0 ? c.threads : static_cast<int>(std::thread::hardware_concurrency());
+  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=" + scratch.string(),
+                                  "TMPDIR=" + scratch.string(), "LANG=C", "LC_ALL=C",
+                                  "OMP_NUM_THREADS=" + std::to_string(threads),
+                                  // Idle OpenMP threads must not spin: they would steal cores
+                                  // from the other side of an interleaved measurement.
+                                  "OMP_WAIT_POLICY=PASSIVE",
+                                  // CUDA: load modules when the candidate is loaded (before
+                                  // confinement) and never write a JIT cache.
+                                  "CUDA_MODULE_LOADING=EAGER", "CUDA_CACHE_DISABLE=1"};
+  if (c.compat) {
+    // torch has hundreds of kernels modules; loading them all at once takes
+    // seconds and gigabytes. Python loads lazily anyway: it may open files.
+    for (auto& e : env)
+      if (e == "CUDA_MODULE_LOADING=EAGER") e = "CUDA_MODULE_LOADING=LAZY";
+    for (const auto& extra : c.extra_env) {
+      std::string key = extra.substr(0, extra.find('=') + 1);
+      std::erase_if(env, [&](const std::string& e) { return e.rfind(key, 0) == 0; });
+      env.push_back(extra);
+    }
+  }
+  // The libraries hone itself was started with (a carried CUDA or toml++).
+  if (const char* ld = std::getenv("LD_LIBRARY_PATH"); ld && *ld)
+    env.push_back(std::string("LD_LIBRARY_PATH=") + ld);
+  // A profiler injects itself through the environment (LD_PRELOAD,
+  // CUDA_INJECTION64_PATH, its own variables): pass on everything else.
+  if (c.profile) {
+    std::set<std::string> set;
+    for (const auto& e : env) set.insert(e.substr(0, e.find('=')));
+    for (char** e = environ; *e; ++e) {
+      std::string entry(*e);
+      if (!set.count(entry.substr(0, entry.find('=')))) env.push_back(entry);
+    }
+  }
+  return env;
 }
 
 // Resident memory of a live process, from /proc (0 when unknown).
@@ -150,6 +231,40 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Start(const SandboxConfi
 
 Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Spawn(const SandboxConfig& c,
                                                               const Arena& arena) {
+  int library = open(c.library.c_str(), O_RDONLY | O_CLOEXEC);
+  if (library < 0)
+    return Status::NotFound(c.library.string() + ": cannot open the built candidate");
+  auto sp = Launch(c, &arena, library, /*warm_args=*/{}, /*idle_priority=*/false);
+  close(library);
+  return sp;
+}
+
+Result<std::unique_ptr<SandboxProcess>> SandboxProcess::SpawnWarm(const SandboxConfig& c,
+                                                                  bool idle_priority) {
+  if (c.python_library.empty() || c.python_runner.empty() || c.profile)
+    return Status::Invalid("a warm sandbox needs a compat runtime and no profiler");
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+    return Status::Io(std::string("socketpair: ") + strerror(errno));
+  std::vector<std::string> warm_args = {"--handoff-fd",     std::to_string(kLibraryFd),
+                                        "--prewarm-python", c.python_library.string(),
+                                        "--prewarm-runner", c.python_runner.string()};
+  if (idle_priority) warm_args.push_back("--prewarm-idle");
+  auto sp = Launch(c, nullptr, pair[1], warm_args, idle_priority);
+  close(pair[1]);
+  if (!sp.ok()) {
+    close(pair[0]);
+    return sp.status();
+  }
+  (*sp)->handoff_fd_ = pair[0];
+  (*sp)->idle_priority_ = idle_priority;
+  return sp;
+}
+
+Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Launch(
+    const SandboxConfig& c, const Arena* arena, int library,
+    const std::vector<std::string>& warm_args, bool idle_priority) {
+  const bool warm = !warm_args.empty();
   // A sandbox that dies while we write to it must not take the worker along.
   signal(SIGPIPE, SIG_IGN);
   std::unique_ptr<SandboxProcess> sp(new SandboxProcess());
@@ -157,97 +272,43 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Spawn(const SandboxConfi
   HONE_ASSIGN_OR_RETURN(sp->scratch_, MakeTempDir(c.scratch_root, "sandbox"));
   if (geteuid() == 0 && chown(sp->scratch_.c_str(), 65534, 65534) != 0)
     return Status::Io("cannot hand the scratch directory to user nobody");
-  int library = open(c.library.c_str(), O_RDONLY | O_CLOEXEC);
-  if (library < 0)
-    return Status::NotFound(c.library.string() + ": cannot open the built candidate");
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   Pipe req, rep, log;
   if (!req.Open() || !rep.Open() || !log.Open()) {
-    close(library);
+    close(devnull);
     return Status::Io(std::string("pipe: ") + strerror(errno));
   }
 
   // Everything the child needs is built before fork: the parent may have
   // threads (the build pool), so the child must not allocate.
-  std::vector<std::string> args = {c.executable.string(),
-                                   "--ctl-in",
-                                   std::to_string(kCtlIn),
-                                   "--ctl-out",
-                                   std::to_string(kCtlOut),
-                                   "--library-fd",
-                                   std::to_string(kLibraryFd),
-                                   "--library-dir",
-                                   c.library.parent_path().string(),
-                                   "--scratch",
-                                   sp->scratch_.string(),
-                                   "--llc-bytes",
-                                   std::to_string(c.llc_bytes)};
-  for (const char* d : kSystemReadDirs) {
-    args.push_back("--read-dir");
-    args.push_back(d);
+  std::vector<std::string> args = {
+      c.executable.string(),   "--ctl-in",  std::to_string(kCtlIn), "--ctl-out",
+      std::to_string(kCtlOut), "--scratch", sp->scratch_.string()};
+  if (warm) {
+    args.insert(args.end(), warm_args.begin(), warm_args.end());
+  } else {
+    args.insert(args.end(), {"--library-fd", std::to_string(kLibraryFd)});
+    for (auto& a : CandidateArgs(c, *arena)) args.push_back(std::move(a));
   }
-  for (const auto& d : c.extra_read_dirs) {
-    args.push_back("--read-dir");
-    args.push_back(d);
-  }
-  if (c.compat) args.push_back("--compat");
-  for (const auto& a : arena.SandboxArgs()) args.push_back(a);
-  for (const auto& a : c.extra_args) args.push_back(a);
-  if (!c.seccomp) args.push_back("--no-seccomp");
-  if (!c.landlock) args.push_back("--no-landlock");
-  if (!c.netns) args.push_back("--no-netns");
-  if (c.profile) args.push_back("--profile");
-  int threads = c.threads > 0 ? c.threads : static_cast<int>(std::thread::hardware_concurrency());
-  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=" + sp->scratch_.string(),
-                                  "TMPDIR=" + sp->scratch_.string(), "LANG=C", "LC_ALL=C",
-                                  "OMP_NUM_THREADS=" + std::to_string(threads),
-                                  // Idle OpenMP threads must not spin: they would steal cores
-                                  // from the other side of an interleaved measurement.
-                                  "OMP_WAIT_POLICY=PASSIVE",
-                                  // CUDA: load modules when the candidate is loaded (before
-                                  // confinement) and never write a JIT cache.
-                                  "CUDA_MODULE_LOADING=EAGER", "CUDA_CACHE_DISABLE=1"};
-  if (c.compat) {
-    // torch has hundreds of kernels modules; loading them all at once takes
-    // seconds and gigabytes. Python loads lazily anyway: it may open files.
-    for (auto& e : env)
-      if (e == "CUDA_MODULE_LOADING=EAGER") e = "CUDA_MODULE_LOADING=LAZY";
-    for (const auto& extra : c.extra_env) {
-      std::string key = extra.substr(0, extra.find('=') + 1);
-      std::erase_if(env, [&](const std::string& e) { return e.rfind(key, 0) == 0; });
-      env.push_back(extra);
-    }
-  }
-  // The libraries hone itself was started with (a carried CUDA or toml++).
-  if (const char* ld = std::getenv("LD_LIBRARY_PATH"); ld && *ld)
-    env.push_back(std::string("LD_LIBRARY_PATH=") + ld);
-  // A profiler injects itself through the environment (LD_PRELOAD,
-  // CUDA_INJECTION64_PATH, its own variables): pass on everything else.
-  if (c.profile) {
-    std::set<std::string> set;
-    for (const auto& e : env) set.insert(e.substr(0, e.find('=')));
-    for (char** e = environ; *e; ++e) {
-      std::string entry(*e);
-      if (!set.count(entry.substr(0, entry.find('=')))) env.push_back(entry);
-    }
-  }
+  std::vector<std::string> env = SandboxEnvironment(c, sp->scratch_);
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  // Address space: the candidate's allowance plus what hone itself maps there.
-  size_t address_limit = c.memory_limit_bytes + arena.size() + 2 * c.llc_bytes + (256ull << 20);
+  size_t address_limit = AddressLimit(c, arena);
 
   pid_t pid = fork();
-  if (pid < 0) return Status::Io(std::string("fork: ") + strerror(errno));
+  if (pid < 0) {
+    close(devnull);
+    return Status::Io(std::string("fork: ") + strerror(errno));
+  }
   if (pid == 0)
-    ExecChild(req.r, rep.w, log.w, arena.inherit_fd(), library, devnull, c, address_limit,
-              argv.data(), envp.data());
+    ExecChild(req.r, rep.w, log.w, arena ? arena->inherit_fd() : -1, library, devnull, c, warm,
+              idle_priority, address_limit, argv.data(), envp.data());
   close(req.r);
   close(rep.w);
   close(log.w);
-  close(library);
   close(devnull);
   sp->pid_ = pid;
   sp->req_fd_ = req.w;
@@ -257,7 +318,65 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Spawn(const SandboxConfi
   return sp;
 }
 
+CallOutcome SandboxProcess::AwaitWarm(std::chrono::milliseconds timeout) {
+  CallOutcome out;
+  if (warm_) return out;
+  out = AwaitReply(Clock::now() + timeout);
+  if (out.ok() && last_reply_ != wire::ReplyKind::kWarm) {
+    Kill();
+    out.kind = CallOutcome::Kind::kSandboxError;
+    out.detail = "the warm sandbox replied out of turn";
+  }
+  if (!out.ok()) {
+    DrainLog();
+    if (!log_.empty()) out.detail += "; sandbox log: " + log_.substr(0, 2000);
+    return out;
+  }
+  warm_ = true;
+  return out;
+}
+
+Status SandboxProcess::Handoff(const SandboxConfig& c, const Arena& arena) {
+  if (handoff_fd_ < 0 || !warm_ || pid_ <= 0)
+    return Status::Internal("Handoff needs a warm sandbox that has not had its candidate");
+  int library = open(c.library.c_str(), O_RDONLY | O_CLOEXEC);
+  if (library < 0)
+    return Status::NotFound(c.library.string() + ": cannot open the built candidate");
+  std::vector<std::string> args = CandidateArgs(c, arena);
+  args.push_back(c.limit_address_space ? "--rlimit-as" : "--rlimit-data");
+  args.push_back(std::to_string(AddressLimit(c, &arena)));
+  std::vector<int> fds = {library};
+  if (arena.inherit_fd() >= 0) fds.push_back(arena.inherit_fd());
+  std::string error;
+  bool sent = handoff::Send(handoff_fd_, args, fds, &error);
+  close(library);
+  close(handoff_fd_);
+  handoff_fd_ = -1;
+  memory_limit_ = c.memory_limit_bytes;
+  if (!sent) return Status::Io(error);
+  return Status::Ok();
+}
+
+void SandboxProcess::HandOffWhenWarm(const SandboxConfig& config, const Arena& arena) {
+  pending_ = std::make_unique<SandboxConfig>(config);
+  pending_arena_ = &arena;
+}
+
 CallOutcome SandboxProcess::AwaitReady(std::chrono::milliseconds timeout) {
+  if (pending_) {
+    std::unique_ptr<SandboxConfig> config = std::move(pending_);
+    CallOutcome warmed = AwaitWarm(timeout);
+    Status st = warmed.ok() ? Handoff(*config, *pending_arena_) : Status::Ok();
+    if (!warmed.ok() || !st.ok()) {
+      warm_failed_ = true;
+      Kill();
+      if (warmed.ok()) {
+        warmed.kind = CallOutcome::Kind::kSandboxError;
+        warmed.detail = st.message();
+      }
+      return warmed;
+    }
+  }
   CallOutcome ready = AwaitReply(Clock::now() + timeout);
   if (!ready.ok()) {
     DrainLog();
@@ -278,7 +397,7 @@ SandboxProcess::~SandboxProcess() {
     (void)ignored;
     Kill();
   }
-  for (int fd : {req_fd_, rep_fd_, log_fd_})
+  for (int fd : {req_fd_, rep_fd_, log_fd_, handoff_fd_})
     if (fd >= 0) close(fd);
   std::error_code ec;
   if (!scratch_.empty()) std::filesystem::remove_all(scratch_, ec);
@@ -391,8 +510,10 @@ CallOutcome SandboxProcess::AwaitReply(Clock::time_point deadline) {
   out.detail = std::string(reply.message, strnlen(reply.message, sizeof reply.message));
   out.first_side_copy =
       std::string(reply.side_copy, strnlen(reply.side_copy, sizeof reply.side_copy));
+  last_reply_ = reply.kind;
   switch (reply.kind) {
     case wire::ReplyKind::kReady:
+    case wire::ReplyKind::kWarm:
     case wire::ReplyKind::kOk:
       out.kind = CallOutcome::Kind::kOk;
       return out;

@@ -45,6 +45,9 @@ struct SandboxConfig {
   bool compat = false;
   std::vector<std::string> extra_read_dirs;
   std::vector<std::string> extra_env;
+  // Compat: the interpreter (shared libpython) and python/hone_compat.py, for
+  // a warm sandbox that starts Python before its candidate is known.
+  std::filesystem::path python_library, python_runner;
 };
 
 struct CallOutcome {
@@ -91,6 +94,25 @@ class SandboxProcess {
   static Result<std::unique_ptr<SandboxProcess>> Spawn(const SandboxConfig& config,
                                                        const Arena& arena);
   CallOutcome AwaitReady(std::chrono::milliseconds timeout);
+  // A warm sandbox (run/warm_pool.h): started before its candidate is known,
+  // it starts Python and imports torch (config.python_library and
+  // python_runner; config.library and the memory limit are not used yet),
+  // then waits. With `idle_priority` it warms under SCHED_IDLE (only on
+  // otherwise idle CPUs) and returns to normal priority at its hand-off;
+  // that needs root (raising a priority back). AwaitWarm waits until it has
+  // warmed. HandOffWhenWarm names its candidate (config.library), arena and
+  // limits; AwaitReady then waits for it to warm, hands them over, and waits
+  // for it to load as after Spawn. `arena` must outlive that AwaitReady. The
+  // same thread rule as Spawn's applies.
+  static Result<std::unique_ptr<SandboxProcess>> SpawnWarm(const SandboxConfig& config,
+                                                           bool idle_priority);
+  CallOutcome AwaitWarm(std::chrono::milliseconds timeout);
+  void HandOffWhenWarm(const SandboxConfig& config, const Arena& arena);
+  // AwaitReady failed before the hand-off: the sandbox never warmed, so its
+  // candidate never ran (start one cold instead).
+  bool warm_failed() const { return warm_failed_; }
+  bool warming() const { return handoff_fd_ >= 0 && !warm_; }
+  bool idle_priority() const { return idle_priority_; }
   ~SandboxProcess();
 
   CallOutcome Bind(uint32_t binding, const std::vector<wire::TensorSlot>& inputs,
@@ -119,6 +141,13 @@ class SandboxProcess {
 
  private:
   SandboxProcess() = default;
+  // Spawn's and SpawnWarm's common part: `library` is the candidate, or the
+  // hand-off socket when `warm_args` is not empty (arena is then null).
+  static Result<std::unique_ptr<SandboxProcess>> Launch(const SandboxConfig& config,
+                                                        const Arena* arena, int library,
+                                                        const std::vector<std::string>& warm_args,
+                                                        bool idle_priority);
+  Status Handoff(const SandboxConfig& config, const Arena& arena);
   CallOutcome Send(const void* data, size_t n, std::chrono::milliseconds timeout);
   CallOutcome AwaitReply(std::chrono::steady_clock::time_point deadline);
   CallOutcome Reap(CallOutcome::Kind kind_if_signalled);
@@ -127,6 +156,13 @@ class SandboxProcess {
 
   pid_t pid_ = -1;
   int req_fd_ = -1, rep_fd_ = -1, log_fd_ = -1;
+  int handoff_fd_ = -1;  // a warm sandbox's, until Handoff
+  bool warm_ = false;    // AwaitWarm has seen the warm reply
+  bool warm_failed_ = false;
+  bool idle_priority_ = false;
+  std::unique_ptr<SandboxConfig> pending_;  // HandOffWhenWarm's, until AwaitReady
+  const Arena* pending_arena_ = nullptr;
+  wire::ReplyKind last_reply_ = wire::ReplyKind::kOk;
   std::filesystem::path scratch_;
   size_t memory_limit_ = 0;
   uint64_t features_ = 0;

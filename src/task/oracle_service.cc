@@ -311,6 +311,12 @@ Result<json> OracleService::PrepareExtension(const std::string& kind, const json
   return client_->Request(req, std::chrono::minutes(2));
 }
 
+Status OracleService::ReleaseDeviceMemory() {
+  if (!client_) return Status::Unavailable("the oracle is not running");
+  auto r = client_->Request({{"op", "release"}}, std::chrono::seconds(30));
+  return r.ok() ? Status::Ok() : r.status();
+}
+
 std::string OracleService::device_description() const {
   if (!client_) return device_;
   for (const auto& d : client_->hello().value("devices", json::array()))

@@ -105,6 +105,9 @@ class OracleService {
   // is Status::Invalid with the oracle's words.
   Result<nlohmann::json> PrepareExtension(const std::string& kind, const nlohmann::json& args,
                                           const std::filesystem::path& build_dir);
+  // Returns the oracle's cached device memory to the driver (a full-size
+  // problem's memory plan needs it). Status when the oracle is not running.
+  Status ReleaseDeviceMemory();
   // The device the oracle runs on, in words ("NVIDIA H100 80GB HBM3", the
   // CPU's model): part of a baseline's cache key.
   std::string device_description() const;

@@ -81,6 +81,9 @@ struct Verdict {
 
   uint64_t sandbox_features = 0;
   std::string sandbox_missing;
+  // A compat candidate's sandbox came warm: Python and torch were imported
+  // before the evaluation (run/warm_pool.h), so its start stage was short.
+  bool sandbox_warm = false;
   std::string output_head;  // what the candidate printed (first bytes)
   uint64_t output_bytes = 0;
 

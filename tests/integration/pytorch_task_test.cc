@@ -13,6 +13,9 @@
 #include <memory>
 #include <sstream>
 
+#include "run/arena.h"
+#include "run/compat_candidate.h"
+#include "run/warm_pool.h"
 #include "search/prompt.h"
 #include "task/oracle_service.h"
 #include "task/task_loader.h"
@@ -88,6 +91,11 @@ Shared& Env() {
     EvaluatorEnv env = s->base.evaluator->env();
     env.oracle = s->oracle.get();
     s->evaluator = std::make_unique<Evaluator>(env);
+    // The catalogues' compat candidates run in warm sandboxes (the bench
+    // path); WarmSandboxTest and CompatPrebuildTest's second evaluator
+    // cover cold ones.
+    s->evaluator->KeepWarm(true);
+    s->evaluator->PrewarmCompat("cpu", EvalOptions{});
     return s;
   }();
   return *s;
@@ -200,6 +208,129 @@ INSTANTIATE_TEST_SUITE_P(Compat, CompatCatalogueTest,
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return n;
                          });
+
+// A compat sandbox that comes warm (Python and torch imported before the
+// evaluation, run/warm_pool.h) gives the verdict a cold one gives.
+TEST(WarmSandboxTest, WarmAndColdSandboxesGiveTheSameVerdict) {
+  SKIP_WITHOUT_ORACLE();
+  const Task& task = TaskNamed("elementwise_relu_scale");
+  EvalOptions o = VerifyOnly();
+  o.backend = "cpu";
+  fs::path file = SourceDir() / "tests/adversarial/compat/load_inline_cpp.py";
+  Evaluator warm(Env().evaluator->env());
+  warm.PrewarmCompat("cpu", o);
+  auto w = warm.Evaluate(task, file, o);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_EQ(w->status, VerdictStatus::kPassed) << w->reason << "\n" << w->output_head;
+  EXPECT_TRUE(w->sandbox_warm) << ::testing::PrintToString(w->notes);
+  // PrewarmCompat started two (a candidate and its baseline); without
+  // KeepWarm none is started after them.
+  auto second = warm.Evaluate(task, file, o);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_TRUE(second->sandbox_warm);
+  auto third = warm.Evaluate(task, file, o);
+  ASSERT_TRUE(third.ok()) << third.status().message();
+  EXPECT_FALSE(third->sandbox_warm);
+  EXPECT_EQ(third->status, VerdictStatus::kPassed) << third->reason;
+
+  Evaluator cold(Env().evaluator->env());
+  auto c = cold.Evaluate(task, file, o);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->status, VerdictStatus::kPassed) << c->reason;
+  EXPECT_FALSE(c->sandbox_warm);
+}
+
+// A sandbox whose warm-up fails says why before its hand-off, so its
+// candidate never ran: the evaluator starts it cold and turns warming off.
+class WarmPoolFailureTest : public ::testing::Test {
+ protected:
+  SandboxConfig ConfigWithRunner(const std::string& runner_source) {
+    runner_ = TestCache() / ("warm-runner-" + std::to_string(getpid()) + ".py");
+    std::ofstream(runner_) << runner_source;
+    auto rt = CompatRuntimeFromHello(Env().oracle->hello(), Env().oracle->python_dir());
+    EXPECT_TRUE(rt.ok()) << rt.status().message();
+    SandboxConfig c;
+    c.executable = BinaryDir() / "hone-sandbox";
+    c.scratch_root = TestCache() / "scratch";
+    c.compat = true;
+    c.limit_address_space = false;
+    c.extra_env = CompatEnvironment(*rt);
+    c.python_library = rt->libpython;
+    c.python_runner = runner_;
+    c.library = runner_;  // never loaded: the warm-up fails first
+    return c;
+  }
+  // The sandbox taken from the pool fails before its hand-off (its
+  // candidate never ran) and says why; a pool settling at normal priority
+  // meets the same failure and turns itself off.
+  void ExpectWarmingFails(const SandboxConfig& c, const std::string& why) {
+    auto arena = CreateArena("cpu", 4096, 0);
+    ASSERT_TRUE(arena.ok());
+    WarmPool pool(true, 1);
+    pool.Prepare(c);
+    auto sp = pool.Take(c, **arena, false);
+    ASSERT_NE(sp, nullptr);
+    CallOutcome o = sp->AwaitReady(std::chrono::seconds(60));
+    EXPECT_FALSE(o.ok());
+    EXPECT_TRUE(sp->warm_failed());
+    EXPECT_NE(o.detail.find(why), std::string::npos) << o.detail;
+
+    WarmPool settling(true, 1, /*idle_priority=*/false);
+    settling.Prepare(c);
+    settling.Settle(std::chrono::seconds(60));
+    EXPECT_FALSE(settling.enabled());
+    EXPECT_NE(settling.disabled_reason().find(why), std::string::npos)
+        << settling.disabled_reason();
+    settling.Prepare(c);  // stays off
+    EXPECT_EQ(settling.Take(c, **arena, true), nullptr);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove(runner_, ec);
+  }
+  fs::path runner_;
+};
+
+TEST_F(WarmPoolFailureTest, ARunnerThatRaisesFailsBeforeTheHandoff) {
+  SKIP_WITHOUT_ORACLE();
+  ExpectWarmingFails(ConfigWithRunner("def hone_compat_prewarm():\n"
+                                      "    raise RuntimeError('no torch today')\n"),
+                     "no torch today");
+}
+
+// Landlock confines the thread that applies it and its later children: a
+// thread started while warming would escape it.
+TEST_F(WarmPoolFailureTest, AThreadStartedWhileWarmingFailsTheStart) {
+  SKIP_WITHOUT_ORACLE();
+  ExpectWarmingFails(ConfigWithRunner("import threading, time\n"
+                                      "def hone_compat_prewarm():\n"
+                                      "    threading.Thread(target=time.sleep, args=(30,),\n"
+                                      "                     daemon=True).start()\n"),
+                     "threads besides the CUDA driver's after importing");
+}
+
+TEST_F(WarmPoolFailureTest, AConfigThatDiffersIsNotServedWarm) {
+  SKIP_WITHOUT_ORACLE();
+  SandboxConfig c = ConfigWithRunner("def hone_compat_prewarm():\n    pass\n");
+  WarmPool pool;
+  pool.Prepare(c);
+  SandboxConfig other = c;
+  other.threads = 3;
+  auto arena = CreateArena("cpu", 4096, 0);
+  ASSERT_TRUE(arena.ok());
+  EXPECT_EQ(pool.Take(other, **arena, false), nullptr);
+  EXPECT_TRUE(pool.enabled()) << pool.disabled_reason();
+  other.compat = false;
+  EXPECT_EQ(WarmKey(other), "");
+}
+
+// The memory plan asks the oracle for its cached device memory back before
+// it gives up on a full-size problem; on the CPU there is nothing to return.
+TEST(PyTorchTaskTest, OracleReleasesItsDeviceMemoryOnRequest) {
+  SKIP_WITHOUT_ORACLE();
+  Status st = Env().oracle->ReleaseDeviceMemory();
+  EXPECT_TRUE(st.ok()) << st.message();
+}
 
 TEST(PyTorchTaskTest, ContractIsForwardArgumentsThenStateDict) {
   SKIP_WITHOUT_ORACLE();
@@ -338,6 +469,13 @@ TEST(PyTorchTaskTest, CommandLineShowsTheContractAndEvaluates) {
                (PyTorchDir() / "candidates/scale_by_number/right.cpp").string()});
   ASSERT_EQ(eval.exit_code, 0) << eval.output;
   EXPECT_NE(eval.output.find("\"status\": \"passed\""), std::string::npos) << eval.output;
+  // A ModelNew candidate: its sandbox imported torch while the problem loaded.
+  CommandResult compat =
+      RunHone({"eval", "--no-time", "--json", "--backend", "cpu",
+               (PyTorchDir() / "elementwise_relu_scale.py").string(),
+               (SourceDir() / "tests/adversarial/compat/load_inline_cpp.py").string()});
+  ASSERT_EQ(compat.exit_code, 0) << compat.output;
+  EXPECT_NE(compat.output.find("\"warm\": true"), std::string::npos) << compat.output;
   CommandResult bad = RunHone({"eval", "--shape-scale", "3", (PyTorchDir() / "softmax.py").string(),
                                (PyTorchDir() / "candidates/softmax/right.cpp").string()});
   EXPECT_EQ(bad.exit_code, 2) << bad.output;

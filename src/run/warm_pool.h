@@ -1,0 +1,78 @@
+// Warm sandboxes for compat candidates: sandbox processes that have started
+// Python and imported torch before their candidate is known, so that an
+// evaluation's start stage only loads the candidate's module. Importing
+// torch is most of a cold compat sandbox's start (about 5 s on an H100
+// host); hone's oracle load, its extension builds and earlier evaluations
+// hide it.
+//
+// The pool keeps up to `capacity` sandboxes warming or warm (a candidate and
+// its eager baseline take two). A sandbox only fits a config with the same
+// executable, scratch root, environment, interpreter and limits (WarmKey);
+// anything else starts cold, as before. Warming never competes with timing:
+// as root the sandboxes warm under SCHED_IDLE (they run only on CPUs nothing
+// else wants) and return to normal priority at their hand-off; otherwise
+// Settle() waits for them, and the evaluator calls it before timing.
+//
+// Failure to warm (the interpreter cannot start, an import started a
+// thread) is never an evaluation's failure: the evaluator starts that
+// sandbox cold and Disable()s the pool, which says why (disabled_reason).
+// Not thread-safe: one thread uses a pool, and that thread must outlive its
+// sandboxes (SandboxProcess's rule).
+#pragma once
+
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "run/sandbox_process.h"
+
+namespace hone {
+
+class WarmPool {
+ public:
+  // `enabled` false: Prepare does nothing and Take always returns null.
+  // `idle_priority`: warm under SCHED_IDLE (needs root, the default as root).
+  explicit WarmPool(bool enabled = true, int capacity = 2, bool idle_priority = geteuid() == 0);
+
+  // Starts warm sandboxes for configs like `config` until `capacity` are
+  // there (sandboxes warmed for another config are let go).
+  void Prepare(const SandboxConfig& config);
+  // A sandbox of the pool for `config` (null when none fits: spawn one
+  // cold), told to take `config`'s candidate and `arena` once warm
+  // (SandboxProcess::HandOffWhenWarm): the caller awaits it as after Spawn.
+  // Does not wait. With `refill`, another starts warming for the next caller.
+  std::unique_ptr<SandboxProcess> Take(const SandboxConfig& config, const Arena& arena,
+                                       bool refill);
+  // Waits (up to `wait`) until no sandbox warming at normal priority could
+  // compete with a measurement.
+  void Settle(std::chrono::milliseconds wait);
+  // Turns warming off for good, with the reason users are told.
+  void Disable(std::string why);
+
+  bool enabled() const { return enabled_; }
+  const std::string& disabled_reason() const { return disabled_reason_; }
+  int taken() const { return taken_; }  // sandboxes handed out so far
+
+ private:
+  bool enabled_;
+  int capacity_;
+  bool idle_priority_;  // root: warm under SCHED_IDLE
+  std::string key_;     // WarmKey of the config `warm_` was started for
+  std::vector<std::unique_ptr<SandboxProcess>> warm_;
+  std::string disabled_reason_;
+  int taken_ = 0;
+};
+
+// What a warm sandbox must share with the config it is handed: "" when the
+// config cannot be served warm (not compat, no interpreter, a profiler).
+std::string WarmKey(const SandboxConfig& config);
+
+// HONE_WARM_SANDBOXES=0 in the environment turns warm sandboxes off (for
+// comparisons); anything else, or nothing, leaves them on.
+bool WarmSandboxesEnabled();
+
+}  // namespace hone
