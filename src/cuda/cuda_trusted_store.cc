@@ -21,6 +21,11 @@ class CudaTrustedStore : public TrustedStore {
     Clear();
     cudaStreamSynchronize(stream_);
     cudaStreamDestroy(stream_);
+    // The pool keeps freed memory for this evaluation's next shape case
+    // (CreateCudaTrustedStore); the next evaluation plans its memory from
+    // what the device has free, so the pool gives it all back now.
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, device_) == cudaSuccess) cudaMemPoolTrimTo(pool, 0);
   }
 
   Id Generate(const SamplerSpec& spec, Dtype t, int64_t n, uint64_t seed,

@@ -3,6 +3,7 @@
 // skipped without a GPU).
 #include "run/trusted_store.h"
 
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -195,6 +196,28 @@ TEST(CudaTrustedStoreTest, GeneratesTheHostsValues) {
       s.gpu->Compare(g, s.gpu->Upload(host_values.data(), HONE_F32, n), Tolerance{1e-6, 1e-6, 0});
   EXPECT_TRUE(m.ok) << m.num_bad << " differ, first at " << m.first_bad;
   ASSERT_TRUE(s.gpu->status().ok()) << s.gpu->status().message();
+}
+
+// A store that goes away gives its memory back to the device: the next
+// evaluation plans its memory from what the device reports free, and a
+// pool that kept a full-size problem's buffers made later problems "not fit".
+TEST(CudaTrustedStoreTest, GivesItsMemoryBackWhenDestroyed) {
+  REQUIRE_GPU();
+  auto free_now = [] {
+    size_t free = 0, total = 0;
+    EXPECT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+    return static_cast<int64_t>(free);
+  };
+  auto store = CreateTrustedStore("cuda", 0).value();
+  const int64_t before = free_now();
+  const int64_t n = int64_t{1} << 28;  // 1 GiB of float32
+  SamplerSpec spec = Spec("normal(0, 1)", {n});
+  store->Generate(spec, HONE_F32, n, 1, 0);
+  store->Generate(spec, HONE_F32, n, 2, 0);
+  ASSERT_TRUE(store->status().ok()) << store->status().message();
+  EXPECT_LT(free_now(), before - (int64_t{3} << 30) / 2);
+  store.reset();
+  EXPECT_GT(free_now(), before - (int64_t{64} << 20));
 }
 
 }  // namespace
