@@ -49,7 +49,6 @@ std::unique_ptr<SandboxProcess> WarmPool::Take(const SandboxConfig& config, cons
   std::unique_ptr<SandboxProcess> sp = std::move(warm_.front());  // the oldest: the most warmed
   warm_.erase(warm_.begin());
   sp->HandOffWhenWarm(config, arena);
-  ++taken_;
   if (refill) Prepare(config);
   return sp;
 }

@@ -55,7 +55,6 @@ class WarmPool {
 
   bool enabled() const { return enabled_; }
   const std::string& disabled_reason() const { return disabled_reason_; }
-  int taken() const { return taken_; }  // sandboxes handed out so far
 
  private:
   bool enabled_;
@@ -64,7 +63,6 @@ class WarmPool {
   std::string key_;     // WarmKey of the config `warm_` was started for
   std::vector<std::unique_ptr<SandboxProcess>> warm_;
   std::string disabled_reason_;
-  int taken_ = 0;
 };
 
 // What a warm sandbox must share with the config it is handed: "" when the
