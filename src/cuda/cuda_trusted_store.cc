@@ -19,11 +19,16 @@ class CudaTrustedStore : public TrustedStore {
   ~CudaTrustedStore() override {
     cudaSetDevice(device_);
     Clear();
-    cudaStreamSynchronize(stream_);
-    cudaStreamDestroy(stream_);
     // The pool keeps freed memory for this evaluation's next shape case
     // (CreateCudaTrustedStore); the next evaluation plans its memory from
     // what the device has free, so the pool gives it all back now.
+    ReleaseCached();
+    cudaStreamDestroy(stream_);
+  }
+
+  void ReleaseCached() override {
+    // Frees queued on the stream return to the pool only once they run.
+    Note(cudaStreamSynchronize(stream_), "the worker's stream");
     cudaMemPool_t pool;
     if (cudaDeviceGetDefaultMemPool(&pool, device_) == cudaSuccess) cudaMemPoolTrimTo(pool, 0);
   }

@@ -961,6 +961,10 @@ Result<Run::RefSet> Run::Reference(const CaseShapes& cs, uint64_t seed, int dist
     return r;
   }
   with64 = with64 && plan_.ref64 && ref64_supported_;
+  // The memory plan counts the oracle's forward and the store's captures as
+  // taking turns; memory the store keeps cached from its captures would
+  // otherwise sit beside the oracle's forward (run/memory_plan.h).
+  store_->ReleaseCached();
   const auto oracle_seed = static_cast<int64_t>(seed & (~0ull >> 1));
   OracleSet o;
   OracleTargets targets;

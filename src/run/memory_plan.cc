@@ -42,7 +42,10 @@ int64_t VerifyPeak(const MemoryDemand& d, const Settings& s) {
     oracle = d.forward_arguments + d.forward_peak;
     if (s.ref64) oracle = std::max(oracle, 2 * (d.forward_arguments + d.forward_peak));
   }
-  int64_t captures = 2 * d.outputs;  // inputs are checked in place
+  // Inputs are checked in place. The store gives its cached memory back
+  // before each oracle set (Run::Reference), so captures and the oracle's
+  // forward take turns.
+  int64_t captures = 2 * d.outputs;
   return Arenas(d, s.input_sets) + set + std::max(oracle, captures) + Resident(d, s.ref64);
 }
 

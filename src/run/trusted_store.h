@@ -55,6 +55,11 @@ class TrustedStore {
   }
   virtual void Release(Id id) = 0;
   virtual void Clear() = 0;
+  // Memory the store keeps for reuse but no tensor holds goes back to the
+  // device, for another process about to allocate (the oracle making a value
+  // set beside a full-size problem). Tensors stay valid; later allocations
+  // are slower until the store has grown again.
+  virtual void ReleaseCached() {}
 
   virtual Mismatch Compare(Id actual, Id expected, const Tolerance& tol) = 0;
   // `ref` must be float64.

@@ -220,5 +220,29 @@ TEST(CudaTrustedStoreTest, GivesItsMemoryBackWhenDestroyed) {
   EXPECT_GT(free_now(), before - (int64_t{64} << 20));
 }
 
+// The pool keeps freed tensors' memory; the oracle, in another process,
+// cannot use it until the store lets it go.
+TEST(CudaTrustedStoreTest, ReleasesCachedMemoryOnRequest) {
+  REQUIRE_GPU();
+  auto free_now = [] {
+    size_t free = 0, total = 0;
+    EXPECT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+    return static_cast<int64_t>(free);
+  };
+  auto store = CreateTrustedStore("cuda", 0).value();
+  const int64_t before = free_now();
+  const int64_t n = int64_t{1} << 28;  // 1 GiB of float32
+  SamplerSpec spec = Spec("normal(0, 1)", {n});
+  TrustedStore::Id kept = store->Generate(spec, HONE_F32, n / 4, 1, 0);
+  TrustedStore::Id freed = store->Generate(spec, HONE_F32, n, 2, 0);
+  store->Release(freed);
+  ASSERT_TRUE(store->status().ok()) << store->status().message();
+  store->ReleaseCached();
+  EXPECT_GT(free_now(), before - (int64_t{1} << 30) / 2);
+  EXPECT_LT(free_now(), before - (int64_t{1} << 30) / 8);  // the kept tensor stays
+  EXPECT_TRUE(store->status().ok());
+  (void)kept;
+}
+
 }  // namespace
 }  // namespace hone
