@@ -173,6 +173,22 @@ class DeviceTargets:
         self.opened = {}
 
 
+def _scaled(args, i, factor):
+    """args[i] times factor. In place when nothing else can see the tensor
+    (not a view, not listed twice, not kept by the problem's module), so a
+    full-size input does not need a second copy of itself; otherwise a new
+    tensor."""
+    a = args[i]
+    # References: the list's slot, `a`, and getrefcount's own argument.
+    alone = (sys.getrefcount(a) <= 3 and a._base is None and not a.requires_grad
+             and all(b is a or not torch.is_tensor(b) or b.data_ptr() != a.data_ptr()
+                     for b in args))
+    if not alone:
+        return a * factor
+    with torch.no_grad():
+        return a.mul_(factor)
+
+
 def release_device_memory(device):
     """Returns cached blocks to the driver: the worker and the candidate's
     sandbox share the GPU with the oracle, and full-size problems need it."""
@@ -442,7 +458,7 @@ class Problem:
         # The contract is fixed by a first run: seed 0, distribution 0. Its
         # peak device memory tells the worker's memory plan what one forward
         # needs beyond its inputs.
-        args = self.inputs(0, 0)
+        args = self._measured_draws()
         outs = self._measured_forward(args)
         self.arg_names = self._arg_names(len(args))
         self.contract_inputs = []
@@ -479,10 +495,10 @@ class Problem:
         outs = self.forward(args, clone=False)
         torch.cuda.synchronize(dev)
         free, total = torch.cuda.mem_get_info(dev)
-        self.memory = {"forward_peak_bytes": int(torch.cuda.max_memory_allocated(dev) - before),
-                       "model_bytes": int(_nbytes([v for v in self.state.values()
-                                                   if torch.is_tensor(v)])),
-                       "device_free_bytes": int(free), "device_total_bytes": int(total)}
+        self.memory.update({
+            "forward_peak_bytes": int(torch.cuda.max_memory_allocated(dev) - before),
+            "model_bytes": int(_nbytes([v for v in self.state.values() if torch.is_tensor(v)])),
+            "device_free_bytes": int(free), "device_total_bytes": int(total)})
         return outs
 
     def _mark_constant_numbers(self, args):
@@ -542,13 +558,36 @@ class Problem:
         args = list(args)
         if d.name == "scaled":
             g = torch.Generator().manual_seed(derived_seed(seed, 1000 + dist_index))
-            for i, a in enumerate(args):
-                if torch.is_tensor(a) and a.is_floating_point():
+            for i in range(len(args)):
+                if torch.is_tensor(args[i]) and args[i].is_floating_point():
                     u = torch.rand((), generator=g, dtype=torch.float64).item()
                     factor = math.exp(math.log(0.5) + u * (math.log(4.0) - math.log(0.5)))
-                    args[i] = a * factor
+                    args[i] = _scaled(args, i, factor)
         if self.model is not None and hasattr(self, "contract_inputs"):
             self._check_like_contract(args, d)
+        return args
+
+    def _measured_draws(self):
+        """The contract's inputs (seed 0, distribution 0), and the most device
+        memory any distribution's draw takes (its inputs and whatever
+        get_inputs() made on the way): the oracle draws a value set beside
+        the worker's, so the memory plan counts it."""
+        if not self.device.startswith("cuda"):
+            return self.inputs(0, 0)
+        dev = torch.device(self.device)
+        peak = 0
+        args = None
+        for d in range(len(self.distributions)):
+            torch.cuda.synchronize(dev)
+            torch.cuda.reset_peak_memory_stats(dev)
+            before = torch.cuda.memory_allocated(dev)
+            drawn = self.inputs(0, d)
+            torch.cuda.synchronize(dev)
+            peak = max(peak, int(torch.cuda.max_memory_allocated(dev) - before))
+            if d == 0:
+                args = drawn
+            del drawn
+        self.memory["draw_peak_bytes"] = peak
         return args
 
     def _draw(self, make, seed):

@@ -384,6 +384,21 @@ class OracleTest(unittest.TestCase):
         a1 = self._floats(by_role(self.gen(r["problem"], 4, 1, tag="t1"), "input")[0])
         self.assertNotEqual(list(a0), list(a1))
 
+    def test_scaled_never_changes_a_tensor_the_problem_keeps(self):
+        # The scaled distribution multiplies inputs in place only when nothing
+        # else holds them; a module-level tensor handed out by get_inputs()
+        # must come back the same on every unscaled draw.
+        r = self.load("global_input")
+        pid = r["problem"]
+        before = self._floats(by_role(self.gen(pid, 3, 0, tag="a"), "input")[0])
+        for tag in ("s1", "s2"):
+            scaled = by_role(self.gen(pid, 3, 1, tag=tag), "input")
+            a, b = self._floats(scaled[0]), self._floats(scaled[1])
+            self.assertNotEqual(list(a), list(before))
+            self.assertEqual(len(a), len(b))
+        after = self._floats(by_role(self.gen(pid, 3, 0, tag="b"), "input")[0])
+        self.assertEqual(list(before), list(after))
+
     def test_scaled_keeps_index_range(self):
         r = self.load("gather_index")
         n = r["sizes"]["num_embeddings"]["scaled"]

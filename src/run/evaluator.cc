@@ -659,6 +659,7 @@ Status Run::PlanMemoryUse() {
   d.compat = compat();
   if (pytorch()) {
     d.forward_peak = task_.pytorch->forward_peak_bytes;
+    d.draw_peak = task_.pytorch->draw_peak_bytes;
     d.model = task_.pytorch->model_bytes;
   }
   // The worker, the candidate's sandbox and either the reference's sandbox

@@ -32,6 +32,11 @@ int64_t Arenas(const MemoryDemand& d, int input_sets) {
   return 2 * one + 2 * d.inputs + d.outputs_f64;
 }
 
+// The oracle making one value set: drawing its inputs, then its forward.
+int64_t OracleSet(const MemoryDemand& d) {
+  return std::max(d.draw_peak, d.forward_arguments + d.forward_peak);
+}
+
 // One value set checked: its inputs, expected outputs and float64 outputs
 // in the worker's store, then either the oracle making them (its float32
 // and float64 forwards) or the candidate's two runs captured beside them.
@@ -39,7 +44,7 @@ int64_t VerifyPeak(const MemoryDemand& d, const Settings& s) {
   int64_t set = d.inputs + d.outputs + (s.ref64 ? d.outputs_f64 : 0);
   int64_t oracle = 0;
   if (d.pytorch) {
-    oracle = d.forward_arguments + d.forward_peak;
+    oracle = OracleSet(d);
     if (s.ref64) oracle = std::max(oracle, 2 * (d.forward_arguments + d.forward_peak));
   }
   // Inputs are checked in place. The store gives its cached memory back
@@ -58,7 +63,7 @@ int64_t TimePeak(const MemoryDemand& d, const Settings& s) {
   int64_t rep = d.inputs + (d.pytorch ? 1 : 2) * d.outputs;
   int64_t store = 0;
   if (d.pytorch)
-    store = s.pool_sets * per_set + std::max(d.forward_arguments + d.forward_peak, rep);
+    store = s.pool_sets * per_set + std::max(OracleSet(d), rep);
   else
     store = (s.input_sets + 1) * per_set + rep;
   return Arenas(d, s.input_sets) + store + Resident(d, s.ref64);
@@ -125,9 +130,12 @@ MemoryPlan PlanMemory(const MemoryDemand& d, int64_t free, int max_input_sets, i
                 std::to_string(chosen.input_sets) + " buffer slot(s)" +
                 (d.pytorch ? " + " + std::to_string(chosen.pool_sets) + " timing set(s)" : "") +
                 (chosen.ref64 ? ", float64 outputs " + Gigabytes(d.outputs_f64) : "") +
-                (d.pytorch ? ", one forward " + Gigabytes(d.forward_peak) : "") + ", model " +
-                Gigabytes(d.model) + ", " + std::to_string(d.processes) + " processes x " +
-                Gigabytes(d.per_process);
+                (d.pytorch ? ", one forward " + Gigabytes(d.forward_peak) : "") +
+                (d.pytorch && d.draw_peak > d.forward_arguments + d.forward_peak
+                     ? ", drawing a value set " + Gigabytes(d.draw_peak)
+                     : "") +
+                ", model " + Gigabytes(d.model) + ", " + std::to_string(d.processes) +
+                " processes x " + Gigabytes(d.per_process);
   if (chosen.pool_sets < max_pool_sets && d.pytorch)
     p.shrunk.push_back("timing pool of " + std::to_string(chosen.pool_sets) + " value sets, not " +
                        std::to_string(max_pool_sets));

@@ -33,6 +33,9 @@ struct MemoryDemand {
   // inputs (outputs and intermediates), and the model's state.
   int64_t forward_peak = 0;
   int64_t model = 0;
+  // PyTorch tasks: the most the oracle's drawing of one value set takes
+  // (its inputs and get_inputs()'s temporaries).
+  int64_t draw_peak = 0;
   bool pytorch = false;     // the oracle generates value sets on the device
   bool compat = false;      // the candidate runs the model in torch in its sandbox
   int processes = 2;        // processes holding a device context (worker, sandbox, oracle...)

@@ -168,6 +168,7 @@ Result<Task> OracleService::ToTask(const OracleProblem& p, const std::filesystem
   if (p.reply.contains("memory") && p.reply["memory"].is_object()) {
     const json& m = p.reply["memory"];
     info.forward_peak_bytes = m.value("forward_peak_bytes", int64_t{0});
+    info.draw_peak_bytes = m.value("draw_peak_bytes", int64_t{0});
     info.model_bytes = m.value("model_bytes", int64_t{0});
   }
   t.seeds = 3;

@@ -58,6 +58,9 @@ struct PyTorchInfo {
   // beyond its inputs (outputs and intermediates), and the model's state.
   int64_t forward_peak_bytes = 0;
   int64_t model_bytes = 0;
+  // The most one draw of a value set takes (its inputs and get_inputs()'s
+  // temporaries), over the task's distributions.
+  int64_t draw_peak_bytes = 0;
 };
 
 struct Task {

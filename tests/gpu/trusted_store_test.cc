@@ -198,39 +198,35 @@ TEST(CudaTrustedStoreTest, GeneratesTheHostsValues) {
   ASSERT_TRUE(s.gpu->status().ok()) << s.gpu->status().message();
 }
 
+int64_t FreeDeviceBytes() {
+  size_t free = 0, total = 0;
+  EXPECT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+  return static_cast<int64_t>(free);
+}
+
 // A store that goes away gives its memory back to the device: the next
 // evaluation plans its memory from what the device reports free, and a
 // pool that kept a full-size problem's buffers made later problems "not fit".
 TEST(CudaTrustedStoreTest, GivesItsMemoryBackWhenDestroyed) {
   REQUIRE_GPU();
-  auto free_now = [] {
-    size_t free = 0, total = 0;
-    EXPECT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
-    return static_cast<int64_t>(free);
-  };
   auto store = CreateTrustedStore("cuda", 0).value();
-  const int64_t before = free_now();
+  const int64_t before = FreeDeviceBytes();
   const int64_t n = int64_t{1} << 28;  // 1 GiB of float32
   SamplerSpec spec = Spec("normal(0, 1)", {n});
   store->Generate(spec, HONE_F32, n, 1, 0);
   store->Generate(spec, HONE_F32, n, 2, 0);
   ASSERT_TRUE(store->status().ok()) << store->status().message();
-  EXPECT_LT(free_now(), before - (int64_t{3} << 30) / 2);
+  EXPECT_LT(FreeDeviceBytes(), before - (int64_t{3} << 30) / 2);
   store.reset();
-  EXPECT_GT(free_now(), before - (int64_t{64} << 20));
+  EXPECT_GT(FreeDeviceBytes(), before - (int64_t{64} << 20));
 }
 
 // The pool keeps freed tensors' memory; the oracle, in another process,
 // cannot use it until the store lets it go.
 TEST(CudaTrustedStoreTest, ReleasesCachedMemoryOnRequest) {
   REQUIRE_GPU();
-  auto free_now = [] {
-    size_t free = 0, total = 0;
-    EXPECT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
-    return static_cast<int64_t>(free);
-  };
   auto store = CreateTrustedStore("cuda", 0).value();
-  const int64_t before = free_now();
+  const int64_t before = FreeDeviceBytes();
   const int64_t n = int64_t{1} << 28;  // 1 GiB of float32
   SamplerSpec spec = Spec("normal(0, 1)", {n});
   TrustedStore::Id kept = store->Generate(spec, HONE_F32, n / 4, 1, 0);
@@ -238,8 +234,8 @@ TEST(CudaTrustedStoreTest, ReleasesCachedMemoryOnRequest) {
   store->Release(freed);
   ASSERT_TRUE(store->status().ok()) << store->status().message();
   store->ReleaseCached();
-  EXPECT_GT(free_now(), before - (int64_t{1} << 30) / 2);
-  EXPECT_LT(free_now(), before - (int64_t{1} << 30) / 8);  // the kept tensor stays
+  EXPECT_GT(FreeDeviceBytes(), before - (int64_t{1} << 30) / 2);
+  EXPECT_LT(FreeDeviceBytes(), before - (int64_t{1} << 30) / 8);  // the kept tensor stays
   EXPECT_TRUE(store->status().ok());
   (void)kept;
 }

@@ -70,6 +70,28 @@ TEST(MemoryPlanTest, TheFloat64ReferenceGoesLastAndTooLittleMemoryNamesTheNumber
   EXPECT_NE(tiny.Explain().find("needs "), std::string::npos) << tiny.Explain();
 }
 
+// level1/45_Average_Pooling_2D.py: a 17 GB input, a small output. The
+// oracle draws each timing set while the worker holds the others; a draw
+// that needs twice its inputs (a temporary) must be planned for.
+TEST(MemoryPlanTest, TheOracleDrawingASetCounts) {
+  MemoryDemand d = FullSizeRelu();
+  d.inputs = d.forward_arguments = 17'179'869'184;
+  d.outputs = d.forward_peak = 141'557'760;
+  d.outputs_f64 = 2 * d.outputs;
+  const int64_t without_draw = PlanMemory(d, 0).peak;
+  d.draw_peak = 2 * d.inputs;
+  EXPECT_EQ(PlanMemory(d, 0).peak, without_draw + d.inputs - d.forward_peak);
+  // Such a draw does not fit beside two timing sets on an H100: said now,
+  // not as the oracle running out of memory later. A draw of just its
+  // inputs (the oracle scales them in place) fits.
+  EXPECT_FALSE(PlanMemory(d, 84 * kGB).fits);
+  d.draw_peak = d.inputs;
+  MemoryPlan h100 = PlanMemory(d, 84 * kGB);
+  ASSERT_TRUE(h100.fits) << h100.Explain();
+  EXPECT_EQ(h100.input_sets, 1);
+  EXPECT_EQ(h100.pool_sets, 2);
+}
+
 TEST(MemoryPlanTest, PeakGrowsWithEveryResidentBuffer) {
   MemoryDemand d = FullSizeRelu();
   MemoryPlan a = PlanMemory(d, 84 * kGB);
