@@ -2,8 +2,11 @@
 // kernel that passes the verifier.
 #include <fmt/format.h>
 
+#include <atomic>
+#include <csignal>
 #include <ctime>
 #include <iostream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -14,6 +17,8 @@
 #include "core/hash.h"
 #include "core/paths.h"
 #include "search/optimizer.h"
+#include "search/provenance.h"
+#include "search/run_record.h"
 #include "task/task_loader.h"
 
 namespace hone::cli {
@@ -32,6 +37,42 @@ std::string DefaultRunDir(const std::string& task) {
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&t));
   return "hone-runs/" + task + "-" + stamp;
+}
+
+// Ctrl-C stops the search cleanly (calls in flight cancelled, the run kept
+// for --resume); a second Ctrl-C ends the process at once.
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void OnInterrupt(int) {
+  if (g_interrupted.exchange(true)) {
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+  }
+}
+
+class InterruptHandler {
+ public:
+  InterruptHandler() {
+    g_interrupted = false;
+    previous_ = std::signal(SIGINT, OnInterrupt);
+  }
+  ~InterruptHandler() { std::signal(SIGINT, previous_); }
+
+ private:
+  void (*previous_)(int) = SIG_DFL;
+};
+
+// -o must name a file in a folder that exists: hone creates no folders
+// outside its own (run folders, the cache).
+Status CheckOutputPath(const std::string& output) {
+  if (output.empty()) return Status::Ok();
+  std::filesystem::path parent = std::filesystem::path(output).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+    return Status::Invalid("-o " + output + ": the folder " + parent.string() + " does not exist");
+  if (std::filesystem::is_directory(output, ec))
+    return Status::Invalid("-o " + output + ": is a folder; name the file to write");
+  return Status::Ok();
 }
 
 // What a run is started with, stored so that --resume continues it the same
@@ -55,13 +96,15 @@ void ApplyConfig(const nlohmann::json& c, OptimizeArgs& a) {
   a.flags = EvalFlagsFromJson(c.value("flags", nlohmann::json::object()));
 }
 
-// Opens the run to write: a new one, or the stored one named by --resume
-// (whose stored options replace the command line's).
+// Opens the run to write: a new one (in a run folder of its own), or the
+// stored one named by --resume (whose stored options replace the command
+// line's).
 Result<int64_t> OpenRun(Store& store, OptimizeArgs& a) {
   if (a.resume.empty()) {
-    if (a.task.empty()) return Status::Invalid("optimize: give a TASK (or --resume RUN)");
-    if (a.search.model.empty()) return Status::Invalid("--model: required (unless --resume)");
-    if (a.run_dir.empty()) a.run_dir = DefaultRunDir(std::filesystem::path(a.task).stem().string());
+    const bool numbered = a.run_dir.empty();
+    if (numbered) a.run_dir = DefaultRunDir(std::filesystem::path(a.task).stem().string());
+    HONE_ASSIGN_OR_RETURN(std::filesystem::path dir, RunRecord::Claim(a.run_dir, numbered));
+    a.run_dir = dir.string();
     return store.CreateRun("optimize", ConfigOf(a).dump(), a.name);
   }
   HONE_ASSIGN_OR_RETURN(int64_t id, ResolveRun(store, a.resume));
@@ -87,8 +130,13 @@ Result<int64_t> OpenRun(Store& store, OptimizeArgs& a) {
 }
 
 Status Validate(const OptimizeArgs& a) {
+  if (a.resume.empty()) {
+    if (a.task.empty()) return Status::Invalid("optimize: give a TASK (or --resume RUN)");
+    if (a.search.model.empty()) return Status::Invalid("--model: required (unless --resume)");
+  }
   if (a.backend != "cpu" && a.backend != "cuda")
     return Status::Invalid("--backend: expected cpu or cuda, got '" + a.backend + "'");
+  HONE_RETURN_IF_ERROR(CheckOutputPath(a.output));
   return ValidateSearchFlags(a.search);
 }
 
@@ -103,14 +151,17 @@ std::string ProgressLine(const OptimizeEvent& e) {
 void PrintSummary(const OptimizeResult& r, const std::filesystem::path& run_dir,
                   const std::string& output) {
   const Spend& s = r.spend;
+  std::cout << "model: " << ProvenanceLine(r.provenance) << "\n";
   std::string verdicts;
   for (const auto& [name, n] : r.verdicts)
     verdicts += fmt::format("{}{} {}", verdicts.empty() ? "" : ", ", n, name);
   std::cout << fmt::format("stopped: {}\n", r.stop_reason);
   std::cout << fmt::format(
-      "{} LLM calls ({} failed after retries, {} without usable code), {} evaluated: {}\n",
-      s.candidates, r.llm_failures, r.extraction_failures, r.evaluated,
+      "{} LLM calls ({} failed after retries, {} without usable code{}), {} evaluated: {}\n",
+      s.candidates, r.llm_failures, r.extraction_failures,
+      r.cancelled ? fmt::format("; {} more cancelled", r.cancelled) : "", r.evaluated,
       verdicts.empty() ? "none" : verdicts);
+  if (r.llm_failures > 0) std::cout << "last LLM failure: " << r.last_llm_error << "\n";
   if (r.best_id >= 0)
     std::cout << fmt::format(
         "best: candidate {} at {:.2f}x{}{}\n", r.best_id, s.best_speedup,
@@ -141,11 +192,21 @@ Status RecordTask(Store& store, int64_t run_id, const Task& task, const std::str
   return store.AddRunTask(run_id, task.hash, "", 0);
 }
 
+// Every LLM call failed: nothing was searched, which is the environment's
+// fault (a key, a URL, the endpoint), not the task's.
+bool EveryCallFailed(const OptimizeResult& r) {
+  return r.spend.candidates > 0 && r.llm_failures == r.spend.candidates;
+}
+
 int RunOptimize(OptimizeArgs a) {
   bool resumed = !a.resume.empty();
-  // A new run's flags are checked before anything is stored.
+  // A new run's flags, model and prompts are checked before anything is
+  // stored: a bad option never leaves a junk run behind.
+  Result<SearchSetup> setup = Status::Invalid("no search set up");
   if (!resumed) {
     if (Status st = Validate(a); !st.ok()) return ReportError(st);
+    setup = MakeSearchSetup(a.search);
+    if (!setup.ok()) return ReportError(setup.status());
   }
   auto store = OpenStore(a.store);
   if (!store.ok()) return ReportError(store.status());
@@ -155,7 +216,11 @@ int RunOptimize(OptimizeArgs a) {
     (void)(*store)->SetRunStatus(*run_id, "failed");
     return ReportError(st);
   };
-  if (Status st = Validate(a); !st.ok()) return fail(st);
+  if (resumed) {
+    if (Status st = Validate(a); !st.ok()) return fail(st);
+    setup = MakeSearchSetup(a.search);
+    if (!setup.ok()) return fail(setup.status());
+  }
   auto eval = ToEvalOptions(a.flags);
   if (!eval.ok()) return fail(eval.status());
   auto sizes = ToSizePolicy(a.flags);
@@ -165,8 +230,6 @@ int RunOptimize(OptimizeArgs a) {
   auto task = LoadTask(**ctx, a.task, a.backend, *sizes);
   if (!task.ok()) return fail(task.status());
   if (Status st = RecordTask(**store, *run_id, *task, a.task, resumed); !st.ok()) return fail(st);
-  auto setup = MakeSearchSetup(a.search);
-  if (!setup.ok()) return fail(setup.status());
   Evaluator evaluator((*ctx)->env);
   OptimizeOptions o = SearchOptions(a.search);
   o.eval = *eval;
@@ -174,40 +237,63 @@ int RunOptimize(OptimizeArgs a) {
   o.store = store->get();
   o.run_id = *run_id;
   o.options_hash = ContentHash({"optimize-options-v1", a.backend, EvalFlagsToJson(a.flags).dump()});
+  o.interrupted = &g_interrupted;
   if (!a.out.quiet && !a.out.json)
-    std::fprintf(stderr, "hone: %s optimize run %lld in %s\n", resumed ? "resuming" : "started",
-                 static_cast<long long>(*run_id), (*store)->path().c_str());
+    std::fprintf(stderr, "hone: %s optimize run %lld in %s (%s)\n",
+                 resumed ? "resuming" : "started", static_cast<long long>(*run_id),
+                 (*store)->path().c_str(), a.run_dir.c_str());
   bool cuda = a.backend == "cuda";
   Builder* builder = cuda ? (*ctx)->cuda_builder.get() : (*ctx)->builder.get();
   MachineInfo machine = cuda ? (*ctx)->env.gpu : (*ctx)->env.machine;
   Optimizer optimizer(*task, a.backend, machine, *setup->provider, *setup->prompts, evaluator,
                       builder, o);
 
+  // The search loop and the threads making LLM calls both print.
   Progress progress(a.out);
+  std::mutex print_mu;
+  setup->provider->SetRetryNotice([&](const std::string& line) {
+    std::lock_guard<std::mutex> lock(print_mu);
+    progress.Line("hone: LLM call: " + line);
+  });
   bool warned_sandbox = false;
+  InterruptHandler interrupts;
   auto result = optimizer.Run([&](const OptimizeEvent& e) {
+    std::lock_guard<std::mutex> lock(print_mu);
     // What the sandbox could not apply on this machine, said once.
-    if (!e.sandbox_missing.empty() && !warned_sandbox && !a.out.quiet) {
-      progress.Clear();
-      std::cerr << "hone: warning: not in force in the sandbox on this machine: "
-                << e.sandbox_missing << "\n";
+    if (!e.sandbox_missing.empty() && !warned_sandbox) {
+      progress.Line("hone: warning: not in force in the sandbox on this machine: " +
+                    e.sandbox_missing);
       warned_sandbox = true;
     }
+    if (!e.notice.empty()) progress.Line(e.notice);
     progress.Show(ProgressLine(e));
   });
   progress.Clear();
   if (!result.ok()) return fail(result.status());
-  if (Status st = (*store)->SetRunStatus(
-          *run_id, "finished",
-          OptimizeResultJson(*result, setup->model, task->name, a.search.strategy.name));
-      !st.ok())
+  const std::string summary =
+      OptimizeResultJson(*result, setup->model, task->name, a.search.strategy.name);
+  if (result->interrupted) {
+    // Left "running": --resume continues it where it stopped.
+    if (!a.out.json && !a.out.quiet) PrintSummary(*result, o.run_dir, "");
+    std::fprintf(stderr, "hone: interrupted; continue with: hone optimize --resume %lld%s\n",
+                 static_cast<long long>(*run_id),
+                 a.store.empty() ? "" : (" --store " + a.store).c_str());
+    return 130;
+  }
+  if (EveryCallFailed(*result)) {
+    (void)(*store)->SetRunStatus(*run_id, "failed", summary);
+    if (!a.out.json && !a.out.quiet) PrintSummary(*result, o.run_dir, "");
+    return ReportError(Status::Unavailable(
+        fmt::format("every LLM call failed ({} of {}), so nothing was searched; the last: {}",
+                    result->llm_failures, result->spend.candidates, result->last_llm_error)));
+  }
+  if (Status st = (*store)->SetRunStatus(*run_id, "finished", summary); !st.ok())
     return ReportError(st);
   if (!a.output.empty() && result->best_id >= 0) {
     if (Status st = WriteFileAtomic(a.output, result->best_code); !st.ok()) return ReportError(st);
   }
   if (a.out.json) {
-    auto j = nlohmann::json::parse(
-        OptimizeResultJson(*result, setup->model, task->name, a.search.strategy.name));
+    auto j = nlohmann::json::parse(summary);
     j["run_dir"] = o.run_dir.string();
     j["run_id"] = *run_id;
     j["store"] = (*store)->path().string();

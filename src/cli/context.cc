@@ -87,7 +87,8 @@ int ReportError(const Status& st) {
   return st.code() == StatusCode::kInvalidInput ? kExitUsage : kExitFailure;
 }
 
-Progress::Progress(const Output& out) : enabled_(out.terminal && !out.quiet && !out.json) {
+Progress::Progress(const Output& out)
+    : enabled_(out.terminal && !out.quiet && !out.json), lines_(!out.quiet && !out.json) {
   if (out.log_file.empty()) return;
   log_ = std::fopen(out.log_file.c_str(), "a");
   if (!log_)
@@ -108,6 +109,14 @@ void Progress::Log(const std::string& line) {
 }
 
 void Progress::Note(const std::string& line) { Log(line); }
+
+void Progress::Line(const std::string& line) {
+  Log(line);
+  if (!lines_) return;
+  Clear();
+  std::fprintf(stderr, "%s\n", line.c_str());
+  std::fflush(stderr);
+}
 
 void Progress::Show(const std::string& line) {
   Log(line);

@@ -69,11 +69,16 @@ class Progress {
   void Show(const std::string& line);
   // A line worth keeping (a result, a warning): to the log only.
   void Note(const std::string& line);
+  // A line worth keeping that a person should see as it happens (an
+  // attempt's outcome, a retry, a failure): on stderr whether or not it is
+  // a terminal (not with --quiet or --json), and to the log.
+  void Line(const std::string& line);
   void Clear();
 
  private:
   void Log(const std::string& line);
   bool enabled_;
+  bool lines_;
   bool shown_ = false;
   std::FILE* log_ = nullptr;
   std::string last_logged_;

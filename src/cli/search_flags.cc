@@ -1,6 +1,8 @@
 #include "cli/search_flags.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
 
 #include "core/fs.h"
 #include "core/paths.h"
@@ -49,6 +51,9 @@ void AddSearchFlags(CLI::App* sub, SearchFlags& f, const std::string& what) {
   sub->add_option("--retries", f.retries,
                   "Attempts per LLM call (429, 5xx, timeouts, dropped connections)")
       ->capture_default_str();
+  sub->add_option("--request-timeout", f.request_timeout,
+                  "Seconds one HTTP attempt may take before it is abandoned (and retried)")
+      ->capture_default_str();
   sub->add_option("--retry-base-delay", f.retry_base_delay,
                   "First retry delay in seconds, doubled per retry (Retry-After wins)")
       ->capture_default_str();
@@ -82,6 +87,7 @@ json SearchFlagsToJson(const SearchFlags& f) {
           {"retries", f.retries},
           {"temperature", f.temperature},
           {"retry_base_delay", f.retry_base_delay},
+          {"request_timeout", f.request_timeout},
           {"reasoning_effort", f.reasoning_effort},
           {"prices", AbsolutePath(f.prices)},
           {"prompts_dir", AbsolutePath(f.prompts_dir)}};
@@ -110,6 +116,7 @@ void SearchFlagsFromJson(const json& c, SearchFlags& f) {
   f.retries = c.value("retries", f.retries);
   f.temperature = c.value("temperature", f.temperature);
   f.retry_base_delay = c.value("retry_base_delay", f.retry_base_delay);
+  f.request_timeout = c.value("request_timeout", f.request_timeout);
   f.reasoning_effort = c.value("reasoning_effort", "");
   f.prices = c.value("prices", "");
   f.prompts_dir = c.value("prompts_dir", "");
@@ -124,6 +131,13 @@ Status ValidateSearchFlags(const SearchFlags& f) {
   if (f.max_tokens < 1) return Status::Invalid("--max-tokens: must be positive");
   if (f.retries < 1) return Status::Invalid("--retries: must be at least 1");
   if (f.retry_base_delay < 0) return Status::Invalid("--retry-base-delay: must not be negative");
+  if (!(f.request_timeout > 0)) return Status::Invalid("--request-timeout: must be positive");
+  if (f.thinking_budget < 0) return Status::Invalid("--thinking-budget: must not be negative");
+  static const char* const kEfforts[] = {"", "minimal", "low", "medium", "high"};
+  if (std::find(std::begin(kEfforts), std::end(kEfforts), f.reasoning_effort) == std::end(kEfforts))
+    return Status::Invalid("--reasoning-effort: expected minimal, low, medium or high, got '" +
+                           f.reasoning_effort + "'");
+  HONE_RETURN_IF_ERROR(ValidateStrategyOptions(f.strategy));
   const Budget& b = f.budget;
   if (b.max_candidates < 0 || b.max_tokens < 0 || b.max_dollars < 0 || b.max_seconds < 0 ||
       b.target_speedup < 0)
@@ -139,6 +153,14 @@ Result<SearchSetup> MakeSearchSetup(const SearchFlags& f) {
     HONE_ASSIGN_OR_RETURN(PriceTable loaded, PriceTable::Load(f.prices));
     prices.Merge(loaded);
   }
+  // Without a price every call costs $0 and the budget would never stop anything.
+  if (f.budget.max_dollars > 0 && !prices.Has(*model))
+    return Status::Invalid("--budget-dollars: hone has no price for " + model->text() +
+                           ", so it cannot count dollars; give its price with --prices FILE "
+                           "([prices.\"" +
+                           model->text() +
+                           "\"] input = ... output = ..., US dollars per million "
+                           "tokens), or budget with --budget-tokens");
   HONE_ASSIGN_OR_RETURN(std::filesystem::path include_dir, FindIncludeDir());
   std::filesystem::path prompts_dir = f.prompts_dir;
   if (prompts_dir.empty()) {
@@ -148,6 +170,7 @@ Result<SearchSetup> MakeSearchSetup(const SearchFlags& f) {
   RetryPolicy retry;
   retry.max_attempts = f.retries;
   retry.base_delay_seconds = f.retry_base_delay;
+  retry.timeout_seconds = f.request_timeout;
   SearchSetup s;
   s.model = model->text();
   s.provider =

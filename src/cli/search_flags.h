@@ -23,6 +23,7 @@ struct SearchFlags {
   Budget budget;
   int concurrency = 4, max_tokens = 8192, thinking_budget = 0, retries = 6;
   double temperature = 0.7, retry_base_delay = 1;
+  double request_timeout = 600;  // seconds per HTTP attempt
 };
 
 // `what` names the budget's scope in the help ("the search", "each task").

@@ -33,6 +33,11 @@ size_t AppendBody(char* data, size_t size, size_t n, void* user) {
 
 // Called once per header line, including each status line: a new status line
 // (after a 100 Continue, say) starts a fresh set of headers.
+int AbortWhenCancelled(void* cancel, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* flag = static_cast<const std::atomic<bool>*>(cancel);
+  return flag && flag->load() ? 1 : 0;
+}
+
 size_t AppendHeader(char* data, size_t size, size_t n, void* user) {
   auto* headers = static_cast<std::map<std::string, std::string>*>(user);
   std::string line(data, size * n);
@@ -92,6 +97,10 @@ void CurlExchange::Configure(const HttpRequest& request, HttpResponse& response)
   curl_easy_setopt(curl_, CURLOPT_WRITEDATA, &response.body);
   curl_easy_setopt(curl_, CURLOPT_HEADERFUNCTION, AppendHeader);
   curl_easy_setopt(curl_, CURLOPT_HEADERDATA, &response.headers);
+  // Called about once a second while the transfer runs (and on progress).
+  curl_easy_setopt(curl_, CURLOPT_NOPROGRESS, request.cancel ? 0L : 1L);
+  curl_easy_setopt(curl_, CURLOPT_XFERINFOFUNCTION, AbortWhenCancelled);
+  curl_easy_setopt(curl_, CURLOPT_XFERINFODATA, request.cancel);
 }
 
 HttpResponse CurlExchange::Run(const HttpRequest& request) {
@@ -109,6 +118,7 @@ HttpResponse CurlExchange::Run(const HttpRequest& request) {
     // A reply cut short is no reply: status 0, with what did arrive kept.
     response.status = 0;
     response.timed_out = code == CURLE_OPERATION_TIMEDOUT;
+    response.cancelled = code == CURLE_ABORTED_BY_CALLBACK;
     response.transport_error = curl_easy_strerror(code);
     if (error_[0] != '\0') response.transport_error += std::string(": ") + error_;
     return response;

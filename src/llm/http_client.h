@@ -6,6 +6,7 @@
 // many threads at once.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -20,6 +21,9 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> headers;  // name, value
   std::string body;
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // the whole exchange
+  // When set and true (from any thread), the exchange is abandoned within
+  // about a second: a transport error with `cancelled`. Not owned.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct HttpResponse {
@@ -28,6 +32,7 @@ struct HttpResponse {
   std::map<std::string, std::string> headers;  // names in lower case
   std::string transport_error;                 // non-empty when status is 0
   bool timed_out = false;
+  bool cancelled = false;  // HttpRequest::cancel was set
   double seconds = 0;
 };
 

@@ -113,6 +113,15 @@ void Accept(const ModelSpec& model, const PriceTable& prices, ApiReply api, Chat
   reply.cost_usd = prices.Cost(model, api.input_tokens, api.output_tokens);
 }
 
+bool IsCancelled(const ChatRequest& r) { return r.cancel && r.cancel->load(); }
+
+ChatReply& MarkCancelled(ChatReply& reply) {
+  reply.ok = false;
+  reply.cancelled = true;
+  reply.error = "cancelled: the search stopped before a reply came";
+  return reply;
+}
+
 }  // namespace
 
 Provider::Provider(ModelSpec model, std::shared_ptr<HttpClient> http, RetryPolicy retry,
@@ -121,7 +130,8 @@ Provider::Provider(ModelSpec model, std::shared_ptr<HttpClient> http, RetryPolic
       http_(std::move(http)),
       retry_(retry),
       prices_(std::move(prices)),
-      sleep_(sleep ? std::move(sleep) : SleepFn(SleepFor)),
+      sleep_(sleep ? sleep : SleepFn(SleepFor)),
+      own_sleep_(!sleep),
       max_concurrent_(std::max(1, max_concurrent)) {
   HONE_CHECK(http_ != nullptr, "Provider needs an HttpClient");
 }
@@ -161,11 +171,14 @@ ChatReply Provider::Attempts(const ChatRequest& request) {
     return reply;
   }
   HttpRequest http = BuildRequest(model_, request, key, retry_.timeout_seconds);
+  http.cancel = request.cancel;
   int max_attempts = std::max(1, retry_.max_attempts);
   for (int attempt = 1; attempt <= max_attempts; ++attempt) {
+    if (IsCancelled(request)) return MarkCancelled(reply);
     HttpResponse response = http_->Post(http);
     reply.attempts = attempt;
     reply.exchanges.push_back(Record(http, response));
+    if (response.cancelled || IsCancelled(request)) return MarkCancelled(reply);
     Outcome outcome = Judge(model_, response);
     if (outcome.kind == Outcome::kOk) {
       Accept(model_, prices_, std::move(outcome.reply), reply);
@@ -182,9 +195,27 @@ ChatReply Provider::Attempts(const ChatRequest& request) {
     }
     double wait = outcome.retry_after ? std::min(*outcome.retry_after, retry_.max_delay_seconds)
                                       : BackoffSeconds(retry_, attempt, RandomSpread());
-    sleep_(wait);
+    if (notice_)
+      notice_(outcome.problem + ": retrying in " + Seconds(wait) + " (attempt " +
+              std::to_string(attempt + 1) + " of " + std::to_string(max_attempts) + ")");
+    if (!Wait(request, wait)) return MarkCancelled(reply);
   }
   return reply;
+}
+
+bool Provider::Wait(const ChatRequest& request, double seconds) {
+  // A test's sleep records the whole wait; a real one is cut into steps
+  // so that a cancel ends it.
+  if (!request.cancel || !own_sleep_) {
+    sleep_(seconds);
+    return !IsCancelled(request);
+  }
+  constexpr double kStep = 0.1;
+  for (double left = seconds; left > 0; left -= kStep) {
+    if (IsCancelled(request)) return false;
+    sleep_(std::min(kStep, left));
+  }
+  return !IsCancelled(request);
 }
 
 }  // namespace hone

@@ -13,6 +13,7 @@
 // flight at once; further callers wait.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <filesystem>
@@ -59,6 +60,10 @@ struct ChatRequest {
   int max_tokens = 8192;
   std::string reasoning_effort;    // "", "low", "medium", "high" (OpenAI-style)
   int thinking_budget_tokens = 0;  // > 0: Anthropic extended thinking budget
+  // When set and true (from any thread), the call ends soon: no further
+  // attempt, no further wait, the transfer in progress abandoned; the reply
+  // is `cancelled`. Not owned; must outlive the call.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct ChatExchange {  // one HTTP attempt, as sent and received
@@ -75,6 +80,7 @@ struct ChatReply {
   std::string text;           // the assistant's text (thinking excluded)
   std::string finish_reason;  // as the API said it ("stop", "length", "end_turn", "max_tokens")
   bool truncated = false;     // stopped by the token limit
+  bool cancelled = false;     // ChatRequest::cancel ended it: no reply, and not the model's fault
   int64_t input_tokens = 0, output_tokens = 0;
   double cost_usd = 0;  // from the price table; 0 when the model is not in it
   int attempts = 0;
@@ -130,17 +136,28 @@ class Provider {
 
   ChatReply Complete(const ChatRequest& request);
   const ModelSpec& model() const { return model_; }
+  // Told, from the calling thread, each time an attempt failed and the call
+  // waits to retry ("HTTP 429 ...: retrying in 4.0 s, attempt 2 of 6"), so
+  // a person sees rate limits as they happen. Must be thread-safe. Set it
+  // before the first call.
+  using NoticeFn = std::function<void(const std::string& line)>;
+  void SetRetryNotice(NoticeFn notice) { notice_ = std::move(notice); }
 
  private:
   void AcquireSlot();
   void ReleaseSlot();
   ChatReply Attempts(const ChatRequest& request);  // the retry loop, inside a slot
+  // Waits `seconds`, in short steps when the request can be cancelled;
+  // false when it was.
+  bool Wait(const ChatRequest& request, double seconds);
 
   ModelSpec model_;
   std::shared_ptr<HttpClient> http_;
   RetryPolicy retry_;
   PriceTable prices_;
   SleepFn sleep_;
+  bool own_sleep_;  // sleep_ is a real sleep (not a test's), so it may be cut short
+  NoticeFn notice_;
   std::mutex mu_;
   std::condition_variable slot_free_;
   int max_concurrent_, in_flight_ = 0;

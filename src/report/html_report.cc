@@ -369,6 +369,7 @@ std::string HeaderHtml(const RunData& run, const RunSummary& s, const std::strin
       HtmlEscape(r.kind), HtmlEscape(r.status), HtmlEscape(r.created), HtmlEscape(r.updated),
       HtmlEscape(r.hone_version));
   if (!s.machine.empty()) out += " &middot; machine " + HtmlEscape(s.machine);
+  if (!s.model.empty()) out += " &middot; model <b>" + HtmlEscape(s.model) + "</b>";
   if (!generated.empty()) out += " &middot; report made " + HtmlEscape(generated);
   out += "</div>\n";
   if (r.status == "running")

@@ -91,6 +91,8 @@ json AttemptRow(const RunData& run, const AttemptView& a, bool is_best, bool wit
   if (a.call)
     row["llm"] = {{"provider", a.call->provider},
                   {"model", a.call->model},
+                  {"sampling", ParsedOr(a.call->sampling, nlohmann::json::object())},
+                  {"prompt_version", a.call->prompt_version},
                   {"ok", a.call->ok},
                   {"finish_reason", a.call->finish_reason},
                   {"input_tokens", a.call->input_tokens},

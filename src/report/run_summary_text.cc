@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace hone {
 namespace {
@@ -36,6 +37,40 @@ std::string MachineOf(const RunData& run) {
     if (v.is_object() && v.contains("machine"))
       if (std::string name = MachineName(v["machine"]); !name.empty()) return name;
   }
+  return "";
+}
+
+// One call's provenance in words.
+std::string CallProvenance(const LlmCallRow& c) {
+  std::string settings;
+  json s = ParseOrNull(c.sampling);
+  for (const char* key :
+       {"temperature", "max_tokens", "reasoning_effort", "thinking_budget_tokens"}) {
+    if (!s.is_object() || !s.contains(key)) continue;
+    const json& v = s[key];
+    if (v.is_null() || (v.is_string() && v.get<std::string>().empty()) || v == 0) continue;
+    settings += (settings.empty() ? "" : ", ") + std::string(key) + " " +
+                (v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  if (!c.prompt_version.empty())
+    settings += (settings.empty() ? "prompts " : "; prompts ") + c.prompt_version.substr(0, 8);
+  return c.provider + ":" + c.model + (settings.empty() ? "" : " (" + settings + ")");
+}
+
+std::string ModelOf(const RunData& run) {
+  std::string first, names;
+  std::set<std::string> seen;
+  for (const auto& c : run.calls) {
+    if (c.model.empty()) continue;
+    if (first.empty()) first = CallProvenance(c);
+    if (seen.insert(c.provider + ":" + c.model).second)
+      names += (names.empty() ? "" : ", ") + c.provider + ":" + c.model;
+  }
+  if (seen.size() > 1) return names;
+  if (!first.empty()) return first;
+  json config = ParseOrNull(run.run.config);
+  if (config.is_object() && config.contains("model") && config["model"].is_string())
+    return config["model"];
   return "";
 }
 
@@ -193,6 +228,7 @@ RunSummary SummarizeRun(const RunData& run) {
   s.reasons = ReasonCounts(run);
   s.spend = SpendOf(run.calls);
   s.machine = MachineOf(run);
+  s.model = ModelOf(run);
   s.optimize = run.run.kind == "optimize" || !run.calls.empty();
   return s;
 }
@@ -203,6 +239,7 @@ std::string RunSummaryText(const RunData& run, const RunSummary& s) {
                                 r.name.empty() ? "" : " " + r.name);
   out += fmt::format("created {}, updated {}, hone {}{}\n", r.created, r.updated, r.hone_version,
                      s.machine.empty() ? "" : ", machine: " + s.machine);
+  if (!s.model.empty()) out += "model: " + s.model + "\n";
   out += OutcomeLine(s);
   out += "\n" + SuiteMetricsTable(run.metrics);
   out += "\nbest kernel per task:\n" + TaskTable(run, s);
@@ -250,6 +287,7 @@ json RunSummaryJson(const RunData& run, const RunSummary& s) {
               {"updated", r.updated},
               {"hone_version", r.hone_version},
               {"machine", s.machine},
+              {"model", s.model},
               {"config", ParseOrNull(r.config)},
               {"summary", ParseOrNull(r.summary)}}},
             {"outcomes", s.outcomes},

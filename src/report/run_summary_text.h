@@ -52,7 +52,11 @@ struct RunSummary {
   std::map<std::string, int> outcomes;  // attempts by outcome
   std::vector<ReasonCount> reasons;     // most frequent first
   Spend spend;
-  std::string machine;    // from the run's config or summary, else a verdict; may be empty
+  std::string machine;  // from the run's config or summary, else a verdict; may be empty
+  // The model(s) that wrote the candidates, with the sampling settings and
+  // prompt version of their first call: "openai:gpt-4.1 (temperature 0.7,
+  // max_tokens 8192; prompts 3f2a9c1b)"; else the run's configured model.
+  std::string model;
   bool optimize = false;  // an LLM run: kind "optimize", or any LLM call
 };
 

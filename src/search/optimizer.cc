@@ -1,5 +1,7 @@
 #include "search/optimizer.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -70,16 +72,24 @@ class Loop {
   Result<OptimizeResult> Run();
 
  private:
-  Result<Verdict> Evaluate(const AttemptResult& r, const std::filesystem::path& candidate);
+  // The verdict; none when an interrupt came during the evaluation (Ctrl-C
+  // at a terminal reaches the sandboxes too, so the verdict may be the
+  // interrupt's): not kept, so --resume evaluates it again.
+  Result<std::optional<Verdict>> Evaluate(const AttemptResult& r,
+                                          const std::filesystem::path& candidate);
   void Issue();
   Status Receive(AttemptResult r);
   Status EvaluateNext();
   Status Finish(AttemptResult& r, const std::filesystem::path& candidate);
-  void Progress(const std::string& stage) {
+  void Progress(const std::string& stage, std::string notice = "") {
     if (progress_)
       progress_({result_.spend, result_.evaluated, result_.passed, in_flight_, stage,
-                 result_.sandbox_missing});
+                 result_.sandbox_missing, std::move(notice)});
   }
+  bool Interrupted() const { return options_.interrupted && options_.interrupted->load(); }
+  // Why nothing more may be asked ("" while the search goes on); out of
+  // time or interrupted, the calls still in flight are cancelled.
+  std::string StopNow();
 
   const Task& task_;
   const std::string& backend_;
@@ -103,11 +113,40 @@ class Loop {
     std::filesystem::path candidate;
   };
   std::deque<Pending> to_evaluate_;
+  std::atomic<bool> cancel_{false};  // calls in flight stop (ChatRequest::cancel)
 };
 
-void Loop::Issue() {
+std::string Loop::StopNow() {
   result_.spend.seconds = SecondsSince(start_);
-  if (!StopReason(options_.budget, result_.spend).empty() || strategy_.Finished()) return;
+  std::string why = Interrupted() ? "interrupted" : StopReason(options_.budget, result_.spend);
+  // Out of time (or told to stop): waiting for replies would overrun. Other
+  // budgets let the calls already made finish: their replies are paid for.
+  const Budget& b = options_.budget;
+  const bool out_of_time = b.max_seconds > 0 && result_.spend.seconds >= b.max_seconds;
+  if ((Interrupted() || out_of_time) && in_flight_ > 0 && !cancel_.exchange(true))
+    Progress("stopping", "stopping (" + why + "): cancelling " + std::to_string(in_flight_) +
+                             " LLM call(s) in flight");
+  return why;
+}
+
+// One line for a finished attempt: its verdict, or why there was none.
+std::string AttemptLine(const AttemptResult& r) {
+  std::string head = "candidate " + std::to_string(r.proposal.id) + ": ";
+  if (!r.reply.ok)
+    return head + "the LLM call failed" +
+           (r.reply.attempts > 1 ? " after " + std::to_string(r.reply.attempts) + " attempts"
+                                 : "") +
+           ": " + r.reply.error;
+  if (!r.verdict) return head + "no usable code in the reply (" + r.extraction.detail + ")";
+  const Verdict& v = *r.verdict;
+  if (r.passed()) return head + fmt::format("passed, {:.2f}x", v.speedup);
+  std::string why = v.reason.substr(0, v.reason.find('\n'));
+  if (why.size() > 160) why = why.substr(0, 157) + "...";
+  return head + std::string(StatusName(v.status)) + (why.empty() ? "" : ": " + why);
+}
+
+void Loop::Issue() {
+  if (!StopNow().empty() || strategy_.Finished()) return;
   int room = options_.llm_concurrency - in_flight_;
   // Do not run far ahead of evaluation: replies waiting to be evaluated
   // would be written without the feedback of the ones before them.
@@ -133,6 +172,7 @@ void Loop::Issue() {
       }
     }
     ChatRequest request = options_.sampling;
+    request.cancel = &cancel_;
     request.system = p.system;
     request.messages = p.messages;
     calls_.push_back(std::async(std::launch::async, [this, p = std::move(p), request]() mutable {
@@ -147,6 +187,12 @@ void Loop::Issue() {
 
 Status Loop::Receive(AttemptResult r) {
   --in_flight_;
+  if (r.reply.cancelled) {
+    // Not asked after all: a resumed run asks it again.
+    ++result_.cancelled;
+    --result_.spend.candidates;
+    return Status::Ok();
+  }
   result_.spend.input_tokens += r.reply.input_tokens;
   result_.spend.output_tokens += r.reply.output_tokens;
   result_.spend.dollars += r.reply.cost_usd;
@@ -155,6 +201,7 @@ Status Loop::Receive(AttemptResult r) {
   if (journal_) HONE_RETURN_IF_ERROR(journal_->RecordReply(r));
   if (!r.reply.ok) {
     ++result_.llm_failures;
+    result_.last_llm_error = r.reply.error;
     return Finish(r, {});
   }
   if (r.extraction.failure != ExtractFailure::kNone) {
@@ -172,7 +219,9 @@ Status Loop::EvaluateNext() {
   Pending next = std::move(to_evaluate_.front());
   to_evaluate_.pop_front();
   Progress("evaluating candidate " + std::to_string(next.attempt.proposal.id));
-  HONE_ASSIGN_OR_RETURN(Verdict v, Evaluate(next.attempt, next.candidate));
+  HONE_ASSIGN_OR_RETURN(std::optional<Verdict> verdict, Evaluate(next.attempt, next.candidate));
+  if (!verdict) return Status::Ok();
+  Verdict& v = *verdict;
   ++result_.evaluated;
   ++result_.verdicts[std::string(StatusName(v.status))];
   if (result_.sandbox_missing.empty()) result_.sandbox_missing = v.sandbox_missing;
@@ -191,24 +240,28 @@ Status Loop::EvaluateNext() {
   return Finish(r, next.candidate);
 }
 
-Result<Verdict> Loop::Evaluate(const AttemptResult& r, const std::filesystem::path& candidate) {
-  if (!journal_) return evaluator_.Evaluate(task_, candidate, options_.eval);
-  HONE_ASSIGN_OR_RETURN(std::optional<Verdict> stored, journal_->BeginEvaluation(r));
+Result<std::optional<Verdict>> Loop::Evaluate(const AttemptResult& r,
+                                              const std::filesystem::path& candidate) {
+  std::optional<Verdict> stored;
+  if (journal_) {
+    HONE_ASSIGN_OR_RETURN(stored, journal_->BeginEvaluation(r));
+  }
   if (stored) {
     verdict_from_store_.insert(r.proposal.id);
     ++result_.stored_verdicts;
-    return std::move(*stored);
+    return stored;
   }
   HONE_ASSIGN_OR_RETURN(Verdict v, evaluator_.Evaluate(task_, candidate, options_.eval));
-  HONE_RETURN_IF_ERROR(journal_->FinishEvaluation(r, v));
-  return v;
+  if (Interrupted()) return std::optional<Verdict>();
+  if (journal_) HONE_RETURN_IF_ERROR(journal_->FinishEvaluation(r, v));
+  return std::optional<Verdict>(std::move(v));
 }
 
 Status Loop::Finish(AttemptResult& r, const std::filesystem::path& candidate) {
   // The run folder has the attempts finished before a crash already.
   if (!verdict_from_store_.count(r.proposal.id)) HONE_RETURN_IF_ERROR(record_.Append(r, candidate));
   strategy_.Observe(r);
-  Progress("candidate " + std::to_string(r.proposal.id) + " done");
+  Progress("candidate " + std::to_string(r.proposal.id) + " done", AttemptLine(r));
   return Status::Ok();
 }
 
@@ -216,13 +269,17 @@ Result<OptimizeResult> Loop::Run() {
   while (true) {
     Issue();
     for (AttemptResult& r : inbox_.TakeAll()) HONE_RETURN_IF_ERROR(Receive(std::move(r)));
+    // Interrupted: replies not yet evaluated stay stored, for --resume.
+    if (Interrupted()) to_evaluate_.clear();
     if (!to_evaluate_.empty()) {
       HONE_RETURN_IF_ERROR(EvaluateNext());
       continue;
     }
     if (in_flight_ > 0) {
-      // Wake up now and then: the time budget may run out while waiting.
+      // Wake up now and then: the time budget may run out, or Ctrl-C come,
+      // while waiting; then the calls in flight are cancelled.
       inbox_.Wait(std::chrono::milliseconds(200));
+      StopNow();
       continue;
     }
     // Nothing in flight and nothing to evaluate: done unless the strategy
@@ -231,7 +288,9 @@ Result<OptimizeResult> Loop::Run() {
     if (in_flight_ == 0) break;
   }
   result_.spend.seconds = SecondsSince(start_);
-  result_.stop_reason = StopReason(options_.budget, result_.spend);
+  result_.interrupted = Interrupted();
+  result_.stop_reason =
+      result_.interrupted ? "interrupted" : StopReason(options_.budget, result_.spend);
   if (result_.stop_reason.empty()) result_.stop_reason = "the strategy made all its proposals";
   return result_;
 }
@@ -254,18 +313,22 @@ Result<OptimizeResult> Optimizer::Run(const OptimizeProgress& progress) {
   StrategyContext context{&task_, backend_, machine_, &prompts_};
   HONE_ASSIGN_OR_RETURN(auto strategy, MakeStrategy(options_.strategy, context));
   HONE_ASSIGN_OR_RETURN(RunRecord record, RunRecord::Create(options_.run_dir));
+  const LlmProvenance provenance{provider_.model().provider, provider_.model().model,
+                                 SamplingJson(options_.sampling), prompts_.version()};
   std::optional<RunJournal> journal;
   if (options_.store) {
     HONE_ASSIGN_OR_RETURN(journal, RunJournal::Open(*options_.store, options_.run_id, task_.hash,
                                                     backend_, options_.options_hash));
+    journal->SetProvenance(provenance);
   }
   Result<OptimizeResult> result = [&]() -> Result<OptimizeResult> {
     Loop loop(task_, backend_, provider_, evaluator_, builder_, options_, *strategy, record,
               journal ? &*journal : nullptr, progress);
     return loop.Run();
   }();
-  if (result.ok() && journal) result->replayed = journal->replayed();
   if (!result.ok()) return result;
+  if (journal) result->replayed = journal->replayed();
+  result->provenance = provenance;
   HONE_RETURN_IF_ERROR(record.WriteSummary(
       OptimizeResultJson(*result, provider_.model().text(), task_.name, options_.strategy.name)));
   return result;
@@ -283,6 +346,9 @@ std::string OptimizeResultJson(const OptimizeResult& r, const std::string& model
                       {"evaluated", r.evaluated},
                       {"passed", r.passed},
                       {"llm_failures", r.llm_failures},
+                      {"last_llm_error", r.last_llm_error},
+                      {"cancelled", r.cancelled},
+                      {"interrupted", r.interrupted},
                       {"extraction_failures", r.extraction_failures},
                       {"verdicts", r.verdicts},
                       {"input_tokens", s.input_tokens},
@@ -291,7 +357,8 @@ std::string OptimizeResultJson(const OptimizeResult& r, const std::string& model
                       {"seconds", s.seconds},
                       {"best_speedup", s.best_speedup},
                       {"replayed", r.replayed},
-                      {"stored_verdicts", r.stored_verdicts}};
+                      {"stored_verdicts", r.stored_verdicts},
+                      {"llm", ProvenanceJson(r.provenance)}};
   if (r.best_id >= 0) {
     j["best"] = {{"id", r.best_id}, {"candidate", r.best_candidate.string()}};
     if (r.best_verdict) j["best"]["verdict"] = VerdictToJson(*r.best_verdict);

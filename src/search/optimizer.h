@@ -14,6 +14,7 @@
 // written, the task's reference fails). One Run at a time per Optimizer.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -24,6 +25,7 @@
 #include "llm/provider.h"
 #include "run/evaluator.h"
 #include "search/budget.h"
+#include "search/provenance.h"
 #include "search/strategy.h"
 #include "store/store.h"
 
@@ -44,12 +46,18 @@ struct OptimizeOptions {
   Store* store = nullptr;
   int64_t run_id = 0;
   std::string options_hash;
+  // Set (by a signal handler, say) to stop: nothing new is asked, calls in
+  // flight are cancelled, the evaluation under way finishes. Not owned.
+  const std::atomic<bool>* interrupted = nullptr;
 };
 
 struct OptimizeResult {
   Spend spend;
   std::string stop_reason;
   int llm_failures = 0;         // calls that failed after every retry
+  std::string last_llm_error;   // the last of those failures' reasons
+  int cancelled = 0;            // calls cancelled when the search stopped (not counted as asked)
+  bool interrupted = false;     // OptimizeOptions::interrupted stopped it
   int extraction_failures = 0;  // replies with no usable code
   int evaluated = 0, passed = 0;
   std::map<std::string, int> verdicts;  // status name -> count
@@ -58,6 +66,7 @@ struct OptimizeResult {
   std::optional<Verdict> best_verdict;
   std::filesystem::path best_candidate;
   std::string sandbox_missing;  // protections not in force (from the first verdict that says)
+  LlmProvenance provenance;     // the model, sampling settings and prompts asked
   int replayed = 0;             // resumed: stored replies used instead of new LLM calls
   int stored_verdicts = 0;      // resumed: stored verdicts used instead of new evaluations
 };
@@ -67,6 +76,9 @@ struct OptimizeEvent {  // for live progress
   int evaluated, passed, in_flight;
   std::string stage;                   // what just happened
   const std::string& sandbox_missing;  // OptimizeResult::sandbox_missing so far
+  // A line to keep, printed as it happens: an attempt's outcome, an LLM
+  // call's failure. Empty for plain progress.
+  std::string notice;
 };
 using OptimizeProgress = std::function<void(const OptimizeEvent&)>;
 

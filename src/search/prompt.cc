@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "core/fs.h"
+#include "core/hash.h"
 #include "report/verdict_text.h"
 #include "task/task_text.h"
 
@@ -269,6 +270,12 @@ Result<PromptBuilder> PromptBuilder::Load(const std::filesystem::path& dir,
   HONE_ASSIGN_OR_RETURN(std::string contract, ReadFile(include_dir / "hone" / "kernel.h"));
   b.contract_ = TrimRight(std::move(contract));
   return b;
+}
+
+std::string PromptBuilder::version() const {
+  std::string all = contract_;
+  for (const auto& [stem, text] : templates_) all += "\n--- " + stem + "\n" + text;
+  return ContentHash({"prompts-v1", all}).substr(0, 16);
 }
 
 std::string PromptBuilder::Render(const std::string& stem,

@@ -63,6 +63,9 @@ class PromptBuilder {
   // for one faster kernel (one parent: mutation; two: crossover).
   std::string EvolveTurn(const Task& task, const std::string& backend, const MachineInfo& machine,
                          const std::vector<PromptAttempt>& parents) const;
+  // A content hash of every template and the contract header: which prompts
+  // a stored reply answered.
+  std::string version() const;
 
  private:
   // Renders a template Load checked; `values` holds all its placeholders.

@@ -103,6 +103,10 @@ Status RunJournal::RecordReply(const AttemptResult& r) {
   call.seconds = r.reply.seconds;
   call.http_attempts = r.reply.attempts;
   call.exchanges = ExchangesToJson(r.reply).dump();
+  call.provider = provenance_.provider;
+  call.model = provenance_.model;
+  call.sampling = ProvenanceJson(provenance_)["sampling"].dump();
+  call.prompt_version = provenance_.prompt_version;
   HONE_ASSIGN_OR_RETURN(int64_t id, store_->AddCandidate(c, &call));
   candidate_of_[p.id] = id;
   return Status::Ok();

@@ -26,6 +26,7 @@
 #include <string>
 
 #include "core/status.h"
+#include "search/provenance.h"
 #include "search/strategy.h"
 #include "store/store.h"
 
@@ -49,6 +50,9 @@ class RunJournal {
   Result<std::optional<Verdict>> BeginEvaluation(const AttemptResult& r);
   Status FinishEvaluation(const AttemptResult& r, const Verdict& v);
 
+  // Stored with every LLM call from now on.
+  void SetProvenance(LlmProvenance p) { provenance_ = std::move(p); }
+
   int replayed() const { return replayed_; }
   int stored_attempts() const { return stored_attempts_; }
 
@@ -70,6 +74,7 @@ class RunJournal {
   std::map<int, int64_t> evaluation_of_;              // proposal id -> evaluation id
   int next_seq_ = 0;
   int replayed_ = 0, stored_attempts_ = 0;
+  LlmProvenance provenance_;
 };
 
 }  // namespace hone

@@ -27,6 +27,28 @@ nlohmann::json ReplyJson(const ChatReply& r) {
 
 }  // namespace
 
+Result<std::filesystem::path> RunRecord::Claim(const std::filesystem::path& wanted, bool numbered) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (wanted.has_parent_path()) fs::create_directories(wanted.parent_path(), ec);
+  if (ec)
+    return Status::Io(wanted.parent_path().string() +
+                      ": cannot create the folder: " + ec.message());
+  for (int n = 1; n <= 1000; ++n) {
+    fs::path dir = n == 1 ? wanted : fs::path(wanted.string() + "-" + std::to_string(n));
+    if (fs::create_directory(dir, ec)) return dir;
+    if (ec) return Status::Io(dir.string() + ": cannot create the run folder: " + ec.message());
+    // An empty folder given by name is the user's to use; a numbered one
+    // may be another run's, claimed a moment ago.
+    if (!numbered && fs::is_directory(dir, ec) && fs::is_empty(dir, ec)) return dir;
+    if (!numbered)
+      return Status::Invalid(dir.string() +
+                             ": already holds files (another run's record?); choose another "
+                             "--run-dir, or continue that run with --resume");
+  }
+  return Status::Io(wanted.string() + ": no free run folder among 1000 numbered ones");
+}
+
 Result<RunRecord> RunRecord::Create(const std::filesystem::path& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir / "candidates", ec);

@@ -19,6 +19,11 @@ namespace hone {
 class RunRecord {
  public:
   static Result<RunRecord> Create(const std::filesystem::path& dir);
+  // A run folder no other run uses, created here: `wanted` when it does not
+  // exist or is empty; otherwise, when `numbered`, the first free of
+  // wanted-2, wanted-3, ... (mkdir is atomic, so two runs started in the
+  // same second get two folders), else an error naming the folder.
+  static Result<std::filesystem::path> Claim(const std::filesystem::path& wanted, bool numbered);
   // Writes the candidate source; returns its path.
   Result<std::filesystem::path> SaveCandidate(int id, const std::string& code,
                                               const std::string& backend);

@@ -68,6 +68,10 @@ struct StrategyOptions {
   int islands = 2, population = 4, generations = 4;  // evolve: initial samples per island
 };
 
+// Status::Invalid naming the flag: an unknown strategy, a count that must
+// be positive. Checked before a run is stored.
+Status ValidateStrategyOptions(const StrategyOptions& options);
+
 // The strategy `options.name`, or an error naming the known ones.
 Result<std::unique_ptr<SearchStrategy>> MakeStrategy(const StrategyOptions& options,
                                                      const StrategyContext& context);

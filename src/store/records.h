@@ -91,6 +91,11 @@ struct LlmCallRow {
   int http_attempts = 0;
   std::string exchanges = "[]";  // JSON: every HTTP exchange (no API keys: headers are not kept)
   std::string created;
+  // Provenance: the sampling settings asked for (JSON: temperature,
+  // max_tokens, reasoning_effort, thinking_budget_tokens) and the prompt
+  // templates' content hash.
+  std::string sampling = "{}";
+  std::string prompt_version;
 };
 
 // An evaluation: one unit of work (a candidate's source on a task under

@@ -137,10 +137,17 @@ CREATE TABLE run_tasks(
 );
 )sql";
 
+// Version 4: each LLM call's provenance beside its provider and model: the
+// sampling settings and the prompt templates' version.
+constexpr std::string_view kV4 = R"sql(
+ALTER TABLE llm_calls ADD COLUMN sampling TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE llm_calls ADD COLUMN prompt_version TEXT NOT NULL DEFAULT '';
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
-  static const std::vector<Migration> kSteps = {{1, kV1}, {2, kV2}, {3, kV3}};
+  static const std::vector<Migration> kSteps = {{1, kV1}, {2, kV2}, {3, kV3}, {4, kV4}};
   return kSteps;
 }
 

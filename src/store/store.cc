@@ -319,13 +319,14 @@ Result<int64_t> Store::InsertLlmCallLocked(const LlmCallRow& c, std::optional<in
       Stmt st,
       db_.Prepare("INSERT INTO llm_calls(run_id, candidate_id, attempt_seq, provider, model, ok, "
                   "error, finish_reason, truncated, input_tokens, output_tokens, cost_usd, "
-                  "seconds, http_attempts, exchanges, created) "
-                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                  "seconds, http_attempts, exchanges, created, sampling, prompt_version) "
+                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   st.Bind(1, c.run_id).Bind(2, candidate ? candidate : c.candidate_id).Bind(3, c.attempt_seq);
   st.Bind(4, c.provider).Bind(5, c.model).Bind(6, c.ok).Bind(7, c.error).Bind(8, c.finish_reason);
   st.Bind(9, c.truncated).Bind(10, c.input_tokens).Bind(11, c.output_tokens);
   st.Bind(12, c.cost_usd).Bind(13, c.seconds).Bind(14, c.http_attempts);
   st.Bind(15, c.exchanges.empty() ? std::string("[]") : c.exchanges).Bind(16, Now());
+  st.Bind(17, c.sampling.empty() ? std::string("{}") : c.sampling).Bind(18, c.prompt_version);
   HONE_RETURN_IF_ERROR(st.Run());
   return db_.LastInsertId();
 }
@@ -412,7 +413,8 @@ Result<std::vector<LlmCallRow>> Store::LlmCalls(int64_t run_id) {
       Stmt st,
       db_.Prepare("SELECT id, run_id, candidate_id, attempt_seq, provider, model, ok, error, "
                   "finish_reason, truncated, input_tokens, output_tokens, cost_usd, seconds, "
-                  "http_attempts, exchanges, created FROM llm_calls WHERE run_id = ? ORDER BY id"));
+                  "http_attempts, exchanges, created, sampling, prompt_version FROM llm_calls "
+                  "WHERE run_id = ? ORDER BY id"));
   st.Bind(1, run_id);
   std::vector<LlmCallRow> out;
   while (true) {
@@ -436,6 +438,8 @@ Result<std::vector<LlmCallRow>> Store::LlmCalls(int64_t run_id) {
     c.http_attempts = static_cast<int>(st.Int(14));
     c.exchanges = st.Text(15);
     c.created = st.Text(16);
+    c.sampling = st.Text(17);
+    c.prompt_version = st.Text(18);
     out.push_back(std::move(c));
   }
   return out;

@@ -14,9 +14,11 @@
 #include <set>
 #include <thread>
 
+#include "core/fs.h"
 #include "core/paths.h"
 #include "integration/test_env.h"
 #include "search/optimizer.h"
+#include "search/run_record.h"
 #include "store/store.h"
 #include "support/fake_llm_server.h"
 #include "task/task_loader.h"
@@ -276,6 +278,193 @@ TEST_F(OptimizeTest, CommandLineWritesTheBestKernelAndASummary) {
                       "--model", "nosuchprovider:x"});
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("nosuchprovider"), std::string::npos) << bad.output;
+}
+
+std::string FixtureAdd() { return (SourceDir() / "tests/integration/fixture_add").string(); }
+
+// Every LLM call failing (a 404: a base URL without /v1, say) is said as it
+// happens, and the run exits 1 (the environment failed), not 0.
+TEST_F(OptimizeTest, EveryCallFailingIsLoudAndExitsNonZero) {
+  server_.SetHandler([](const FakeRequest&) {
+    return FakeResponse{404, {}, ApiErrorBody("no such route")};
+  });
+  std::filesystem::path db = run_dir_ / "store.db";
+  auto r = RunHone({"optimize", FixtureAdd(), "--model", "openai-compatible:fake", "--base-url",
+                    server_.base_url(), "--strategy", "sample", "--samples", "2", "--run-dir",
+                    (run_dir_ / "failing").string(), "--store", db.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("candidate 0: the LLM call failed: HTTP 404"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("no such route"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("every LLM call failed (2 of 2)"), std::string::npos) << r.output;
+  auto store = Store::Open(db);
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ((*store)->GetRun(1)->status, "failed");
+
+  // A missing API key is named, and no request is made.
+  unsetenv("OPENAI_API_KEY");
+  size_t requests = server_.requests().size();
+  auto key = RunHone({"optimize", FixtureAdd(), "--model", "openai:gpt-4.1", "--strategy", "sample",
+                      "--samples", "1", "--run-dir", (run_dir_ / "nokey").string(), "--store",
+                      db.string()});
+  EXPECT_EQ(key.exit_code, 1) << key.output;
+  EXPECT_NE(key.output.find("$OPENAI_API_KEY is not set"), std::string::npos) << key.output;
+  EXPECT_EQ(server_.requests().size(), requests);
+}
+
+// A hung endpoint: --request-timeout bounds each attempt, and the time
+// budget cancels the calls in flight instead of waiting for them.
+TEST_F(OptimizeTest, HungEndpointsAreBoundedByRequestTimeoutAndTheTimeBudget) {
+  server_.SetHandler([](const FakeRequest&) {
+    FakeResponse r = Ok(OpenAiReply("late"));
+    r.delay_ms = 120000;
+    return r;
+  });
+  std::vector<std::string> base = {
+      "optimize",   FixtureAdd(),       "--model",    "openai-compatible:fake",
+      "--base-url", server_.base_url(), "--strategy", "sample"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunHone(args);
+  };
+  auto timed = with({"--samples", "1", "--request-timeout", "1", "--retries", "1", "--run-dir",
+                     (run_dir_ / "timeout").string()});
+  EXPECT_EQ(timed.exit_code, 1) << timed.output;
+  EXPECT_LT(timed.seconds, 30) << timed.output;
+  EXPECT_NE(timed.output.find("no reply within"), std::string::npos) << timed.output;
+
+  auto budget = with({"--samples", "2", "--concurrency", "2", "--budget-seconds", "1", "--run-dir",
+                      (run_dir_ / "budget").string(), "--json"});
+  EXPECT_EQ(budget.exit_code, 0) << budget.output;
+  EXPECT_LT(budget.seconds, 30) << budget.output;
+  auto j = nlohmann::json::parse(budget.output.substr(budget.output.find('{')), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << budget.output;
+  EXPECT_EQ(j["cancelled"], 2);
+  EXPECT_EQ(j["candidates"], 0);
+  EXPECT_EQ(j["llm_failures"], 0);
+}
+
+// Options that cannot work are refused before a run is stored: no junk
+// run, no folder created.
+TEST_F(OptimizeTest, BadOptionsAreRefusedBeforeAnythingIsStored) {
+  std::filesystem::path db = run_dir_ / "store.db";
+  // The options, and the flag the message must name.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"--strategy", "foo"}, "--strategy"},
+      {{"--strategy", "sample", "--samples", "0"}, "--samples"},
+      {{"--reasoning-effort", "extreme"}, "--reasoning-effort"},
+      {{"--budget-dollars", "0.001"}, "--prices"},  // no price for this model
+      {{"-o", "/nonexistent-hone-dir/sub/best.cpp"}, "does not exist"},
+      {{"--request-timeout", "0"}, "--request-timeout"},
+  };
+  for (const auto& [opts, named] : bad) {
+    std::vector<std::string> args = {
+        "optimize",   FixtureAdd(),       "--model", "openai-compatible:fake",
+        "--base-url", server_.base_url(), "--store", db.string()};
+    args.insert(args.end(), opts.begin(), opts.end());
+    auto r = RunHone(args);
+    EXPECT_EQ(r.exit_code, 2) << opts[0] << ": " << r.output;
+    EXPECT_NE(r.output.find(named), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("started optimize run"), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists("/nonexistent-hone-dir"));
+  EXPECT_TRUE(server_.requests().empty());
+  auto store = Store::Open(db);
+  ASSERT_TRUE(store.ok());
+  EXPECT_TRUE((*store)->ListRuns()->empty());
+}
+
+// Two runs never share a folder, even started in the same second; an
+// explicit --run-dir that holds a record is refused.
+TEST_F(OptimizeTest, EveryRunGetsAFolderOfItsOwn) {
+  std::filesystem::path wanted = run_dir_ / "runs" / "task-20260101-000000";
+  auto a = RunRecord::Claim(wanted, true);
+  auto b = RunRecord::Claim(wanted, true);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, wanted);
+  EXPECT_EQ(b->string(), wanted.string() + "-2");
+  WriteFileAtomic(*a / "attempts.jsonl", "{}\n");
+  auto taken = RunRecord::Claim(*a, false);
+  EXPECT_FALSE(taken.ok());
+  auto empty = RunRecord::Claim(*b, false);  // empty: usable
+  EXPECT_TRUE(empty.ok());
+
+  auto r = RunHone({"optimize", FixtureAdd(), "--model", "openai-compatible:fake", "--base-url",
+                    server_.base_url(), "--run-dir", a->string(), "--store",
+                    (run_dir_ / "store.db").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("already holds files"), std::string::npos) << r.output;
+}
+
+// Which model, provider, sampling settings and prompts made each reply is
+// stored with every call, exported, and named in the summary; retries are
+// said as they happen.
+TEST_F(OptimizeTest, EveryCallRecordsWhichModelAndSettingsMadeIt) {
+  server_.Enqueue(FakeResponse{429, {{"Retry-After", "0"}}, ApiErrorBody("slow down")});
+  server_.Enqueue(Ok(OpenAiReply(Fenced(FastKernel()))));
+  std::filesystem::path db = run_dir_ / "store.db";
+  auto r = RunHone({"optimize", FixtureAdd(), "--model", "openai-compatible:fake", "--base-url",
+                    server_.base_url(), "--strategy", "sample", "--samples", "1", "--temperature",
+                    "0.3", "--time-budget", "0.2", "--run-dir", (run_dir_ / "prov").string(),
+                    "--store", db.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("retrying in"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("candidate 0: passed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("model: openai-compatible:fake (temperature 0.3"), std::string::npos)
+      << r.output;
+  auto store = Store::Open(db);
+  ASSERT_TRUE(store.ok());
+  auto calls = (*store)->LlmCalls(1);
+  ASSERT_TRUE(calls.ok());
+  ASSERT_EQ(calls->size(), 1u);
+  EXPECT_EQ((*calls)[0].provider, "openai-compatible");
+  EXPECT_EQ((*calls)[0].model, "fake");
+  EXPECT_EQ(nlohmann::json::parse((*calls)[0].sampling)["temperature"], 0.3);
+  EXPECT_FALSE((*calls)[0].prompt_version.empty());
+  auto exported = RunHone({"export", "1", "--store", db.string(), "--quiet"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  auto row = nlohmann::json::parse(exported.output.substr(0, exported.output.find('\n')));
+  EXPECT_EQ(row["llm"]["provider"], "openai-compatible");
+  EXPECT_EQ(row["llm"]["model"], "fake");
+  EXPECT_EQ(row["llm"]["prompt_version"], (*calls)[0].prompt_version);
+  auto report = RunHone({"report", "1", "--store", db.string()});
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  EXPECT_NE(report.output.find("model: openai-compatible:fake (temperature 0.3"),
+            std::string::npos)
+      << report.output;
+}
+
+// Ctrl-C stops the search, keeps the run for --resume and says how.
+TEST_F(OptimizeTest, InterruptKeepsTheRunAndSaysHowToResume) {
+  std::atomic<int> answered{0};
+  server_.SetHandler([&](const FakeRequest&) {
+    FakeResponse r = Ok(OpenAiReply(Fenced(FastKernel())));
+    r.delay_ms = answered++ == 0 ? 0 : 120000;
+    return r;
+  });
+  std::filesystem::path db = run_dir_ / "store.db", log = run_dir_ / "interrupted.log";
+  pid_t pid = SpawnHone(
+      {"optimize", FixtureAdd(), "--model", "openai-compatible:fake", "--base-url",
+       server_.base_url(), "--strategy", "sample", "--samples", "3", "--concurrency", "1",
+       "--time-budget", "0.2", "--store", db.string(), "--run-dir", (run_dir_ / "int").string()},
+      log.string());
+  // Interrupt once the first reply is evaluated and the second call hangs.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline && answered.load() < 2)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  auto read = ReadFile(log);
+  std::string out = read.ok() ? *read : "";
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << out;
+  EXPECT_NE(out.find("hone optimize --resume 1"), std::string::npos) << out;
+  auto store = Store::Open(db);
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ((*store)->GetRun(1)->status, "running");
 }
 
 // `hone optimize` killed with SIGKILL mid-run and resumed: the replies it

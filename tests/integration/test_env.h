@@ -79,7 +79,8 @@ inline CommandResult RunHone(std::vector<std::string> args) {
 // Starts the hone binary in the background, in a process group of its own
 // (kill(-pid, SIGKILL) takes its sandboxes too), output to /dev/null; the
 // test reaps it with waitpid. HONE_CACHE points at the test cache.
-inline pid_t SpawnHone(const std::vector<std::string>& args) {
+// `output`, when given, receives stdout and stderr instead.
+inline pid_t SpawnHone(const std::vector<std::string>& args, const std::string& output = "") {
   TestCache();
   std::string hone = (BinaryDir() / "hone").string();
   std::vector<char*> argv = {hone.data()};
@@ -88,7 +89,8 @@ inline pid_t SpawnHone(const std::vector<std::string>& args) {
   pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
-    int null = open("/dev/null", O_WRONLY);
+    int null = output.empty() ? open("/dev/null", O_WRONLY)
+                              : open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(null, 1);
     dup2(null, 2);
     execv(hone.c_str(), argv.data());

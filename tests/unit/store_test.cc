@@ -178,6 +178,35 @@ TEST_F(StoreTest, MigratesAVersion1File) {
   sqlite3_close(raw);
 }
 
+// A version-3 store (before LLM calls carried their sampling settings and
+// prompt version) keeps its calls, which read back with empty provenance.
+TEST_F(StoreTest, MigratesAVersion3FileKeepingItsLlmCalls) {
+  {
+    sqlite3* raw = Raw();
+    std::string sql = "BEGIN; ";
+    for (const Migration& m : Migrations())
+      if (m.version <= 3) sql += std::string(m.sql);
+    Exec(raw, sql + "PRAGMA application_id = " + std::to_string(kHoneAppId) +
+                  "; PRAGMA user_version = 3; COMMIT;");
+    Exec(raw,
+         "INSERT INTO runs(kind, created, updated, status, hone_version) "
+         "VALUES ('optimize', '2024-01-01', '2024-01-01', 'finished', '0.0.1')");
+    Exec(raw,
+         "INSERT INTO llm_calls(run_id, provider, model, ok, created) "
+         "VALUES (1, 'openai', 'gpt-4.1', 1, '2024-01-01')");
+    sqlite3_close(raw);
+  }
+  auto s = OpenOrDie();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->schema_version(), CurrentSchemaVersion());
+  auto calls = s->LlmCalls(1);
+  ASSERT_TRUE(calls.ok()) << calls.status().message();
+  ASSERT_EQ(calls->size(), 1u);
+  EXPECT_EQ((*calls)[0].model, "gpt-4.1");
+  EXPECT_EQ((*calls)[0].sampling, "{}");
+  EXPECT_EQ((*calls)[0].prompt_version, "");
+}
+
 TEST_F(StoreTest, RefusesAStoreFromANewerHone) {
   { ASSERT_TRUE(OpenOrDie()); }
   sqlite3* raw = Raw();
