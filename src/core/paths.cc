@@ -50,8 +50,11 @@ Result<fs::path> Find(const Resource& r) {
   }
   std::string tried;
   for (const fs::path& dir : r.candidates) {
-    std::error_code ec;
-    if (Holds(dir, r.marker)) return fs::canonical(dir, ec);
+    if (Holds(dir, r.marker)) {
+      std::error_code ec;
+      fs::path canonical = fs::canonical(dir, ec);
+      return ec ? dir : canonical;
+    }
     if (!dir.empty()) tried += (tried.empty() ? "" : ", ") + dir.lexically_normal().string();
   }
   return Status::NotFound("cannot find " + std::string(r.what) + " (" + r.marker.string() +
