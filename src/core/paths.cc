@@ -3,10 +3,70 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <vector>
+
+#ifndef HONE_SOURCE_INCLUDE_DIR
+#define HONE_SOURCE_INCLUDE_DIR ""
+#endif
+#ifndef HONE_SOURCE_PROMPTS_DIR
+#define HONE_SOURCE_PROMPTS_DIR ""
+#endif
+#ifndef HONE_SOURCE_PYTHON_DIR
+#define HONE_SOURCE_PYTHON_DIR ""
+#endif
 
 namespace hone {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// One of hone's resource folders: the variable that overrides it, a file
+// that must be in it, and where to look without the variable.
+struct Resource {
+  const char* variable;
+  fs::path marker;  // relative to the folder
+  std::vector<fs::path> candidates;
+  const char* what;  // for messages
+};
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+bool Holds(const fs::path& dir, const fs::path& marker) {
+  std::error_code ec;
+  return !dir.empty() && fs::is_regular_file(dir / marker, ec);
+}
+
+// The variable's folder when it is set, else the first candidate holding
+// the marker.
+Result<fs::path> Find(const Resource& r) {
+  if (std::string e = Env(r.variable); !e.empty()) {
+    if (Holds(e, r.marker)) return fs::path(e);
+    return Status::NotFound(std::string(r.variable) + "=" + e + ": no " + r.marker.string() +
+                            " there");
+  }
+  std::string tried;
+  for (const fs::path& dir : r.candidates) {
+    if (Holds(dir, r.marker)) {
+      std::error_code ec;
+      fs::path canonical = fs::canonical(dir, ec);
+      return ec ? dir : canonical;
+    }
+    if (!dir.empty()) tried += (tried.empty() ? "" : ", ") + dir.lexically_normal().string();
+  }
+  return Status::NotFound("cannot find " + std::string(r.what) + " (" + r.marker.string() +
+                          "; looked in " + tried + "; set " + r.variable + ")");
+}
+
+// ../share/hone/NAME next to the running binary.
+fs::path InstalledShare(const char* name) {
+  return ExecutableDir() / ".." / "share" / "hone" / name;
+}
+
+}  // namespace
 
 fs::path ExecutableDir() {
   std::error_code ec;
@@ -15,32 +75,31 @@ fs::path ExecutableDir() {
 }
 
 Result<fs::path> FindIncludeDir() {
-  if (const char* e = std::getenv("HONE_INCLUDE_DIR"); e && *e) return fs::path(e);
-  for (fs::path candidate : {ExecutableDir() / ".." / "include", ExecutableDir() / "include",
-                             fs::path(HONE_SOURCE_INCLUDE_DIR)}) {
-    if (fs::is_regular_file(candidate / "hone" / "kernel.h")) return fs::canonical(candidate);
-  }
-  return Status::NotFound("cannot find hone/kernel.h (set HONE_INCLUDE_DIR)");
+  return Find({"HONE_INCLUDE_DIR",
+               fs::path("hone") / "kernel.h",
+               {ExecutableDir() / ".." / "include", ExecutableDir() / "include",
+                fs::path(HONE_SOURCE_INCLUDE_DIR)},
+               "the candidate contract header"});
 }
 
 Result<fs::path> FindPromptsDir() {
-  if (const char* e = std::getenv("HONE_PROMPTS"); e && *e) {
-    if (!fs::is_directory(e))
-      return Status::NotFound(std::string("HONE_PROMPTS=") + e + ": not a directory");
-    return fs::path(e);
-  }
-  for (fs::path candidate :
-       {fs::path(HONE_SOURCE_PROMPTS_DIR), ExecutableDir() / ".." / "share" / "hone" / "prompts"}) {
-    if (fs::is_regular_file(candidate / "system.txt")) return fs::canonical(candidate);
-  }
-  return Status::NotFound(
-      "cannot find the prompt templates (prompts/system.txt; set HONE_PROMPTS)");
+  return Find({"HONE_PROMPTS",
+               "system.txt",
+               {InstalledShare("prompts"), fs::path(HONE_SOURCE_PROMPTS_DIR)},
+               "the prompt templates"});
+}
+
+Result<fs::path> FindPythonDir() {
+  return Find({"HONE_PYTHON_DIR",
+               "hone_oracle.py",
+               {InstalledShare("python"), fs::path(HONE_SOURCE_PYTHON_DIR)},
+               "hone's Python files"});
 }
 
 Result<fs::path> FindSandboxExecutable(const std::string& name) {
   const char* var = name == "hone-sandbox-cuda" ? "HONE_SANDBOX_CUDA" : "HONE_SANDBOX";
-  if (const char* e = std::getenv(var); e && *e) {
-    if (access(e, X_OK) != 0)
+  if (std::string e = Env(var); !e.empty()) {
+    if (access(e.c_str(), X_OK) != 0)
       return Status::NotFound(std::string(var) + "=" + e + ": not an executable file");
     return fs::path(e);
   }

@@ -17,11 +17,8 @@
 #include <thread>
 
 #include "core/dtype.h"
+#include "core/paths.h"
 #include "core/subprocess.h"
-
-#ifndef HONE_SOURCE_PYTHON_DIR
-#define HONE_SOURCE_PYTHON_DIR ""
-#endif
 
 namespace hone {
 
@@ -58,8 +55,9 @@ Result<fs::path> FindScript(const OracleOptions& options) {
     p = e;
     from = "HONE_ORACLE";
   } else {
-    p = fs::path(HONE_SOURCE_PYTHON_DIR) / "hone_oracle.py";
-    from = "the source tree (HONE_SOURCE_PYTHON_DIR; set HONE_ORACLE to override)";
+    HONE_ASSIGN_OR_RETURN(fs::path dir, FindPythonDir());
+    p = dir / "hone_oracle.py";
+    from = "hone's Python files; set HONE_ORACLE to override";
   }
   std::error_code ec;
   if (!fs::is_regular_file(p, ec)) {

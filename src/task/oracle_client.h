@@ -36,8 +36,9 @@ struct OracleOptions {
   // import torch; a named interpreter is not --checked, its hello fails), else the first of every
   // `python3` on PATH and /usr/bin/python3 for which `<python> <script> --check` exits 0.
   std::string python;
-  // hone_oracle.py. Empty: HONE_ORACLE when set, else the source tree's
-  // python/hone_oracle.py (compile definition HONE_SOURCE_PYTHON_DIR).
+  // hone_oracle.py. Empty: HONE_ORACLE when set, else hone_oracle.py in
+  // FindPythonDir() (core/paths.h: an install's share/hone/python, else the
+  // source tree's python/).
   std::filesystem::path script;
   std::string device;  // `--device`; empty: the oracle's default
   // Where the oracle's stderr goes (appended). Empty: a temporary file,

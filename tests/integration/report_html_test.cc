@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -75,8 +76,31 @@ CommandResult Chromium(const std::string& chromium, const std::filesystem::path&
   return std::move(RunCommand({"/bin/sh", "-c", shell}, o)).value();
 }
 
+// What the page measured on one drawn plot (html_report.cc, recordChecks):
+// nothing cut off at the canvas's edge (a clipped label leaves ink there);
+// every two legend entries drawn unlike each other; on fast_p, KernelBench's
+// thresholds 0.5 to 2 spread over a good part of the width, not squeezed
+// into its left end, and its eager curve drawn at the heights of its data.
+void ExpectReadable(std::map<std::string, std::string>& c) {
+  ASSERT_TRUE(c.count("data-edge-ink")) << c["id"] << ": the page did not check it";
+  EXPECT_EQ(c["data-edge-ink"], "0") << c["id"] << ": something is cut off at the canvas's edge";
+  if (c.count("data-legend-items")) {
+    EXPECT_GT(std::atof(c["data-legend-least-difference"].c_str()), 0.2)
+        << c["id"] << ": two of its " << c["data-legend-items"]
+        << " legend entries are drawn alike";
+  }
+  if (c["data-chart"] != "fastp") return;
+  EXPECT_TRUE(c.count("data-legend-items")) << "fast_p has no legend";
+  EXPECT_GT(std::atof(c["data-threshold-spread"].c_str()), 0.15)
+      << "fast_p's thresholds 0.5 to 2 take only this share of its width";
+  EXPECT_GT(std::atoi(c["data-steps-checked"].c_str()), 0) << "fast_p's curve was not checked";
+  EXPECT_EQ(c["data-steps-off-curve"], "0") << "fast_p's curve is not drawn at its steps' heights ("
+                                            << c["data-steps-checked"] << " checked)";
+}
+
 // Opens the report in Chromium and checks every plot was drawn, without a
-// script error; with HONE_REPORT_SCREENSHOT keeps the page and a screenshot.
+// script error, and readable (ExpectReadable); with HONE_REPORT_SCREENSHOT
+// keeps the page and a screenshot.
 void ExpectPlotsDrawn(const std::filesystem::path& work, const std::filesystem::path& page,
                       const std::string& name, size_t min_plots) {
   std::string chromium = ChromiumBinary();
@@ -95,6 +119,7 @@ void ExpectPlotsDrawn(const std::filesystem::path& work, const std::filesystem::
     EXPECT_GT(std::atoi(c["width"].c_str()), 100) << c["id"];
     EXPECT_GT(std::atoi(c["height"].c_str()), 100) << c["id"];
     EXPECT_GT(std::atoi(c["data-drawn-pixels"].c_str()), 1000) << c["id"] << " was not drawn";
+    ExpectReadable(c);
   }
   const char* keep = std::getenv("HONE_REPORT_SCREENSHOT");
   if (!keep || !*keep) return;
@@ -198,9 +223,22 @@ TEST_F(ReportHtmlTest, OptimizeRunRendersEveryPlotInChromium) {
       ASSERT_TRUE(cand.ok()) << cand.status().message();
       auto e = store.BeginEvaluation(run, "k" + std::to_string(seq), c.task_hash, *cand);
       ASSERT_TRUE(e.ok());
-      json v = {{"status", seq % 3 ? "passed" : "incorrect"},
-                {"reason", seq % 3 ? "all checks passed" : "max error 0.5 at [3]"}};
-      if (seq % 3)
+      // Failures with a short reason and with long ones (the reasons plot
+      // must not cut their labels off).
+      bool failed = seq % 3 == 0 || seq == 4;
+      std::string reason =
+          seq == 4   ? "kernel.cpp:12:5: error: no matching function for call to "
+                       "'hone_numel(const hone_tensor&)'; did you mean 'hone_numel(const "
+                       "hone_tensor*)'?"
+          : seq == 9 ? "output 0 (out) differs from the reference at 1023 of 4096 elements: "
+                       "max abs error 0.51 at [3, 17] (case N=1023 seed=2 x~normal(0, 1))"
+          : failed   ? "max error 0.5 at [3]"
+                     : "all checks passed";
+      json v = {{"status", seq == 4 ? "compile_error"
+                           : failed ? "incorrect"
+                                    : "passed"},
+                {"reason", reason}};
+      if (!failed)
         v["timing"] = {{"speedup", 0.6 + 0.25 * seq},
                        {"speedup_compile", 0.4 + 0.1 * seq},
                        {"candidate", {{"median_us", 100.0 / seq}}},

@@ -256,19 +256,32 @@ TEST_F(HtmlReportTest, DataBlobHoldsWhatThePlotsDraw) {
   json data = DataBlob(html);
   ASSERT_TRUE(data.is_object());
   EXPECT_EQ(data, ReportChartData(d, SummarizeRun(d)));
+  // fast_p at its breaks, for a log axis: from 0.25 (below the slowest, 0.5)
+  // to 4 (past the fastest, 2.5), and at each best speedup (eager 0.5 and
+  // 2.5, compile 1.2), where the curves step down.
   const json& f = data["fast_p"];
-  ASSERT_EQ(f["p"].size(), 51u);
-  EXPECT_EQ(f["eager"].size(), 51u);
+  EXPECT_EQ(f["p"], json({0.25, 0.5, 1.2, 2.5, 4.0}));
+  ASSERT_EQ(f["eager"].size(), 5u);
   EXPECT_NEAR(f["eager"][0].get<double>(), 2.0 / 3, 1e-3);  // two of three tasks solved
-  EXPECT_DOUBLE_EQ(f["eager"][50].get<double>(), 0);        // the grid ends past the fastest
-  EXPECT_GE(f["p"][50].get<double>(), 2.5);
+  EXPECT_NEAR(f["eager"][1].get<double>(), 1.0 / 3, 1e-3);  // 0.5 is not faster than 0.5
+  EXPECT_NEAR(f["eager"][2].get<double>(), 1.0 / 3, 1e-3);
+  EXPECT_DOUBLE_EQ(f["eager"][3].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(f["eager"][4].get<double>(), 0);
   ASSERT_FALSE(f["compile"].is_null());
+  EXPECT_NEAR(f["compile"][1].get<double>(), 1.0 / 3, 1e-3);
+  EXPECT_DOUBLE_EQ(f["compile"][2].get<double>(), 0);
   EXPECT_EQ(f["thresholds"].size(), std::size(kFastPThresholds));
   int histogram = 0;
   for (const auto& n : data["speedup_histogram"]["counts"]) histogram += n.get<int>();
   EXPECT_EQ(histogram, 3);  // every passed, timed attempt
   EXPECT_EQ(data["outcomes"]["labels"][0], "passed");
   EXPECT_EQ(data["reasons"]["counts"][0], 2);
+  // Reason labels are wrapped into lines of at most 40 characters.
+  for (const auto& label : data["reasons"]["labels"]) {
+    ASSERT_TRUE(label.is_array()) << label;
+    for (const auto& l : label) EXPECT_LE(l.get<std::string>().size(), 40u) << label;
+  }
+  EXPECT_EQ(data["reasons"]["labels"][0], json({"incorrect: max error 3 at [5]"}));
   // vector_add: best 1.5 from seq 2, 2.5 from seq 3.
   const json& add = data["progress_by_candidate"][0];
   EXPECT_EQ(add["label"], "vector_add");
