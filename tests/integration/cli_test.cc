@@ -147,6 +147,29 @@ TEST(CliTest, TaskShowListsTheContractArguments) {
   EXPECT_EQ(doc["cases"][0]["inputs"][1]["shape"][0], 4096);
 }
 
+// Issue 15: --allow takes one value per use, so it may come before the
+// positional arguments, as --allow=RULE and repeated.
+TEST(CliTest, AllowTakesOneValuePerUse) {
+  for (const std::vector<std::string>& allow :
+       std::vector<std::vector<std::string>>{{"--allow", "library"},
+                                             {"--allow=library"},
+                                             {"--allow", "library", "--allow", "file"}}) {
+    std::vector<std::string> args = {"eval"};
+    args.insert(args.end(), allow.begin(), allow.end());
+    args.insert(args.end(), {Fixture(), Candidate("correct.cpp"), "--no-time", "--json"});
+    auto r = RunHone(args);
+    ASSERT_EQ(r.exit_code, 0) << allow[0] << ": " << r.output;
+    EXPECT_EQ(nlohmann::json::parse(r.output)["status"], "passed");
+  }
+  auto lint = RunHone({"lint", "--allow", "file", Candidate("read_file.cpp")});
+  EXPECT_EQ(lint.exit_code, 0) << lint.output;
+  EXPECT_NE(lint.output.find("1 file(s), 0 finding(s)"), std::string::npos) << lint.output;
+  auto two = RunHone({"lint", "--allow", "file", Candidate("read_file.cpp"), "--allow", "library",
+                      Candidate("correct.cpp")});
+  EXPECT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_NE(two.output.find("2 file(s), 0 finding(s)"), std::string::npos) << two.output;
+}
+
 TEST(CliTest, MachineReportsCeilings) {
   auto r = RunHone({"machine", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
