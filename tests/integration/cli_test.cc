@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "test_env.h"
 
@@ -168,6 +169,41 @@ TEST(CliTest, AllowTakesOneValuePerUse) {
                       Candidate("correct.cpp")});
   EXPECT_EQ(two.exit_code, 0) << two.output;
   EXPECT_NE(two.output.find("2 file(s), 0 finding(s)"), std::string::npos) << two.output;
+}
+
+// Every line of an output is "hone: ..." (a usage error, nothing else).
+void ExpectOnlyHoneLines(const std::string& output) {
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);)
+    EXPECT_EQ(line.rfind("hone: ", 0), 0u) << "line without the prefix: " << line;
+}
+
+TEST(CliTest, UnknownSubcommandIsNamedAndEveryParseErrorSaysHone) {
+  auto r = RunHone({"evall", Fixture()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("hone: unknown subcommand 'evall' (eval, bench, task"), std::string::npos)
+      << r.output;
+  ExpectOnlyHoneLines(r.output);
+  auto nested = RunHone({"task", "shoe", Fixture()});
+  EXPECT_EQ(nested.exit_code, 2);
+  EXPECT_NE(nested.output.find("hone: task: unknown subcommand 'shoe' (show"), std::string::npos)
+      << nested.output;
+  auto none = RunHone({});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.output.find("hone: a subcommand is required"), std::string::npos) << none.output;
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"eval", Fixture()},
+           {"eval", Fixture(), Candidate("correct.cpp"), "--nosuchflag"},
+           {"eval", Fixture(), Candidate("correct.cpp"), "--min-reps", "many"},
+           {"lint", "--allow"}}) {
+    auto e = RunHone(bad);
+    EXPECT_EQ(e.exit_code, 2) << bad.back() << ": " << e.output;
+    EXPECT_FALSE(e.output.empty()) << bad.back();
+    ExpectOnlyHoneLines(e.output);
+  }
+  auto missing = RunHone({"eval", Fixture()});
+  EXPECT_NE(missing.output.find("hone: eval: candidate is required"), std::string::npos)
+      << missing.output;
 }
 
 TEST(CliTest, MachineReportsCeilings) {
