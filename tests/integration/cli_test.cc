@@ -206,6 +206,21 @@ TEST(CliTest, UnknownSubcommandIsNamedAndEveryParseErrorSaysHone) {
       << missing.output;
 }
 
+TEST(CliTest, WrongTypeInTaskTomlIsNamedWithItsLine) {
+  std::filesystem::path dir = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-cli");
+  std::filesystem::copy(Fixture(), dir / "t");
+  std::string toml = *ReadFile(dir / "t" / "task.toml");
+  toml.replace(toml.find("shape = [\"N\"]"), 13, "shape = \"N\"");
+  ASSERT_TRUE(WriteFileAtomic(dir / "t" / "task.toml", toml).ok());
+  auto r = RunHone({"eval", (dir / "t").string(), Candidate("correct.cpp")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("task.toml:9: inputs[0].shape: expected an array of strings"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("got a string"), std::string::npos) << r.output;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliTest, MachineReportsCeilings) {
   auto r = RunHone({"machine", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
