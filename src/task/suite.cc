@@ -67,9 +67,8 @@ bool HasProblems(const fs::path& dir) {
 }  // namespace
 
 bool IsSolutionFor(const fs::path& file, const std::string& backend) {
-  std::string ext = file.extension().string();
-  if (ext == ".py") return true;
-  return backend == "cuda" ? ext == ".cu" : (ext == ".cpp" || ext == ".cc");
+  std::string kind = CandidateKind(file);
+  return kind == "compat" || kind == backend;
 }
 
 Result<std::vector<SuiteEntry>> DiscoverSuite(const fs::path& suite, const SuiteLayout& layout) {

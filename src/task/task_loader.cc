@@ -379,19 +379,44 @@ Result<Task> ParseTaskTable(const toml::table& root, const std::filesystem::path
   return task;
 }
 
+// For a folder that holds task folders: " (it holds task folders, such as X/a)".
+std::string TaskFolderHint(const std::filesystem::path& dir) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (IsNativeTaskDir(e.path())) return "; it holds task folders, such as " + e.path().string();
+  return "";
+}
+
 }  // namespace
 
 bool IsNativeTaskDir(const std::filesystem::path& dir) {
   return std::filesystem::is_regular_file(dir / "task.toml");
 }
 
-Result<Task> LoadNativeTask(const std::filesystem::path& dir_in) {
-  std::filesystem::path dir = dir_in.lexically_normal();
-  if (!dir.empty() && dir.filename().empty()) dir = dir.parent_path();
+Result<std::filesystem::path> NativeTaskDir(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  fs::path p = path.lexically_normal();
+  if (!p.empty() && p.filename().empty()) p = p.parent_path();
+  std::error_code ec;
+  fs::file_status st = fs::status(p, ec);
+  if (!fs::exists(st)) return Status::Invalid(p.string() + ": no such task (not found)");
+  if (fs::is_regular_file(st) && p.filename() == "task.toml")
+    return p.has_parent_path() ? p.parent_path() : fs::current_path();
+  if (!fs::is_directory(st))
+    return Status::Invalid(p.string() +
+                           ": not a task (a task is a folder with a task.toml, or a PyTorch "
+                           "problem file .py)");
+  if (!IsNativeTaskDir(p))
+    return Status::Invalid(p.string() + ": not a native task (no task.toml in this folder)" +
+                           TaskFolderHint(p));
+  return p;
+}
+
+Result<Task> LoadNativeTask(const std::filesystem::path& path) {
+  HONE_ASSIGN_OR_RETURN(std::filesystem::path dir, NativeTaskDir(path));
   std::filesystem::path file = dir / "task.toml";
   auto text = ReadFile(file);
-  if (!text.ok())
-    return Status::Invalid(dir.string() + ": not a native task (no readable task.toml)");
+  if (!text.ok()) return Status::Invalid(file.string() + ": " + text.status().message());
   FieldError err(file.string());
   toml::table root;
   try {

@@ -221,6 +221,43 @@ TEST(CliTest, WrongTypeInTaskTomlIsNamedWithItsLine) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(CliTest, CandidateFilesAreCheckedByExtensionAndKind) {
+  std::filesystem::path dir = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-cli");
+  for (const char* name : {"c.txt", "c.c", "c"})
+    std::filesystem::copy_file(Candidate("correct.cpp"), dir / name);
+  for (const char* name : {"c.txt", "c.c"}) {
+    auto r = RunHone({"eval", Fixture(), (dir / name).string(), "--no-time"});
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    std::string ext = std::filesystem::path(name).extension().string();
+    EXPECT_NE(r.output.find("hone: " + (dir / name).string() + ": unknown extension '" + ext +
+                            "'; a candidate is .cpp, .cc or .cxx (CPU), .cu (CUDA), or .py"),
+              std::string::npos)
+        << r.output;
+  }
+  auto bare = RunHone({"eval", Fixture(), (dir / "c").string(), "--no-time"});
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_NE(bare.output.find("no extension"), std::string::npos) << bare.output;
+  auto folder = RunHone({"eval", Fixture(), dir.string(), "--no-time"});
+  EXPECT_EQ(folder.exit_code, 2);
+  EXPECT_NE(folder.output.find(dir.string() + ": is a directory"), std::string::npos)
+      << folder.output;
+  std::filesystem::copy_file(Candidate("correct.cpp"), dir / "c.cxx");
+  auto cxx = RunHone({"eval", Fixture(), (dir / "c.cxx").string(), "--no-time", "--json"});
+  ASSERT_EQ(cxx.exit_code, 0) << cxx.output;
+  EXPECT_EQ(nlohmann::json::parse(cxx.output)["status"], "passed");
+  // A path to task.toml means its folder.
+  auto toml =
+      RunHone({"eval", Fixture() + "/task.toml", Candidate("correct.cpp"), "--no-time", "--json"});
+  ASSERT_EQ(toml.exit_code, 0) << toml.output;
+  EXPECT_EQ(nlohmann::json::parse(toml.output)["status"], "passed");
+  auto not_task = RunHone({"eval", Candidate("correct.cpp"), Candidate("correct.cpp")});
+  EXPECT_EQ(not_task.exit_code, 2);
+  EXPECT_NE(not_task.output.find("correct.cpp: not a task (a task is a folder with a task.toml"),
+            std::string::npos)
+      << not_task.output;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliTest, MachineReportsCeilings) {
   auto r = RunHone({"machine", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -148,7 +148,37 @@ TEST_F(TaskLoaderTest, MissingReferenceIsNamed) {
 TEST_F(TaskLoaderTest, NotATaskFolder) {
   auto t = LoadNativeTask(dir_ / "nope");
   ASSERT_FALSE(t.ok());
-  EXPECT_NE(t.status().message().find("not a native task"), std::string::npos);
+  EXPECT_NE(t.status().message().find("nope: no such task (not found)"), std::string::npos)
+      << t.status().message();
+  std::filesystem::create_directories(dir_ / "empty");
+  auto empty = LoadNativeTask(dir_ / "empty");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("not a native task (no task.toml"), std::string::npos)
+      << empty.status().message();
+  auto file = LoadNativeTask(dir_ / "reference.cpp");
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.status().message().find("reference.cpp: not a task"), std::string::npos)
+      << file.status().message();
+}
+
+TEST_F(TaskLoaderTest, AFolderOfTasksSaysSo) {
+  Load(kGood);
+  std::filesystem::path suite = dir_ / "suite";
+  std::filesystem::create_directories(suite / "conv");
+  for (const char* f : {"task.toml", "reference.cpp"})
+    std::filesystem::copy_file(dir_ / f, suite / "conv" / f);
+  auto t = LoadNativeTask(suite);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("it holds task folders, such as"), std::string::npos)
+      << t.status().message();
+}
+
+TEST_F(TaskLoaderTest, ATaskTomlPathMeansItsFolder) {
+  Load(kGood);
+  auto t = LoadNativeTask(dir_ / "task.toml");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->name, "conv");
+  EXPECT_EQ(t->dir, dir_.lexically_normal());
 }
 
 // A value of the wrong type is named with its line, what was expected and
