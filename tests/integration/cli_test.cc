@@ -258,6 +258,31 @@ TEST(CliTest, CandidateFilesAreCheckedByExtensionAndKind) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(CliTest, TaskShowAFolderOfTasksShowsEach) {
+  std::string examples = (SourceDir() / "tasks/examples").string();
+  auto r = RunHone({"task", "show", examples});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* t : {"attention (attention)", "gelu (elementwise)", "softmax (softmax)"})
+    EXPECT_NE(r.output.find(t), std::string::npos) << t << "\n" << r.output;
+  auto j = RunHone({"task", "show", examples, "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.output;
+  auto doc = nlohmann::json::parse(j.output);
+  EXPECT_EQ(doc["tasks"].size(), 8u);
+  EXPECT_EQ(doc["failed"].size(), 0u);
+  // One task that does not load is said; the others are still shown.
+  std::filesystem::path dir = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-cli");
+  std::filesystem::copy(Fixture(), dir / "a");
+  std::filesystem::copy(Fixture(), dir / "b");
+  ASSERT_TRUE(WriteFileAtomic(dir / "b" / "task.toml", "name = 3\n").ok());
+  auto some = RunHone({"task", "show", dir.string()});
+  EXPECT_EQ(some.exit_code, 2) << some.output;
+  EXPECT_NE(some.output.find("fixture_add (elementwise)"), std::string::npos) << some.output;
+  EXPECT_NE(some.output.find("hone: " + (dir / "b" / "task.toml").string() + ":1: name"),
+            std::string::npos)
+      << some.output;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliTest, MachineReportsCeilings) {
   auto r = RunHone({"machine", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
