@@ -267,7 +267,8 @@ struct Tally {
   double kernel_seconds = 0;
   std::string Line(const std::string& what) const {
     std::string eta = fresh > 0 ? ", ETA " + FormatEta(fresh_seconds / fresh * (total - done)) : "";
-    return fmt::format("[{}/{} done, {} passed, best {:.2f}x{}] {}", done, total, passed, best, eta,
+    std::string fastest = best > 0 ? fmt::format("{:.2f}x", best) : "-";
+    return fmt::format("[{}/{} done, {} passed, best {}{}] {}", done, total, passed, fastest, eta,
                        what);
   }
   void Count(const std::string& status, std::optional<double> speedup) {

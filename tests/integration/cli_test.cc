@@ -283,6 +283,45 @@ TEST(CliTest, TaskShowAFolderOfTasksShowsEach) {
   std::filesystem::remove_all(dir);
 }
 
+// A bench suite of one task with its two solutions, in a folder of its own.
+struct BenchSuite {
+  std::filesystem::path dir;
+  BenchSuite() {
+    dir = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-cli-bench");
+    std::filesystem::create_directories(dir / "suite");
+    std::filesystem::copy(SourceDir() / "tasks/examples/gelu", dir / "suite" / "gelu",
+                          std::filesystem::copy_options::recursive);
+  }
+  ~BenchSuite() { std::filesystem::remove_all(dir); }
+  std::string suite() const { return (dir / "suite").string(); }
+  std::string store() const { return (dir / "s.db").string(); }
+};
+
+TEST(CliTest, UntimedRunsSayNotTimed) {
+  auto eval = RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--no-time"});
+  ASSERT_EQ(eval.exit_code, 0) << eval.output;
+  EXPECT_NE(eval.output.find("speedup: not timed"), std::string::npos) << eval.output;
+  BenchSuite b;
+  auto r = RunHone({"bench", b.suite(), "--store", b.store(), "--no-time"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* label : {"fast_1 eager", "geomean (all, unsolved 1x)"}) {
+    size_t at = r.output.find(label);
+    ASSERT_NE(at, std::string::npos) << label << "\n" << r.output;
+    EXPECT_NE(r.output.substr(at, r.output.find('\n', at) - at).find("not timed"),
+              std::string::npos)
+        << r.output;
+  }
+  EXPECT_EQ(r.output.find("0.00x"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("1.00x"), std::string::npos) << r.output;
+  auto j = RunHone(
+      {"bench", b.suite(), "--store", (b.dir / "j.db").string(), "--no-time", "--json", "--quiet"});
+  ASSERT_EQ(j.exit_code, 0) << j.output;
+  auto metrics = nlohmann::json::parse(j.output.substr(j.output.find("{\n")))["summary"]["metrics"];
+  EXPECT_EQ(metrics["timed"], false);
+  EXPECT_TRUE(metrics["fast_p"][0]["eager"].is_null()) << metrics.dump();
+  EXPECT_TRUE(metrics["geomean_speedup_all_tasks"].is_null()) << metrics.dump();
+}
+
 TEST(CliTest, MachineReportsCeilings) {
   auto r = RunHone({"machine", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
