@@ -322,6 +322,29 @@ TEST(CliTest, UntimedRunsSayNotTimed) {
   EXPECT_TRUE(metrics["geomean_speedup_all_tasks"].is_null()) << metrics.dump();
 }
 
+// A crash, a nonzero return or a hang is a failed check ("call"); a verdict
+// without a precision measurement prints no precision line.
+TEST(CliTest, AFailedCallIsAFailedCheck) {
+  for (const char* c : {"segfault.cpp", "nonzero_return.cpp"}) {
+    auto text = RunHone({"eval", Fixture(), Candidate(c), "--no-time"});
+    ASSERT_EQ(text.exit_code, 0) << text.output;
+    EXPECT_NE(text.output.find("runtime_error"), std::string::npos) << text.output;
+    EXPECT_NE(text.output.find("checks: 1 passed, 1 failed"), std::string::npos) << text.output;
+    EXPECT_EQ(text.output.find("precision:"), std::string::npos) << text.output;
+    auto json = RunHone({"eval", Fixture(), Candidate(c), "--no-time", "--json"});
+    ASSERT_EQ(json.exit_code, 0) << json.output;
+    auto doc = nlohmann::json::parse(json.output);
+    EXPECT_EQ(doc["checks_failed"], 1);
+    EXPECT_EQ(doc["checks"].back()["name"], "call");
+    EXPECT_EQ(doc["checks"].back()["passed"], false);
+    EXPECT_EQ(doc["checks"].back()["detail"], doc["reason"]);
+  }
+  auto wrong = RunHone({"eval", Fixture(), Candidate("wrong_result.cpp"), "--no-time"});
+  ASSERT_EQ(wrong.exit_code, 0) << wrong.output;
+  EXPECT_NE(wrong.output.find("checks: 1 passed, 1 failed"), std::string::npos) << wrong.output;
+  EXPECT_EQ(wrong.output.find("precision:"), std::string::npos) << wrong.output;
+}
+
 TEST(CliTest, MachineReportsCeilings) {
   auto r = RunHone({"machine", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
