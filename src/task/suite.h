@@ -33,7 +33,8 @@ struct SuiteLayout {
   std::filesystem::path solutions_root;  // PyTorch problems (empty: SUITE/candidates)
 };
 
-// Errors: not a folder, nothing that looks like a task in it (kInvalidInput).
+// Errors (kInvalidInput): not a folder, nothing that looks like a task in it,
+// a name of layout.only that is no solution's.
 Result<std::vector<SuiteEntry>> DiscoverSuite(const std::filesystem::path& suite,
                                               const SuiteLayout& layout);
 

@@ -297,6 +297,32 @@ struct BenchSuite {
   std::string store() const { return (dir / "s.db").string(); }
 };
 
+TEST(CliTest, BenchRowsHaveAHeaderAndOnlyMustMatch) {
+  BenchSuite b;
+  auto r = RunHone({"bench", b.suite(), "--store", b.store(), "--no-time", "--only", "naive"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  size_t header = r.output.find("unit ");
+  ASSERT_NE(header, std::string::npos) << r.output;
+  std::string line = r.output.substr(header, r.output.find('\n', header) - header);
+  for (const char* column : {"status", "candidate", "reference", "speedup", "SOL%"})
+    EXPECT_NE(line.find(column), std::string::npos) << column << " in " << line;
+  EXPECT_LT(header, r.output.find("gelu/naive.cpp")) << r.output;
+  auto nosuch =
+      RunHone({"bench", b.suite(), "--store", b.store(), "--no-time", "--only", "nosuch"});
+  EXPECT_EQ(nosuch.exit_code, 2) << nosuch.output;
+  EXPECT_NE(nosuch.output.find("hone: --only 'nosuch' matched no solution of any task (the cpu "
+                               "solutions in " +
+                               b.suite() + ": fast, naive)"),
+            std::string::npos)
+      << nosuch.output;
+  EXPECT_EQ(nosuch.output.find("started bench run"), std::string::npos) << nosuch.output;
+  auto one_bad = RunHone(
+      {"bench", b.suite(), "--store", b.store(), "--no-time", "--only", "fast,nosuch", "--quiet"});
+  EXPECT_EQ(one_bad.exit_code, 2) << one_bad.output;
+  EXPECT_NE(one_bad.output.find("--only 'nosuch' matched no solution"), std::string::npos)
+      << one_bad.output;
+}
+
 TEST(CliTest, UntimedRunsSayNotTimed) {
   auto eval = RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--no-time"});
   ASSERT_EQ(eval.exit_code, 0) << eval.output;
