@@ -267,7 +267,8 @@ struct Tally {
   double kernel_seconds = 0;
   std::string Line(const std::string& what) const {
     std::string eta = fresh > 0 ? ", ETA " + FormatEta(fresh_seconds / fresh * (total - done)) : "";
-    return fmt::format("[{}/{} done, {} passed, best {:.2f}x{}] {}", done, total, passed, best, eta,
+    std::string fastest = best > 0 ? fmt::format("{:.2f}x", best) : "-";
+    return fmt::format("[{}/{} done, {} passed, best {}{}] {}", done, total, passed, fastest, eta,
                        what);
   }
   void Count(const std::string& status, std::optional<double> speedup) {
@@ -278,15 +279,26 @@ struct Tally {
   }
 };
 
+// One unit's row of the table; RowHeader names its columns.
+std::string RowCells(const std::string& label, const std::string& status, const std::string& cand,
+                     const std::string& ref, const std::string& speedup, const std::string& sol) {
+  return fmt::format("{:<34} {:<14} {:>11} {:>11} {:>8} {:>6}", label.substr(0, 34), status, cand,
+                     ref, speedup, sol);
+}
+
+std::string RowHeader() {
+  return RowCells("unit", "status", "candidate", "reference", "speedup", "SOL%");
+}
+
 std::string Row(const std::string& label, const std::string& status,
                 const std::optional<double>& cand_us, const std::optional<double>& ref_us,
                 const std::optional<double>& speedup, const std::optional<double>& sol) {
   auto us = [](const std::optional<double>& x) {
     return x ? FormatSeconds(*x * 1e-6) : std::string("-");
   };
-  return fmt::format("{:<34} {:<14} {:>11} {:>11} {:>8} {:>6}", label.substr(0, 34), status,
-                     us(cand_us), us(ref_us), speedup ? fmt::format("{:.2f}x", *speedup) : "-",
-                     sol && *sol > 0 ? fmt::format("{:.1f}", *sol) : "-");
+  return RowCells(label, status, us(cand_us), us(ref_us),
+                  speedup ? fmt::format("{:.2f}x", *speedup) : "-",
+                  sol && *sol > 0 ? fmt::format("{:.1f}", *sol) : "-");
 }
 
 // Evaluates one unit unless the store already has its result.
@@ -369,6 +381,13 @@ Status EvaluateUnits(Store& db, int64_t run_id, const BenchArgs& a, Plan& plan, 
   auto prebuild_start = std::chrono::steady_clock::now();
   Prebuild(plan, todo, builder, evaluator, progress);
   prebuild_seconds = SecondsSince(prebuild_start);
+  if (!todo.empty()) {
+    progress.Note(RowHeader());
+    if (!a.out.json && !a.out.quiet) {
+      progress.Clear();
+      std::cout << RowHeader() << "\n" << std::flush;
+    }
+  }
   std::set<size_t> broken;  // tasks whose evaluation failed as a whole
   for (const Unit* u : todo) {
     if (broken.count(u->task)) continue;
@@ -500,6 +519,11 @@ int RunBench(BenchArgs a) {
   if (!sizes.ok()) return ReportError(sizes.status());
   if (!a.suite.empty() && !fs::is_directory(a.suite))
     return ReportError(Status::Invalid(a.suite + ": not a directory"));
+  // A suite without tasks, or an --only that matches nothing, is said
+  // before a run is begun for it.
+  if (!resumed && !a.suite.empty())
+    if (auto e = DiscoverSuite(a.suite, SuiteLayout{a.backend, a.only, a.solutions}); !e.ok())
+      return ReportError(e.status());
   if (!resumed) {
     auto id = db.CreateRun("bench", ConfigOf(a).dump(), a.name.empty() ? a.suite : a.name);
     if (!id.ok()) return ReportError(id.status());

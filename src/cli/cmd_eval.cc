@@ -25,8 +25,7 @@ int RunEval(const EvalArgs& a) {
   if (!options.ok()) return ReportError(options.status());
   auto sizes = ToSizePolicy(a.flags);
   if (!sizes.ok()) return ReportError(sizes.status());
-  if (!std::filesystem::is_regular_file(a.candidate))
-    return ReportError(Status::Invalid(a.candidate + ": candidate file not found"));
+  if (Status st = CheckCandidateFile(a.candidate); !st.ok()) return ReportError(st);
   auto backend = CandidateBackend(a.candidate, a.backend);
   if (!backend.ok()) return ReportError(backend.status());
   options->backend = *backend;

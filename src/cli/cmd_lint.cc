@@ -77,7 +77,7 @@ Command RegisterLint(CLI::App& app) {
   CLI::App* lint = app.add_subcommand(
       "lint", "Check candidate sources against the static rules, without building them");
   lint->add_option("files", args->files, "Candidate sources (.cpp, .cu)");
-  lint->add_option("--allow", args->allow, "Allow a rule (repeatable)");
+  AddAllowFlag(lint, args->allow, "Allow a rule (repeatable)");
   lint->add_flag("--rules", args->rules, "List the rules and why each exists");
   AddOutputFlags(lint, args->out);
   return [args] { return RunLint(*args); };

@@ -1,12 +1,14 @@
 // hone task show TASK: what a candidate receives, case by case.
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
+#include "task/suite.h"
 #include "task/task_loader.h"
 #include "task/task_text.h"
 
@@ -118,29 +120,64 @@ int RunFolderShow(const TaskArgs& a) {
   return kExitOk;
 }
 
+nlohmann::json TaskJson(const Task& t) {
+  nlohmann::json j = {{"name", t.name},
+                      {"category", t.category},
+                      {"description", t.description},
+                      {"reference", t.reference.string()},
+                      {"seeds", t.seeds},
+                      {"distributions", t.num_distributions},
+                      {"hash", t.hash},
+                      {"cases", CasesJson(t)}};
+  if (t.pytorch) j["pytorch"] = PyTorchJson(*t.pytorch);
+  return j;
+}
+
+std::string TaskText(const Task& t) {
+  return fmt::format("{} ({})\n  {}\n", t.name, t.category, t.description) +
+         ContractArgumentsText(t) + ToleranceText(t);
+}
+
+// A folder of native task folders (or of level folders of them): every
+// task shown in turn. One that does not load is said on stderr, the others
+// are still shown, and the exit code is 2.
+int RunSuiteShow(const TaskArgs& a, const SizePolicy& sizes) {
+  auto entries = DiscoverSuite(a.task, SuiteLayout{});
+  if (!entries.ok()) return ReportError(entries.status());
+  std::unique_ptr<OracleService> oracle;
+  nlohmann::json tasks = nlohmann::json::array(), failed = nlohmann::json::array();
+  int shown = 0;
+  for (const auto& e : *entries) {
+    auto task = LoadTaskWith(oracle, e.task.string(), "cpu", sizes);
+    if (!task.ok()) {
+      std::fprintf(stderr, "hone: %s\n", task.status().message().c_str());
+      failed.push_back({{"path", e.task.string()}, {"reason", task.status().message()}});
+      continue;
+    }
+    if (!a.out.json) std::cout << (shown ? "\n" : "") << TaskText(*task);
+    if (a.out.json) tasks.push_back(TaskJson(*task));
+    ++shown;
+  }
+  if (a.out.json)
+    std::cout << nlohmann::json{{"folder", a.task}, {"tasks", tasks}, {"failed", failed}}.dump(2)
+              << "\n";
+  return failed.empty() ? kExitOk : kExitUsage;
+}
+
 int RunTaskShow(const TaskArgs& a) {
   if (IsPyTorchFolder(a.task)) return RunFolderShow(a);
   auto sizes = ToSizePolicy(a.flags);
   if (!sizes.ok()) return ReportError(sizes.status());
+  std::error_code ec;
+  if (std::filesystem::is_directory(a.task, ec) && !IsNativeTaskDir(a.task))
+    return RunSuiteShow(a, *sizes);
   std::unique_ptr<OracleService> oracle;
   auto task = LoadTaskWith(oracle, a.task, "cpu", *sizes);
   if (!task.ok()) return ReportError(task.status());
-  const Task& t = *task;
-  if (a.out.json) {
-    nlohmann::json j = {{"name", t.name},
-                        {"category", t.category},
-                        {"description", t.description},
-                        {"reference", t.reference.string()},
-                        {"seeds", t.seeds},
-                        {"distributions", t.num_distributions},
-                        {"hash", t.hash},
-                        {"cases", CasesJson(t)}};
-    if (t.pytorch) j["pytorch"] = PyTorchJson(*t.pytorch);
-    std::cout << j.dump(2) << "\n";
-    return kExitOk;
-  }
-  std::cout << fmt::format("{} ({})\n  {}\n", t.name, t.category, t.description);
-  std::cout << ContractArgumentsText(t) << ToleranceText(t);
+  if (a.out.json)
+    std::cout << TaskJson(*task).dump(2) << "\n";
+  else
+    std::cout << TaskText(*task);
   return kExitOk;
 }
 
@@ -152,7 +189,8 @@ Command RegisterTask(CLI::App& app) {
   task->require_subcommand(1);
   CLI::App* show = task->add_subcommand("show", "Print a task's inputs, outputs and cases");
   show->add_option("task", args->task,
-                   "Native task folder, PyTorch problem file (.py) or a folder of them")
+                   "Native task folder (or its task.toml), PyTorch problem file (.py), or a "
+                   "folder of either (each is shown)")
       ->required();
   show->add_option("--shape-scale", args->flags.shape_scale,
                    "PyTorch tasks: multiply module-level integer sizes by this factor in (0, 1]");

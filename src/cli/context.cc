@@ -65,6 +65,24 @@ Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::stri
   return task;
 }
 
+Status CheckCandidateFile(const std::string& candidate) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::file_status st = fs::status(candidate, ec);
+  if (fs::is_directory(st))
+    return Status::Invalid(
+        candidate + ": is a directory; the candidate is one source file: " + kCandidateExtensions);
+  if (!fs::exists(st)) return Status::Invalid(candidate + ": candidate file not found");
+  if (!fs::is_regular_file(st)) return Status::Invalid(candidate + ": not a regular file");
+  if (CandidateKind(candidate).empty()) {
+    std::string ext = fs::path(candidate).extension().string();
+    return Status::Invalid(candidate + ": " +
+                           (ext.empty() ? "no extension" : "unknown extension '" + ext + "'") +
+                           "; a candidate is " + kCandidateExtensions);
+  }
+  return Status::Ok();
+}
+
 Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested) {
   if (std::filesystem::path(candidate).extension() != ".py") {
     std::string b = BackendForSource(candidate);

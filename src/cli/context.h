@@ -49,6 +49,10 @@ Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::stri
 Result<Task> LoadTaskWith(std::unique_ptr<OracleService>& oracle, const std::string& path,
                           const std::string& device, const SizePolicy& sizes);
 
+// Status::Invalid naming the candidate when it is not a source file hone
+// evaluates: not there, a directory, or an extension no backend takes.
+Status CheckCandidateFile(const std::string& candidate);
+
 // The backend a candidate runs on: from its extension, or for a compat (.py)
 // candidate from `requested` ("cpu", "cuda"), else cuda when a GPU is present.
 Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested);

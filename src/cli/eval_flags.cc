@@ -32,9 +32,9 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
       ->capture_default_str();
   app->add_option("--seed", f.seed,
                   "Offsets every generated input (reproduce with the same value)");
-  app->add_option("--allow", f.allow,
-                  "Allow a lint rule for this evaluation (repeatable), e.g. --allow library; "
-                  "`hone lint --rules` lists them");
+  AddAllowFlag(app, f.allow,
+               "Allow a lint rule for this evaluation (repeatable), e.g. --allow library; "
+               "`hone lint --rules` lists them");
   app->add_flag("--no-lint", f.no_lint,
                 "Debugging only: skip the static lint (the run-time checks still apply)");
   app->add_option("--shape-scale", f.shape_scale,
@@ -73,6 +73,15 @@ void AddOutputFlags(CLI::App* app, Output& out) {
   app->add_option("--log", out.log_file,
                   "Append progress and results to this file, with timestamps");
   out.terminal = isatty(2);
+}
+
+CLI::Option* AddAllowFlag(CLI::App* app, std::vector<std::string>& rules, const std::string& help) {
+  // One value per use: a vector option would otherwise go on taking the
+  // positional arguments that follow it (`--allow library TASK CANDIDATE`).
+  return app->add_option("--allow", rules, help)
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 Result<std::set<std::string>> ParseAllowedRules(const std::vector<std::string>& names) {

@@ -45,6 +45,8 @@ void AddOutputFlags(CLI::App* app, Output& out);
 Result<EvalOptions> ToEvalOptions(const EvalFlags& f);
 // --shape-scale / --size-policy, or Status::Invalid naming the flag.
 Result<SizePolicy> ToSizePolicy(const EvalFlags& f);
+// --allow RULE: one rule per use, repeatable.
+CLI::Option* AddAllowFlag(CLI::App* app, std::vector<std::string>& rules, const std::string& help);
 // The rules named by --allow, or Status::Invalid naming an unknown one.
 Result<std::set<std::string>> ParseAllowedRules(const std::vector<std::string>& names);
 

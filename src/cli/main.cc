@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/parse_error.h"
 
 int main(int argc, char** argv) {
   using namespace hone::cli;
@@ -28,7 +29,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    std::fprintf(stderr, "%s\n", ParseErrorMessage(app, e).c_str());
     return kExitUsage;
   }
   for (auto* sub : app.get_subcommands()) return run[sub->get_name()]();

@@ -131,6 +131,7 @@ BenchMetrics ComputeMetrics(const std::vector<SuiteTask>& tasks,
     m.pass_at_k.push_back({k, m.tasks ? sum / m.tasks : 0});
   }
   m.sol_percent = QuantilesOf(sols);
+  m.timed = m.tasks_correct == 0 || m.tasks_timed > 0;
   return m;
 }
 
@@ -148,8 +149,9 @@ SuiteMetrics ComputeSuiteMetrics(const std::vector<SuiteTask>& tasks,
 
 json MetricsToJson(const BenchMetrics& m) {
   json fast = json::array();
+  auto timed = [&](const std::optional<double>& x) { return m.timed ? Opt(x) : json(nullptr); };
   for (const auto& f : m.fast_p)
-    fast.push_back({{"p", f.p}, {"eager", f.eager}, {"compile", Opt(f.compile)}});
+    fast.push_back({{"p", f.p}, {"eager", timed(f.eager)}, {"compile", timed(f.compile)}});
   json pass = json::object();
   for (const auto& p : m.pass_at_k) pass[std::to_string(p.k)] = p.value;
   json sol = nullptr;
@@ -169,7 +171,8 @@ json MetricsToJson(const BenchMetrics& m) {
           {"geomean_speedup", Opt(m.geomean_speedup)},
           {"geomean_speedup_compile", Opt(m.geomean_speedup_compile)},
           {"tasks_timed", m.tasks_timed},
-          {"geomean_speedup_all_tasks", m.geomean_speedup_all_tasks},
+          {"geomean_speedup_all_tasks", timed(m.geomean_speedup_all_tasks)},
+          {"timed", m.timed},
           {"pass_at_k", pass},
           {"sol_percent", sol}};
 }
@@ -191,6 +194,10 @@ std::string SuiteMetricsTable(const SuiteMetrics& m) {
   auto times = [](const std::optional<double>& x) {
     return x ? fmt::format("{:.2f}x", *x) : std::string("-");
   };
+  // A speed metric's cell: "not timed" where nothing solved was timed.
+  auto speed = [](std::function<std::string(const BenchMetrics&)> cell) {
+    return [cell](const BenchMetrics& b) { return b.timed ? cell(b) : std::string("not timed"); };
+  };
   std::vector<std::pair<std::string, std::function<std::string(const BenchMetrics&)>>> rows = {
       {"tasks", [](const BenchMetrics& b) { return std::to_string(b.tasks); }},
       {"attempts (passed)",
@@ -202,7 +209,7 @@ std::string SuiteMetricsTable(const SuiteMetrics& m) {
   bool compile = !m.all.fast_p.empty() && m.all.fast_p[0].compile.has_value();
   for (size_t i = 0; i < std::size(kFastPThresholds); ++i) {
     rows.push_back({fmt::format("fast_{} eager", kFastPThresholds[i]),
-                    [&, i](const BenchMetrics& b) { return pct(b.fast_p[i].eager); }});
+                    speed([&, i](const BenchMetrics& b) { return pct(b.fast_p[i].eager); })});
     if (!compile) continue;
     rows.push_back(
         {fmt::format("fast_{} compile", kFastPThresholds[i]), [&, i](const BenchMetrics& b) {
@@ -210,12 +217,13 @@ std::string SuiteMetricsTable(const SuiteMetrics& m) {
          }});
   }
   rows.push_back({"geomean speedup (solved)",
-                  [&](const BenchMetrics& b) { return times(b.geomean_speedup); }});
+                  speed([&](const BenchMetrics& b) { return times(b.geomean_speedup); })});
   if (compile)
     rows.push_back({"geomean vs compile",
                     [&](const BenchMetrics& b) { return times(b.geomean_speedup_compile); }});
-  rows.push_back({"geomean (all, unsolved 1x)",
-                  [&](const BenchMetrics& b) { return times(b.geomean_speedup_all_tasks); }});
+  rows.push_back({"geomean (all, unsolved 1x)", speed([&](const BenchMetrics& b) {
+                    return times(b.geomean_speedup_all_tasks);
+                  })});
   int most_k = 0;
   for (const auto& [name, bm] : cols)
     for (const auto& p : bm->pass_at_k) most_k = std::max(most_k, p.k);
@@ -225,12 +233,12 @@ std::string SuiteMetricsTable(const SuiteMetrics& m) {
                         if (p.k == k) return pct(p.value);
                       return std::string("-");
                     }});
-  rows.push_back({"SOL% median [p25, p75]", [](const BenchMetrics& b) {
+  rows.push_back({"SOL% median [p25, p75]", speed([](const BenchMetrics& b) {
                     if (!b.sol_percent) return std::string("-");
                     if (b.sol_percent->n == 1) return fmt::format("{:.1f}", b.sol_percent->median);
                     return fmt::format("{:.1f} [{:.1f}, {:.1f}]", b.sol_percent->median,
                                        b.sol_percent->p25, b.sol_percent->p75);
-                  }});
+                  })});
   // Each column as wide as its widest cell.
   std::vector<size_t> width;
   for (const auto& [name, bm] : cols) {

@@ -64,6 +64,10 @@ struct BenchMetrics {
   double geomean_speedup_all_tasks = 1;
   std::vector<PassAtK> pass_at_k;        // k up to the fewest attempts on an attempted task
   std::optional<Quantiles> sol_percent;  // the best kernel per task's SOL %
+  // False when tasks were solved but no kernel was timed (`--no-time`): the
+  // speed metrics (fast_p, the geomeans, SOL %) are then unknown, shown as
+  // "not timed" and null in JSON rather than as 0% and 1x.
+  bool timed = true;
 };
 
 struct SuiteMetrics {

@@ -42,6 +42,8 @@ std::string FormatVerdict(const Verdict& v, bool color) {
       out += fmt::format("   speed of light: {} ({:.1f}% of it)", FormatSeconds(v.sol_seconds),
                          v.sol_percent);
     out += "\n";
+  } else if (v.status == VerdictStatus::kPassed) {
+    out += "  speedup: not timed\n";  // --no-time, or timing stopped (the notes say why)
   }
   if (v.device_state) {
     const DeviceStateSummary& d = *v.device_state;

@@ -184,6 +184,7 @@ class Run {
     v_.reason = std::move(reason);
   }
   void FailFromOutcome(const CallOutcome& o, const std::string& during);
+  void DecideFromOutcome(const CallOutcome& o, const std::string& during);
   Status Build(const std::filesystem::path& candidate, std::filesystem::path* ref_lib,
                std::filesystem::path* cand_lib);
   Status ResolveShapes();
@@ -345,7 +346,15 @@ class Run {
   std::vector<BaselineRun> baseline_runs_;
 };
 
+// A call that failed is a failed check too (named "call", its detail the
+// reason), so that the verdict's check counts say so.
 void Run::FailFromOutcome(const CallOutcome& o, const std::string& during) {
+  bool first = !decided_;
+  DecideFromOutcome(o, during);
+  if (first) v_.checks.push_back({"call", during, false, v_.reason});
+}
+
+void Run::DecideFromOutcome(const CallOutcome& o, const std::string& during) {
   switch (o.kind) {
     case CallOutcome::Kind::kOk:
       Decide(VerdictStatus::kRuntimeError, "hone_forward returned " + std::to_string(o.rc) +

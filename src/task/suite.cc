@@ -1,6 +1,7 @@
 #include "task/suite.h"
 
 #include <algorithm>
+#include <set>
 
 #include "core/fs.h"
 #include "task/oracle_service.h"
@@ -30,10 +31,7 @@ std::vector<fs::path> Children(const fs::path& dir) {
 }
 
 bool Wanted(const fs::path& file, const SuiteLayout& layout) {
-  if (!fs::is_regular_file(file) || Hidden(file) || !IsSolutionFor(file, layout.backend))
-    return false;
-  const auto& only = layout.only;
-  return only.empty() || std::find(only.begin(), only.end(), file.stem().string()) != only.end();
+  return fs::is_regular_file(file) && !Hidden(file) && IsSolutionFor(file, layout.backend);
 }
 
 std::vector<fs::path> SolutionsIn(const fs::path& dir, const SuiteLayout& layout) {
@@ -64,15 +62,49 @@ bool HasProblems(const fs::path& dir) {
   return false;
 }
 
-}  // namespace
-
-bool IsSolutionFor(const fs::path& file, const std::string& backend) {
-  std::string ext = file.extension().string();
-  if (ext == ".py") return true;
-  return backend == "cuda" ? ext == ".cu" : (ext == ".cpp" || ext == ".cc");
+// "fast, naive, tiled": the solution names of the suite, the first few.
+std::string SolutionNames(const std::vector<SuiteEntry>& entries) {
+  std::set<std::string> names;
+  for (const auto& e : entries)
+    for (const auto& s : e.solutions) names.insert(s.stem().string());
+  constexpr size_t kShown = 12;
+  std::string list;
+  size_t n = 0;
+  for (const auto& name : names) {
+    if (n++ == kShown) return list + ", ... (" + std::to_string(names.size()) + " in all)";
+    list += (list.empty() ? "" : ", ") + name;
+  }
+  return list;
 }
 
-Result<std::vector<SuiteEntry>> DiscoverSuite(const fs::path& suite, const SuiteLayout& layout) {
+// Every name of layout.only must be some solution's stem: a misspelt name
+// would otherwise leave nothing to score and say nothing.
+Status CheckOnlyMatches(const fs::path& suite, const std::vector<SuiteEntry>& entries,
+                        const SuiteLayout& layout) {
+  std::set<std::string> stems;
+  for (const auto& e : entries)
+    for (const auto& s : e.solutions) stems.insert(s.stem().string());
+  for (const auto& name : layout.only) {
+    if (stems.count(name)) continue;
+    std::string there = stems.empty()
+                            ? "there are no " + layout.backend + " solutions in " + suite.string()
+                            : "the " + layout.backend + " solutions in " + suite.string() + ": " +
+                                  SolutionNames(entries);
+    return Status::Invalid("--only '" + name + "' matched no solution of any task (" + there + ")");
+  }
+  return Status::Ok();
+}
+
+// Keeps the solutions named by layout.only (all of them when it is empty).
+void KeepOnly(std::vector<SuiteEntry>& entries, const SuiteLayout& layout) {
+  if (layout.only.empty()) return;
+  std::set<std::string> only(layout.only.begin(), layout.only.end());
+  for (auto& e : entries)
+    std::erase_if(e.solutions, [&](const fs::path& s) { return !only.count(s.stem().string()); });
+}
+
+// Every task of the suite with all its solutions for the backend.
+Result<std::vector<SuiteEntry>> DiscoverAll(const fs::path& suite, const SuiteLayout& layout) {
   std::error_code ec;
   if (!fs::is_directory(suite, ec)) return Status::Invalid(suite.string() + ": not a directory");
   std::vector<SuiteEntry> out;
@@ -93,6 +125,20 @@ Result<std::vector<SuiteEntry>> DiscoverSuite(const fs::path& suite, const Suite
                            ": no tasks found (task folders with task.toml, or PyTorch problem "
                            ".py files, directly or in level folders)");
   return out;
+}
+
+}  // namespace
+
+bool IsSolutionFor(const fs::path& file, const std::string& backend) {
+  std::string kind = CandidateKind(file);
+  return kind == "compat" || kind == backend;
+}
+
+Result<std::vector<SuiteEntry>> DiscoverSuite(const fs::path& suite, const SuiteLayout& layout) {
+  HONE_ASSIGN_OR_RETURN(std::vector<SuiteEntry> entries, DiscoverAll(suite, layout));
+  HONE_RETURN_IF_ERROR(CheckOnlyMatches(suite, entries, layout));
+  KeepOnly(entries, layout);
+  return entries;
 }
 
 }  // namespace hone

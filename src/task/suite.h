@@ -6,7 +6,7 @@
 //     folder of such folders (level1/, level2/: the categories); a
 //     problem's solutions in SOLUTIONS/<stem>/ or SOLUTIONS/<category>/<stem>/,
 //     SOLUTIONS defaulting to SUITE/candidates.
-// A solution's kind follows its extension: .cpp/.cc for the cpu backend,
+// A solution's kind follows its extension: .cpp/.cc/.cxx for the cpu backend,
 // .cu for cuda, .py (a KernelBench ModelNew, run by the compat runner) for
 // either. Files starting with '_' or '.' are ignored. Everything is sorted
 // (tasks in natural order, 2_x before 10_x) so that a suite enumerates the
@@ -33,7 +33,8 @@ struct SuiteLayout {
   std::filesystem::path solutions_root;  // PyTorch problems (empty: SUITE/candidates)
 };
 
-// Errors: not a folder, nothing that looks like a task in it (kInvalidInput).
+// Errors (kInvalidInput): not a folder, nothing that looks like a task in it,
+// a name of layout.only that is no solution's.
 Result<std::vector<SuiteEntry>> DiscoverSuite(const std::filesystem::path& suite,
                                               const SuiteLayout& layout);
 

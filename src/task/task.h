@@ -91,6 +91,15 @@ struct Task {
 // "cuda" for .cu files, "cpu" otherwise.
 std::string BackendForSource(const std::filesystem::path& source);
 
+// What a candidate file is, from its extension: "cpu" (.cpp, .cc, .cxx),
+// "cuda" (.cu), "compat" (.py, a KernelBench ModelNew file), or "" for any
+// other extension, which is not a candidate.
+std::string CandidateKind(const std::filesystem::path& candidate);
+// The extensions CandidateKind accepts, in words, for messages.
+inline constexpr const char* kCandidateExtensions =
+    ".cpp, .cc or .cxx (CPU), .cu (CUDA), or .py (a KernelBench ModelNew file, PyTorch tasks "
+    "only)";
+
 // Default tolerances per output dtype (docs/TASK_FORMAT.md).
 Tolerance DefaultTolerance(Dtype t);
 

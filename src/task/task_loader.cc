@@ -1,5 +1,6 @@
 #include "task/task_loader.h"
 
+#include <fmt/format.h>
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -7,23 +8,11 @@
 
 #include "core/fs.h"
 #include "core/hash.h"
+#include "task/toml_field_error.h"
 #include "verify/lint.h"
 
 namespace hone {
 namespace {
-
-// Collects field paths so messages read "inputs[0].shape[1]: ...".
-class FieldError {
- public:
-  explicit FieldError(std::string file) : file_(std::move(file)) {}
-  Status operator()(const std::string& field, const std::string& what) const {
-    return Status::Invalid(file_ + ": " + field + ": " + what);
-  }
-  const std::string& file() const { return file_; }
-
- private:
-  std::string file_;
-};
 
 Status CheckKnownKeys(const toml::table& t, const std::set<std::string>& known,
                       const std::string& where, const FieldError& err) {
@@ -32,7 +21,7 @@ Status CheckKnownKeys(const toml::table& t, const std::set<std::string>& known,
     if (!known.count(key)) {
       std::string list;
       for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-      return err(where.empty() ? key : where + "." + key,
+      return err(v, where.empty() ? key : where + "." + key,
                  "unknown field (expected one of: " + list + ")");
     }
   }
@@ -44,23 +33,43 @@ Result<std::string> OptionalString(const toml::table& t, const char* key, std::s
   const toml::node* n = t.get(key);
   if (!n) return def;
   if (auto s = n->value<std::string>()) return *s;
-  return err(where + key, "expected a string");
+  return err.WrongType(*n, where + key, "a string");
+}
+
+// A string that must be there and not be empty.
+Result<std::string> RequiredString(const toml::table& t, const char* key, const std::string& where,
+                                   const FieldError& err) {
+  std::string field = where + "." + key;
+  const toml::node* n = t.get(key);
+  if (!n) return err(t, field, "required string is missing");
+  auto s = n->value<std::string>();
+  if (!s) return err.WrongType(*n, field, "a string");
+  if (s->empty()) return err(*n, field, "must not be empty");
+  return *s;
+}
+
+// A table, or Status naming what the field holds instead.
+Result<const toml::table*> TableField(const toml::node& n, const std::string& field,
+                                      const FieldError& err) {
+  if (const toml::table* t = n.as_table()) return t;
+  return err.WrongType(n, field, "a table");
 }
 
 // A number or an expression string.
 Result<Expr> ExprField(const toml::node& n, const std::string& field, const FieldError& err) {
-  if (auto i = n.value<int64_t>()) return Expr::Parse(std::to_string(*i)).value();
-  if (auto d = n.value<double>()) {
+  if (n.is_integer()) return Expr::Parse(std::to_string(*n.value<int64_t>())).value();
+  if (n.is_floating_point()) {
+    auto d = n.value<double>();
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.17g", *d);
     return Expr::Parse(buf).value();
   }
   if (auto s = n.value<std::string>()) {
     auto e = Expr::Parse(*s);
-    if (!e.ok()) return err(field, e.status().message());
+    if (!e.ok()) return err(n, field, e.status().message());
     return e;
   }
-  return err(field, "expected a number or an expression string");
+  return err.WrongType(n, field, "a number or an expression string");
 }
 
 Result<TensorDecl> ParseTensor(const toml::table& t, const std::string& where, bool is_input,
@@ -69,20 +78,24 @@ Result<TensorDecl> ParseTensor(const toml::table& t, const std::string& where, b
   if (is_input) known.insert("values");
   HONE_RETURN_IF_ERROR(CheckKnownKeys(t, known, where, err));
   TensorDecl d;
-  auto name = t["name"].value<std::string>();
-  if (!name || name->empty()) return err(where + ".name", "required string is missing");
-  d.name = *name;
-  auto dtype = t["dtype"].value<std::string>();
-  if (!dtype) return err(where + ".dtype", "required string is missing");
-  auto parsed = ParseDtype(*dtype);
+  HONE_ASSIGN_OR_RETURN(d.name, RequiredString(t, "name", where, err));
+  HONE_ASSIGN_OR_RETURN(std::string dtype, RequiredString(t, "dtype", where, err));
+  auto parsed = ParseDtype(dtype);
   if (!parsed)
-    return err(where + ".dtype",
-               "unknown dtype '" + *dtype + "' (f32 f64 f16 bf16 i8 u8 i16 i32 i64 bool)");
+    return err(*t.get("dtype"), where + ".dtype",
+               "unknown dtype '" + dtype +
+                   "' (f32 f64 f16 bf16 i8 u8 i16 i32 i64 bool, or an alias such as float32)");
   d.dtype = *parsed;
-  const toml::array* shape = t["shape"].as_array();
-  if (!shape) return err(where + ".shape", "required array is missing (use [] for a scalar)");
+  const toml::node* shape_node = t.get("shape");
+  if (!shape_node)
+    return err(t, where + ".shape", "required array is missing (use [] for a scalar)");
+  const toml::array* shape = shape_node->as_array();
+  if (!shape)
+    return err.WrongType(*shape_node, where + ".shape",
+                         "an array of strings or integers, e.g. [\"B\", \"N\"] or [4, \"N\"]");
   if (shape->size() > HONE_MAX_DIMS)
-    return err(where + ".shape", "at most " + std::to_string(HONE_MAX_DIMS) + " dimensions");
+    return err(*shape_node, where + ".shape",
+               "at most " + std::to_string(HONE_MAX_DIMS) + " dimensions");
   for (size_t i = 0; i < shape->size(); ++i) {
     auto e = ExprField(*shape->get(i), where + ".shape[" + std::to_string(i) + "]", err);
     if (!e.ok()) return e.status();
@@ -90,31 +103,38 @@ Result<TensorDecl> ParseTensor(const toml::table& t, const std::string& where, b
   }
   if (!is_input) return d;
   std::vector<std::string> texts;
+  std::vector<const toml::node*> nodes;  // where each text was read, for messages
   if (const toml::node* v = t.get("values")) {
     if (auto s = v->value<std::string>()) {
       texts.push_back(*s);
+      nodes.push_back(v);
     } else if (const toml::array* a = v->as_array()) {
       for (size_t i = 0; i < a->size(); ++i) {
         auto s2 = a->get(i)->value<std::string>();
-        if (!s2) return err(where + ".values[" + std::to_string(i) + "]", "expected a string");
+        if (!s2)
+          return err.WrongType(*a->get(i), where + ".values[" + std::to_string(i) + "]",
+                               "a string");
         texts.push_back(*s2);
+        nodes.push_back(a->get(i));
       }
     } else {
-      return err(where + ".values", "expected a string or an array of strings");
+      return err.WrongType(*v, where + ".values", "a string or an array of strings");
     }
+    if (texts.empty()) return err(*v, where + ".values", "must not be empty");
   } else if (IsFloating(d.dtype)) {
     texts = {"uniform(-1, 1)", "normal(0.5, 3)"};
   } else if (d.dtype == HONE_BOOL) {
     texts = {"bernoulli(0.5)"};
   } else {
-    return err(where + ".values",
+    return err(t, where + ".values",
                "integer inputs need a distribution, e.g. values = [\"randint(0, N)\"]");
   }
-  if (texts.empty()) return err(where + ".values", "must not be empty");
   for (size_t i = 0; i < texts.size(); ++i) {
     auto dist = Distribution::Parse(texts[i]);
+    std::string field = where + ".values[" + std::to_string(i) + "]";
     if (!dist.ok())
-      return err(where + ".values[" + std::to_string(i) + "]", dist.status().message());
+      return i < nodes.size() ? err(*nodes[i], field, dist.status().message())
+                              : err(field, dist.status().message());
     d.values.push_back(std::move(dist).value());
   }
   return d;
@@ -128,48 +148,59 @@ Status ParseTensors(const toml::table& root, const char* key, bool is_input,
     return err(key, "at least one [[outputs]] table is required");
   }
   const toml::array* arr = n->as_array();
-  if (!arr) return err(key, "expected an array of tables ([[" + std::string(key) + "]])");
+  if (!arr) return err.WrongType(*n, key, "an array of tables ([[" + std::string(key) + "]])");
   std::set<std::string> names;
   for (size_t i = 0; i < arr->size(); ++i) {
     std::string where = std::string(key) + "[" + std::to_string(i) + "]";
-    const toml::table* t = arr->get(i)->as_table();
-    if (!t) return err(where, "expected a table");
+    HONE_ASSIGN_OR_RETURN(const toml::table* t, TableField(*arr->get(i), where, err));
     auto d = ParseTensor(*t, where, is_input, err);
     if (!d.ok()) return d.status();
     if (!names.insert(d->name).second)
-      return err(where + ".name", "duplicate name '" + d->name + "'");
+      return err(*t->get("name"), where + ".name", "duplicate name '" + d->name + "'");
     out.push_back(std::move(d).value());
   }
-  if (!is_input && out.empty()) return err(key, "at least one output is required");
+  if (!is_input && out.empty()) return err(*n, key, "at least one output is required");
+  return Status::Ok();
+}
+
+// backends = ["cuda"]: the backends a case runs on.
+Status ParseBackends(const toml::node& v, const std::string& field, ShapeCase& c,
+                     const FieldError& err) {
+  const toml::array* arr = v.as_array();
+  if (!arr) return err.WrongType(v, field, "an array such as [\"cuda\"]");
+  for (size_t b = 0; b < arr->size(); ++b) {
+    const toml::node& e = *arr->get(b);
+    std::string at = field + "[" + std::to_string(b) + "]";
+    auto name = e.value<std::string>();
+    if (!name) return err.WrongType(e, at, "\"cpu\" or \"cuda\"");
+    if (*name != "cpu" && *name != "cuda")
+      return err(e, at, "expected \"cpu\" or \"cuda\", got \"" + *name + "\"");
+    c.backends.push_back(*name);
+  }
   return Status::Ok();
 }
 
 Status ParseCases(const toml::table& root, Task& task, const FieldError& err) {
-  const toml::array* arr = root["cases"].as_array();
-  if (!arr || arr->empty()) return err("cases", "at least one [[cases]] table is required");
+  const toml::node* n = root.get("cases");
+  if (!n) return err("cases", "at least one [[cases]] table is required");
+  const toml::array* arr = n->as_array();
+  if (!arr) return err.WrongType(*n, "cases", "an array of tables ([[cases]])");
+  if (arr->empty()) return err(*n, "cases", "at least one [[cases]] table is required");
   for (size_t i = 0; i < arr->size(); ++i) {
     std::string where = "cases[" + std::to_string(i) + "]";
     const toml::table* t = arr->get(i)->as_table();
-    if (!t) return err(where, "expected a table of symbol = integer");
+    if (!t) return err.WrongType(*arr->get(i), where, "a table of symbol = integer");
     ShapeCase c;
     for (const auto& [k, v] : *t) {
       std::string key(k.str());
       if (key == "backends") {
-        const toml::array* arr2 = v.as_array();
-        if (!arr2) return err(where + ".backends", "expected an array such as [\"cuda\"]");
-        for (size_t b = 0; b < arr2->size(); ++b) {
-          auto name = arr2->get(b)->value<std::string>();
-          if (!name || (*name != "cpu" && *name != "cuda"))
-            return err(where + ".backends[" + std::to_string(b) + "]",
-                       "expected \"cpu\" or \"cuda\"");
-          c.backends.push_back(*name);
-        }
+        HONE_RETURN_IF_ERROR(ParseBackends(v, where + ".backends", c, err));
         continue;
       }
-      auto iv = v.value<int64_t>();
-      if (!iv || v.is_floating_point()) return err(where + "." + key, "expected an integer");
-      c.symbols[key] = static_cast<double>(*iv);
-      c.label += (c.label.empty() ? "" : " ") + key + "=" + std::to_string(*iv);
+      if (!v.is_integer()) return err.WrongType(v, where + "." + key, "an integer");
+      int64_t iv = *v.value<int64_t>();
+      c.symbols[key] = static_cast<double>(iv);
+      c.label += (c.label.empty() ? "" : " ") + key + "=" + std::to_string(iv);
     }
     if (c.label.empty()) c.label = "scalar";
     if (!c.backends.empty()) {
@@ -185,15 +216,16 @@ Status ParseCases(const toml::table& root, Task& task, const FieldError& err) {
 Status ParseTolerance(const toml::table& root, Task& task, const FieldError& err) {
   const toml::node* n = root.get("tolerance");
   if (!n) return Status::Ok();
-  const toml::table* t = n->as_table();
-  if (!t) return err("tolerance", "expected a table");
+  HONE_ASSIGN_OR_RETURN(const toml::table* t, TableField(*n, "tolerance", err));
   HONE_RETURN_IF_ERROR(CheckKnownKeys(*t, {"atol", "rtol", "precision"}, "tolerance", err));
   auto get = [&](const char* key, std::optional<double>& out) -> Status {
     const toml::node* v = t->get(key);
     if (!v) return Status::Ok();
-    auto d = v->value<double>();
-    if (!d || *d < 0) return err(std::string("tolerance.") + key, "expected a number >= 0");
-    out = *d;
+    std::string field = std::string("tolerance.") + key;
+    if (!v->is_number()) return err.WrongType(*v, field, "a number >= 0");
+    double d = *v->value<double>();
+    if (d < 0) return err(*v, field, fmt::format("expected a number >= 0, got {}", d));
+    out = d;
     return Status::Ok();
   };
   HONE_RETURN_IF_ERROR(get("atol", task.atol));
@@ -203,8 +235,7 @@ Status ParseTolerance(const toml::table& root, Task& task, const FieldError& err
 
 Status ParseCostAndVerify(const toml::table& root, Task& task, const FieldError& err) {
   if (const toml::node* n = root.get("cost")) {
-    const toml::table* t = n->as_table();
-    if (!t) return err("cost", "expected a table");
+    HONE_ASSIGN_OR_RETURN(const toml::table* t, TableField(*n, "cost", err));
     HONE_RETURN_IF_ERROR(CheckKnownKeys(*t, {"bytes", "flops"}, "cost", err));
     if (const toml::node* b = t->get("bytes")) {
       auto e = ExprField(*b, "cost.bytes", err);
@@ -218,14 +249,15 @@ Status ParseCostAndVerify(const toml::table& root, Task& task, const FieldError&
     }
   }
   if (const toml::node* n = root.get("verify")) {
-    const toml::table* t = n->as_table();
-    if (!t) return err("verify", "expected a table");
+    HONE_ASSIGN_OR_RETURN(const toml::table* t, TableField(*n, "verify", err));
     HONE_RETURN_IF_ERROR(CheckKnownKeys(*t, {"seeds"}, "verify", err));
     if (const toml::node* s = t->get("seeds")) {
-      auto v = s->value<int64_t>();
-      if (!v || *v < 3 || *v > 1000)
-        return err("verify.seeds", "expected an integer from 3 to 1000");
-      task.seeds = static_cast<int>(*v);
+      if (!s->is_integer()) return err.WrongType(*s, "verify.seeds", "an integer from 3 to 1000");
+      int64_t v = *s->value<int64_t>();
+      if (v < 3 || v > 1000)
+        return err(*s, "verify.seeds",
+                   "expected an integer from 3 to 1000, got " + std::to_string(v));
+      task.seeds = static_cast<int>(v);
     }
   }
   return Status::Ok();
@@ -236,18 +268,18 @@ Status ParseCostAndVerify(const toml::table& root, Task& task, const FieldError&
 Status ParseLint(const toml::table& root, Task& task, const FieldError& err) {
   const toml::node* n = root.get("lint");
   if (!n) return Status::Ok();
-  const toml::table* t = n->as_table();
-  if (!t) return err("lint", "expected a table");
+  HONE_ASSIGN_OR_RETURN(const toml::table* t, TableField(*n, "lint", err));
   HONE_RETURN_IF_ERROR(CheckKnownKeys(*t, {"allow"}, "lint", err));
   const toml::node* a = t->get("allow");
   if (!a) return Status::Ok();
   const toml::array* list = a->as_array();
-  if (!list) return err("lint.allow", "expected an array of rule names");
+  if (!list) return err.WrongType(*a, "lint.allow", "an array of rule names");
   for (size_t i = 0; i < list->size(); ++i) {
-    auto name = (*list)[i].value<std::string>();
+    const toml::node& e = (*list)[i];
+    auto name = e.value<std::string>();
     std::string field = "lint.allow[" + std::to_string(i) + "]";
-    if (!name) return err(field, "expected a string");
-    if (!IsLintRule(*name)) return err(field, "unknown lint rule '" + *name + "'");
+    if (!name) return err.WrongType(e, field, "a string");
+    if (!IsLintRule(*name)) return err(e, field, "unknown lint rule '" + *name + "'");
     task.lint_allow.insert(*name);
   }
   return Status::Ok();
@@ -300,6 +332,14 @@ Status ValidateAgainstCases(const Task& task, const FieldError& err) {
   return Status::Ok();
 }
 
+// A reference source that is not there, at the line that names it.
+Status ReferenceError(const toml::table& root, const char* key, const std::filesystem::path& file,
+                      const FieldError& err) {
+  std::string what = "file '" + file.string() + "' not found";
+  if (const toml::node* n = root.get(key)) return err(*n, key, what);
+  return err(key, what);
+}
+
 Result<Task> ParseTaskTable(const toml::table& root, const std::filesystem::path& dir,
                             const FieldError& err) {
   HONE_RETURN_IF_ERROR(
@@ -316,13 +356,13 @@ Result<Task> ParseTaskTable(const toml::table& root, const std::filesystem::path
   HONE_ASSIGN_OR_RETURN(ref, OptionalString(root, "reference", "reference.cpp", "", err));
   task.reference = dir / ref;
   if (!std::filesystem::is_regular_file(task.reference))
-    return err("reference", "file '" + task.reference.string() + "' not found");
+    return ReferenceError(root, "reference", task.reference, err);
   std::string cuda_ref;
   HONE_ASSIGN_OR_RETURN(cuda_ref, OptionalString(root, "cuda_reference", "", "", err));
   if (!cuda_ref.empty()) {
     task.cuda_reference = dir / cuda_ref;
     if (!std::filesystem::is_regular_file(task.cuda_reference))
-      return err("cuda_reference", "file '" + task.cuda_reference.string() + "' not found");
+      return ReferenceError(root, "cuda_reference", task.cuda_reference, err);
   } else if (std::filesystem::is_regular_file(dir / "reference.cu")) {
     task.cuda_reference = dir / "reference.cu";
   }
@@ -339,19 +379,44 @@ Result<Task> ParseTaskTable(const toml::table& root, const std::filesystem::path
   return task;
 }
 
+// For a folder that holds task folders: " (it holds task folders, such as X/a)".
+std::string TaskFolderHint(const std::filesystem::path& dir) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (IsNativeTaskDir(e.path())) return "; it holds task folders, such as " + e.path().string();
+  return "";
+}
+
 }  // namespace
 
 bool IsNativeTaskDir(const std::filesystem::path& dir) {
   return std::filesystem::is_regular_file(dir / "task.toml");
 }
 
-Result<Task> LoadNativeTask(const std::filesystem::path& dir_in) {
-  std::filesystem::path dir = dir_in.lexically_normal();
-  if (!dir.empty() && dir.filename().empty()) dir = dir.parent_path();
+Result<std::filesystem::path> NativeTaskDir(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  fs::path p = path.lexically_normal();
+  if (!p.empty() && p.filename().empty()) p = p.parent_path();
+  std::error_code ec;
+  fs::file_status st = fs::status(p, ec);
+  if (!fs::exists(st)) return Status::Invalid(p.string() + ": no such task (not found)");
+  if (fs::is_regular_file(st) && p.filename() == "task.toml")
+    return p.has_parent_path() ? p.parent_path() : fs::current_path();
+  if (!fs::is_directory(st))
+    return Status::Invalid(p.string() +
+                           ": not a task (a task is a folder with a task.toml, or a PyTorch "
+                           "problem file .py)");
+  if (!IsNativeTaskDir(p))
+    return Status::Invalid(p.string() + ": not a native task (no task.toml in this folder)" +
+                           TaskFolderHint(p));
+  return p;
+}
+
+Result<Task> LoadNativeTask(const std::filesystem::path& path) {
+  HONE_ASSIGN_OR_RETURN(std::filesystem::path dir, NativeTaskDir(path));
   std::filesystem::path file = dir / "task.toml";
   auto text = ReadFile(file);
-  if (!text.ok())
-    return Status::Invalid(dir.string() + ": not a native task (no readable task.toml)");
+  if (!text.ok()) return Status::Invalid(file.string() + ": " + text.status().message());
   FieldError err(file.string());
   toml::table root;
   try {

@@ -12,7 +12,13 @@
 
 namespace hone {
 
-Result<Task> LoadNativeTask(const std::filesystem::path& dir);
+// `path` is the task's folder, or the task.toml in it.
+Result<Task> LoadNativeTask(const std::filesystem::path& path);
+
+// The folder of the native task `path` names (itself, or the folder of a
+// task.toml), or Status::Invalid saying what `path` is instead: not there,
+// a file that is not a task.toml, or a folder without a task.toml.
+Result<std::filesystem::path> NativeTaskDir(const std::filesystem::path& path);
 
 // True when dir looks like a native task (has task.toml).
 bool IsNativeTaskDir(const std::filesystem::path& dir);

@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "test_env.h"
 
@@ -145,6 +146,229 @@ TEST(CliTest, TaskShowListsTheContractArguments) {
   auto doc = nlohmann::json::parse(j.output);
   EXPECT_EQ(doc["cases"][0]["inputs"][1]["name"], "b");
   EXPECT_EQ(doc["cases"][0]["inputs"][1]["shape"][0], 4096);
+}
+
+// Issue 15: --allow takes one value per use, so it may come before the
+// positional arguments, as --allow=RULE and repeated.
+TEST(CliTest, AllowTakesOneValuePerUse) {
+  for (const std::vector<std::string>& allow :
+       std::vector<std::vector<std::string>>{{"--allow", "library"},
+                                             {"--allow=library"},
+                                             {"--allow", "library", "--allow", "file"}}) {
+    std::vector<std::string> args = {"eval"};
+    args.insert(args.end(), allow.begin(), allow.end());
+    args.insert(args.end(), {Fixture(), Candidate("correct.cpp"), "--no-time", "--json"});
+    auto r = RunHone(args);
+    ASSERT_EQ(r.exit_code, 0) << allow[0] << ": " << r.output;
+    EXPECT_EQ(nlohmann::json::parse(r.output)["status"], "passed");
+  }
+  auto lint = RunHone({"lint", "--allow", "file", Candidate("read_file.cpp")});
+  EXPECT_EQ(lint.exit_code, 0) << lint.output;
+  EXPECT_NE(lint.output.find("1 file(s), 0 finding(s)"), std::string::npos) << lint.output;
+  auto two = RunHone({"lint", "--allow", "file", Candidate("read_file.cpp"), "--allow", "library",
+                      Candidate("correct.cpp")});
+  EXPECT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_NE(two.output.find("2 file(s), 0 finding(s)"), std::string::npos) << two.output;
+}
+
+// Every line of an output is "hone: ..." (a usage error, nothing else).
+void ExpectOnlyHoneLines(const std::string& output) {
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);)
+    EXPECT_EQ(line.rfind("hone: ", 0), 0u) << "line without the prefix: " << line;
+}
+
+TEST(CliTest, UnknownSubcommandIsNamedAndEveryParseErrorSaysHone) {
+  auto r = RunHone({"evall", Fixture()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("hone: unknown subcommand 'evall' (eval, bench, task"), std::string::npos)
+      << r.output;
+  ExpectOnlyHoneLines(r.output);
+  auto nested = RunHone({"task", "shoe", Fixture()});
+  EXPECT_EQ(nested.exit_code, 2);
+  EXPECT_NE(nested.output.find("hone: task: unknown subcommand 'shoe' (show"), std::string::npos)
+      << nested.output;
+  auto none = RunHone({});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.output.find("hone: a subcommand is required"), std::string::npos) << none.output;
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"eval", Fixture()},
+           {"eval", Fixture(), Candidate("correct.cpp"), "--nosuchflag"},
+           {"eval", Fixture(), Candidate("correct.cpp"), "--min-reps", "many"},
+           {"lint", "--allow"}}) {
+    auto e = RunHone(bad);
+    EXPECT_EQ(e.exit_code, 2) << bad.back() << ": " << e.output;
+    EXPECT_FALSE(e.output.empty()) << bad.back();
+    ExpectOnlyHoneLines(e.output);
+  }
+  auto missing = RunHone({"eval", Fixture()});
+  EXPECT_NE(missing.output.find("hone: eval: candidate is required"), std::string::npos)
+      << missing.output;
+}
+
+TEST(CliTest, WrongTypeInTaskTomlIsNamedWithItsLine) {
+  std::filesystem::path dir = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-cli");
+  std::filesystem::copy(Fixture(), dir / "t");
+  std::string toml = *ReadFile(dir / "t" / "task.toml");
+  toml.replace(toml.find("shape = [\"N\"]"), 13, "shape = \"N\"");
+  ASSERT_TRUE(WriteFileAtomic(dir / "t" / "task.toml", toml).ok());
+  auto r = RunHone({"eval", (dir / "t").string(), Candidate("correct.cpp")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("task.toml:9: inputs[0].shape: expected an array of strings"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("got a string"), std::string::npos) << r.output;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliTest, CandidateFilesAreCheckedByExtensionAndKind) {
+  std::filesystem::path dir = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-cli");
+  for (const char* name : {"c.txt", "c.c", "c"})
+    std::filesystem::copy_file(Candidate("correct.cpp"), dir / name);
+  for (const char* name : {"c.txt", "c.c"}) {
+    auto r = RunHone({"eval", Fixture(), (dir / name).string(), "--no-time"});
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    std::string ext = std::filesystem::path(name).extension().string();
+    EXPECT_NE(r.output.find("hone: " + (dir / name).string() + ": unknown extension '" + ext +
+                            "'; a candidate is .cpp, .cc or .cxx (CPU), .cu (CUDA), or .py"),
+              std::string::npos)
+        << r.output;
+  }
+  auto bare = RunHone({"eval", Fixture(), (dir / "c").string(), "--no-time"});
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_NE(bare.output.find("no extension"), std::string::npos) << bare.output;
+  auto folder = RunHone({"eval", Fixture(), dir.string(), "--no-time"});
+  EXPECT_EQ(folder.exit_code, 2);
+  EXPECT_NE(folder.output.find(dir.string() + ": is a directory"), std::string::npos)
+      << folder.output;
+  std::filesystem::copy_file(Candidate("correct.cpp"), dir / "c.cxx");
+  auto cxx = RunHone({"eval", Fixture(), (dir / "c.cxx").string(), "--no-time", "--json"});
+  ASSERT_EQ(cxx.exit_code, 0) << cxx.output;
+  EXPECT_EQ(nlohmann::json::parse(cxx.output)["status"], "passed");
+  // A path to task.toml means its folder.
+  auto toml =
+      RunHone({"eval", Fixture() + "/task.toml", Candidate("correct.cpp"), "--no-time", "--json"});
+  ASSERT_EQ(toml.exit_code, 0) << toml.output;
+  EXPECT_EQ(nlohmann::json::parse(toml.output)["status"], "passed");
+  auto not_task = RunHone({"eval", Candidate("correct.cpp"), Candidate("correct.cpp")});
+  EXPECT_EQ(not_task.exit_code, 2);
+  EXPECT_NE(not_task.output.find("correct.cpp: not a task (a task is a folder with a task.toml"),
+            std::string::npos)
+      << not_task.output;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliTest, TaskShowAFolderOfTasksShowsEach) {
+  std::string examples = (SourceDir() / "tasks/examples").string();
+  auto r = RunHone({"task", "show", examples});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* t : {"attention (attention)", "gelu (elementwise)", "softmax (softmax)"})
+    EXPECT_NE(r.output.find(t), std::string::npos) << t << "\n" << r.output;
+  auto j = RunHone({"task", "show", examples, "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.output;
+  auto doc = nlohmann::json::parse(j.output);
+  EXPECT_EQ(doc["tasks"].size(), 8u);
+  EXPECT_EQ(doc["failed"].size(), 0u);
+  // One task that does not load is said; the others are still shown.
+  std::filesystem::path dir = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-cli");
+  std::filesystem::copy(Fixture(), dir / "a");
+  std::filesystem::copy(Fixture(), dir / "b");
+  ASSERT_TRUE(WriteFileAtomic(dir / "b" / "task.toml", "name = 3\n").ok());
+  auto some = RunHone({"task", "show", dir.string()});
+  EXPECT_EQ(some.exit_code, 2) << some.output;
+  EXPECT_NE(some.output.find("fixture_add (elementwise)"), std::string::npos) << some.output;
+  EXPECT_NE(some.output.find("hone: " + (dir / "b" / "task.toml").string() + ":1: name"),
+            std::string::npos)
+      << some.output;
+  std::filesystem::remove_all(dir);
+}
+
+// A bench suite of one task with its two solutions, in a folder of its own.
+struct BenchSuite {
+  std::filesystem::path dir;
+  BenchSuite() {
+    dir = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-cli-bench");
+    std::filesystem::create_directories(dir / "suite");
+    std::filesystem::copy(SourceDir() / "tasks/examples/gelu", dir / "suite" / "gelu",
+                          std::filesystem::copy_options::recursive);
+  }
+  ~BenchSuite() { std::filesystem::remove_all(dir); }
+  std::string suite() const { return (dir / "suite").string(); }
+  std::string store() const { return (dir / "s.db").string(); }
+};
+
+TEST(CliTest, BenchRowsHaveAHeaderAndOnlyMustMatch) {
+  BenchSuite b;
+  auto r = RunHone({"bench", b.suite(), "--store", b.store(), "--no-time", "--only", "naive"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  size_t header = r.output.find("unit ");
+  ASSERT_NE(header, std::string::npos) << r.output;
+  std::string line = r.output.substr(header, r.output.find('\n', header) - header);
+  for (const char* column : {"status", "candidate", "reference", "speedup", "SOL%"})
+    EXPECT_NE(line.find(column), std::string::npos) << column << " in " << line;
+  EXPECT_LT(header, r.output.find("gelu/naive.cpp")) << r.output;
+  auto nosuch =
+      RunHone({"bench", b.suite(), "--store", b.store(), "--no-time", "--only", "nosuch"});
+  EXPECT_EQ(nosuch.exit_code, 2) << nosuch.output;
+  EXPECT_NE(nosuch.output.find("hone: --only 'nosuch' matched no solution of any task (the cpu "
+                               "solutions in " +
+                               b.suite() + ": fast, naive)"),
+            std::string::npos)
+      << nosuch.output;
+  EXPECT_EQ(nosuch.output.find("started bench run"), std::string::npos) << nosuch.output;
+  auto one_bad = RunHone(
+      {"bench", b.suite(), "--store", b.store(), "--no-time", "--only", "fast,nosuch", "--quiet"});
+  EXPECT_EQ(one_bad.exit_code, 2) << one_bad.output;
+  EXPECT_NE(one_bad.output.find("--only 'nosuch' matched no solution"), std::string::npos)
+      << one_bad.output;
+}
+
+TEST(CliTest, UntimedRunsSayNotTimed) {
+  auto eval = RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--no-time"});
+  ASSERT_EQ(eval.exit_code, 0) << eval.output;
+  EXPECT_NE(eval.output.find("speedup: not timed"), std::string::npos) << eval.output;
+  BenchSuite b;
+  auto r = RunHone({"bench", b.suite(), "--store", b.store(), "--no-time"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* label : {"fast_1 eager", "geomean (all, unsolved 1x)"}) {
+    size_t at = r.output.find(label);
+    ASSERT_NE(at, std::string::npos) << label << "\n" << r.output;
+    EXPECT_NE(r.output.substr(at, r.output.find('\n', at) - at).find("not timed"),
+              std::string::npos)
+        << r.output;
+  }
+  EXPECT_EQ(r.output.find("0.00x"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("1.00x"), std::string::npos) << r.output;
+  auto j = RunHone(
+      {"bench", b.suite(), "--store", (b.dir / "j.db").string(), "--no-time", "--json", "--quiet"});
+  ASSERT_EQ(j.exit_code, 0) << j.output;
+  auto metrics = nlohmann::json::parse(j.output.substr(j.output.find("{\n")))["summary"]["metrics"];
+  EXPECT_EQ(metrics["timed"], false);
+  EXPECT_TRUE(metrics["fast_p"][0]["eager"].is_null()) << metrics.dump();
+  EXPECT_TRUE(metrics["geomean_speedup_all_tasks"].is_null()) << metrics.dump();
+}
+
+// A crash, a nonzero return or a hang is a failed check ("call"); a verdict
+// without a precision measurement prints no precision line.
+TEST(CliTest, AFailedCallIsAFailedCheck) {
+  for (const char* c : {"segfault.cpp", "nonzero_return.cpp"}) {
+    auto text = RunHone({"eval", Fixture(), Candidate(c), "--no-time"});
+    ASSERT_EQ(text.exit_code, 0) << text.output;
+    EXPECT_NE(text.output.find("runtime_error"), std::string::npos) << text.output;
+    EXPECT_NE(text.output.find("checks: 1 passed, 1 failed"), std::string::npos) << text.output;
+    EXPECT_EQ(text.output.find("precision:"), std::string::npos) << text.output;
+    auto json = RunHone({"eval", Fixture(), Candidate(c), "--no-time", "--json"});
+    ASSERT_EQ(json.exit_code, 0) << json.output;
+    auto doc = nlohmann::json::parse(json.output);
+    EXPECT_EQ(doc["checks_failed"], 1);
+    EXPECT_EQ(doc["checks"].back()["name"], "call");
+    EXPECT_EQ(doc["checks"].back()["passed"], false);
+    EXPECT_EQ(doc["checks"].back()["detail"], doc["reason"]);
+  }
+  auto wrong = RunHone({"eval", Fixture(), Candidate("wrong_result.cpp"), "--no-time"});
+  ASSERT_EQ(wrong.exit_code, 0) << wrong.output;
+  EXPECT_NE(wrong.output.find("checks: 1 passed, 1 failed"), std::string::npos) << wrong.output;
+  EXPECT_EQ(wrong.output.find("precision:"), std::string::npos) << wrong.output;
 }
 
 TEST(CliTest, MachineReportsCeilings) {

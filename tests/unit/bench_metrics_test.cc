@@ -66,6 +66,36 @@ TEST(BenchMetricsTest, FastPCountsMissingAndIncorrectTasksAsFailed) {
   EXPECT_EQ(SuiteMetricsToJson(s)["by_category"]["level1"]["tasks"], 2);
 }
 
+// Issue 15: solved but never timed (--no-time) is "not timed", not 0% and 1x.
+TEST(BenchMetricsTest, SolvedButUntimedSaysNotTimed) {
+  std::vector<SuiteTask> tasks = {{"a", "a", ""}, {"b", "b", ""}};
+  TaskOutcome untimed;
+  untimed.task = "a";
+  untimed.passed = true;
+  SuiteMetrics s = ComputeSuiteMetrics(tasks, {untimed, Failed("b")});
+  EXPECT_FALSE(s.all.timed);
+  nlohmann::json j = SuiteMetricsToJson(s);
+  EXPECT_EQ(j["timed"], false);
+  EXPECT_TRUE(j["fast_p"][3]["eager"].is_null()) << j.dump();
+  EXPECT_TRUE(j["geomean_speedup"].is_null());
+  EXPECT_TRUE(j["geomean_speedup_all_tasks"].is_null());
+  EXPECT_EQ(j["tasks_correct"], 1);
+  std::string table = SuiteMetricsTable(s);
+  auto row = [&](const std::string& label) {
+    size_t at = table.find(label);
+    return at == std::string::npos ? "" : table.substr(at, table.find('\n', at) - at);
+  };
+  for (const char* label : {"fast_0 eager", "fast_1 eager", "geomean speedup (solved)",
+                            "geomean (all, unsolved 1x)", "SOL% median"})
+    EXPECT_NE(row(label).find("not timed"), std::string::npos) << label << "\n" << table;
+  EXPECT_NE(row("tasks solved").find("50.0%"), std::string::npos) << table;  // still known
+  // Timed, or nothing solved: the speed metrics are numbers.
+  EXPECT_TRUE(ComputeMetrics(tasks, {Passed("a", 2.0), untimed}).timed);
+  BenchMetrics none = ComputeMetrics(tasks, {Failed("a")});
+  EXPECT_TRUE(none.timed);
+  EXPECT_EQ(MetricsToJson(none)["fast_p"][0]["eager"], 0.0);
+}
+
 TEST(BenchMetricsTest, CompileFastPWhenCompileWasTimed) {
   std::vector<SuiteTask> tasks = {{"a", "a", ""}, {"b", "b", ""}};
   BenchMetrics m = ComputeMetrics(tasks, {Passed("a", 3.0, 1.5), Passed("b", 2.0)});

@@ -148,7 +148,78 @@ TEST_F(TaskLoaderTest, MissingReferenceIsNamed) {
 TEST_F(TaskLoaderTest, NotATaskFolder) {
   auto t = LoadNativeTask(dir_ / "nope");
   ASSERT_FALSE(t.ok());
-  EXPECT_NE(t.status().message().find("not a native task"), std::string::npos);
+  EXPECT_NE(t.status().message().find("nope: no such task (not found)"), std::string::npos)
+      << t.status().message();
+  std::filesystem::create_directories(dir_ / "empty");
+  auto empty = LoadNativeTask(dir_ / "empty");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("not a native task (no task.toml"), std::string::npos)
+      << empty.status().message();
+  auto file = LoadNativeTask(dir_ / "reference.cpp");
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.status().message().find("reference.cpp: not a task"), std::string::npos)
+      << file.status().message();
+}
+
+TEST_F(TaskLoaderTest, AFolderOfTasksSaysSo) {
+  Load(kGood);
+  std::filesystem::path suite = dir_ / "suite";
+  std::filesystem::create_directories(suite / "conv");
+  for (const char* f : {"task.toml", "reference.cpp"})
+    std::filesystem::copy_file(dir_ / f, suite / "conv" / f);
+  auto t = LoadNativeTask(suite);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("it holds task folders, such as"), std::string::npos)
+      << t.status().message();
+}
+
+TEST_F(TaskLoaderTest, ATaskTomlPathMeansItsFolder) {
+  Load(kGood);
+  auto t = LoadNativeTask(dir_ / "task.toml");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->name, "conv");
+  EXPECT_EQ(t->dir, dir_.lexically_normal());
+}
+
+// A value of the wrong type is named with its line, what was expected and
+// what was found, rather than reported as missing.
+TEST_F(TaskLoaderTest, WrongTypesSayWhatWasFoundAndWhere) {
+  auto with = [](const std::string& from, const std::string& to) {
+    std::string t = kGood;
+    t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  ExpectError(with("shape = [\"N\", \"H\"]", "shape = \"N, H\""),
+              "task.toml:7: inputs[0].shape: expected an array of strings or integers");
+  ExpectError(with("shape = [\"N\", \"H\"]", "shape = \"N, H\""), "got a string");
+  ExpectError(with("dtype = \"f32\"", "dtype = 32"),
+              "task.toml:6: inputs[0].dtype: expected a string, got an integer");
+  ExpectError(with("name = \"conv\"", "name = 7"),
+              "task.toml:2: name: expected a string, got an integer");
+  ExpectError(with("name = \"x\"", "name = [\"x\"]"),
+              "task.toml:5: inputs[0].name: expected a string, got an array");
+  ExpectError(with("values = \"randint(0, H)\"", "values = 3"),
+              "task.toml:12: inputs[1].values: expected a string or an array of strings, got an "
+              "integer");
+  ExpectError(with("N = 2\n", "N = 2.5\n"),
+              "task.toml:18: cases[0].N: expected an integer, got a floating-point number");
+  ExpectError(with("atol = 1e-3", "atol = \"loose\""),
+              "task.toml:26: tolerance.atol: expected a number >= 0, got a string");
+  ExpectError(with("flops = 100", "flops = true"),
+              "task.toml:29: cost.flops: expected a number or an expression string, got a boolean");
+  ExpectError(std::string(kGood) + "[verify]\nseeds = \"3\"\n",
+              "verify.seeds: expected an integer from 3 to 1000, got a string");
+  ExpectError(std::string(kGood) + "[verify]\nseeds = 2\n", "from 3 to 1000, got 2");
+  ExpectError("tolerance = 1e-3\n" + with("[tolerance]\natol = 1e-3", ""),
+              "tolerance: expected a table, got a floating-point number");
+  ExpectError(with("[[cases]]\nN = 1", "[[cases]]\nbackends = \"cuda\"\nN = 1"),
+              "cases[1].backends: expected an array such as [\"cuda\"], got a string");
+  ExpectError(with("[[cases]]\nN = 1", "[[cases]]\nbackends = [\"tpu\"]\nN = 1"),
+              "cases[1].backends[0]: expected \"cpu\" or \"cuda\", got \"tpu\"");
+  ExpectError("cases = \"N=1\"\n[[outputs]]\nname='y'\ndtype='f32'\nshape=[1]\n",
+              "task.toml:1: cases: expected an array of tables ([[cases]]), got a string");
+  ExpectError("[inputs]\nname='x'\n[[outputs]]\nname='y'\ndtype='f32'\nshape=[1]\n",
+              "inputs: expected an array of tables ([[inputs]]), got a table");
 }
 
 }  // namespace
@@ -182,6 +253,15 @@ TEST_F(TaskLoaderLintTest, AllowListIsRead) {
   auto none = Load("");
   ASSERT_TRUE(none.ok()) << none.status().message();
   EXPECT_TRUE(none->lint_allow.empty());
+}
+
+TEST_F(TaskLoaderLintTest, AllowMustBeAnArrayOfNames) {
+  auto t = Load("[lint]\nallow = \"library\"\n");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find(
+                "task.toml:13: lint.allow: expected an array of rule names, got a string"),
+            std::string::npos)
+      << t.status().message();
 }
 
 TEST_F(TaskLoaderLintTest, UnknownRuleIsNamed) {
