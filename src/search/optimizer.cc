@@ -137,7 +137,11 @@ std::string AttemptLine(const AttemptResult& r) {
            (r.reply.attempts > 1 ? " after " + std::to_string(r.reply.attempts) + " attempts"
                                  : "") +
            ": " + r.reply.error;
-  if (!r.verdict) return head + "no usable code in the reply (" + r.extraction.detail + ")";
+  if (!r.verdict)
+    return head + "no usable code in the reply (" +
+           (r.extraction.detail.empty() ? std::string(ExtractFailureName(r.extraction.failure))
+                                        : r.extraction.detail) +
+           ")";
   const Verdict& v = *r.verdict;
   if (r.passed()) return head + fmt::format("passed, {:.2f}x", v.speedup);
   std::string why = v.reason.substr(0, v.reason.find('\n'));
