@@ -25,6 +25,7 @@ int RunExport(const ExportArgs& a) {
   if (!keep)
     return ReportError(
         Status::Invalid("--keep: expected all, passed or best, got '" + a.keep + "'"));
+  if (Status st = CheckOutputFile(a.output); !st.ok()) return ReportError(st);
   if (!std::filesystem::exists(a.store))
     return ReportError(Status::Invalid(a.store + ": no run store there (--store)"));
   auto store = OpenStore(a.store);

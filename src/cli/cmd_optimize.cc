@@ -16,8 +16,8 @@
 #include "core/fs.h"
 #include "core/hash.h"
 #include "core/paths.h"
+#include "llm/provenance.h"
 #include "search/optimizer.h"
-#include "search/provenance.h"
 #include "search/run_record.h"
 #include "task/task_loader.h"
 
@@ -61,19 +61,6 @@ class InterruptHandler {
  private:
   void (*previous_)(int) = SIG_DFL;
 };
-
-// -o must name a file in a folder that exists: hone creates no folders
-// outside its own (run folders, the cache).
-Status CheckOutputPath(const std::string& output) {
-  if (output.empty()) return Status::Ok();
-  std::filesystem::path parent = std::filesystem::path(output).parent_path();
-  std::error_code ec;
-  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
-    return Status::Invalid("-o " + output + ": the folder " + parent.string() + " does not exist");
-  if (std::filesystem::is_directory(output, ec))
-    return Status::Invalid("-o " + output + ": is a folder; name the file to write");
-  return Status::Ok();
-}
 
 // What a run is started with, stored so that --resume continues it the same
 // way.
@@ -136,7 +123,7 @@ Status Validate(const OptimizeArgs& a) {
   }
   if (a.backend != "cpu" && a.backend != "cuda")
     return Status::Invalid("--backend: expected cpu or cuda, got '" + a.backend + "'");
-  HONE_RETURN_IF_ERROR(CheckOutputPath(a.output));
+  HONE_RETURN_IF_ERROR(CheckOutputFile(a.output));
   return ValidateSearchFlags(a.search);
 }
 

@@ -59,6 +59,7 @@ Status WriteHtml(const ReportArgs& a, const RunData& data, const RunSummary& sum
 }
 
 int RunReport(const ReportArgs& a) {
+  if (Status st = CheckOutputFile(a.html); !st.ok()) return ReportError(st);
   auto data = Load(a);
   if (!data.ok()) return ReportError(data.status());
   RunSummary summary = SummarizeRun(*data);

@@ -100,6 +100,17 @@ Result<std::string> CandidateBackend(const std::string& candidate, const std::st
   return std::string("cpu");
 }
 
+Status CheckOutputFile(const std::string& output) {
+  if (output.empty()) return Status::Ok();
+  std::filesystem::path parent = std::filesystem::path(output).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+    return Status::Invalid("-o " + output + ": the folder " + parent.string() + " does not exist");
+  if (std::filesystem::is_directory(output, ec))
+    return Status::Invalid("-o " + output + ": is a folder; name the file to write");
+  return Status::Ok();
+}
+
 int ReportError(const Status& st) {
   std::fprintf(stderr, "hone: %s\n", st.message().c_str());
   return st.code() == StatusCode::kInvalidInput ? kExitUsage : kExitFailure;

@@ -57,6 +57,11 @@ Status CheckCandidateFile(const std::string& candidate);
 // candidate from `requested` ("cpu", "cuda"), else cuda when a GPU is present.
 Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested);
 
+// An -o FILE the command may write: empty (none), or a file in a folder
+// that exists. hone creates no folders outside its own (run folders, the
+// cache), so a mistyped path is refused before any work (exit 2).
+Status CheckOutputFile(const std::string& output);
+
 // Prints "hone: message" and maps the status to an exit code.
 int ReportError(const Status& st);
 

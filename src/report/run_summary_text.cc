@@ -6,6 +6,8 @@
 #include <cmath>
 #include <set>
 
+#include "llm/provenance.h"
+
 namespace hone {
 namespace {
 
@@ -40,29 +42,13 @@ std::string MachineOf(const RunData& run) {
   return "";
 }
 
-// One call's provenance in words.
-std::string CallProvenance(const LlmCallRow& c) {
-  std::string settings;
-  json s = ParseOrNull(c.sampling);
-  for (const char* key :
-       {"temperature", "max_tokens", "reasoning_effort", "thinking_budget_tokens"}) {
-    if (!s.is_object() || !s.contains(key)) continue;
-    const json& v = s[key];
-    if (v.is_null() || (v.is_string() && v.get<std::string>().empty()) || v == 0) continue;
-    settings += (settings.empty() ? "" : ", ") + std::string(key) + " " +
-                (v.is_string() ? v.get<std::string>() : v.dump());
-  }
-  if (!c.prompt_version.empty())
-    settings += (settings.empty() ? "prompts " : "; prompts ") + c.prompt_version.substr(0, 8);
-  return c.provider + ":" + c.model + (settings.empty() ? "" : " (" + settings + ")");
-}
-
 std::string ModelOf(const RunData& run) {
   std::string first, names;
   std::set<std::string> seen;
   for (const auto& c : run.calls) {
     if (c.model.empty()) continue;
-    if (first.empty()) first = CallProvenance(c);
+    if (first.empty())
+      first = ProvenanceLine({c.provider, c.model, ParseOrNull(c.sampling), c.prompt_version});
     if (seen.insert(c.provider + ":" + c.model).second)
       names += (names.empty() ? "" : ", ") + c.provider + ":" + c.model;
   }

@@ -25,7 +25,7 @@
 #include "llm/provider.h"
 #include "run/evaluator.h"
 #include "search/budget.h"
-#include "search/provenance.h"
+#include "llm/provenance.h"
 #include "search/strategy.h"
 #include "store/store.h"
 

@@ -26,7 +26,7 @@
 #include <string>
 
 #include "core/status.h"
-#include "search/provenance.h"
+#include "llm/provenance.h"
 #include "search/strategy.h"
 #include "store/store.h"
 

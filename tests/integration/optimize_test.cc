@@ -428,10 +428,17 @@ TEST_F(OptimizeTest, EveryCallRecordsWhichModelAndSettingsMadeIt) {
   EXPECT_EQ(row["llm"]["provider"], "openai-compatible");
   EXPECT_EQ(row["llm"]["model"], "fake");
   EXPECT_EQ(row["llm"]["prompt_version"], (*calls)[0].prompt_version);
+  // -o in a folder that does not exist is refused by every command that has it.
+  for (const char* command : {"report", "export"}) {
+    auto nowhere =
+        RunHone({command, "1", "--store", db.string(), "-o", "/nonexistent-hone-dir/sub/out.txt"});
+    EXPECT_EQ(nowhere.exit_code, 2) << command << ": " << nowhere.output;
+    EXPECT_NE(nowhere.output.find("does not exist"), std::string::npos) << nowhere.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists("/nonexistent-hone-dir"));
   auto report = RunHone({"report", "1", "--store", db.string()});
   ASSERT_EQ(report.exit_code, 0) << report.output;
-  EXPECT_NE(report.output.find("model: openai-compatible:fake (temperature 0.3"),
-            std::string::npos)
+  EXPECT_NE(report.output.find("model: openai-compatible:fake (temperature 0.3"), std::string::npos)
       << report.output;
 }
 

@@ -1,4 +1,4 @@
-#include "search/provenance.h"
+#include "llm/provenance.h"
 
 #include <fmt/format.h>
 
@@ -24,20 +24,19 @@ std::string ProvenanceLine(const LlmProvenance& p) {
   std::string settings;
   auto add = [&](const std::string& s) { settings += (settings.empty() ? "" : ", ") + s; };
   const nlohmann::json& s = p.sampling;
-  if (s.is_object()) {
-    if (s.contains("temperature") && s["temperature"].is_number())
-      add(fmt::format("temperature {:g}", s["temperature"].get<double>()));
-    else
-      add("the endpoint's temperature");
-    if (s.contains("max_tokens")) add(fmt::format("max tokens {}", s["max_tokens"].get<int>()));
-    if (!s.value("reasoning_effort", "").empty())
-      add("reasoning " + s["reasoning_effort"].get<std::string>());
-    if (s.value("thinking_budget_tokens", 0) > 0)
-      add(fmt::format("thinking {} tokens", s["thinking_budget_tokens"].get<int>()));
-  }
-  std::string prompts =
-      p.prompt_version.empty() ? "" : "; prompts " + p.prompt_version.substr(0, 8);
-  return p.provider + ":" + p.model + " (" + settings + prompts + ")";
+  if (s.is_object() && s.contains("temperature"))
+    add(s["temperature"].is_number()
+            ? fmt::format("temperature {:g}", s["temperature"].get<double>())
+            : std::string("the endpoint's temperature"));
+  if (s.is_object() && s.contains("max_tokens") && s["max_tokens"].is_number())
+    add(fmt::format("max tokens {}", s["max_tokens"].get<int64_t>()));
+  if (s.is_object() && s.value("reasoning_effort", "") != "")
+    add("reasoning " + s["reasoning_effort"].get<std::string>());
+  if (s.is_object() && s.value("thinking_budget_tokens", 0) > 0)
+    add(fmt::format("thinking {} tokens", s["thinking_budget_tokens"].get<int64_t>()));
+  if (!p.prompt_version.empty())
+    settings += (settings.empty() ? "prompts " : "; prompts ") + p.prompt_version.substr(0, 8);
+  return p.provider + ":" + p.model + (settings.empty() ? "" : " (" + settings + ")");
 }
 
 }  // namespace hone

@@ -22,7 +22,9 @@ struct LlmProvenance {
 // negative temperature (the endpoint's default) is null.
 nlohmann::json SamplingJson(const ChatRequest& r);
 nlohmann::json ProvenanceJson(const LlmProvenance& p);
-// "openai:gpt-4.1 (temperature 0.7, max tokens 8192; prompts 3f2a9c1b)".
+// "openai:gpt-4.1 (temperature 0.7, max tokens 8192; prompts 3f2a9c1b)";
+// settings `sampling` does not hold (a call stored before they were kept)
+// are left out.
 std::string ProvenanceLine(const LlmProvenance& p);
 
 }  // namespace hone
