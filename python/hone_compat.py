@@ -185,8 +185,15 @@ def hone_compat_load(config_json):
     device = cfg["device"]
     mode = cfg.get("mode", "candidate")
     sizes = {k: int(v) for k, v in cfg.get("sizes", {}).items()}
-    problem = _exec_source(cfg["problem_source"], cfg["problem_path"], "hone_compat_problem",
-                           sizes)
+    problem_path = cfg["problem_path"]
+    if mode == "compile":
+        # torch.compile reads the file its code came from (automatic-dynamic
+        # PGO hashes it): a copy in the scratch folder, which the sandbox may
+        # read, where the problem's own folder may not be.
+        problem_path = os.path.join(os.getcwd(), "hone_problem_" + os.path.basename(problem_path))
+        with open(problem_path, "w") as f:
+            f.write(cfg["problem_source"])
+    problem = _exec_source(cfg["problem_source"], problem_path, "hone_compat_problem", sizes)
     clock.done("problem_module")
     seed = int(cfg.get("model_seed", 0))
     _seed_all(torch, seed)
@@ -208,12 +215,18 @@ def hone_compat_load(config_json):
     model = model.to(device)
     clock.done("to_device")
     if mode == "compile":
-        model = torch.compile(model)
+        # Shapes never change between calls: static. Compiling again inside
+        # the sandbox cannot work (no compiler processes, no /dev/null), so
+        # a guard that fails after the warm-up stops with its reason.
+        torch._dynamo.config.automatic_dynamic_shapes = False
+        torch._dynamo.config.error_on_recompile = True
+        model = torch.compile(model, dynamic=False)
     _state.update(torch=torch, model=model, device=device, cuda=device.startswith("cuda"),
                   nf=int(cfg["num_forward_args"]), param_names=cfg.get("param_names", []),
                   python_types=cfg.get("python_types", []),
                   python_values=cfg.get("python_values", []), views={}, streams={},
-                  params_loaded=False, mark=_mark_function())
+                  params_loaded=False, mark=_mark_function(),
+                  seed=_seed_function() if cfg.get("reseed_rng") else None)
     if cfg.get("warm_up", True):
         _warm_up(torch, model, problem, device, seed)
         clock.done("warm_up")
@@ -240,6 +253,18 @@ class _Phases:
         now = self._now()
         self.phases[name] = round(now - self._last, 4)
         self._last = now
+
+
+def _seed_function():
+    """hone_sandbox_rng_seed of the sandbox program: the seed of this call's
+    value set. None outside hone's sandbox."""
+    try:
+        fn = ctypes.CDLL(None).hone_sandbox_rng_seed
+    except (OSError, AttributeError):
+        return None
+    fn.restype = ctypes.c_uint64
+    fn.argtypes = []
+    return fn
 
 
 def _mark_function():
@@ -348,6 +373,8 @@ def hone_compat_call(address):
             s["streams"][a.stream] = stream
     with torch.no_grad(), (torch.cuda.stream(stream) if stream is not None else _Null()):
         _load_params(inputs[s["nf"]:])
+        if s["seed"] is not None:  # the forward draws random numbers: as the oracle seeds it
+            _seed_all(torch, s["seed"]())
         result = _flatten(s["model"](*_forward_args(inputs)))
         if s["mark"] is not None:
             s["mark"]()

@@ -424,6 +424,7 @@ class Problem:
         # torch.device as a context manager (a default device) exists from torch 2.0.
         self.draw_on_device = hasattr(torch.device(device), "__enter__")
         self.memory = {}
+        self.uses_rng = False
         self.sizes, self.unscaled, self.derived = {}, {}, {}
 
     # -- building ------------------------------------------------------------
@@ -485,7 +486,24 @@ class Problem:
         self._mark_constant_numbers(args)
         self.flops = self._count_flops(args)
 
+    def _rng_states(self):
+        states = [torch.get_rng_state()]
+        if self.device.startswith("cuda"):
+            states.append(torch.cuda.get_rng_state(torch.device(self.device)))
+        return states
+
     def _measured_forward(self, args):
+        """The first forward, measured: its memory, and whether it draws
+        random numbers (training-mode dropout): then hone seeds every call
+        of a candidate as this oracle seeds the forward its expected outputs
+        come from."""
+        _seed_all(0)
+        before = self._rng_states()
+        outs = self._forward_measuring_memory(args)
+        self.uses_rng = any(not torch.equal(a, b) for a, b in zip(before, self._rng_states()))
+        return outs
+
+    def _forward_measuring_memory(self, args):
         if not self.device.startswith("cuda"):
             return self.forward(args)
         dev = torch.device(self.device)
@@ -687,7 +705,8 @@ class Problem:
                   "distributions": [d.describe() for d in self.distributions],
                   "footprint_bytes": self.footprint,
                   "cost": {"bytes": self.footprint, "flops": self.flops},
-                  "memory": self.memory, "torch": torch.__version__})
+                  "memory": self.memory, "uses_rng": self.uses_rng,
+                  "torch": torch.__version__})
         return r
 
 

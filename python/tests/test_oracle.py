@@ -338,6 +338,15 @@ class OracleTest(unittest.TestCase):
         self.assertEqual(by_role(a, "output")[0]["bytes"], 64 * 32 * 2)
         self.assertEqual(by_role(a, "ref64_output")[0]["dtype"], "f64")
 
+    def test_a_forward_that_draws_random_numbers_is_said_and_seeded(self):
+        self.assertFalse(self.load("relu")["uses_rng"])
+        r = self.load("dropout_train")
+        self.assertTrue(r["uses_rng"])
+        # Seeded per value set: the same seed gives the same mask.
+        a = self.gen(r["problem"], 3, tag="drop-a")
+        b = self.gen(r["problem"], 3, tag="drop-b")
+        self.assertEqual(read(by_role(a, "output")[0]), read(by_role(b, "output")[0]))
+
     # -- distributions -------------------------------------------------------
 
     def test_distributions_listing(self):

@@ -335,6 +335,8 @@ Status RunUnit(Store& store, int64_t run_id, Evaluator& evaluator, const EvalOpt
     progress.Clear();
     std::cout << row << "\n";
     if (v.status != VerdictStatus::kPassed) std::cout << "    " << v.reason.substr(0, 300) << "\n";
+    if (v.status == VerdictStatus::kPassed && !v.speedup_unresolved.empty())
+      std::cout << "    speedup not resolved: " << v.speedup_unresolved << "\n";
     std::cout << std::flush;
   }
   return Status::Ok();

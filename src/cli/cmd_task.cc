@@ -65,7 +65,8 @@ nlohmann::json PyTorchJson(const PyTorchInfo& p) {
           {"shapes", p.shapes},
           {"forward_args", p.num_forward_args},
           {"input_kinds", inputs},
-          {"distributions", p.distribution_names}};
+          {"distributions", p.distribution_names},
+          {"uses_rng", p.uses_rng}};
 }
 
 bool IsPyTorchFolder(const std::string& path) {

@@ -75,6 +75,13 @@ void TimingSectionFromJson(const nlohmann::json& t, Verdict& v) {
   if (t.contains("reference")) v.reference_time = TimingFromJson(t["reference"]);
   v.baseline = t.value("baseline", "reference");
   v.speedup = NumOr(t, "speedup", 0.0);
+  if (t.contains("speedup_interval") && t["speedup_interval"].is_array() &&
+      t["speedup_interval"].size() == 2 && t["speedup_interval"][0].is_number() &&
+      t["speedup_interval"][1].is_number()) {
+    v.speedup_low = t["speedup_interval"][0].get<double>();
+    v.speedup_high = t["speedup_interval"][1].get<double>();
+  }
+  v.speedup_unresolved = t.value("speedup_unresolved", "");
   v.sol_seconds = NumOr(t, "sol_us", 0.0) * 1e-6;
   v.sol_percent = NumOr(t, "sol_percent", 0.0);
   if (t.contains("compile")) v.compile_time = TimingFromJson(t["compile"]);
@@ -219,8 +226,11 @@ nlohmann::json VerdictToJson(const Verdict& v) {
                    {"reference", TimingToJson(*v.reference_time)},
                    {"baseline", v.baseline},
                    {"speedup", v.speedup},
+                   {"speedup_interval", {v.speedup_low, v.speedup_high}},
+                   {"speedup_resolved", v.speedup_unresolved.empty()},
                    {"sol_us", v.sol_seconds * 1e6},
                    {"sol_percent", v.sol_percent}};
+    if (!v.speedup_unresolved.empty()) j["timing"]["speedup_unresolved"] = v.speedup_unresolved;
     if (v.compile_time) {
       j["timing"]["compile"] = TimingToJson(*v.compile_time);
       j["timing"]["speedup_compile"] = v.speedup_compile;

@@ -42,6 +42,9 @@ std::string FormatVerdict(const Verdict& v, bool color) {
       out += fmt::format("   speed of light: {} ({:.1f}% of it)", FormatSeconds(v.sol_seconds),
                          v.sol_percent);
     out += "\n";
+    if (!v.speedup_unresolved.empty())
+      out +=
+          "  speedup not resolved: " + v.speedup_unresolved + " (time it longer: --time-budget)\n";
   } else if (v.status == VerdictStatus::kPassed) {
     out += "  speedup: not timed\n";  // --no-time, or timing stopped (the notes say why)
   }

@@ -11,8 +11,9 @@ namespace {
 using json = nlohmann::json;
 
 // Raised when what a baseline is, or how it is timed, changes: older entries
-// are then not reused. 3: timed in a compat sandbox like candidates.
-constexpr int kBaselineProtocol = 3;
+// are then not reused. 3: timed in a compat sandbox like candidates. 4: with
+// the host time per launch.
+constexpr int kBaselineProtocol = 4;
 
 json TimingToJson(const BaselineTiming& t) {
   json samples = json::array();
@@ -22,7 +23,9 @@ json TimingToJson(const BaselineTiming& t) {
           {"samples", samples},
           {"median", t.median},
           {"warmup_calls", t.warmup_calls},
-          {"timer", t.timer}};
+          {"timer", t.timer},
+          {"host_seconds_per_launch", t.host_seconds_per_launch},
+          {"launches_per_call", t.launches_per_call}};
 }
 
 BaselineTiming TimingFromJson(const json& j) {
@@ -32,6 +35,8 @@ BaselineTiming TimingFromJson(const json& j) {
   t.median = j.value("median", 0.0);
   t.warmup_calls = j.value("warmup_calls", 0);
   t.timer = j.value("timer", "");
+  t.host_seconds_per_launch = j.value("host_seconds_per_launch", 0.0);
+  t.launches_per_call = j.value("launches_per_call", 0.0);
   for (const auto& s : j.value("samples", json::array()))
     if (s.is_number()) t.samples.push_back(s.get<double>());
   return t;

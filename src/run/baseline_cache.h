@@ -28,6 +28,11 @@ struct BaselineTiming {
   double median = 0;            // seconds
   int warmup_calls = 0;
   std::string timer;  // how it was timed, e.g. "cuda events, held stream (hone sandbox)"
+  // Host time per kernel launch that the reported time leaves out (the hold
+  // hides launch work from the events): what PyTorch's own dispatch costs on
+  // this machine, which compat candidates are held to. 0 when not measured.
+  double host_seconds_per_launch = 0;
+  double launches_per_call = 0;
 };
 
 struct Baselines {

@@ -38,6 +38,9 @@ struct Request {
   Op op;
   uint32_t binding;
   uint32_t flags;
+  // kCall: the seed a compat shim gives torch's generators before a forward
+  // that draws random numbers, the one the oracle's expected outputs used.
+  uint64_t rng_seed;
 };
 
 struct BindPayload {
@@ -97,6 +100,9 @@ static_assert(sizeof(Reply) == 320, "update the catalogue's mirrors of Reply");
 enum ReplyCallFlags : uint32_t {
   kCallHeld = 1u << 0,    // its work was queued behind the hold kernel
   kCallMarked = 1u << 1,  // the compat shim marked the end of the forward
+  // The hold ran out before the call returned: its forward waited on the GPU
+  // (a synchronisation, or a launch queue filled up); later calls run unheld.
+  kCallHoldTimedOut = 1u << 2,
 };
 
 // Feature bits reported in the ready reply.

@@ -26,6 +26,7 @@ struct CudaCallResult {
   uint64_t device_sync_cpu_nanos = 0;  // this thread's CPU time in the sync (it spins)
   bool device_sync_preempted = false;  // an involuntary context switch during the sync
   bool held = false;                   // queued behind the hold kernel
+  bool hold_timed_out = false;         // ... which ran out before the call returned
   bool marked = false;                 // the compat shim marked the forward's end
   uint64_t post_mark_nanos = 0;        // event time from that mark to the call's end
   uint32_t unjoined_streams = 0;       // compat: side streams whose work was never joined back

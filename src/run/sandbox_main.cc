@@ -94,6 +94,8 @@ uint64_t RawMonotonicNanos() {
 
 // Whether this sandbox runs a compat candidate (hone_sandbox_mark_end).
 bool g_compat = false;
+// The current call's wire::Request::rng_seed (hone_sandbox_rng_seed).
+uint64_t g_rng_seed = 0;
 
 [[noreturn]] void Die(const char* what) {
   std::fprintf(stderr, "hone-sandbox: %s\n", what);
@@ -353,6 +355,7 @@ class Server {
 
   void Call(const wire::Request& req) {
     if (req.binding >= bindings_.size()) Die("call on an unbound binding");
+    g_rng_seed = req.rng_seed;
     Binding& b = bindings_[req.binding];
     hone_args args = Args(b);
 #if HONE_SANDBOX_CUDA
@@ -375,7 +378,8 @@ class Server {
       reply.device_sync_nanos = r.device_sync_nanos;
       reply.device_sync_cpu_nanos = r.device_sync_cpu_nanos;
       reply.device_sync_preempted = r.device_sync_preempted ? 1 : 0;
-      reply.call_flags = (r.held ? wire::kCallHeld : 0u) | (r.marked ? wire::kCallMarked : 0u);
+      reply.call_flags = (r.held ? wire::kCallHeld : 0u) | (r.marked ? wire::kCallMarked : 0u) |
+                         (r.hold_timed_out ? wire::kCallHoldTimedOut : 0u);
       reply.aux = r.unjoined_streams;
       reply.post_mark_nanos = r.post_mark_nanos;
       return Send(o_.ctl_out, reply);
@@ -531,6 +535,13 @@ extern "C" __attribute__((visibility("default"), used)) void hone_sandbox_mark_e
 #endif
 }
 
+// The seed a compat shim gives torch before a forward that draws random
+// numbers: the one the oracle seeded the forward of this call's expected
+// outputs with, so training-mode dropout draws the same mask.
+extern "C" __attribute__((visibility("default"), used)) uint64_t hone_sandbox_rng_seed(void) {
+  return g_rng_seed;
+}
+
 int main(int argc, char** argv) {
   Options o;
   if (!ParseArgs(argc, argv, o)) Die("usage: started by hone, not by hand");
@@ -578,9 +589,11 @@ int main(int argc, char** argv) {
   sandbox::FileSystemRules rules;
   std::vector<std::string> read_dirs = o.read_dirs;
   read_dirs.push_back(o.library_dir);
-  std::vector<std::string> devices;
+  // The harmless character devices programs expect (torch.compile's
+  // inductor opens /dev/null while it generates code).
+  std::vector<std::string> devices = {"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"};
   if (o.cuda()) {
-    devices = GpuDeviceFiles();
+    for (std::string& d : GpuDeviceFiles()) devices.push_back(std::move(d));
     for (const char* d : {"/proc", "/sys", "/usr/local/cuda", "/usr/local/nvidia"})
       read_dirs.push_back(d);
   }

@@ -392,7 +392,7 @@ CallOutcome SandboxProcess::AwaitReady(std::chrono::milliseconds timeout) {
 
 SandboxProcess::~SandboxProcess() {
   if (pid_ > 0) {
-    wire::Request r{wire::kMagic, wire::Op::kExit, 0, 0};
+    wire::Request r{wire::kMagic, wire::Op::kExit, 0, 0, 0};
     ssize_t ignored = write(req_fd_, &r, sizeof r);
     (void)ignored;
     Kill();
@@ -506,6 +506,7 @@ CallOutcome SandboxProcess::AwaitReply(Clock::time_point deadline) {
   out.device_sync_preempted = reply.device_sync_preempted != 0;
   out.held = (reply.call_flags & wire::kCallHeld) != 0;
   out.marked = (reply.call_flags & wire::kCallMarked) != 0;
+  out.hold_timed_out = (reply.call_flags & wire::kCallHoldTimedOut) != 0;
   out.post_mark_seconds = static_cast<double>(reply.post_mark_nanos) * 1e-9;
   out.detail = std::string(reply.message, strnlen(reply.message, sizeof reply.message));
   out.first_side_copy =
@@ -612,7 +613,7 @@ CallOutcome SandboxProcess::Bind(uint32_t binding, const std::vector<wire::Tenso
   std::string msg(sizeof(wire::Request) + sizeof(wire::BindPayload) +
                       (inputs.size() + outputs.size()) * sizeof(wire::TensorSlot),
                   '\0');
-  wire::Request r{wire::kMagic, wire::Op::kBind, binding, 0};
+  wire::Request r{wire::kMagic, wire::Op::kBind, binding, 0, 0};
   wire::BindPayload p{static_cast<int32_t>(inputs.size()), static_cast<int32_t>(outputs.size())};
   char* at = msg.data();
   std::memcpy(at, &r, sizeof r);
@@ -628,8 +629,8 @@ CallOutcome SandboxProcess::Bind(uint32_t binding, const std::vector<wire::Tenso
 }
 
 CallOutcome SandboxProcess::Call(uint32_t binding, uint32_t flags,
-                                 std::chrono::milliseconds timeout) {
-  wire::Request r{wire::kMagic, wire::Op::kCall, binding, flags};
+                                 std::chrono::milliseconds timeout, uint64_t rng_seed) {
+  wire::Request r{wire::kMagic, wire::Op::kCall, binding, flags, rng_seed};
   return Send(&r, sizeof r, timeout);
 }
 

@@ -72,6 +72,7 @@ struct CallOutcome {
   double device_sync_cpu_seconds = 0;  // the sandbox thread's CPU time in it
   bool device_sync_preempted = false;  // its thread was taken off the CPU meanwhile
   bool held = false;                   // queued behind the hold kernel (wire::kCallHeld)
+  bool hold_timed_out = false;         // wire::kCallHoldTimedOut
   bool marked = false;                 // a compat shim marked the forward's end
   double post_mark_seconds = 0;        // from that mark to the end of the call
   int syscall = -1;                    // kViolation: the system call that broke a rule
@@ -117,7 +118,10 @@ class SandboxProcess {
 
   CallOutcome Bind(uint32_t binding, const std::vector<wire::TensorSlot>& inputs,
                    const std::vector<wire::TensorSlot>& outputs, std::chrono::milliseconds timeout);
-  CallOutcome Call(uint32_t binding, uint32_t flags, std::chrono::milliseconds timeout);
+  // `rng_seed`: what a compat shim seeds torch with before the forward
+  // (wire::Request::rng_seed); native candidates never see it.
+  CallOutcome Call(uint32_t binding, uint32_t flags, std::chrono::milliseconds timeout,
+                   uint64_t rng_seed = 0);
 
   bool alive() const { return pid_ > 0; }
   // CPU time all the sandbox's threads have used, read by the worker from

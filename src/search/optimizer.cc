@@ -143,7 +143,9 @@ std::string AttemptLine(const AttemptResult& r) {
                                         : r.extraction.detail) +
            ")";
   const Verdict& v = *r.verdict;
-  if (r.passed()) return head + fmt::format("passed, {:.2f}x", v.speedup);
+  if (r.passed())
+    return head + fmt::format("passed, {:.2f}x", v.speedup) +
+           (v.speedup_unresolved.empty() ? "" : " (not resolved: " + v.speedup_unresolved + ")");
   std::string why = v.reason.substr(0, v.reason.find('\n'));
   if (why.size() > 160) why = why.substr(0, 157) + "...";
   return head + std::string(StatusName(v.status)) + (why.empty() ? "" : ": " + why);

@@ -149,6 +149,10 @@ std::string TimingText(const Verdict& v) {
   out += "\n";
   out += fmt::format("reference: {} median\n", FormatSeconds(v.reference_time->summary.median));
   out += fmt::format("speedup: {:.2f}x over the reference\n", v.speedup);
+  if (!v.speedup_unresolved.empty())
+    out += "this speedup is not resolved (" + v.speedup_unresolved +
+           "): the measurements cannot tell it from no change; do not read it as a gain or a "
+           "loss\n";
   if (v.sol_seconds > 0)
     out += fmt::format("speed of light: {}; the candidate reaches {:.1f}% of it (SOL)\n",
                        FormatSeconds(v.sol_seconds), v.sol_percent);

@@ -165,6 +165,7 @@ Result<Task> OracleService::ToTask(const OracleProblem& p, const std::filesystem
     if (cost.contains("flops") && cost["flops"].is_number() && cost["flops"].get<int64_t>() > 0)
       t.cost_flops = Expr::Parse(std::to_string(cost["flops"].get<int64_t>())).value();
   }
+  info.uses_rng = p.reply.value("uses_rng", false);
   if (p.reply.contains("memory") && p.reply["memory"].is_object()) {
     const json& m = p.reply["memory"];
     info.forward_peak_bytes = m.value("forward_peak_bytes", int64_t{0});

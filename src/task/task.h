@@ -54,6 +54,9 @@ struct PyTorchInfo {
   std::vector<std::string> distribution_names;
   bool scaling_allowed = false;  // the task's distributions include "scaled"
   int64_t model_seed = 0;
+  // The forward draws random numbers (training-mode dropout): the oracle
+  // seeds each forward with its value set's seed, and so must a candidate's.
+  bool uses_rng = false;
   // Measured by the oracle at load (CUDA): device memory one forward takes
   // beyond its inputs (outputs and intermediates), and the model's state.
   int64_t forward_peak_bytes = 0;

@@ -60,6 +60,10 @@ struct Verdict {
   // model, timed by the oracle on the same device under the same protocol).
   std::string baseline = "reference";
   double speedup = 0;  // reference_time median / candidate_time median
+  // Its 95% interval, and why it is not resolved (measure/speedup.h): empty
+  // when the interval excludes 1 and both sides met the precision target.
+  double speedup_low = 0, speedup_high = 0;
+  std::string speedup_unresolved;
   // PyTorch tasks: torch.compile of the model, timed like the eager baseline.
   std::optional<TimingResult> compile_time;
   double speedup_compile = 0;

@@ -403,6 +403,33 @@ TEST(PyTorchTaskTest, ShapeScaleChangesSizesBeforeTheModuleRuns) {
   EXPECT_EQ(v->shapes.rfind(task->pytorch->shapes, 0), 0u) << v->shapes;
 }
 
+// Training-mode dropout (KernelBench's level2/66): every call of a compat
+// candidate, verified, re-checked while timed or timed as a baseline, is
+// seeded as the oracle seeded the forward its expected outputs came from.
+TEST(PyTorchTaskTest, AForwardThatDrawsRandomNumbersIsSeededLikeTheOracles) {
+  SKIP_WITHOUT_ORACLE();
+  auto task = Env().oracle->Load(SourceDir() / "python/tests/problems/dropout_train.py", {});
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  EXPECT_TRUE(task->pytorch->uses_rng);
+  EXPECT_FALSE(TaskNamed("softmax").pytorch->uses_rng);
+  const auto dir = SourceDir() / "tests/integration/compat_dropout";
+  EvalOptions timed;
+  timed.timing.budget_seconds = 0.3;
+  timed.timing.warmup_seconds = 0.02;
+  timed.backend = "cpu";
+  timed.lint_allow.insert("library");
+  auto same = Env().evaluator->Evaluate(*task, dir / "same_model.py", timed);
+  ASSERT_TRUE(same.ok()) << same.status().message();
+  EXPECT_EQ(same->status, VerdictStatus::kPassed) << same->reason;
+  EXPECT_TRUE(same->reference_time.has_value()) << "the eager baseline, seeded alike, was timed";
+  EvalOptions verify = VerifyOnly();
+  verify.backend = "cpu";
+  verify.lint_allow.insert("library");
+  auto own = Env().evaluator->Evaluate(*task, dir / "own_seed.py", verify);
+  ASSERT_TRUE(own.ok()) << own.status().message();
+  EXPECT_EQ(own->status, VerdictStatus::kIncorrect) << own->reason;
+}
+
 TEST(PyTorchTaskTest, FolderLoadsEveryProblemAndSkipsWhatCannotRun) {
   SKIP_WITHOUT_ORACLE();
   auto ours = Env().oracle->LoadFolder(PyTorchDir(), {});

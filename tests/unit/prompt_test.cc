@@ -210,6 +210,10 @@ TEST_F(PromptTest, FeedbackForPassedShowsTimesSpeedupAndSol) {
   EXPECT_TRUE(Contains(p, "gelu_vec4: 32 registers"));
   EXPECT_TRUE(Contains(p, "make it faster"));
   EXPECT_TRUE(Contains(p, "```cuda"));
+  EXPECT_FALSE(Contains(p, "not resolved"));
+  v.speedup_unresolved = "its 95% interval 0.40x .. 9.50x includes 1";
+  p = b().FeedbackTurn(v);
+  EXPECT_TRUE(Contains(p, "this speedup is not resolved (its 95% interval 0.40x .. 9.50x"));
 }
 
 TEST_F(PromptTest, FeedbackForARuntimeErrorShowsWhatItPrinted) {

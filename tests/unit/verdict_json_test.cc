@@ -36,6 +36,9 @@ Verdict Sample() {
   v.reference_time = t;
   v.compile_time = t;
   v.speedup = 2;
+  v.speedup_low = 0.9;
+  v.speedup_high = 2.2;
+  v.speedup_unresolved = "its 95% interval 0.90x .. 2.20x includes 1";
   v.speedup_compile = 2;
   v.sol_percent = 12.5;
   v.shapes = "N=4096";
@@ -50,6 +53,9 @@ TEST(VerdictJsonTest, RoundTripsThroughJson) {
   EXPECT_EQ(back->status, VerdictStatus::kIncorrect);
   EXPECT_DOUBLE_EQ(back->candidate_time->summary.median, 2e-3);
   EXPECT_EQ(back->checks_failed(), 1);
+  EXPECT_DOUBLE_EQ(back->speedup_high, 2.2);
+  EXPECT_EQ(back->speedup_unresolved, "its 95% interval 0.90x .. 2.20x includes 1");
+  EXPECT_FALSE(j["timing"]["speedup_resolved"].get<bool>());
 }
 
 TEST(VerdictJsonTest, RefusesWhatIsNotAVerdict) {

@@ -37,6 +37,7 @@ struct TensorSlot {
 };
 struct Request {
   uint32_t magic, op, binding, flags;
+  uint64_t rng_seed;
 };
 struct BindPayload {
   int32_t num_inputs, num_outputs;

@@ -1,0 +1,37 @@
+// The terminal summary of a verdict says when its speedup is not resolved.
+#include "report/verdict_text.h"
+
+#include <gtest/gtest.h>
+
+namespace hone {
+namespace {
+
+Verdict Timed() {
+  Verdict v;
+  v.status = VerdictStatus::kPassed;
+  v.reason = "correct";
+  v.candidate_time = TimingResult{};
+  v.candidate_time->summary.median = 1e-3;
+  v.reference_time = TimingResult{};
+  v.reference_time->summary.median = 2.91e-3;
+  v.speedup = 2.91;
+  return v;
+}
+
+TEST(VerdictTextTest, AResolvedSpeedupIsStatedPlainly) {
+  std::string text = FormatVerdict(Timed(), false);
+  EXPECT_NE(text.find("speedup: 2.91x"), std::string::npos) << text;
+  EXPECT_EQ(text.find("not resolved"), std::string::npos) << text;
+}
+
+TEST(VerdictTextTest, AnUnresolvedSpeedupSaysWhy) {
+  Verdict v = Timed();
+  v.speedup_unresolved = "its 95% interval 0.35x .. 10.50x includes 1";
+  std::string text = FormatVerdict(v, false);
+  EXPECT_NE(text.find("speedup not resolved: its 95% interval 0.35x .. 10.50x includes 1"),
+            std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace hone
