@@ -23,8 +23,8 @@ Proposal EvolveStrategy::Fresh(int island) {
   p.kind = "sample";
   p.lineage = island;
   p.system = context_.prompts->System(context_.backend);
-  p.messages = {
-      {"user", context_.prompts->FirstTurn(*context_.task, context_.backend, context_.machine)}};
+  p.messages = {{"user", context_.prompts->FirstTurn(*context_.task, context_.backend,
+                                                     context_.machine, context_.reference)}};
   return p;
 }
 
@@ -63,8 +63,9 @@ Proposal EvolveStrategy::Child(int island) {
     p.kind = "crossover";
   }
   p.system = context_.prompts->System(context_.backend);
-  p.messages = {{"user", context_.prompts->EvolveTurn(*context_.task, context_.backend,
-                                                      context_.machine, parents)}};
+  p.messages = {
+      {"user", context_.prompts->EvolveTurn(*context_.task, context_.backend, context_.machine,
+                                            parents, context_.reference)}};
   return p;
 }
 

@@ -13,6 +13,7 @@
 
 #include "build/build_pool.h"
 #include "core/clock.h"
+#include "core/fs.h"
 #include "report/verdict_json.h"
 #include "search/run_journal.h"
 #include "search/run_record.h"
@@ -301,6 +302,54 @@ Result<OptimizeResult> Loop::Run() {
   return result_;
 }
 
+// The reference's time on the timed case, for the first turn: the task's own
+// reference (a PyTorch task's Model, as its own ModelNew) evaluated as a
+// candidate, which also caches a PyTorch task's baselines for the first
+// real candidate. Left unmeasured, and out of the prompt, when timing is off
+// or that evaluation does not pass.
+ReferenceTiming MeasureReferenceNow(const Task& task, const std::string& backend,
+                                    Evaluator& evaluator, EvalOptions options,
+                                    const std::filesystem::path& dir) {
+  ReferenceTiming r;
+  if (!options.time) return r;
+  std::filesystem::path candidate;
+  if (task.pytorch) {
+    auto source = ReadFile(task.pytorch->file);
+    candidate = dir / "reference_as_candidate.py";
+    if (!source.ok() ||
+        !WriteFileAtomic(candidate, *source + "\n\n# hone: the problem's own Model, timed for "
+                                              "the first prompt\nModelNew = Model\n")
+             .ok())
+      return r;
+    options.lint_allow.insert("library");
+    r.what = "torch eager (the task's Model)";
+  } else {
+    auto path = task.ReferenceFor(backend);
+    if (!path.ok()) return r;
+    candidate = *path;
+  }
+  options.backend = backend;
+  auto v = evaluator.Evaluate(task, candidate, options);
+  if (v.ok() && v->status == VerdictStatus::kPassed && v->reference_time)
+    r.seconds = v->reference_time->summary.median;
+  return r;
+}
+
+// MeasureReferenceNow once per run folder: a resumed run's first turn is
+// the prompt it stored replies for, word for word.
+ReferenceTiming MeasureReference(const Task& task, const std::string& backend, Evaluator& evaluator,
+                                 const EvalOptions& options, const std::filesystem::path& dir) {
+  const std::filesystem::path file = dir / "reference_time.json";
+  if (auto text = ReadFile(file); text.ok()) {
+    auto j = nlohmann::json::parse(*text, nullptr, false);
+    if (j.is_object() && j.contains("seconds") && j["seconds"].is_number())
+      return {j["seconds"].get<double>(), j.value("what", "the reference")};
+  }
+  ReferenceTiming r = MeasureReferenceNow(task, backend, evaluator, options, dir);
+  (void)WriteFileAtomic(file, nlohmann::json{{"seconds", r.seconds}, {"what", r.what}}.dump());
+  return r;
+}
+
 }  // namespace
 
 Optimizer::Optimizer(const Task& task, std::string backend, MachineInfo machine, Provider& provider,
@@ -316,9 +365,10 @@ Optimizer::Optimizer(const Task& task, std::string backend, MachineInfo machine,
       options_(std::move(options)) {}
 
 Result<OptimizeResult> Optimizer::Run(const OptimizeProgress& progress) {
-  StrategyContext context{&task_, backend_, machine_, &prompts_};
-  HONE_ASSIGN_OR_RETURN(auto strategy, MakeStrategy(options_.strategy, context));
   HONE_ASSIGN_OR_RETURN(RunRecord record, RunRecord::Create(options_.run_dir));
+  StrategyContext context{&task_, backend_, machine_, &prompts_};
+  context.reference = MeasureReference(task_, backend_, evaluator_, options_.eval, record.dir());
+  HONE_ASSIGN_OR_RETURN(auto strategy, MakeStrategy(options_.strategy, context));
   const LlmProvenance provenance{provider_.model().provider, provider_.model().model,
                                  SamplingJson(options_.sampling), prompts_.version()};
   std::optional<RunJournal> journal;

@@ -22,10 +22,10 @@
 #include <string>
 
 #include "build/builder.h"
+#include "llm/provenance.h"
 #include "llm/provider.h"
 #include "run/evaluator.h"
 #include "search/budget.h"
-#include "llm/provenance.h"
 #include "search/strategy.h"
 #include "store/store.h"
 

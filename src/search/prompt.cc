@@ -114,13 +114,17 @@ std::string SpeedOfLightText(const Task& task, const std::string& backend, const
       c.label, FormatSeconds(sol));
 }
 
-std::string NextStep(VerdictStatus s) {
+std::string NextStep(VerdictStatus s, const std::string& backend) {
   switch (s) {
     case VerdictStatus::kPassed:
-      return "It is correct. Now make it faster: work out what limits it (memory traffic, "
-             "parallelism, vectorisation, arithmetic, launch overhead) against the speed of "
-             "light, and change the algorithm or the implementation to remove that limit. Keep "
-             "it correct.";
+      return std::string("It is correct. Now make it faster: work out what limits it (") +
+             (IsCuda(backend)
+                  ? "memory traffic, occupancy and parallelism, coalescing, arithmetic, launch "
+                    "overhead"
+                  : "memory traffic, cache blocking, use of every core, SIMD vectorisation, "
+                    "arithmetic") +
+             ") against the speed of light, and change the algorithm or the implementation to "
+             "remove that limit. Keep it correct.";
     case VerdictStatus::kCompileError:
       return "Fix the compile errors above.";
     case VerdictStatus::kIncorrect:
@@ -128,8 +132,10 @@ std::string NextStep(VerdictStatus s) {
              "a multiple of your block or vector width, that every output element is written, "
              "and that the inputs are left unchanged.";
     case VerdictStatus::kRuntimeError:
-      return "Fix the error above: check out-of-bounds accesses, the dtypes and shapes you "
-             "accept, the return value, and launch configurations.";
+      return std::string(
+                 "Fix the error above: check out-of-bounds accesses, the dtypes and "
+                 "shapes you accept, the return value, and ") +
+             (IsCuda(backend) ? "launch configurations." : "how you split work across threads.");
     case VerdictStatus::kTimeout:
       return "It did not finish in time: it may hang or be far too slow. Fix that.";
     case VerdictStatus::kRejected:
@@ -189,8 +195,26 @@ std::string FailedChecksText(const Verdict& v) {
   return out.empty() ? "" : "other failed checks:\n" + out;
 }
 
+// For a wrong result: the cases that were right before it (verification
+// stops at the first wrong one).
+std::string PassedCasesText(const Verdict& v) {
+  std::vector<std::string> right;
+  for (const Check& c : v.checks)
+    if (c.passed && c.name == "correct" &&
+        std::find(right.begin(), right.end(), c.where) == right.end())
+      right.push_back(c.where);
+  if (right.empty()) return "no case was right before this one\n";
+  std::string out = fmt::format("{} case(s) were right before this one:\n", right.size());
+  for (size_t i = 0; i < right.size() && i < static_cast<size_t>(kMaxChecks); ++i)
+    out += "- " + right[i] + "\n";
+  if (right.size() > static_cast<size_t>(kMaxChecks))
+    out += fmt::format("- ... and {} more\n", right.size() - kMaxChecks);
+  return out;
+}
+
 std::string FailureText(const Verdict& v) {
   std::string out = "reason: " + Cap(TrimRight(v.reason), kDetailCap) + "\n" + FailedChecksText(v);
+  if (v.status == VerdictStatus::kIncorrect) out += PassedCasesText(v);
   if (v.status != VerdictStatus::kIncorrect && !v.output_head.empty())
     out += "the candidate printed:\n" + Cap(TrimRight(v.output_head), kOutputCap) + "\n";
   return out;
@@ -299,8 +323,29 @@ std::string PromptBuilder::System(const std::string& backend) const {
   return Render("system", {{"backend", backend}, {"language", Language(backend)}});
 }
 
+// A native task's reference source: the specification, and the code the
+// candidate is timed against. Empty when it cannot be read.
+std::string ReferenceSourceText(const Task& task, const std::string& backend) {
+  auto path = task.ReferenceFor(backend);
+  if (!path.ok()) return "";
+  auto source = ReadFile(*path);
+  if (!source.ok()) return "";
+  return "\n\nThe reference implementation (" + path->filename().string() +
+         "): your kernel must compute what it computes, and is timed against it:\n```" +
+         LangTag(backend) + "\n" + Cap(TrimRight(*source), kLogCap * 2) + "\n```";
+}
+
+std::string ReferenceTimeText(const ReferenceTiming& r) {
+  if (r.seconds <= 0) return "";
+  return fmt::format(
+      "Measured time of {} on the timed case, on this machine: {}. Your speedup is its time over "
+      "yours.\n",
+      r.what, FormatSeconds(r.seconds));
+}
+
 std::string PromptBuilder::Context(const Task& task, const std::string& backend,
-                                   const MachineInfo& machine) const {
+                                   const MachineInfo& machine,
+                                   const ReferenceTiming& reference) const {
   auto values = BackendValues(backend);
   values["contract"] = contract_;
   values["example"] = templates_.at(IsCuda(backend) ? "example_cuda" : "example_cpu");
@@ -313,18 +358,22 @@ std::string PromptBuilder::Context(const Task& task, const std::string& backend,
         "below (module-level sizes may have been scaled), with the model's parameters and "
         "buffers passed as inputs after the forward arguments:\n```python\n" +
         TrimRight(task.pytorch->source) + "\n```";
+  else
+    values["task_description"] += ReferenceSourceText(task, backend);
   values["arguments"] = TrimRight(ContractArgumentsText(task));
   values["cases"] = TrimRight(CasesText(task, backend));
   values["tolerances"] = TrimRight(ToleranceText(task));
   values["backend_rules"] = Render(IsCuda(backend) ? "backend_cuda" : "backend_cpu", {});
-  values["hardware"] = TrimRight(MachineText(machine) + SpeedOfLightText(task, backend, machine));
+  values["hardware"] = TrimRight(MachineText(machine) + SpeedOfLightText(task, backend, machine) +
+                                 ReferenceTimeText(reference));
   return Render("context", values);
 }
 
 std::string PromptBuilder::FirstTurn(const Task& task, const std::string& backend,
-                                     const MachineInfo& machine) const {
+                                     const MachineInfo& machine,
+                                     const ReferenceTiming& reference) const {
   auto values = BackendValues(backend);
-  values["context"] = Context(task, backend, machine);
+  values["context"] = Context(task, backend, machine, reference);
   return Render("task", values);
 }
 
@@ -332,7 +381,7 @@ std::string PromptBuilder::FeedbackTurn(const Verdict& v) const {
   auto values = BackendValues(v.backend);
   values["status"] = std::string(StatusName(v.status));
   values["summary"] = FeedbackSummary(v);
-  values["next_step"] = NextStep(v.status);
+  values["next_step"] = NextStep(v.status, v.backend);
   return Render("feedback", values);
 }
 
@@ -344,7 +393,8 @@ std::string PromptBuilder::ExtractionFailedTurn(const Extraction& e) const {
 
 std::string PromptBuilder::EvolveTurn(const Task& task, const std::string& backend,
                                       const MachineInfo& machine,
-                                      const std::vector<PromptAttempt>& parents) const {
+                                      const std::vector<PromptAttempt>& parents,
+                                      const ReferenceTiming& reference) const {
   std::string shown;
   for (size_t i = 0; i < parents.size(); ++i)
     shown += (i ? "\n\n" : "") +
@@ -353,7 +403,7 @@ std::string PromptBuilder::EvolveTurn(const Task& task, const std::string& backe
                                       {"code", TrimRight(parents[i].code)},
                                       {"summary", FeedbackSummary(parents[i].verdict)}});
   auto values = BackendValues(backend);
-  values["context"] = Context(task, backend, machine);
+  values["context"] = Context(task, backend, machine, reference);
   values["parents"] = shown;
   values["goal"] = EvolveGoal(parents.size());
   return Render("evolve", values);

@@ -28,6 +28,13 @@
 
 namespace hone {
 
+// The reference's (or, for a PyTorch task, torch eager's) measured time on
+// the timed case, when the search measured it first; 0: not measured.
+struct ReferenceTiming {
+  double seconds = 0;
+  std::string what = "the reference";
+};
+
 // One evaluated candidate as later prompts show it.
 struct PromptAttempt {
   std::string code;
@@ -52,9 +59,10 @@ class PromptBuilder {
                                     const std::filesystem::path& include_dir);
 
   std::string System(const std::string& backend) const;
-  // The first user message: contract, example, task, hardware.
-  std::string FirstTurn(const Task& task, const std::string& backend,
-                        const MachineInfo& machine) const;
+  // The first user message: contract, example, task (a native task's
+  // reference source too), hardware, and the reference's measured time.
+  std::string FirstTurn(const Task& task, const std::string& backend, const MachineInfo& machine,
+                        const ReferenceTiming& reference = {}) const;
   // A later turn of a refinement chain: what happened to the last candidate.
   std::string FeedbackTurn(const Verdict& v) const;
   // A later turn when no candidate came out of the reply at all.
@@ -62,7 +70,8 @@ class PromptBuilder {
   // Evolution: the task's first turn plus parents with their results, asking
   // for one faster kernel (one parent: mutation; two: crossover).
   std::string EvolveTurn(const Task& task, const std::string& backend, const MachineInfo& machine,
-                         const std::vector<PromptAttempt>& parents) const;
+                         const std::vector<PromptAttempt>& parents,
+                         const ReferenceTiming& reference = {}) const;
   // A content hash of every template and the contract header: which prompts
   // a stored reply answered.
   std::string version() const;
@@ -74,8 +83,8 @@ class PromptBuilder {
   static std::map<std::string, std::string> BackendValues(const std::string& backend);
   // Contract, example, task, backend rules and hardware: the start of the
   // first turn and of an evolution turn.
-  std::string Context(const Task& task, const std::string& backend,
-                      const MachineInfo& machine) const;
+  std::string Context(const Task& task, const std::string& backend, const MachineInfo& machine,
+                      const ReferenceTiming& reference) const;
 
   std::map<std::string, std::string> templates_;  // file stem -> text
   std::string contract_;                          // kernel.h

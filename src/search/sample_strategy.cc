@@ -4,7 +4,8 @@ namespace hone {
 
 SampleStrategy::SampleStrategy(StrategyContext context, int samples)
     : context_(std::move(context)), samples_(samples) {
-  first_turn_ = context_.prompts->FirstTurn(*context_.task, context_.backend, context_.machine);
+  first_turn_ = context_.prompts->FirstTurn(*context_.task, context_.backend, context_.machine,
+                                            context_.reference);
 }
 
 std::vector<Proposal> SampleStrategy::Propose(int max, int* next_id) {

@@ -48,6 +48,7 @@ struct StrategyContext {
   std::string backend;
   MachineInfo machine;
   const PromptBuilder* prompts = nullptr;
+  ReferenceTiming reference;  // measured before the first turn, when it could be
 };
 
 class SearchStrategy {

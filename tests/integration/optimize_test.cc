@@ -146,6 +146,35 @@ TEST_F(OptimizeTest, RefineFeedsTheCompilerErrorBackAndKeepsTheFastestKernel) {
   EXPECT_TRUE(std::filesystem::exists(run_dir_ / "summary.json"));
 }
 
+// The first turn gives the reference's source and its time, measured once
+// per run folder so that a resumed run asks the same first question.
+TEST_F(OptimizeTest, FirstTurnGivesTheReferenceAndItsMeasuredTime) {
+  server_.Enqueue(Ok(OpenAiReply(Fenced(FastKernel()))));
+  auto provider = MakeProvider("openai-compatible:fake-model", 1);
+  StrategyOptions s;
+  s.name = "sample";
+  s.samples = 1;
+  Optimize(*provider, s);
+  auto requests = server_.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  const std::string& first = requests[0].body;
+  EXPECT_NE(first.find("The reference implementation (reference.cpp)"), std::string::npos);
+  EXPECT_NE(first.find("Measured time of the reference on the timed case"), std::string::npos)
+      << first;
+  auto stored = ReadFile(run_dir_ / "reference_time.json");
+  ASSERT_TRUE(stored.ok());
+  auto j = nlohmann::json::parse(*stored);
+  EXPECT_GT(j["seconds"].get<double>(), 0);
+  // Read back, not measured again: the same words.
+  j["seconds"] = 1.234e-3;
+  ASSERT_TRUE(WriteFileAtomic(run_dir_ / "reference_time.json", j.dump()).ok());
+  server_.Enqueue(Ok(OpenAiReply(Fenced(FastKernel()))));
+  Optimize(*provider, s);
+  requests = server_.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_NE(requests[1].body.find("on this machine: 1.234 ms"), std::string::npos);
+}
+
 TEST_F(OptimizeTest, SampleSurvivesEveryKindOfLlmFailure) {
   // In arrival order: four failures that are retried, then two good
   // replies, one without code and one cut off at the token limit.

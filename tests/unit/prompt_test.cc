@@ -125,6 +125,24 @@ TEST_F(PromptTest, FirstTurnCpuHasEverything) {
   EXPECT_FALSE(Contains(p, "{{")) << "every placeholder rendered";
 }
 
+TEST_F(PromptTest, FirstTurnShowsTheNativeReferenceAndItsMeasuredTime) {
+  auto source = [&](const char* file) {
+    std::string s = Slurp(task_.dir / file);
+    while (!s.empty() && s.back() == '\n') s.pop_back();
+    return s;
+  };
+  std::string cpu = b().FirstTurn(task_, "cpu", Cpu());
+  EXPECT_TRUE(Contains(cpu, "The reference implementation (reference.cpp)"));
+  EXPECT_TRUE(Contains(cpu, source("reference.cpp")));
+  EXPECT_FALSE(Contains(cpu, "Measured time of")) << "not measured: not said";
+  std::string cuda = b().FirstTurn(task_, "cuda", Gpu(), {2.5e-3, "the reference"});
+  EXPECT_TRUE(Contains(cuda, source("reference.cu")));
+  EXPECT_FALSE(Contains(cuda, source("reference.cpp")));
+  EXPECT_TRUE(
+      Contains(cuda, "Measured time of the reference on the timed case, on this machine: 2.500 ms"))
+      << cuda;
+}
+
 TEST_F(PromptTest, FirstTurnCudaHasTheGpuAndItsRules) {
   std::string p = b().FirstTurn(task_, "cuda", Gpu());
   std::string example = Slurp(SourceDir() / "prompts" / "example_cuda.cu");
@@ -184,6 +202,9 @@ TEST_F(PromptTest, FeedbackForIncorrectShowsTheMismatch) {
   EXPECT_TRUE(Contains(p, "- inputs_unchanged [" + where + "]: input 'x' was modified"));
   EXPECT_EQ(p.find(mismatch), p.rfind(mismatch)) << "the reason's check is not repeated";
   EXPECT_TRUE(Contains(p, "Fix the bug"));
+  EXPECT_TRUE(Contains(p, "1 case(s) were right before this one:\n- N=1023 seed=1")) << p;
+  v.checks.erase(v.checks.begin());
+  EXPECT_TRUE(Contains(b().FeedbackTurn(v), "no case was right before this one"));
 }
 
 TEST_F(PromptTest, FeedbackForPassedShowsTimesSpeedupAndSol) {
@@ -209,11 +230,22 @@ TEST_F(PromptTest, FeedbackForPassedShowsTimesSpeedupAndSol) {
   EXPECT_TRUE(Contains(p, "relative L2 error 1.50e-07"));
   EXPECT_TRUE(Contains(p, "gelu_vec4: 32 registers"));
   EXPECT_TRUE(Contains(p, "make it faster"));
+  EXPECT_TRUE(Contains(p, "launch overhead"));
   EXPECT_TRUE(Contains(p, "```cuda"));
   EXPECT_FALSE(Contains(p, "not resolved"));
   v.speedup_unresolved = "its 95% interval 0.40x .. 9.50x includes 1";
   p = b().FeedbackTurn(v);
   EXPECT_TRUE(Contains(p, "this speedup is not resolved (its 95% interval 0.40x .. 9.50x"));
+}
+
+TEST_F(PromptTest, CpuFeedbackGivesNoGpuAdvice) {
+  Verdict v = WithStatus(VerdictStatus::kPassed, "correct");
+  v.backend = "cpu";
+  std::string p = b().FeedbackTurn(v);
+  EXPECT_TRUE(Contains(p, "make it faster"));
+  EXPECT_TRUE(Contains(p, "SIMD"));
+  for (const char* gpu : {"launch overhead", "occupancy", "coalescing", "warp", "shared memory"})
+    EXPECT_FALSE(Contains(p, gpu)) << gpu << "\n" << p;
 }
 
 TEST_F(PromptTest, FeedbackForARuntimeErrorShowsWhatItPrinted) {
