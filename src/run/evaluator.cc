@@ -1912,7 +1912,7 @@ void Run::TimeBaseline(BaselineRun& b) {
       b.timing.host_seconds_per_launch =
           std::max(0.0, Summarize(gaps).median) / b.timing.launches_per_call;
   }
-  std::string held = hold.Describe("unheld calls");
+  std::string held = hold.Describe("hold");
   b.timing.timer = std::string(cuda() ? "CUDA events on the legacy default stream, held"
                                       : "the sandbox's clock") +
                    ", in a hone sandbox like candidates" + (held.empty() ? "" : " (" + held + ")");
