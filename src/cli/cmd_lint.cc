@@ -49,6 +49,8 @@ int RunLint(const LintArgs& a) {
   nlohmann::json report = nlohmann::json::array();
   size_t broken = 0;
   for (const auto& file : a.files) {
+    // What eval would refuse (an unknown extension, a folder) is bad usage here too.
+    if (Status st = CheckCandidateFile(file); !st.ok()) return ReportError(st);
     auto source = ReadFile(file);
     // A file that cannot be read is bad usage, like a malformed task.
     if (!source.ok()) return ReportError(Status::Invalid(source.status().message()));

@@ -30,6 +30,10 @@ class Arena {
   virtual std::vector<std::string> SandboxArgs() const = 0;
   // Completes the worker's writes before a sandbox call reads them.
   virtual Status Sync() { return Status::Ok(); }
+  // A fingerprint (XXH3) of [offset, offset + bytes), where the worker reads
+  // the memory directly; false where it cannot (the CUDA arena, for now),
+  // and stray writes are then not looked for this way.
+  virtual bool Fingerprint(size_t /*offset*/, size_t /*bytes*/, uint64_t* /*out*/) { return false; }
 };
 
 // "cpu": shared host memory; "cuda": device memory on `device`, exported by IPC.

@@ -25,7 +25,8 @@ json TimingToJson(const BaselineTiming& t) {
           {"warmup_calls", t.warmup_calls},
           {"timer", t.timer},
           {"host_seconds_per_launch", t.host_seconds_per_launch},
-          {"launches_per_call", t.launches_per_call}};
+          {"launches_per_call", t.launches_per_call},
+          {"held", t.held}};
 }
 
 BaselineTiming TimingFromJson(const json& j) {
@@ -37,6 +38,7 @@ BaselineTiming TimingFromJson(const json& j) {
   t.timer = j.value("timer", "");
   t.host_seconds_per_launch = j.value("host_seconds_per_launch", 0.0);
   t.launches_per_call = j.value("launches_per_call", 0.0);
+  t.held = j.value("held", true);
   for (const auto& s : j.value("samples", json::array()))
     if (s.is_number()) t.samples.push_back(s.get<double>());
   return t;

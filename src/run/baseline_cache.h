@@ -33,6 +33,9 @@ struct BaselineTiming {
   // this machine, which compat candidates are held to. 0 when not measured.
   double host_seconds_per_launch = 0;
   double launches_per_call = 0;
+  // Whether its timed calls were held: an unheld baseline's samples include
+  // its host launch time, and it measured no host time per launch.
+  bool held = true;
 };
 
 struct Baselines {

@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <cerrno>
 #include <cstring>
@@ -32,6 +33,12 @@ void SharedArena::Write(size_t offset, const void* src, size_t bytes) {
 void SharedArena::Fill(size_t offset, uint8_t pattern, size_t bytes) {
   HONE_CHECK(offset + bytes <= size_, "fill outside the arena");
   std::memset(data_ + offset, pattern, bytes);
+}
+
+bool SharedArena::Fingerprint(size_t offset, size_t bytes, uint64_t* out) {
+  HONE_CHECK(offset + bytes <= size_, "fingerprint outside the arena");
+  *out = XXH3_64bits(data_ + offset, bytes);
+  return true;
 }
 
 void SharedArena::Read(size_t offset, void* dst, size_t bytes) {

@@ -234,6 +234,9 @@ TEST(CliTest, CandidateFilesAreCheckedByExtensionAndKind) {
               std::string::npos)
         << r.output;
   }
+  auto lint = RunHone({"lint", (dir / "c.txt").string()});
+  EXPECT_EQ(lint.exit_code, 2) << lint.output;
+  EXPECT_NE(lint.output.find("unknown extension '.txt'"), std::string::npos) << lint.output;
   auto bare = RunHone({"eval", Fixture(), (dir / "c").string(), "--no-time"});
   EXPECT_EQ(bare.exit_code, 2);
   EXPECT_NE(bare.output.find("no extension"), std::string::npos) << bare.output;

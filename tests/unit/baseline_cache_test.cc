@@ -27,6 +27,7 @@ Baselines Eager() {
   b.eager.warmup_calls = 4;
   b.eager.host_seconds_per_launch = 31e-6;
   b.eager.launches_per_call = 120;
+  b.eager.held = false;
   b.compiled.reason = "not asked for";
   return b;
 }
@@ -42,6 +43,7 @@ TEST(BaselineCacheTest, ReadsBackWhatItStored) {
   EXPECT_DOUBLE_EQ(b->eager.median, 1e-3);
   EXPECT_DOUBLE_EQ(b->eager.host_seconds_per_launch, 31e-6);
   EXPECT_DOUBLE_EQ(b->eager.launches_per_call, 120);
+  EXPECT_FALSE(b->eager.held);
   EXPECT_FALSE(b->compiled.available);
   EXPECT_EQ(b->compiled.reason, "not asked for");
 }

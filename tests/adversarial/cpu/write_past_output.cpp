@@ -1,0 +1,15 @@
+// Computes the correct out, then writes one float 64 bytes past its end (into
+// the arena's padding after the output, which nothing else reads).
+// Expected verdict: runtime_error (the stray-write watch names the bytes past
+// the end of output 'out').
+#include <hone/kernel.h>
+
+HONE_EXPORT int hone_forward(const hone_args* args) {
+  const float* a = static_cast<const float*>(args->inputs[0].data);
+  const float* b = static_cast<const float*>(args->inputs[1].data);
+  float* out = static_cast<float*>(args->outputs[0].data);
+  int64_t n = hone_numel(&args->outputs[0]);
+  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + 2.0f * b[i];
+  out[n + 16] = 42.0f;
+  return 0;
+}
