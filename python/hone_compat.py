@@ -225,8 +225,9 @@ def hone_compat_load(config_json):
                   nf=int(cfg["num_forward_args"]), param_names=cfg.get("param_names", []),
                   python_types=cfg.get("python_types", []),
                   python_values=cfg.get("python_values", []), views={}, streams={},
-                  params_loaded=False, mark=_mark_function(),
-                  seed=_seed_function() if cfg.get("reseed_rng") else None)
+                  params_loaded=False, mark=_sandbox_function("hone_sandbox_mark_end", None),
+                  seed=(_sandbox_function("hone_sandbox_rng_seed", ctypes.c_uint64)
+                        if cfg.get("reseed_rng") else None))
     if cfg.get("warm_up", True):
         _warm_up(torch, model, problem, device, seed)
         clock.done("warm_up")
@@ -255,27 +256,17 @@ class _Phases:
         self._last = now
 
 
-def _seed_function():
-    """hone_sandbox_rng_seed of the sandbox program: the seed of this call's
-    value set. None outside hone's sandbox."""
+def _sandbox_function(name, restype):
+    """A function the sandbox program exports (src/run/sandbox_main.cc),
+    taking no arguments; None outside hone's sandbox. hone_sandbox_mark_end:
+    the model's forward has returned, and copying its results into hone's
+    outputs is timed apart. hone_sandbox_rng_seed: the seed of this call's
+    value set."""
     try:
-        fn = ctypes.CDLL(None).hone_sandbox_rng_seed
+        fn = getattr(ctypes.CDLL(None), name)
     except (OSError, AttributeError):
         return None
-    fn.restype = ctypes.c_uint64
-    fn.argtypes = []
-    return fn
-
-
-def _mark_function():
-    """hone_sandbox_mark_end of the sandbox program (src/run/sandbox_main.cc):
-    the model's forward has returned; copying its results into hone's
-    outputs is timed apart. None outside hone's sandbox."""
-    try:
-        fn = ctypes.CDLL(None).hone_sandbox_mark_end
-    except (OSError, AttributeError):
-        return None
-    fn.restype = None
+    fn.restype = restype
     fn.argtypes = []
     return fn
 

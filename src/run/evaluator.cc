@@ -334,6 +334,8 @@ class Run {
   // A compat candidate's unreported host time beyond the native allowance,
   // judged once the eager baseline says what PyTorch's launches cost here.
   void CheckDeferredCallTime();
+  // The reported_time check's outcome: recorded, and on failure the verdict.
+  bool RecordCallTime(bool ok, const std::string& detail, double reported_median);
   double FlushedBytesRatio() const;
 
   const EvaluatorEnv& env_;
@@ -2031,23 +2033,25 @@ bool Run::CheckReportedTimes(const TimingResult& ref, const TimingResult& cand,
       "the worker's clock saw " + Seconds(cand.call_overhead) +
       " per timed call beyond the reported time (the reference: " + Seconds(ref.call_overhead) +
       "; allowed extra " + Seconds(allowed) + ")";
-  if (extra <= allowed) {
-    v_.checks.push_back({"reported_time", v_.timed_case, true, detail});
-    return true;
-  }
-  if (compat() && cuda() && pytorch() && b.launches > 0) {
+  if (extra <= allowed) return RecordCallTime(true, detail, cand.summary.median);
+  if (compat() && cuda() && b.launches > 0) {
     deferred_call_time_ = {extra, allowed, b.launches, cand.summary.median,
                            "the worker's clock saw " + Seconds(cand.call_overhead) +
                                " per timed call beyond the reported time, over " + Num(b.launches) +
                                " launches"};
     return true;
   }
-  v_.checks.push_back({"reported_time", v_.timed_case, false, detail});
-  Decide(VerdictStatus::kRejected,
-         "timing does not add up: " + detail + " for a reported median of " +
-             Seconds(cand.summary.median) +
-             ": work done outside the measured span, or a tampered timer");
-  return false;
+  return RecordCallTime(false, detail, cand.summary.median);
+}
+
+bool Run::RecordCallTime(bool ok, const std::string& detail, double reported_median) {
+  v_.checks.push_back({"reported_time", v_.timed_case, ok, detail});
+  if (!ok)
+    Decide(VerdictStatus::kRejected,
+           "timing does not add up: " + detail + " for a reported median of " +
+               Seconds(reported_median) +
+               ": work done outside the measured span, or a tampered timer");
+  return ok;
 }
 
 void Run::CheckDeferredCallTime() {
@@ -2076,13 +2080,7 @@ void Run::CheckDeferredCallTime() {
         " (no eager baseline measured PyTorch's host time per launch here: time one, "
         "without --baselines none)";
   }
-  std::string detail = d.detail + "; allowed " + Seconds(allowed) + why;
-  bool ok = d.extra <= allowed;
-  v_.checks.push_back({"reported_time", v_.timed_case, ok, detail});
-  if (!ok)
-    Decide(VerdictStatus::kRejected,
-           "timing does not add up: " + detail + " for a reported median of " + Seconds(d.median) +
-               ": work done outside the measured span, or a tampered timer");
+  RecordCallTime(d.extra <= allowed, d.detail + "; allowed " + Seconds(allowed) + why, d.median);
 }
 
 Status Run::Execute(const std::filesystem::path& candidate) {
