@@ -265,6 +265,9 @@ struct Tally {
   // evaluations, and the part spent inside hone_forward (both sides).
   std::map<std::string, double> stage_seconds;
   double kernel_seconds = 0;
+  // compute-sanitizer on each task's new best CUDA candidate (--no-sanitize).
+  bool sanitize_best = true;
+  std::map<std::string, double> best_by_task;
   std::string Line(const std::string& what) const {
     std::string eta = fresh > 0 ? ", ETA " + FormatEta(fresh_seconds / fresh * (total - done)) : "";
     std::string fastest = best > 0 ? fmt::format("{:.2f}x", best) : "-";
@@ -314,6 +317,18 @@ Status RunUnit(Store& store, int64_t run_id, Evaluator& evaluator, const EvalOpt
       Verdict v, evaluator.Evaluate(task, u.candidate, options, [&](const std::string& stage) {
         progress.Show(tally.Line(u.label + ": " + stage));
       }));
+  if (tally.sanitize_best && v.status == VerdictStatus::kPassed && v.backend == "cuda" &&
+      u.candidate.extension() != ".py") {
+    auto [best, first] = tally.best_by_task.try_emplace(task.name, v.speedup);
+    if (first || v.speedup > best->second) {
+      progress.Show(tally.Line(u.label + ": sanitize (a new best)"));
+      HONE_RETURN_IF_ERROR(evaluator.SanitizeInto(task, u.candidate, options, v));
+      if (v.status == VerdictStatus::kPassed)
+        best->second = v.speedup;
+      else if (first)
+        tally.best_by_task.erase(best);
+    }
+  }
   HONE_RETURN_IF_ERROR(store.FinishEvaluation(eval_id, v));
   ++tally.fresh;
   tally.fresh_seconds += SecondsSince(start);
@@ -428,6 +443,7 @@ Status SearchTasks(Store& db, int64_t run_id, const BenchArgs& a, const Plan& pl
     if (!t.task) continue;
     OptimizeOptions o = SearchOptions(a.search);
     o.eval = options;
+    o.sanitize_best = !a.flags.no_sanitize;
     o.store = &db;
     o.run_id = run_id;
     o.options_hash = OptionsHash(a);
@@ -550,6 +566,7 @@ int RunBench(BenchArgs a) {
   }
   Evaluator evaluator((*ctx)->env);  // after loading: PyTorch tasks started the oracle
   Tally tally;
+  tally.sanitize_best = !a.flags.no_sanitize;
   double prebuild_seconds = 0;
   std::string sandbox_missing;
   Status done = a.search.model.empty()
@@ -636,6 +653,7 @@ Command RegisterBench(CLI::App& app) {
   AddStoreFlag(sub, args->store);
   AddSearchFlags(sub, args->search, "each task");
   AddEvalFlags(sub, args->flags);
+  AddNoSanitizeFlag(sub, args->flags);
   AddOutputFlags(sub, args->out);
   return [args] { return RunBench(*args); };
 }

@@ -73,6 +73,7 @@ Command RegisterEval(CLI::App& app) {
                   "ModelNew file (.py, PyTorch tasks only)")
       ->required();
   AddEvalFlags(sub, args->flags);
+  AddSanitizeFlag(sub, args->flags);
   sub->add_option("--backend", args->backend,
                   "Compat (.py) candidates: cpu or cuda (default: cuda when a GPU is present)");
   AddOutputFlags(sub, args->out);

@@ -220,6 +220,7 @@ int RunOptimize(OptimizeArgs a) {
   Evaluator evaluator((*ctx)->env);
   OptimizeOptions o = SearchOptions(a.search);
   o.eval = *eval;
+  o.sanitize_best = !a.flags.no_sanitize;
   o.run_dir = a.run_dir;
   o.store = store->get();
   o.run_id = *run_id;
@@ -312,6 +313,7 @@ Command RegisterOptimize(CLI::App& app) {
   sub->add_option("--run-dir", a->run_dir,
                   "Where the run record goes (default hone-runs/TASK-TIME)");
   AddEvalFlags(sub, a->flags);
+  AddNoSanitizeFlag(sub, a->flags);
   AddOutputFlags(sub, a->out);
   return [a] { return RunOptimize(*a); };
 }

@@ -57,7 +57,19 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalFlags, no_time, time_budget,
                                                 max_reps, target_rse, flush, threads,
                                                 memory_limit_mb, call_timeout, timeout, seed,
                                                 device, no_seccomp, no_landlock, no_netns, profile,
-                                                allow, no_lint, shape_scale, size_policy, baselines)
+                                                allow, no_lint, shape_scale, size_policy, baselines,
+                                                sanitize, no_sanitize)
+
+void AddSanitizeFlag(CLI::App* app, EvalFlags& f) {
+  app->add_flag("--sanitize", f.sanitize,
+                "CUDA: after verification, run compute-sanitizer (memcheck, racecheck, initcheck) "
+                "on the smallest case; memcheck errors fail the verdict");
+}
+
+void AddNoSanitizeFlag(CLI::App* app, EvalFlags& f) {
+  app->add_flag("--no-sanitize", f.no_sanitize,
+                "CUDA: do not run compute-sanitizer on each task's new best candidate");
+}
 
 nlohmann::json EvalFlagsToJson(const EvalFlags& f) { return f; }
 
@@ -110,6 +122,7 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   if (f.timeout <= 0) return Status::Invalid("--timeout: must be positive");
   if (f.memory_limit_mb < 0) return Status::Invalid("--memory-limit: must not be negative");
   o.time = !f.no_time;
+  o.sanitize = f.sanitize;
   o.flush = *flush;
   o.timing.budget_seconds = f.time_budget;
   o.timing.warmup_seconds = f.warmup;

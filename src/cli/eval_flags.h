@@ -33,7 +33,15 @@ struct EvalFlags {
   std::string size_policy;
   // Baselines to time when none are cached: "eager,compile", "eager" or "none".
   std::string baselines = "eager,compile";
+  // eval --sanitize: compute-sanitizer on this candidate; bench and optimize
+  // --no-sanitize: not on each task's new best (run/sanitize.h).
+  bool sanitize = false;
+  bool no_sanitize = false;
 };
+
+// eval's --sanitize; bench's and optimize's --no-sanitize.
+void AddSanitizeFlag(CLI::App* app, EvalFlags& f);
+void AddNoSanitizeFlag(CLI::App* app, EvalFlags& f);
 
 void AddEvalFlags(CLI::App* app, EvalFlags& f);
 // The flags as stored with a run (so `--resume` evaluates the same way),

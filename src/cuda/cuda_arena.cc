@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "cuda/device_fingerprint.h"
+
 namespace hone {
 
 void CudaArena::Note(int err, const char* what) {
@@ -66,6 +68,16 @@ void CudaArena::Read(size_t offset, void* dst, size_t bytes) {
   cudaSetDevice(device_);
   Note(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "arena stream");
   Note(cudaMemcpy(dst, data_ + offset, bytes, cudaMemcpyDeviceToHost), "download from the arena");
+}
+
+bool CudaArena::Fingerprint(const std::vector<ArenaRange>& ranges, uint64_t key,
+                            std::vector<uint64_t>* out) {
+  for (const ArenaRange& r : ranges)
+    HONE_CHECK(r.offset + r.bytes <= size_, "fingerprint outside the arena");
+  cudaSetDevice(device_);
+  Status st = FingerprintOnDevice(data_, ranges, key, stream_, out);
+  if (!st.ok() && error_.empty()) error_ = st.message();
+  return st.ok();
 }
 
 std::vector<std::string> CudaArena::SandboxArgs() const {

@@ -25,6 +25,9 @@ class CudaArena : public Arena {
   void Read(size_t offset, void* dst, size_t bytes) override;
   std::vector<std::string> SandboxArgs() const override;
   Status Sync() override;
+  // On the arena's stream, at device bandwidth (cuda/device_fingerprint.h).
+  bool Fingerprint(const std::vector<ArenaRange>& ranges, uint64_t key,
+                   std::vector<uint64_t>* out) override;
 
   // For the worker's own kernels and copies (cuda/cuda_trusted_store.h).
   char* data() { return data_; }

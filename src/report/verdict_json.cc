@@ -149,6 +149,28 @@ Result<Verdict> VerdictFromJson(const nlohmann::json& j) {
       else if (seconds.is_number())
         v.stage_seconds.push_back({stage, seconds.get<double>()});
     }
+    if (j.contains("sanitizer")) {
+      const auto& js = j["sanitizer"];
+      Verdict::Sanitizer& san = v.sanitizer.emplace();
+      san.case_label = js.value("case", "");
+      san.not_run = js.value("not_run", "");
+      san.seconds = js.value("seconds", 0.0);
+      for (const auto& t : js.value("tools", nlohmann::json::array())) {
+        Verdict::SanitizerTool tool;
+        tool.tool = t.value("tool", "");
+        tool.errors = t.value("errors", 0);
+        tool.first = t.value("first", "");
+        tool.failure = t.value("failure", "");
+        tool.seconds = t.value("seconds", 0.0);
+        san.tools.push_back(tool);
+      }
+    }
+    if (j.contains("guard")) {
+      const auto& g = j["guard"];
+      v.guard.calls = g.value("calls", 0);
+      v.guard.seconds = g.value("seconds", 0.0);
+      v.guard.bytes = g.value("bytes", uint64_t{0});
+    }
     if (j.contains("machine")) v.machine = MachineFromJson(j["machine"]);
     if (j.contains("timing") && j["timing"].is_object()) TimingSectionFromJson(j["timing"], v);
     v.kernels_launched = j.value("kernels_launched", "");
@@ -217,6 +239,7 @@ nlohmann::json VerdictToJson(const Verdict& v) {
          return sec;
        }()},
       {"machine", MachineToJson(v.machine)},
+      {"guard", {{"calls", v.guard.calls}, {"seconds", v.guard.seconds}, {"bytes", v.guard.bytes}}},
   };
   if (v.candidate_time) {
     j["timing"] = {{"case", v.timed_case},
@@ -248,6 +271,20 @@ nlohmann::json VerdictToJson(const Verdict& v) {
                                      {"power_w_max", d.power_w_max},
                                      {"throttle", ThrottleReasonNames(d.throttle_reasons)}};
     }
+  }
+  if (v.sanitizer) {
+    nlohmann::json tools = nlohmann::json::array();
+    for (const auto& t : v.sanitizer->tools)
+      tools.push_back({{"tool", t.tool},
+                       {"errors", t.errors},
+                       {"first", t.first},
+                       {"failure", t.failure},
+                       {"seconds", t.seconds}});
+    j["sanitizer"] = {{"case", v.sanitizer->case_label},
+                      {"not_run", v.sanitizer->not_run},
+                      {"seconds", v.sanitizer->seconds},
+                      {"errors", v.sanitizer->errors()},
+                      {"tools", tools}};
   }
   if (!v.kernels_launched.empty()) j["kernels_launched"] = v.kernels_launched;
   if (!v.shapes.empty()) j["shapes"] = v.shapes;

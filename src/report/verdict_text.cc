@@ -59,6 +59,10 @@ std::string FormatVerdict(const Verdict& v, bool color) {
   if (v.precision_bound > 0)
     out += fmt::format("  precision: rel. L2 error {:.2e} vs float64 (bound {:.2e})\n",
                        v.precision_error, v.precision_bound);
+  if (v.sanitizer)
+    out += fmt::format("  compute-sanitizer{}: {} ({})\n",
+                       v.sanitizer->case_label.empty() ? "" : " on " + v.sanitizer->case_label,
+                       DescribeSanitizer(*v.sanitizer), FormatSeconds(v.sanitizer->seconds));
   int passed = static_cast<int>(v.checks.size()) - v.checks_failed();
   out += fmt::format("  checks: {} passed, {} failed; build {}{}; total {}\n", passed,
                      v.checks_failed(), FormatSeconds(v.build_seconds),
@@ -66,6 +70,22 @@ std::string FormatVerdict(const Verdict& v, bool color) {
   for (const auto& n : v.notes) out += "  note: " + n + "\n";
   if (!v.sandbox_missing.empty()) out += "  sandbox: not in force: " + v.sandbox_missing + "\n";
   return out;
+}
+
+std::string DescribeSanitizer(const Verdict::Sanitizer& s) {
+  if (!s.not_run.empty()) return "not run: " + s.not_run;
+  std::string text;
+  for (const auto& t : s.tools) {
+    if (!text.empty()) text += "; ";
+    text += t.tool + ": ";
+    if (!t.failure.empty() && t.errors == 0) {
+      text += "did not finish (" + t.failure + ")";
+      continue;
+    }
+    text += std::to_string(t.errors) + (t.errors == 1 ? " error" : " errors");
+    if (!t.first.empty()) text += " (" + t.first + ")";
+  }
+  return text;
 }
 
 }  // namespace hone

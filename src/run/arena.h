@@ -17,6 +17,10 @@
 
 namespace hone {
 
+struct ArenaRange {
+  size_t offset = 0, bytes = 0;
+};
+
 class Arena {
  public:
   virtual ~Arena() = default;
@@ -30,11 +34,23 @@ class Arena {
   virtual std::vector<std::string> SandboxArgs() const = 0;
   // Completes the worker's writes before a sandbox call reads them.
   virtual Status Sync() { return Status::Ok(); }
-  // A fingerprint (XXH3) of [offset, offset + bytes), where the worker reads
-  // the memory directly; false where it cannot (the CUDA arena, for now),
-  // and stray writes are then not looked for this way.
-  virtual bool Fingerprint(size_t /*offset*/, size_t /*bytes*/, uint64_t* /*out*/) { return false; }
+  // One fingerprint per range, keyed by `key` (the worker draws it where the
+  // candidate cannot see it, so a write cannot be made to cancel out).
+  // Completes the worker's own pending writes first. False where the arena
+  // cannot fingerprint, or on a device error (Sync() then says which); stray
+  // writes are then not looked for this way.
+  virtual bool Fingerprint(const std::vector<ArenaRange>& /*ranges*/, uint64_t /*key*/,
+                           std::vector<uint64_t>* /*out*/) {
+    return false;
+  }
 };
+
+// Canary bytes in a candidate's arena: before its first buffer and after
+// every buffer (run/stray_writes.h), so a write that runs past a buffer
+// lands in memory hone watches rather than in the next tensor or outside.
+inline constexpr size_t kGuardBytes = size_t{64} << 10;
+// After the arena's last buffer: room for a write far past the end.
+inline constexpr size_t kTailGuardBytes = size_t{8} << 20;
 
 // "cpu": shared host memory; "cuda": device memory on `device`, exported by IPC.
 Result<std::unique_ptr<Arena>> CreateArena(const std::string& backend, size_t bytes, int device);

@@ -19,6 +19,7 @@
 #include "run/memory_plan.h"
 #include "run/protocol.h"
 #include "run/sandbox_process.h"
+#include "run/sanitize.h"
 #include "run/stray_writes.h"
 #include "run/trusted_store.h"
 #include "run/warm_pool.h"
@@ -113,7 +114,10 @@ struct CaseShapes {
 // f64 layouts widen floating tensors so the reference can run in double.
 Dtype Widen(Dtype t, bool f64) { return f64 && IsFloating(t) ? HONE_F64 : t; }
 
-size_t PlaceSet(const Task& task, const CaseShapes& cs, bool f64, size_t offset, SetLayout* out) {
+// `guard` bytes follow every buffer: the candidate's arena has canaries
+// there (kGuardBytes); the reference's arena has none.
+size_t PlaceSet(const Task& task, const CaseShapes& cs, bool f64, size_t offset, SetLayout* out,
+                size_t guard = 0) {
   auto place = [&](const std::vector<TensorDecl>& decls,
                    const std::vector<std::vector<int64_t>>& shapes, std::vector<Placement>& list) {
     for (size_t i = 0; i < decls.size(); ++i) {
@@ -124,7 +128,7 @@ size_t PlaceSet(const Task& task, const CaseShapes& cs, bool f64, size_t offset,
       p.numel = NumElements(p.shape);
       p.offset = offset;
       p.bytes = static_cast<size_t>(p.numel) * DtypeSize(p.dtype);
-      offset += AlignArena(std::max<size_t>(p.bytes, 1));
+      offset += AlignArena(std::max<size_t>(p.bytes, 1)) + guard;
       list.push_back(p);
     }
   };
@@ -232,11 +236,23 @@ class Run {
   void SettleBeforeTiming();
   Status BindCase(const CaseShapes& cs);
   Status VerifyCase(const CaseShapes& cs);
-  Status VerifyOne(const CaseShapes& cs, int seed, int dist);
+  // `watch`: the case's stray-write watch, armed (StrayWriteWatch).
+  Status VerifyOne(const CaseShapes& cs, int seed, int dist, StrayWriteWatch& watch);
   // The candidate's arena outside buffer set `set`'s own tensors, named.
+  // Every buffer of the candidate's arena, named; the offsets of set `set`'s.
+  std::vector<ArenaSpan> CandidateBuffers(int set, std::vector<size_t>* offsets_of_set) const;
   std::vector<ArenaSpan> CandidateSpansToKeep(int set) const;
+  // Lays out the candidate's buffer slots for `cs` (into `sets` when given)
+  // with canaries around them; returns the end of the last one.
+  size_t PlaceCandidateSets(const CaseShapes& cs, std::vector<SetLayout>* sets) const;
+  // Writes the canary into every guard of the candidate's arena.
+  Status FillGuards();
+  // compute-sanitizer on the smallest case (run/sanitize.h), into
+  // v_.sanitizer; memcheck errors fail the verdict.
+  Status Sanitize(const std::filesystem::path& cand_lib);
   // After a call: false (and the verdict decided) when it wrote outside its outputs.
-  bool CheckNoStrayWrites(StrayWriteWatch& watch, const std::string& where);
+  // `calls`: how many candidate calls the watch covered (for its cost).
+  bool CheckNoStrayWrites(StrayWriteWatch& watch, const std::string& where, int calls = 1);
   Status Time();
 
   // Generates one value set on the host and keeps it in the store.
@@ -380,6 +396,10 @@ class Run {
   MemoryPlan plan_;
   MemoryDemand demand_;
   size_t cand_arena_bytes_ = 0;
+  std::vector<ArenaSpan> guards_;  // the canaries of the candidate's arena
+  // Not 0 (a zeroing write would go unseen), nor either poison byte.
+  const uint8_t canary_ = static_cast<uint8_t>(0x11 + std::random_device{}() % 0x40);
+
   std::optional<Baselines> baselines_;  // cached, or timed by this evaluation
   // Set by CheckReportedTimes for CheckDeferredCallTime.
   struct DeferredCallTime {
@@ -719,6 +739,9 @@ Status Run::PlanMemoryUse() {
   }
   d.pytorch = pytorch();
   d.compat = compat();
+  d.guards_per_set =
+      static_cast<int64_t>((task_.inputs.size() + task_.outputs.size()) * (kGuardBytes + 255));
+  d.guards_fixed = static_cast<int64_t>(kGuardBytes + kTailGuardBytes);
   if (pytorch()) {
     d.forward_peak = task_.pytorch->forward_peak_bytes;
     d.draw_peak = task_.pytorch->draw_peak_bytes;
@@ -841,10 +864,10 @@ Status Run::StartSandboxes(const std::filesystem::path& ref_lib,
   HONE_RETURN_IF_ERROR(PlanMemoryUse());
   size_t cand_bytes = 0, ref_bytes = 0;
   for (const auto& cs : cases_) {
-    size_t off = 0;
     SetLayout tmp;
+    cand_bytes = std::max(cand_bytes, PlaceCandidateSets(cs, nullptr) + kTailGuardBytes);
+    size_t off = 0;
     for (int s = 0; s < plan_.input_sets; ++s) off = PlaceSet(task_, cs, false, off, &tmp);
-    cand_bytes = std::max(cand_bytes, off);
     off = PlaceSet(task_, cs, true, off, &tmp);
     ref_bytes = std::max(ref_bytes, off);
   }
@@ -901,8 +924,8 @@ Status Run::BindCase(const CaseShapes& cs) {
   size_t off = 0;
   for (int s = 0; s < plan_.input_sets; ++s) off = PlaceSet(task_, cs, false, off, &ref_sets_[s]);
   PlaceSet(task_, cs, true, off, &ref_f64_);
-  off = 0;
-  for (int s = 0; s < plan_.input_sets; ++s) off = PlaceSet(task_, cs, false, off, &cand_sets_[s]);
+  PlaceCandidateSets(cs, &cand_sets_);
+  HONE_RETURN_IF_ERROR(FillGuards());
   for (int s = 0; s <= plan_.input_sets && !pytorch(); ++s) {
     const SetLayout& l = s < plan_.input_sets ? ref_sets_[s] : ref_f64_;
     CallOutcome o = ref_->Bind(static_cast<uint32_t>(s), Slots(l.inputs), Slots(l.outputs),
@@ -921,6 +944,117 @@ Status Run::BindCase(const CaseShapes& cs) {
     cand_workspace_bytes_ = o.aux;
   }
   return Status::Ok();
+}
+
+size_t Run::PlaceCandidateSets(const CaseShapes& cs, std::vector<SetLayout>* sets) const {
+  size_t off = kGuardBytes;
+  SetLayout tmp;
+  for (int s = 0; s < plan_.input_sets; ++s)
+    off = PlaceSet(task_, cs, false, off, sets ? &(*sets)[static_cast<size_t>(s)] : &tmp,
+                   kGuardBytes);
+  return off;
+}
+
+Status Run::FillGuards() {
+  guards_ = GuardSpans(CandidateBuffers(-1, nullptr), cand_arena_->size());
+  for (const ArenaSpan& g : guards_) cand_arena_->Fill(g.offset, canary_, g.bytes);
+  return cand_arena_->Sync();
+}
+
+Status Run::Sanitize(const std::filesystem::path& cand_lib) {
+  Verdict::Sanitizer& report = v_.sanitizer.emplace();
+  auto started = Clock::now();
+  auto done = [&] {
+    report.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    return Status::Ok();
+  };
+  if (!cuda()) {
+    report.not_run = "compute-sanitizer checks CUDA candidates; this one runs on the CPU";
+    return done();
+  }
+  if (compat()) {
+    report.not_run = "a ModelNew runs in Python; compute-sanitizer runs native .cu candidates";
+    return done();
+  }
+  std::optional<std::filesystem::path> tool = FindComputeSanitizer();
+  if (!tool) {
+    report.not_run = "compute-sanitizer not found (PATH, CUDA_HOME/bin, /usr/local/cuda/bin)";
+    return done();
+  }
+  // The smallest case: the tools slow a kernel down 10-100x.
+  const CaseShapes* smallest = &cases_.front();
+  auto elements = [&](const CaseShapes& cs) {
+    int64_t n = 0;
+    for (const auto& shape : cs.inputs) n += NumElements(shape);
+    for (const auto& shape : cs.outputs) n += NumElements(shape);
+    return n;
+  };
+  for (const auto& cs : cases_)
+    if (elements(cs) < elements(*smallest)) smallest = &cs;
+  report.case_label = smallest->c->label;
+  HONE_RETURN_IF_ERROR(BindCase(*smallest));
+  if (decided_) return done();
+  ClearStoreOnExit clear{*store_};
+  HONE_ASSIGN_OR_RETURN(RefSet ref, Reference(*smallest, opt_.seed * 1000003ull + 7, 0, 0, false));
+  const SetLayout& set = cand_sets_[0];
+  LoadInputs(*cand_arena_, set, ref.inputs);
+  HONE_RETURN_IF_ERROR(cand_arena_->Sync());
+  std::error_code ec;
+  HONE_ASSIGN_OR_RETURN(std::filesystem::path scratch,
+                        MakeTempDir(std::filesystem::temp_directory_path(ec), "hone-sanitize"));
+  // The sandbox drops to 'nobody'; the tool writes its files here.
+  std::filesystem::permissions(scratch, std::filesystem::perms::all, ec);
+  struct RemoveOnExit {
+    std::filesystem::path dir;
+    ~RemoveOnExit() {
+      std::error_code e;
+      std::filesystem::remove_all(dir, e);
+    }
+  } remove{scratch};
+  SanitizeJob job;
+  job.compute_sanitizer = *tool;
+  job.sandbox = env_.cuda_sandbox_executable;
+  job.library = cand_lib;
+  job.scratch = scratch;
+  job.timeout = SanitizeToolTimeout();
+  job.sandbox_args = ConfinementArgs(BaseSandboxConfig());
+  std::vector<std::string> arena_args = cand_arena_->SandboxArgs();
+  for (size_t i = 0; i + 1 < arena_args.size(); ++i)
+    if (arena_args[i] == "--cuda-pci") job.pci_bus_id = arena_args[i + 1];
+  auto shape_text = [](const std::vector<int64_t>& shape) {
+    std::string t;
+    for (size_t d = 0; d < shape.size(); ++d) t += (d ? "x" : "") + std::to_string(shape[d]);
+    return t;
+  };
+  for (size_t i = 0; i < set.inputs.size(); ++i) {
+    const Placement& p = set.inputs[i];
+    std::string bytes(p.bytes, '\0');
+    cand_arena_->Read(p.offset, bytes.data(), p.bytes);
+    std::filesystem::path file = scratch / ("input_" + std::to_string(i) + ".bin");
+    HONE_RETURN_IF_ERROR(WriteFileAtomic(file, bytes));
+    job.tensors.push_back("in:" + std::to_string(static_cast<int>(p.dtype)) + ":" +
+                          shape_text(p.shape) + ":" + file.string());
+  }
+  for (const Placement& p : set.outputs)
+    job.tensors.push_back("out:" + std::to_string(static_cast<int>(p.dtype)) + ":" +
+                          shape_text(p.shape));
+  Progress("sanitize " + smallest->c->label);
+  report.tools = RunSanitizer(job);
+  for (const auto& t : report.tools) {
+    if (t.errors == 0) continue;
+    std::string detail = "compute-sanitizer " + t.tool + " found " + std::to_string(t.errors) +
+                         (t.errors == 1 ? " error" : " errors") +
+                         (t.first.empty() ? "" : ": " + t.first);
+    // memcheck's findings are wrong accesses; racecheck's and initcheck's
+    // may be benign (a race between equal writes, padding never used).
+    bool fatal = t.tool == "memcheck";
+    v_.checks.push_back({"sanitizer_" + t.tool, smallest->c->label, !fatal, detail});
+    if (fatal)
+      Decide(VerdictStatus::kRuntimeError, detail + " [" + smallest->c->label + "]");
+    else
+      v_.notes.push_back(detail);
+  }
+  return done();
 }
 
 Result<Ids> Run::GenerateInputs(const CaseShapes& cs, uint64_t seed, int dist) {
@@ -1381,9 +1515,8 @@ bool Run::CheckInputsUnchanged(const SetLayout& set, const Ids& pristine,
   return true;
 }
 
-std::vector<ArenaSpan> Run::CandidateSpansToKeep(int set) const {
+std::vector<ArenaSpan> Run::CandidateBuffers(int set, std::vector<size_t>* offsets_of_set) const {
   std::vector<ArenaSpan> buffers;
-  std::vector<size_t> exempt;
   for (size_t s = 0; s < cand_sets_.size(); ++s)
     for (const auto& [kind, list] :
          {std::pair{"input", &cand_sets_[s].inputs}, std::pair{"output", &cand_sets_[s].outputs}})
@@ -1391,22 +1524,32 @@ std::vector<ArenaSpan> Run::CandidateSpansToKeep(int set) const {
         buffers.push_back(
             {p.offset, p.bytes,
              std::string(kind) + " '" + p.name + "' of buffer set " + std::to_string(s)});
-        if (static_cast<int>(s) == set) exempt.push_back(p.offset);
+        if (offsets_of_set && static_cast<int>(s) == set) offsets_of_set->push_back(p.offset);
       }
+  return buffers;
+}
+
+std::vector<ArenaSpan> Run::CandidateSpansToKeep(int set) const {
+  std::vector<size_t> exempt;
+  std::vector<ArenaSpan> buffers = CandidateBuffers(set, &exempt);
   return SpansToKeep(std::move(buffers), exempt, cand_arena_->size());
 }
 
-bool Run::CheckNoStrayWrites(StrayWriteWatch& watch, const std::string& where) {
+bool Run::CheckNoStrayWrites(StrayWriteWatch& watch, const std::string& where, int calls) {
   std::optional<ArenaSpan> hit = watch.After();
+  v_.guard.calls += calls;
+  v_.guard.seconds += watch.TakeSeconds();
+  v_.guard.bytes = std::max(v_.guard.bytes, static_cast<uint64_t>(watch.watched_bytes()));
   if (!hit) return true;
   std::string detail = "wrote outside its output buffers: " + hit->name + " (" +
-                       std::to_string(hit->bytes) + " bytes hone watches) changed during the call";
+                       std::to_string(hit->bytes) + " bytes hone watches) changed " +
+                       (calls > 1 ? "over " + std::to_string(calls) + " calls" : "during the call");
   v_.checks.push_back({"no_stray_writes", where, false, detail});
   Decide(VerdictStatus::kRuntimeError, detail + " [" + where + "]");
   return false;
 }
 
-Status Run::VerifyOne(const CaseShapes& cs, int seed, int dist) {
+Status Run::VerifyOne(const CaseShapes& cs, int seed, int dist, StrayWriteWatch& watch) {
   uint64_t s = opt_.seed * 1000003ull + static_cast<uint64_t>(seed);
   std::string where = cs.c->label + " seed=" + std::to_string(s) + " dist=" + dist_names_[dist];
   ClearStoreOnExit clear{*store_};
@@ -1417,12 +1560,10 @@ Status Run::VerifyOne(const CaseShapes& cs, int seed, int dist) {
 
   const uint8_t kPoison[2] = {0xFF, 0x5A};  // NaN for every float type; then a finite sentinel
   const SetLayout& set = cand_sets_[0];
-  StrayWriteWatch watch(*cand_arena_, CandidateSpansToKeep(0));
   Ids first_run;
   for (int run = 0; run < 2; ++run) {
     LoadInputs(*cand_arena_, set, inputs);
     Poison(*cand_arena_, set, kPoison[run]);
-    watch.Before();
     CallOutcome o;
     std::string during = "in case " + where + (run ? " (second run)" : "");
     if (!CallCandidate(0, 0, during, &o, ref.rng_seed)) return Status::Ok();
@@ -1471,10 +1612,15 @@ Status Run::VerifyOne(const CaseShapes& cs, int seed, int dist) {
 
 Status Run::VerifyCase(const CaseShapes& cs) {
   HONE_RETURN_IF_ERROR(BindCase(cs));
+  // One watch for the case's calls: between them the worker writes only set
+  // 0's buffers, which it does not watch, so each call's "after" is the
+  // next one's "before".
+  StrayWriteWatch watch(*cand_arena_, CandidateSpansToKeep(0));
+  watch.Before();
   for (int seed = 1; seed <= task_.seeds && !decided_; ++seed)
     for (int dist = 0; dist < task_.num_distributions && !decided_; ++dist) {
       Progress("verify " + cs.c->label);
-      HONE_RETURN_IF_ERROR(VerifyOne(cs, seed, dist));
+      HONE_RETURN_IF_ERROR(VerifyOne(cs, seed, dist, watch));
     }
   return Status::Ok();
 }
@@ -1536,6 +1682,11 @@ Status Run::Time() {
   FreshRep fresh;
   bool side_streams_noted = false;
   HoldTally hold;
+  // Every call below writes only its own slot's outputs; the canaries
+  // around all slots are compared once, after the last call.
+  StrayWriteWatch canaries(*cand_arena_, guards_);
+  canaries.Before();
+  int cand_calls = 0;
   auto arena_of = [&](int side) -> Arena& { return is_ref(side) ? *ref_arena_ : *cand_arena_; };
   auto layout_of = [&](int side, int set) -> const SetLayout& {
     return is_ref(side) ? ref_sets_[set] : cand_sets_[set];
@@ -1545,6 +1696,7 @@ Status Run::Time() {
     LoadInputs(arena_of(side), layout_of(side, set), in);
     Poison(arena_of(side), layout_of(side, set), 0xFF);
     if (!is_ref(side)) {
+      ++cand_calls;
       bool ok = CallCandidate(set, flags, std::string("during timing") + (timed ? "" : " warm-up"),
                               o, rng_seed);
       if (ok && cuda()) hold.Count(*o);
@@ -1662,6 +1814,7 @@ Status Run::Time() {
   fresh.Reset(*store_);
   HONE_RETURN_IF_ERROR(failure);
   if (decided_) return Status::Ok();
+  if (!CheckNoStrayWrites(canaries, cs.c->label + " while timed", cand_calls)) return Status::Ok();
   std::string fresh_how =
       !pytorch() ? "every timed call had fresh inputs"
       : task_.pytorch->scaling_allowed
@@ -2141,6 +2294,11 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
     if (decided_) return Status::Ok();
   }
   stage_done("verify");
+  if (opt_.sanitize) {
+    HONE_RETURN_IF_ERROR(Sanitize(cand_lib));
+    stage_done("sanitize");
+    if (decided_) return Status::Ok();
+  }
   // Idle CPU time is counted between all calls; the check (with its quiet
   // pause) runs once, after the last call.
   // The timing pool stays in the store for the baselines, then goes.
@@ -2175,6 +2333,13 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
                 std::to_string(task_.num_distributions) + " value distributions";
   }
   return Status::Ok();
+}
+
+std::vector<Check> SanitizerChecks(const Verdict& v) {
+  std::vector<Check> out;
+  for (const auto& c : v.checks)
+    if (c.name.rfind("sanitizer_", 0) == 0) out.push_back(c);
+  return out;
 }
 
 // Whether the speedup can be read as one (measure/speedup.h).
@@ -2242,6 +2407,30 @@ void Evaluator::PrebuildCompat(const std::vector<std::filesystem::path>& candida
   if (candidates.empty() || !env_.oracle) return;
   auto p = Prebuilder();
   if (p.ok()) (*p)->PrebuildAll(candidates, progress);
+}
+
+Status Evaluator::SanitizeInto(const Task& task, const std::filesystem::path& candidate,
+                               const EvalOptions& options, Verdict& v) {
+  EvalOptions o = options;
+  o.time = false;
+  o.sanitize = true;
+  HONE_ASSIGN_OR_RETURN(Verdict checked, Evaluate(task, candidate, o));
+  v.sanitizer = checked.sanitizer;
+  if (!v.sanitizer) {
+    // Verification failed this time: say so rather than nothing.
+    v.sanitizer.emplace().not_run = "the verification before it ended " +
+                                    std::string(StatusName(checked.status)) + ": " +
+                                    checked.reason.substr(0, 300);
+    return Status::Ok();
+  }
+  for (const auto& c : SanitizerChecks(checked)) v.checks.push_back(c);
+  for (const auto& n : checked.notes)
+    if (n.rfind("compute-sanitizer", 0) == 0) v.notes.push_back(n);
+  if (checked.status == VerdictStatus::kRuntimeError && v.sanitizer->errors() > 0) {
+    v.status = VerdictStatus::kRuntimeError;
+    v.reason = checked.reason;
+  }
+  return Status::Ok();
 }
 
 Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::path& candidate,

@@ -61,6 +61,10 @@ struct EvalOptions {
   // torch.compile baseline compiles the model first (seconds to minutes).
   bool eager_baseline = true;
   bool compile_baseline = true;
+  // compute-sanitizer (memcheck, racecheck, initcheck) on the smallest case
+  // after verification, before timing (run/sanitize.h). memcheck errors fail
+  // the verdict; the others are reported.
+  bool sanitize = false;
 };
 
 struct EvaluatorEnv {
@@ -95,6 +99,14 @@ class Evaluator {
   Result<Verdict> Evaluate(const Task& task, const std::filesystem::path& candidate,
                            const EvalOptions& options, const ProgressFn& progress = {});
   const EvaluatorEnv& env() const { return env_; }
+
+  // For bench and optimize: compute-sanitizer on a candidate that `v` (its
+  // timed verdict) says passed, never while timing. A verification-only
+  // evaluation with EvalOptions::sanitize; its findings go into `v`, and
+  // memcheck errors turn `v` into a runtime_error. A CPU or compat
+  // candidate gets Verdict::Sanitizer::not_run.
+  Status SanitizeInto(const Task& task, const std::filesystem::path& candidate,
+                      const EvalOptions& options, Verdict& v);
 
   // Builds the torch extensions of many compat candidates (.py) at once,
   // outside any sandbox, so that their evaluations find them built

@@ -28,8 +28,9 @@ int64_t Resident(const MemoryDemand& d, bool ref64) {
 // reference's (whose extra slot holds inputs and outputs widened to f64).
 int64_t Arenas(const MemoryDemand& d, int input_sets) {
   int64_t one = input_sets * (d.inputs + d.outputs);
-  if (d.pytorch) return one;
-  return 2 * one + 2 * d.inputs + d.outputs_f64;
+  int64_t guards = input_sets * d.guards_per_set + d.guards_fixed;
+  if (d.pytorch) return one + guards;
+  return 2 * one + guards + 2 * d.inputs + d.outputs_f64;
 }
 
 // The oracle making one value set: drawing its inputs, then its forward.

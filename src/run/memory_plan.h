@@ -25,9 +25,13 @@ namespace hone {
 
 // What the evaluation will hold, per tensor kind (bytes).
 struct MemoryDemand {
-  int64_t inputs = 0;             // every input of one value set (forward arguments and parameters)
-  int64_t outputs = 0;            // every output of one value set
-  int64_t outputs_f64 = 0;        // the outputs widened to float64 (the precision reference)
+  int64_t inputs = 0;       // every input of one value set (forward arguments and parameters)
+  int64_t outputs = 0;      // every output of one value set
+  int64_t outputs_f64 = 0;  // the outputs widened to float64 (the precision reference)
+  // The candidate arena's canaries (run/arena.h): after each buffer of one
+  // slot, and once around all of them.
+  int64_t guards_per_set = 0;
+  int64_t guards_fixed = 0;
   int64_t forward_arguments = 0;  // PyTorch: the inputs the oracle draws per set (not parameters)
   // PyTorch tasks: what the oracle measured one forward to take beyond its
   // inputs (outputs and intermediates), and the model's state.

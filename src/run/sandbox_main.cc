@@ -10,6 +10,7 @@
 // serves bind and call requests until told to exit or killed.
 #include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <omp.h>
 #include <sched.h>
@@ -33,6 +34,7 @@
 #include "run/sandbox_policy.h"
 #if HONE_SANDBOX_CUDA
 #include "run/sandbox_cuda.h"
+#include "run/sandbox_standalone.h"
 #endif
 
 namespace {
@@ -59,6 +61,10 @@ struct Options {
   std::string prewarm_python, prewarm_runner;
   bool prewarm_idle = false;  // warming under SCHED_IDLE: back to normal at the hand-off
   size_t rlimit_as = 0, rlimit_data = 0;
+  // --standalone-tensor: one call on tensors of the sandbox's own, under
+  // compute-sanitizer (run/sandbox_standalone.h); no worker protocol.
+  std::vector<std::string> standalone;
+  std::string library_path;  // standalone: the candidate, by path
   bool cuda() const { return !cuda_pci.empty(); }
 };
 
@@ -163,9 +169,14 @@ bool ParseArgs(int argc, char** argv, Options& o) {
       o.netns = false;
     else if (a == "--profile")
       o.seccomp = o.landlock = o.netns = false, o.keep_user = true;
+    else if (a == "--standalone-tensor")
+      o.standalone.push_back(next());
+    else if (a == "--library")
+      o.library_path = next();
     else
       return false;
   }
+  if (!o.standalone.empty()) return o.cuda() && !o.library_path.empty();
   return o.ctl_in >= 0 && o.ctl_out >= 0 && (o.library_fd >= 0 || o.handoff_fd >= 0);
 }
 
@@ -542,9 +553,76 @@ extern "C" __attribute__((visibility("default"), used)) uint64_t hone_sandbox_rn
   return g_rng_seed;
 }
 
+// Network, user, Landlock and the base seccomp filter: everything that
+// comes before the candidate's library is loaded.
+sandbox::PolicyReport ConfineBeforeLoad(const Options& o) {
+  sandbox::PolicyReport report;
+  sandbox::FileSystemRules rules;
+  std::vector<std::string> read_dirs = o.read_dirs;
+  read_dirs.push_back(o.library_dir);
+  // The harmless character devices programs expect (torch.compile's
+  // inductor opens /dev/null while it generates code).
+  std::vector<std::string> devices = {"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"};
+  if (o.cuda()) {
+    for (std::string& d : GpuDeviceFiles()) devices.push_back(std::move(d));
+    for (const char* d : {"/proc", "/sys", "/usr/local/cuda", "/usr/local/nvidia"})
+      read_dirs.push_back(d);
+  }
+  if (o.landlock) rules.Open(read_dirs, o.scratch, devices);
+  if (o.netns) sandbox::IsolateNetwork(report);
+  if (!o.keep_user) sandbox::DropPrivileges(report);
+  if (o.landlock) rules.Apply(report);
+  // Standalone (under compute-sanitizer) there is no worker to read a
+  // wire reply: a violation goes to stderr, into the tool's log.
+  if (o.standalone.empty())
+    sandbox::InstallViolationReporter(o.ctl_out);
+  else
+    sandbox::InstallViolationReporter(STDERR_FILENO, /*text=*/true);
+  if (o.seccomp && !o.compat) sandbox::InstallBaseFilter(report, o.cuda());
+  return report;
+}
+
+// hone-sandbox-cuda --standalone-tensor ...: one confined call, the verdict
+// on stderr and in the exit code (0 clean, 3 non-zero return, 4 CUDA error).
+int RunStandalone(const Options& o) {
+#if HONE_SANDBOX_CUDA
+  std::vector<sandbox::StandaloneTensor> tensors;
+  for (const std::string& spec : o.standalone) {
+    sandbox::StandaloneTensor t;
+    if (!sandbox::ParseStandaloneTensor(spec, &t)) Die(("bad --standalone-tensor " + spec).c_str());
+    tensors.push_back(std::move(t));
+  }
+  if (!o.scratch.empty() && chdir(o.scratch.c_str()) != 0)
+    Die("cannot enter the scratch directory");
+  sandbox::StandaloneCall call;
+  std::string error;
+  if (!call.Prepare(o.cuda_pci, tensors, &error)) Die(("set-up failed: " + error).c_str());
+  // Opened before privileges are dropped: the build cache may be root's.
+  int library = open(o.library_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (library < 0) Die("cannot open the candidate");
+  ConfineBeforeLoad(o);
+  std::string path = "/proc/self/fd/" + std::to_string(library);
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char* e = dlerror();
+    Die(("cannot load the candidate: " + std::string(e ? e : "unknown error")).c_str());
+  }
+  auto forward = reinterpret_cast<ForwardFn>(dlsym(lib, "hone_forward"));
+  auto workspace = reinterpret_cast<WorkspaceFn>(dlsym(lib, "hone_workspace_bytes"));
+  if (!forward) Die("the candidate does not export hone_forward");
+  int rc = call.Run(forward, workspace, &error);
+  std::fprintf(stderr, "hone-sandbox: standalone call: %s\n", rc == 0 ? "ok" : error.c_str());
+  return rc;
+#else
+  (void)o;
+  Die("--standalone-tensor needs hone-sandbox-cuda");
+#endif
+}
+
 int main(int argc, char** argv) {
   Options o;
   if (!ParseArgs(argc, argv, o)) Die("usage: started by hone, not by hand");
+  if (!o.standalone.empty()) return RunStandalone(o);
   if (o.handoff_fd >= 0) {
     if (!o.scratch.empty() && chdir(o.scratch.c_str()) != 0)
       Die("cannot enter the scratch directory");
@@ -585,24 +663,7 @@ int main(int argc, char** argv) {
   // topology once, and candidates then find it loaded and initialised.
   omp_get_max_threads();
 
-  sandbox::PolicyReport report;
-  sandbox::FileSystemRules rules;
-  std::vector<std::string> read_dirs = o.read_dirs;
-  read_dirs.push_back(o.library_dir);
-  // The harmless character devices programs expect (torch.compile's
-  // inductor opens /dev/null while it generates code).
-  std::vector<std::string> devices = {"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"};
-  if (o.cuda()) {
-    for (std::string& d : GpuDeviceFiles()) devices.push_back(std::move(d));
-    for (const char* d : {"/proc", "/sys", "/usr/local/cuda", "/usr/local/nvidia"})
-      read_dirs.push_back(d);
-  }
-  if (o.landlock) rules.Open(read_dirs, o.scratch, devices);
-  if (o.netns) sandbox::IsolateNetwork(report);
-  if (!o.keep_user) sandbox::DropPrivileges(report);
-  if (o.landlock) rules.Apply(report);
-  sandbox::InstallViolationReporter(o.ctl_out);
-  if (o.seccomp && !o.compat) sandbox::InstallBaseFilter(report, o.cuda());
+  sandbox::PolicyReport report = ConfineBeforeLoad(o);
 
   std::string path = "/proc/self/fd/" + std::to_string(o.library_fd);
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

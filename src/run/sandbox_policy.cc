@@ -26,6 +26,7 @@ namespace hone::sandbox {
 namespace {
 
 int g_report_fd = -1;
+bool g_report_text = false;
 
 // Landlock constants newer than some distributions' kernel headers.
 #ifndef LANDLOCK_ACCESS_FS_REFER
@@ -79,6 +80,26 @@ void WriteViolation(int nr, const char* path) {
   (void)ignored;
 }
 
+// The same as one line of text; only async-signal-safe calls.
+void WriteViolationText(int nr) {
+  char line[320];
+  size_t at = 0;
+  auto add = [&](const char* s, size_t n) { at = Append(line, at, sizeof line - 1, s, n); };
+  const char* head = "hone-sandbox: sandbox rule broken: ";
+  add(head, std::strlen(head));
+  const char* rule = RuleForSyscall(nr);
+  if (!rule) rule = "a system call the sandbox denies";
+  add(rule, std::strlen(rule));
+  char digits[16];
+  size_t n = 0;
+  for (unsigned v = static_cast<unsigned>(nr); n == 0 || v > 0; v /= 10) digits[n++] = '0' + v % 10;
+  add(" (system call ", 14);
+  for (; n > 0; --n) add(&digits[n - 1], 1);
+  add(")\n", 2);
+  ssize_t ignored = write(g_report_fd, line, at);
+  (void)ignored;
+}
+
 // Libraries probe system information lazily (glibc's CPU count, malloc's
 // arena sizing, the C++ runtime): such opens get "no such file" and the
 // library falls back, as on any restricted machine. Nothing is opened.
@@ -100,7 +121,10 @@ void OnSigsys(int, siginfo_t* info, void* context) {
     return;
   }
 #endif
-  if (g_report_fd >= 0) WriteViolation(info->si_syscall, path);
+  if (g_report_fd >= 0 && g_report_text)
+    WriteViolationText(info->si_syscall);
+  else if (g_report_fd >= 0)
+    WriteViolation(info->si_syscall, path);
   syscall(SYS_exit_group, wire::kViolationExitCode);
 }
 
@@ -316,8 +340,9 @@ bool FileSystemRules::Apply(PolicyReport& report) {
   return true;
 }
 
-void InstallViolationReporter(int report_fd) {
+void InstallViolationReporter(int report_fd, bool text) {
   g_report_fd = report_fd;
+  g_report_text = text;
   struct sigaction sa {};
   sa.sa_sigaction = OnSigsys;
   sa.sa_flags = SA_SIGINFO;

@@ -44,8 +44,11 @@ class FileSystemRules {
   int write_fd_ = -1;
 };
 
-// Installs the SIGSYS handler that reports violations on report_fd.
-void InstallViolationReporter(int report_fd);
+// Installs the SIGSYS handler that reports violations on report_fd: as a
+// wire::Reply for the worker, or (`text`) as one line "hone-sandbox:
+// sandbox rule broken: RULE (system call N)" for a person or a tool's log
+// (the standalone call under compute-sanitizer).
+void InstallViolationReporter(int report_fd, bool text = false);
 
 // The base seccomp filter, in force while the candidate library loads: an
 // allow-list on the CPU; on CUDA, where the driver's needs are large and

@@ -107,12 +107,10 @@ struct Pipe {
   _exit(wire::kSetupFailedExitCode);
 }
 
-// The command line that names the candidate and how to confine it: all of
-// hone-sandbox's arguments but the descriptors and the scratch folder. A
-// warm sandbox receives these with its hand-off.
-std::vector<std::string> CandidateArgs(const SandboxConfig& c, const Arena& arena) {
-  std::vector<std::string> args = {"--library-dir", c.library.parent_path().string(), "--llc-bytes",
-                                   std::to_string(c.llc_bytes)};
+}  // namespace
+
+std::vector<std::string> ConfinementArgs(const SandboxConfig& c) {
+  std::vector<std::string> args;
   for (const char* d : kSystemReadDirs) {
     args.push_back("--read-dir");
     args.push_back(d);
@@ -121,13 +119,25 @@ std::vector<std::string> CandidateArgs(const SandboxConfig& c, const Arena& aren
     args.push_back("--read-dir");
     args.push_back(d);
   }
-  if (c.compat) args.push_back("--compat");
-  for (const auto& a : arena.SandboxArgs()) args.push_back(a);
-  for (const auto& a : c.extra_args) args.push_back(a);
   if (!c.seccomp) args.push_back("--no-seccomp");
   if (!c.landlock) args.push_back("--no-landlock");
   if (!c.netns) args.push_back("--no-netns");
   if (c.profile) args.push_back("--profile");
+  return args;
+}
+
+namespace {
+
+// The command line that names the candidate and how to confine it: all of
+// hone-sandbox's arguments but the descriptors and the scratch folder. A
+// warm sandbox receives these with its hand-off.
+std::vector<std::string> CandidateArgs(const SandboxConfig& c, const Arena& arena) {
+  std::vector<std::string> args = {"--library-dir", c.library.parent_path().string(), "--llc-bytes",
+                                   std::to_string(c.llc_bytes)};
+  for (const auto& a : ConfinementArgs(c)) args.push_back(a);
+  if (c.compat) args.push_back("--compat");
+  for (const auto& a : arena.SandboxArgs()) args.push_back(a);
+  for (const auto& a : c.extra_args) args.push_back(a);
   return args;
 }
 

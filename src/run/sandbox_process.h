@@ -50,6 +50,10 @@ struct SandboxConfig {
   std::filesystem::path python_library, python_runner;
 };
 
+// hone-sandbox's arguments for `c`'s confinement: the directories it may
+// read and the rules switched off.
+std::vector<std::string> ConfinementArgs(const SandboxConfig& c);
+
 struct CallOutcome {
   enum class Kind {
     kOk,            // the call returned; rc is the candidate's return value

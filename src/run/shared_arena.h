@@ -27,7 +27,8 @@ class SharedArena : public Arena {
   void Fill(size_t offset, uint8_t pattern, size_t bytes) override;
   void Read(size_t offset, void* dst, size_t bytes) override;
   int inherit_fd() const override { return fd_; }
-  bool Fingerprint(size_t offset, size_t bytes, uint64_t* out) override;
+  bool Fingerprint(const std::vector<ArenaRange>& ranges, uint64_t key,
+                   std::vector<uint64_t>* out) override;
   std::vector<std::string> SandboxArgs() const override;
 
  private:

@@ -1,6 +1,8 @@
 #include "run/stray_writes.h"
 
 #include <algorithm>
+#include <chrono>
+#include <random>
 
 namespace hone {
 
@@ -10,10 +12,12 @@ std::vector<ArenaSpan> SpansToKeep(std::vector<ArenaSpan> buffers,
             [](const ArenaSpan& a, const ArenaSpan& b) { return a.offset < b.offset; });
   std::vector<ArenaSpan> keep;
   size_t cursor = 0;
-  std::string after = "the arena's start";
+  std::string after;
   for (const ArenaSpan& b : buffers) {
     if (b.offset > cursor)
-      keep.push_back({cursor, b.offset - cursor, "the bytes past the end of " + after});
+      keep.push_back(
+          {cursor, b.offset - cursor,
+           after.empty() ? "the bytes before " + b.name : "the bytes past the end of " + after});
     bool exempt =
         std::find(exempt_offsets.begin(), exempt_offsets.end(), b.offset) != exempt_offsets.end();
     if (!exempt && b.bytes > 0) keep.push_back(b);
@@ -25,22 +29,44 @@ std::vector<ArenaSpan> SpansToKeep(std::vector<ArenaSpan> buffers,
   return keep;
 }
 
+std::vector<ArenaSpan> GuardSpans(std::vector<ArenaSpan> buffers, size_t arena_size) {
+  std::vector<size_t> all;
+  for (const ArenaSpan& b : buffers) all.push_back(b.offset);
+  return SpansToKeep(std::move(buffers), all, arena_size);
+}
+
+bool StrayWriteWatch::Take(std::vector<uint64_t>* out) {
+  if (ranges_.size() != keep_.size()) {
+    ranges_.clear();
+    for (const ArenaSpan& s : keep_) ranges_.push_back({s.offset, s.bytes});
+  }
+  auto start = std::chrono::steady_clock::now();
+  bool ok = arena_.Fingerprint(ranges_, key_, out) && out->size() == keep_.size();
+  seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return ok;
+}
+
 bool StrayWriteWatch::Before() {
-  before_.assign(keep_.size(), 0);
-  armed_ = true;
-  for (size_t i = 0; i < keep_.size() && armed_; ++i)
-    armed_ = arena_.Fingerprint(keep_[i].offset, keep_[i].bytes, &before_[i]);
+  std::random_device rd;
+  key_ = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  armed_ = Take(&before_);
   return armed_;
 }
 
 std::optional<ArenaSpan> StrayWriteWatch::After() {
   if (!armed_) return std::nullopt;
-  for (size_t i = 0; i < keep_.size(); ++i) {
-    uint64_t now = 0;
-    if (arena_.Fingerprint(keep_[i].offset, keep_[i].bytes, &now) && now != before_[i])
-      return keep_[i];
-  }
+  std::vector<uint64_t> now;
+  if (!Take(&now)) return std::nullopt;
+  for (size_t i = 0; i < keep_.size(); ++i)
+    if (now[i] != before_[i]) return keep_[i];
+  before_ = std::move(now);
   return std::nullopt;
+}
+
+size_t StrayWriteWatch::watched_bytes() const {
+  size_t n = 0;
+  for (const ArenaSpan& s : keep_) n += s.bytes;
+  return n;
 }
 
 }  // namespace hone

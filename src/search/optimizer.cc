@@ -260,6 +260,17 @@ Result<std::optional<Verdict>> Loop::Evaluate(const AttemptResult& r,
   }
   HONE_ASSIGN_OR_RETURN(Verdict v, evaluator_.Evaluate(task_, candidate, options_.eval));
   if (Interrupted()) return std::optional<Verdict>();
+  // A new best is sanitized before its verdict is stored, so a resumed run
+  // reads the findings back instead of a bare "passed".
+  bool new_best = v.status == VerdictStatus::kPassed &&
+                  (v.speedup > result_.spend.best_speedup || result_.best_id < 0);
+  if (new_best && options_.sanitize_best && backend_ == "cuda") {
+    std::string id = std::to_string(r.proposal.id);
+    Progress("compute-sanitizer on candidate " + id + " (a new best)",
+             "candidate " + id + " passed and is the best so far: compute-sanitizer on it");
+    HONE_RETURN_IF_ERROR(evaluator_.SanitizeInto(task_, candidate, options_.eval, v));
+    if (Interrupted()) return std::optional<Verdict>();
+  }
   if (journal_) HONE_RETURN_IF_ERROR(journal_->FinishEvaluation(r, v));
   return std::optional<Verdict>(std::move(v));
 }

@@ -38,6 +38,9 @@ struct OptimizeOptions {
   int llm_concurrency = 4;
   int build_threads = 0;  // 0: all cores
   EvalOptions eval;
+  // compute-sanitizer on each new best CUDA candidate before it counts as
+  // the best (Evaluator::SanitizeInto); memcheck errors fail it.
+  bool sanitize_best = true;
   std::filesystem::path run_dir;
   // The run store (may be null): every attempt and evaluation is stored as
   // it happens under `run_id`, and a run that has stored attempts is

@@ -91,6 +91,35 @@ struct Verdict {
   std::string output_head;  // what the candidate printed (first bytes)
   uint64_t output_bytes = 0;
 
+  // compute-sanitizer on the smallest case (run/sanitize.h), when asked for.
+  struct SanitizerTool {
+    std::string tool;     // memcheck, racecheck, initcheck
+    int errors = 0;       // what it reported
+    std::string first;    // its first report, two lines at most
+    std::string failure;  // why it did not run to the end, or empty
+    double seconds = 0;
+  };
+  struct Sanitizer {
+    std::string case_label;
+    std::vector<SanitizerTool> tools;
+    std::string not_run;  // why nothing ran (a CPU or compat candidate, no tool)
+    double seconds = 0;
+    int errors() const {
+      int n = 0;
+      for (const auto& t : tools) n += t.errors;
+      return n;
+    }
+  };
+  std::optional<Sanitizer> sanitizer;
+
+  // The stray-write watch (run/stray_writes.h): the candidate calls it
+  // covered, the time its fingerprints took, the most bytes one looked at.
+  struct GuardCost {
+    int calls = 0;
+    double seconds = 0;
+    uint64_t bytes = 0;
+  } guard;
+
   double total_seconds = 0;
   std::vector<std::pair<std::string, double>> stage_seconds;  // build, start, verify, time
   double kernel_seconds = 0;  // time inside hone_forward, both sides, all calls

@@ -12,6 +12,8 @@
 
 #include "cuda/cuda_env.h"
 #include "integration/test_env.h"
+#include "report/verdict_text.h"
+#include "run/sanitize.h"
 #include "task/task_loader.h"
 
 namespace hone {
@@ -209,6 +211,68 @@ TEST(CudaTimingTest, FastGeluIsTimedWithDeviceState) {
             << v.sol_percent << "%, rse " << v.candidate_time->summary.rse * 100 << "%, clocks "
             << v.device_state->sm_mhz_min << "-" << v.device_state->sm_mhz_max << " MHz, throttle "
             << ThrottleReasonNames(v.device_state->throttle_reasons) << "\n";
+}
+
+// compute-sanitizer (--sanitize) on the smallest case, after verification.
+Verdict Sanitized(const std::filesystem::path& candidate) {
+  auto task = LoadNativeTask(SourceDir() / "tests/integration/fixture_add");
+  EXPECT_TRUE(task.ok()) << task.status().message();
+  if (!task.ok()) return {};
+  EvalOptions o;
+  o.time = false;
+  o.sanitize = true;
+  auto v = Env()->evaluator->Evaluate(*task, candidate, o);
+  EXPECT_TRUE(v.ok()) << v.status().message();
+  if (!v.ok()) return {};
+  std::printf("[sanitize] %s: %s: %s; %s (%.1f s)\n", candidate.filename().c_str(),
+              std::string(StatusName(v->status)).c_str(), v->reason.c_str(),
+              v->sanitizer ? DescribeSanitizer(*v->sanitizer).c_str() : "no report",
+              v->sanitizer ? v->sanitizer->seconds : 0.0);
+  return *v;
+}
+
+const Verdict::SanitizerTool* Tool(const Verdict& v, const std::string& name) {
+  if (!v.sanitizer) return nullptr;
+  for (const auto& t : v.sanitizer->tools)
+    if (t.tool == name) return &t;
+  return nullptr;
+}
+
+TEST(CudaSanitizeTest, ACorrectKernelIsCleanUnderEveryTool) {
+  REQUIRE_GPU();
+  if (!FindComputeSanitizer()) GTEST_SKIP() << "compute-sanitizer not installed";
+  Verdict v = Sanitized(SourceDir() / "tests/adversarial/cuda/correct.cu");
+  EXPECT_EQ(v.status, VerdictStatus::kPassed) << v.reason;
+  ASSERT_TRUE(v.sanitizer.has_value());
+  EXPECT_EQ(v.sanitizer->not_run, "");
+  EXPECT_EQ(v.sanitizer->case_label, "N=1025");  // the smaller of the fixture's two
+  ASSERT_EQ(v.sanitizer->tools.size(), 3u);
+  for (const auto& t : v.sanitizer->tools) {
+    EXPECT_EQ(t.errors, 0) << t.tool << ": " << t.first;
+    EXPECT_EQ(t.failure, "") << t.tool;
+  }
+}
+
+TEST(CudaSanitizeTest, AReadPastAnInputFailsUnderMemcheck) {
+  REQUIRE_GPU();
+  if (!FindComputeSanitizer()) GTEST_SKIP() << "compute-sanitizer not installed";
+  Verdict v = Sanitized(SourceDir() / "tests/sanitize/read_past_input.cu");
+  EXPECT_EQ(v.status, VerdictStatus::kRuntimeError) << v.reason;
+  EXPECT_NE(v.reason.find("memcheck"), std::string::npos) << v.reason;
+  const auto* memcheck = Tool(v, "memcheck");
+  ASSERT_NE(memcheck, nullptr);
+  EXPECT_GE(memcheck->errors, 1);
+  EXPECT_NE(memcheck->first.find("read"), std::string::npos) << memcheck->first;
+}
+
+TEST(CudaSanitizeTest, ASharedMemoryRaceIsReportedNotFailed) {
+  REQUIRE_GPU();
+  if (!FindComputeSanitizer()) GTEST_SKIP() << "compute-sanitizer not installed";
+  Verdict v = Sanitized(SourceDir() / "tests/sanitize/shared_race.cu");
+  EXPECT_EQ(v.status, VerdictStatus::kPassed) << v.reason;
+  const auto* racecheck = Tool(v, "racecheck");
+  ASSERT_NE(racecheck, nullptr);
+  EXPECT_GE(racecheck->errors, 1) << racecheck->failure;
 }
 
 // The worked example every CUDA prompt shows must itself pass.

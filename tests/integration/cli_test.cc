@@ -374,6 +374,25 @@ TEST(CliTest, AFailedCallIsAFailedCheck) {
   EXPECT_EQ(wrong.output.find("precision:"), std::string::npos) << wrong.output;
 }
 
+TEST(CliTest, SanitizeOnTheCpuSaysWhyNothingRanAndGuardsAreCounted) {
+  auto r = RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--no-time", "--sanitize"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("compute-sanitizer: not run: compute-sanitizer checks CUDA candidates"),
+            std::string::npos)
+      << r.output;
+  auto json =
+      RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--no-time", "--sanitize", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  auto doc = nlohmann::json::parse(json.output);
+  EXPECT_EQ(doc["status"], "passed");
+  EXPECT_NE(doc["sanitizer"]["not_run"].get<std::string>(), "");
+  // Every verification call was watched for stray writes.
+  EXPECT_GT(doc["guard"]["calls"].get<int>(), 0);
+  EXPECT_GT(doc["guard"]["bytes"].get<uint64_t>(), uint64_t{8} << 20);
+  auto plain = RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--no-time", "--json"});
+  EXPECT_FALSE(nlohmann::json::parse(plain.output).contains("sanitizer"));
+}
+
 TEST(CliTest, MachineReportsCeilings) {
   auto r = RunHone({"machine", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.output;

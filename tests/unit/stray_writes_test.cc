@@ -54,5 +54,53 @@ TEST(StrayWritesTest, AWriteIntoAnotherSetIsNamed) {
   EXPECT_EQ(hit->name, "output 'y' of buffer set 1");
 }
 
+TEST(StrayWritesTest, GuardsAreTheGapsAroundEveryBuffer) {
+  // Buffers placed as the candidate's arena places them: a guard first.
+  std::vector<ArenaSpan> buffers = {{256, 400, "input 'x' of buffer set 0"},
+                                    {1024, 400, "output 'y' of buffer set 0"}};
+  auto guards = GuardSpans(buffers, 4096);
+  ASSERT_EQ(guards.size(), 3u);
+  EXPECT_EQ(guards[0].name, "the bytes before input 'x' of buffer set 0");
+  EXPECT_EQ(guards[0].offset, 0u);
+  EXPECT_EQ(guards[0].bytes, 256u);
+  EXPECT_EQ(guards[1].offset, 656u);
+  EXPECT_EQ(guards[2].name, "the bytes past the end of output 'y' of buffer set 0");
+  EXPECT_EQ(guards[2].offset + guards[2].bytes, 4096u);
+}
+
+TEST(StrayWritesTest, AGuardWatchSeesACanaryChangedAndNotABufferWritten) {
+  auto arena = SharedArena::Create(4096);
+  ASSERT_TRUE(arena.ok()) << arena.status().message();
+  std::vector<ArenaSpan> buffers = {{256, 400, "input 'x' of buffer set 0"},
+                                    {1024, 400, "output 'y' of buffer set 0"}};
+  // The canary is not zero: a write of zeros into fresh (zeroed) memory
+  // would change nothing.
+  for (const ArenaSpan& g : GuardSpans(buffers, 4096)) (*arena)->Fill(g.offset, 0x11, g.bytes);
+  StrayWriteWatch watch(**arena, GuardSpans(buffers, 4096));
+  ASSERT_TRUE(watch.Before());
+  (*arena)->Fill(1024, 0x77, 400);  // every output byte, many times over: allowed
+  (*arena)->Fill(256, 0x77, 400);
+  EXPECT_FALSE(watch.After().has_value());
+  EXPECT_EQ(watch.watched_bytes(), 4096u - 800u);
+  (*arena)->Fill(4000, 0, 1);  // one zero byte far past the last buffer
+  auto hit = watch.After();
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->name, "the bytes past the end of output 'y' of buffer set 0");
+  EXPECT_GE(watch.TakeSeconds(), 0.0);
+  EXPECT_EQ(watch.TakeSeconds(), 0.0);
+}
+
+TEST(StrayWritesTest, AWriteBeforeTheFirstBufferIsNamed) {
+  auto arena = SharedArena::Create(4096);
+  ASSERT_TRUE(arena.ok()) << arena.status().message();
+  std::vector<ArenaSpan> buffers = {{256, 400, "input 'x' of buffer set 0"}};
+  StrayWriteWatch watch(**arena, GuardSpans(buffers, 4096));
+  ASSERT_TRUE(watch.Before());
+  (*arena)->Fill(255, 0x01, 1);
+  auto hit = watch.After();
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->name, "the bytes before input 'x' of buffer set 0");
+}
+
 }  // namespace
 }  // namespace hone

@@ -133,6 +133,7 @@ HONE_EXPORT int hone_forward(const hone_args* args) {
   first.n = hone_numel(&args->outputs[0]);
   Compute(first);
   Answer(kCallNanos, 0);
-  // The first call is on buffer slot 0, whose first input starts the shared arena.
-  Serve(static_cast<char*>(args->inputs[0].data), {first});
+  // The first call is on buffer slot 0, whose first input follows the shared arena's leading
+  // canaries (kGuardBytes in src/run/arena.h).
+  Serve(static_cast<char*>(args->inputs[0].data) - (64 << 10), {first});
 }

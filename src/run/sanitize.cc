@@ -1,0 +1,146 @@
+#include "run/sanitize.h"
+
+#include <cstdlib>
+#include <regex>
+#include <sstream>
+
+#include "core/subprocess.h"
+
+namespace hone {
+namespace {
+
+constexpr const char* kPrefix = "========= ";
+
+bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  size_t i = s.find_first_not_of(' ');
+  return i == std::string::npos ? "" : s.substr(i);
+}
+
+// A report's headline: a prefixed line that is not indented, not the
+// banner and not a summary.
+bool IsHeadline(const std::string& body) {
+  return !body.empty() && body[0] != ' ' && body != "COMPUTE-SANITIZER" &&
+         !StartsWith(body, "ERROR SUMMARY") && !StartsWith(body, "RACECHECK SUMMARY") &&
+         !StartsWith(body, "LEAK SUMMARY") && !StartsWith(body, "Target application returned");
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> FindComputeSanitizer() {
+  std::vector<std::filesystem::path> dirs;
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    std::string d;
+    while (std::getline(ss, d, ':'))
+      if (!d.empty()) dirs.push_back(d);
+  }
+  if (const char* home = std::getenv("CUDA_HOME"))
+    dirs.push_back(std::filesystem::path(home) / "bin");
+  dirs.push_back("/usr/local/cuda/bin");
+  for (const auto& d : dirs) {
+    std::error_code ec;
+    auto p = d / "compute-sanitizer";
+    if (std::filesystem::is_regular_file(p, ec)) return p;
+  }
+  return std::nullopt;
+}
+
+std::chrono::milliseconds SanitizeToolTimeout() {
+  if (const char* v = std::getenv("HONE_SANITIZE_TIMEOUT")) {
+    double s = std::atof(v);
+    if (s > 0) return std::chrono::milliseconds(static_cast<int64_t>(s * 1000));
+  }
+  return std::chrono::minutes(2);
+}
+
+Verdict::SanitizerTool ReadSanitizerOutput(const std::string& tool, const std::string& output,
+                                           int exit_code, bool timed_out) {
+  Verdict::SanitizerTool t;
+  t.tool = tool;
+  static const std::regex summary(R"(ERROR SUMMARY: (\d+) error)");
+  static const std::regex race(R"(RACECHECK SUMMARY: .*\((\d+) error)");
+  std::istringstream in(output);
+  std::string line, sandbox_said;
+  bool summarised = false, take_location = false;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, summary) || std::regex_search(line, m, race)) {
+      t.errors = std::max(t.errors, std::atoi(m[1].str().c_str()));
+      summarised = true;
+      continue;
+    }
+    if (StartsWith(line, "hone-sandbox: ")) sandbox_said = Trim(line.substr(14));
+    if (!StartsWith(line, kPrefix)) continue;
+    std::string body = line.substr(std::string(kPrefix).size());
+    if (take_location) {
+      std::string at = Trim(body);
+      if (StartsWith(at, "at ")) t.first += " / " + at;
+      take_location = false;
+    }
+    if (t.first.empty() && IsHeadline(body)) {
+      t.first = Trim(body);
+      take_location = true;
+    }
+  }
+  if (!summarised && exit_code == kSanitizerErrorExit) t.errors = std::max(1, t.errors);
+  if (t.first.size() > 400) t.first = t.first.substr(0, 400) + "...";
+  if (timed_out)
+    t.failure = sandbox_said.empty() ? "timed out" : "timed out after: " + sandbox_said;
+  else if (exit_code != 0 && exit_code != kSanitizerErrorExit)
+    t.failure =
+        sandbox_said.empty() ? "the call exited with " + std::to_string(exit_code) : sandbox_said;
+  else if (!summarised)
+    t.failure = "no summary in compute-sanitizer's output";
+  return t;
+}
+
+std::vector<Verdict::SanitizerTool> RunSanitizer(const SanitizeJob& job) {
+  std::vector<Verdict::SanitizerTool> out;
+  for (const std::string& tool : job.tools) {
+    // A clean environment, as every sandbox gets: nothing of the worker's
+    // (API keys) reaches the candidate. The tool keeps its files in scratch.
+    std::vector<std::string> argv = {"env", "-i", "HOME=" + job.scratch.string(),
+                                     "TMPDIR=" + job.scratch.string()};
+    for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES"})
+      if (const char* v = std::getenv(name)) argv.push_back(std::string(name) + "=" + v);
+    std::vector<std::string> command = {
+        job.compute_sanitizer.string(), "--tool", tool, "--error-exitcode",
+        std::to_string(kSanitizerErrorExit), "--print-limit", "10",
+        // Measured on the H100: with a host
+        // backtrace, or with the whole context
+        // destroyed, a memcheck error in the
+        // confined sandbox hangs the tool.
+        "--show-backtrace", "no", job.sandbox.string(), "--cuda-pci", job.pci_bus_id, "--library",
+        job.library.string(), "--library-dir", job.library.parent_path().string(), "--scratch",
+        job.scratch.string()};
+    if (tool == "memcheck")
+      command.insert(command.begin() + 3, {"--destroy-on-device-error", "kernel"});
+    argv.insert(argv.end(), command.begin(), command.end());
+    argv.insert(argv.end(), job.sandbox_args.begin(), job.sandbox_args.end());
+    for (const std::string& t : job.tensors) {
+      argv.push_back("--standalone-tensor");
+      argv.push_back(t);
+    }
+    CommandOptions opts;
+    opts.timeout = job.timeout;
+    opts.cwd = job.scratch.string();
+    auto r = RunCommand(argv, opts);
+    if (!r.ok()) {
+      Verdict::SanitizerTool t;
+      t.tool = tool;
+      t.failure = r.status().message();
+      out.push_back(t);
+      continue;
+    }
+    Verdict::SanitizerTool t = ReadSanitizerOutput(
+        tool, r->output, r->term_signal ? 128 + r->term_signal : r->exit_code, r->timed_out);
+    t.seconds = r->seconds;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace hone

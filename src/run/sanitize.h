@@ -1,0 +1,56 @@
+// compute-sanitizer over one call of a CUDA candidate: memcheck (accesses
+// outside any tensor, misaligned ones, device-side errors), racecheck
+// (shared-memory hazards) and initcheck (reads of memory nothing wrote), on
+// the task's smallest case, in `hone-sandbox-cuda --standalone-tensor`
+// (run/sandbox_standalone.h), confined like every candidate.
+//
+// Never while timing: the evaluator runs it after verification (eval
+// --sanitize), and bench and optimize on each task's new best. The tools
+// run one after another; each is bounded by `timeout`. Expected failures
+// (the tool missing, a crash, a timeout) are reported in the result, never
+// thrown. Thread-safe (each call owns its processes and files).
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "verify/verdict.h"
+
+namespace hone {
+
+struct SanitizeJob {
+  std::filesystem::path compute_sanitizer;  // the tool's executable
+  std::filesystem::path sandbox;            // hone-sandbox-cuda
+  std::filesystem::path library;            // the candidate, built
+  std::string pci_bus_id;
+  std::filesystem::path scratch;          // the inputs' files; writable by the sandbox
+  std::vector<std::string> tensors;       // --standalone-tensor specs, inputs first
+  std::vector<std::string> sandbox_args;  // confinement: --read-dir, --no-seccomp, ...
+  std::vector<std::string> tools = {"memcheck", "racecheck", "initcheck"};
+  std::chrono::milliseconds timeout{std::chrono::minutes(2)};
+};
+
+// compute-sanitizer on PATH, beside nvcc, or under CUDA_HOME or
+// /usr/local/cuda; nothing when none is there.
+std::optional<std::filesystem::path> FindComputeSanitizer();
+
+// How long one tool may run: HONE_SANITIZE_TIMEOUT seconds when set to a
+// positive number, else 120 s.
+std::chrono::milliseconds SanitizeToolTimeout();
+
+// Runs every tool of the job.
+std::vector<Verdict::SanitizerTool> RunSanitizer(const SanitizeJob& job);
+
+// One tool's output read back: the error count of its summary line and its
+// first report ("Invalid __global__ write of size 4 bytes / at kernel+0x70").
+// `exit_code` is the tool's: kSanitizerErrorExit when it found errors, the
+// target's own otherwise.
+Verdict::SanitizerTool ReadSanitizerOutput(const std::string& tool, const std::string& output,
+                                           int exit_code, bool timed_out);
+
+inline constexpr int kSanitizerErrorExit = 86;
+
+}  // namespace hone

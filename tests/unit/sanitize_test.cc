@@ -1,0 +1,83 @@
+// Reading compute-sanitizer's output back: counts, the first report, and
+// why a run did not finish. The tool itself runs in the GPU tests.
+#include "run/sanitize.h"
+
+#include <gtest/gtest.h>
+
+#include "report/verdict_text.h"
+
+namespace hone {
+namespace {
+
+TEST(SanitizerOutputTest, AMemcheckErrorIsCountedAndNamedWithItsKernel) {
+  std::string out =
+      "========= COMPUTE-SANITIZER\n"
+      "========= Invalid __global__ read of size 4 bytes\n"
+      "=========     at add2_kernel(const float *, const float *, float *, long)+0x1b0\n"
+      "=========     by thread (0,0,0) in block (0,0,0)\n"
+      "=========     Address 0x7f0b1e601004 is out of bounds\n"
+      "=========\n"
+      "hone-sandbox: standalone call: ok\n"
+      "========= ERROR SUMMARY: 1 error\n";
+  auto t = ReadSanitizerOutput("memcheck", out, kSanitizerErrorExit, false);
+  EXPECT_EQ(t.errors, 1);
+  EXPECT_EQ(t.first,
+            "Invalid __global__ read of size 4 bytes / at add2_kernel(const float *, const float "
+            "*, float *, long)+0x1b0");
+  EXPECT_EQ(t.failure, "");
+}
+
+TEST(SanitizerOutputTest, ACleanRunHasNoErrorsAndNoFailure) {
+  auto t = ReadSanitizerOutput("initcheck",
+                               "========= COMPUTE-SANITIZER\n"
+                               "hone-sandbox: standalone call: ok\n"
+                               "========= ERROR SUMMARY: 0 errors\n",
+                               0, false);
+  EXPECT_EQ(t.errors, 0);
+  EXPECT_EQ(t.first, "");
+  EXPECT_EQ(t.failure, "");
+}
+
+TEST(SanitizerOutputTest, RacecheckHazardsAreCountedFromItsSummary) {
+  auto t = ReadSanitizerOutput(
+      "racecheck",
+      "========= COMPUTE-SANITIZER\n"
+      "========= Error: Race reported between Write access at add2_kernel+0x90\n"
+      "=========     and Read access at add2_kernel+0xa0 [4 hazards]\n"
+      "=========\n"
+      "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n",
+      kSanitizerErrorExit, false);
+  EXPECT_EQ(t.errors, 1);
+  EXPECT_EQ(t.first.rfind("Error: Race reported between Write access", 0), 0u) << t.first;
+}
+
+TEST(SanitizerOutputTest, ACallThatCouldNotRunSaysWhatTheSandboxSaid) {
+  auto t = ReadSanitizerOutput("memcheck",
+                               "========= COMPUTE-SANITIZER\n"
+                               "hone-sandbox: set-up failed: cudaSetDevice: no CUDA device\n"
+                               "========= ERROR SUMMARY: 0 errors\n",
+                               2, false);
+  EXPECT_EQ(t.errors, 0);
+  EXPECT_EQ(t.failure, "set-up failed: cudaSetDevice: no CUDA device");
+  auto late = ReadSanitizerOutput("racecheck", "========= COMPUTE-SANITIZER\n", -1, true);
+  EXPECT_EQ(late.failure, "timed out");
+  auto silent = ReadSanitizerOutput("initcheck", "", 0, false);
+  EXPECT_EQ(silent.failure, "no summary in compute-sanitizer's output");
+}
+
+TEST(SanitizerOutputTest, TheVerdictLineNamesEachToolAndWhyNothingRan) {
+  Verdict::Sanitizer s;
+  s.tools = {{"memcheck", 0, "", "", 1.0},
+             {"racecheck", 2, "Error: Race reported", "", 1.0},
+             {"initcheck", 0, "", "timed out", 120}};
+  EXPECT_EQ(DescribeSanitizer(s),
+            "memcheck: 0 errors; racecheck: 2 errors (Error: Race reported); initcheck: did not "
+            "finish (timed out)");
+  EXPECT_EQ(s.errors(), 2);
+  Verdict::Sanitizer cpu;
+  cpu.not_run = "compute-sanitizer checks CUDA candidates; this one runs on the CPU";
+  EXPECT_EQ(DescribeSanitizer(cpu), "not run: " + cpu.not_run);
+}
+
+}  // namespace
+}  // namespace hone
