@@ -17,6 +17,7 @@
 #include <set>
 
 #include "run/sandbox_cuda_kernels.h"
+#include "run/workspace_guard.h"
 
 namespace hone::sandbox {
 namespace {
@@ -485,11 +486,33 @@ bool CudaSandbox::Init(const std::string& pci_bus_id, const std::string& arena_h
 
 void* CudaSandbox::AllocWorkspace(size_t bytes) {
   void* p = nullptr;
-  return cudaMalloc(&p, bytes) == cudaSuccess ? p : nullptr;
+  if (cudaMalloc(&p, WorkspaceAllocationBytes(bytes)) != cudaSuccess) return nullptr;
+  auto* workspace = static_cast<unsigned char*>(p) + kWorkspaceGuardBytes;
+  // Between calls, on the legacy stream, waited for: the candidate's stream
+  // sees the canaries in place.
+  if (cudaMemset(p, kWorkspaceCanary, kWorkspaceGuardBytes) != cudaSuccess ||
+      cudaMemset(workspace + bytes, kWorkspaceCanary, WorkspaceTailGuardBytes(bytes)) !=
+          cudaSuccess ||
+      cudaDeviceSynchronize() != cudaSuccess) {
+    cudaFree(p);
+    return nullptr;
+  }
+  return workspace;
 }
 
 void CudaSandbox::FreeWorkspace(void* p) {
-  if (p) cudaFree(p);
+  if (p) cudaFree(static_cast<unsigned char*>(p) - kWorkspaceGuardBytes);
+}
+
+std::string CudaSandbox::WorkspaceGuardHit(void* workspace, size_t bytes) {
+  // After Call's device-wide synchronisation: nothing of the call still runs.
+  std::vector<unsigned char> head(kWorkspaceGuardBytes), tail(WorkspaceTailGuardBytes(bytes));
+  auto* w = static_cast<unsigned char*>(workspace);
+  cudaError_t e =
+      cudaMemcpy(head.data(), w - kWorkspaceGuardBytes, head.size(), cudaMemcpyDeviceToHost);
+  if (e == cudaSuccess) e = cudaMemcpy(tail.data(), w + bytes, tail.size(), cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) return Err("reading the workspace's canaries", e);
+  return DescribeWorkspaceGuardHit(head.data(), tail.data(), bytes);
 }
 
 void CudaSandbox::MarkEnd() {

@@ -49,6 +49,8 @@ class CudaSandbox {
 
   void* AllocWorkspace(size_t bytes);
   void FreeWorkspace(void* p);
+  // After a call: "" or what changed around the workspace (run/workspace_guard.h).
+  std::string WorkspaceGuardHit(void* workspace, size_t bytes);
   // `hold`: queue the whole call behind a held stream (sandbox_cuda_kernels.h)
   // so that launch latency stays out of the measured time.
   CudaCallResult Call(int (*forward)(const hone_args*), hone_args* args, bool flush_l2, bool hold);

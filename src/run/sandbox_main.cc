@@ -32,6 +32,7 @@
 #include "run/protocol.h"
 #include "run/sandbox_handoff.h"
 #include "run/sandbox_policy.h"
+#include "run/workspace_guard.h"
 #if HONE_SANDBOX_CUDA
 #include "run/sandbox_cuda.h"
 #include "run/sandbox_standalone.h"
@@ -286,17 +287,38 @@ class Server {
   }
 
  private:
+  // The workspace with canaries around it (run/workspace_guard.h).
   void* AllocWorkspace(size_t bytes) {
 #if HONE_SANDBOX_CUDA
     if (cuda_) return static_cast<sandbox::CudaSandbox*>(cuda_)->AllocWorkspace(bytes);
 #endif
-    return std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+    size_t total = sandbox::WorkspaceAllocationBytes(bytes);
+    auto* raw = static_cast<unsigned char*>(std::aligned_alloc(256, total));
+    if (!raw) return nullptr;
+    std::memset(raw, sandbox::kWorkspaceCanary, sandbox::kWorkspaceGuardBytes);
+    unsigned char* workspace = raw + sandbox::kWorkspaceGuardBytes;
+    std::memset(workspace + bytes, sandbox::kWorkspaceCanary,
+                sandbox::WorkspaceTailGuardBytes(bytes));
+    return workspace;
   }
   void FreeWorkspace(void* p) {
+    if (!p) return;
 #if HONE_SANDBOX_CUDA
     if (cuda_) return static_cast<sandbox::CudaSandbox*>(cuda_)->FreeWorkspace(p);
 #endif
-    std::free(p);
+    std::free(static_cast<unsigned char*>(p) - sandbox::kWorkspaceGuardBytes);
+  }
+  // After a call: "" or what changed around the workspace.
+  std::string WorkspaceGuardHit(const Binding& b) {
+    if (!b.workspace) return "";
+#if HONE_SANDBOX_CUDA
+    if (cuda_)
+      return static_cast<sandbox::CudaSandbox*>(cuda_)->WorkspaceGuardHit(b.workspace,
+                                                                          b.workspace_bytes);
+#endif
+    auto* w = static_cast<const unsigned char*>(b.workspace);
+    return sandbox::DescribeWorkspaceGuardHit(w - sandbox::kWorkspaceGuardBytes,
+                                              w + b.workspace_bytes, b.workspace_bytes);
   }
 
   void Bind(const wire::Request& req) {
@@ -378,6 +400,10 @@ class Server {
         SendError(o_.ctl_out, r.error);
         std::_Exit(0);  // the CUDA context is unusable after an error
       }
+      if (std::string hit = WorkspaceGuardHit(b); !hit.empty()) {
+        SendError(o_.ctl_out, hit);
+        std::_Exit(0);
+      }
       wire::Reply reply = MakeReply(wire::ReplyKind::kOk, r.kernel_names);
       reply.rc = r.rc;
       reply.nanos = r.nanos;
@@ -403,6 +429,10 @@ class Server {
     int rc = forward_(&args);
     fflush(stdout);  // what it prints is its own time, not the harness's
     uint64_t t1 = RawMonotonicNanos();
+    if (std::string hit = WorkspaceGuardHit(b); !hit.empty()) {
+      SendError(o_.ctl_out, hit);
+      std::_Exit(0);
+    }
     wire::Reply reply = MakeReply(wire::ReplyKind::kOk, "");
     reply.rc = rc;
     reply.nanos = t1 - t0;
