@@ -22,10 +22,10 @@
 #include "core/fs.h"
 #include "core/hash.h"
 #include "report/run_data.h"
-#include "report/verdict_json.h"
 #include "report/verdict_text.h"
 #include "task/suite.h"
 #include "task/task_loader.h"
+#include "verify/verdict_json.h"
 
 namespace hone::cli {
 namespace {

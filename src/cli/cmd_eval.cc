@@ -5,9 +5,9 @@
 
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
-#include "report/verdict_json.h"
 #include "report/verdict_text.h"
 #include "task/task_loader.h"
+#include "verify/verdict_json.h"
 
 namespace hone::cli {
 namespace {

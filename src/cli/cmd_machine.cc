@@ -7,7 +7,7 @@
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
 #include "core/fs.h"
-#include "report/verdict_json.h"
+#include "verify/verdict_json.h"
 
 namespace hone::cli {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "report/verdict_json.h"
+#include "verify/verdict_json.h"
 
 namespace hone {
 

@@ -17,7 +17,6 @@
 #include "run/compat_candidate.h"
 #include "run/compat_prebuild.h"
 #include "run/memory_plan.h"
-#include "run/protocol.h"
 #include "run/sandbox_process.h"
 #include "run/sanitize.h"
 #include "run/stray_writes.h"
@@ -25,6 +24,7 @@
 #include "run/warm_pool.h"
 #include "verify/compare.h"
 #include "verify/lint.h"
+#include "wire/protocol.h"
 
 namespace hone {
 namespace {

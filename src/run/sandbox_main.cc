@@ -29,10 +29,10 @@
 #include <vector>
 
 #include "hone/kernel.h"
-#include "run/protocol.h"
 #include "run/sandbox_handoff.h"
 #include "run/sandbox_policy.h"
 #include "run/workspace_guard.h"
+#include "wire/protocol.h"
 #if HONE_SANDBOX_CUDA
 #include "run/sandbox_cuda.h"
 #include "run/sandbox_standalone.h"

@@ -17,7 +17,7 @@
 
 #include <cstring>
 
-#include "run/protocol.h"
+#include "wire/protocol.h"
 
 // The linker's symbol for the end of the executable's bss.
 extern "C" char _end[];

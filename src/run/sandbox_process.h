@@ -19,7 +19,7 @@
 
 #include "core/status.h"
 #include "run/arena.h"
-#include "run/protocol.h"
+#include "wire/protocol.h"
 
 namespace hone {
 

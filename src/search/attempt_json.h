@@ -1,7 +1,7 @@
-// The JSON forms of an attempt's parts that both records of a search keep:
+// The JSON form of an attempt's prompt that both records of a search keep:
 // the run folder (search/run_record.h) and the run store
 // (search/run_journal.h). One form, so the two agree and a prompt hashes
-// the same wherever it is read from.
+// the same wherever it is read from. The reply's is llm/reply_json.h.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,8 +12,5 @@ namespace hone {
 
 // {"system": "...", "messages": [{"role": "...", "text": "..."}]}
 nlohmann::json PromptToJson(const Proposal& p);
-// Every HTTP exchange of a reply: request and response bodies, status,
-// transport error, seconds. Headers are not kept, so API keys never are.
-nlohmann::json ExchangesToJson(const ChatReply& r);
 
 }  // namespace hone

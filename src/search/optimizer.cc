@@ -14,9 +14,9 @@
 #include "build/build_pool.h"
 #include "core/clock.h"
 #include "core/fs.h"
-#include "report/verdict_json.h"
 #include "search/run_journal.h"
 #include "search/run_record.h"
+#include "verify/verdict_json.h"
 
 namespace hone {
 namespace {

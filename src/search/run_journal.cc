@@ -3,8 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
-#include "report/verdict_json.h"
+#include "llm/reply_json.h"
 #include "search/attempt_json.h"
+#include "verify/verdict_json.h"
 
 namespace hone {
 namespace {

@@ -5,27 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/fs.h"
-#include "report/verdict_json.h"
+#include "llm/reply_json.h"
 #include "search/attempt_json.h"
+#include "verify/verdict_json.h"
 
 namespace hone {
-namespace {
-
-nlohmann::json ReplyJson(const ChatReply& r) {
-  return {{"ok", r.ok},
-          {"error", r.error},
-          {"text", r.text},
-          {"finish_reason", r.finish_reason},
-          {"truncated", r.truncated},
-          {"input_tokens", r.input_tokens},
-          {"output_tokens", r.output_tokens},
-          {"cost_usd", r.cost_usd},
-          {"attempts", r.attempts},
-          {"seconds", r.seconds},
-          {"exchanges", ExchangesToJson(r)}};
-}
-
-}  // namespace
 
 Result<std::filesystem::path> RunRecord::Claim(const std::filesystem::path& wanted, bool numbered) {
   namespace fs = std::filesystem;
@@ -75,7 +59,7 @@ Status RunRecord::Append(const AttemptResult& r, const std::filesystem::path& ca
                       {"turn", p.turn},
                       {"parents", p.parents},
                       {"prompt", PromptToJson(p)},
-                      {"reply", ReplyJson(r.reply)}};
+                      {"reply", ReplyToJson(r.reply)}};
   if (r.reply.ok)
     j["extraction"] = {{"failure", ExtractFailureName(r.extraction.failure)},
                        {"detail", r.extraction.detail}};

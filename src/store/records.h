@@ -118,7 +118,7 @@ struct EvaluationRow {
   std::string samples;       // JSON {"candidate_us": [...], "reference_us": [...]}
   std::string checks;        // JSON array of {"name","where","passed","detail"}
   std::string device_state;  // JSON, CUDA only; empty otherwise
-  std::string verdict;       // JSON: the whole verdict (report/verdict_json.h)
+  std::string verdict;       // JSON: the whole verdict (verify/verdict_json.h)
   std::string started, finished;
 };
 

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
-#include "report/verdict_json.h"
 #include "store/schema.h"
+#include "verify/verdict_json.h"
 
 namespace hone {
 namespace {

@@ -94,7 +94,7 @@ class Store {
   // Commits the verdict (and, when the evaluation has a candidate, the build
   // the verdict describes) in one transaction.
   Status FinishEvaluation(int64_t evaluation_id, const Verdict& verdict);
-  // The same from a verdict's JSON (report/verdict_json.h), for imports.
+  // The same from a verdict's JSON (verify/verdict_json.h), for imports.
   Status FinishEvaluationJson(int64_t evaluation_id, const std::string& verdict_json,
                               bool record_build = true);
   Result<bool> HasResult(int64_t run_id, const std::string& work_key);

@@ -12,6 +12,7 @@
 #include "core/dtype.h"
 #include "core/expr.h"
 #include "task/distribution.h"
+#include "verify/tolerance.h"
 
 namespace hone {
 
@@ -27,12 +28,6 @@ struct ShapeCase {
   Symbols symbols;
   std::vector<std::string> backends;  // empty: every backend
   bool RunsOn(const std::string& backend) const;
-};
-
-struct Tolerance {
-  double atol = 0;
-  double rtol = 0;
-  double precision = 0;  // max relative L2 error vs the float64 reference; 0: not checked
 };
 
 // What a PyTorch-defined task (a KernelBench-format .py file) adds: the

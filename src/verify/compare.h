@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/dtype.h"
-#include "task/task.h"
 #include "verify/element_tally.h"
+#include "verify/tolerance.h"
 
 namespace hone {
 

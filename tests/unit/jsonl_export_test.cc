@@ -8,7 +8,7 @@
 
 #include "core/fs.h"
 #include "report/run_data.h"
-#include "report/verdict_json.h"
+#include "verify/verdict_json.h"
 
 namespace hone {
 namespace {

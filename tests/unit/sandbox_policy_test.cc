@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "run/protocol.h"
+#include "wire/protocol.h"
 
 namespace hone {
 namespace {

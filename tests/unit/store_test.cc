@@ -12,9 +12,9 @@
 #include <thread>
 
 #include "core/fs.h"
-#include "report/verdict_json.h"
 #include "store/import.h"
 #include "store/schema.h"
+#include "verify/verdict_json.h"
 
 namespace hone {
 namespace {

@@ -1,4 +1,4 @@
-#include "report/verdict_json.h"
+#include "verify/verdict_json.h"
 
 #include <gtest/gtest.h>
 

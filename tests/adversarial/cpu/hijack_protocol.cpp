@@ -1,6 +1,6 @@
 // Takes over the sandbox's side of the worker protocol. The candidate runs inside the sandbox
 // process, which talks to the trusted worker over two pipes at fixed descriptors (requests on
-// 3, replies on 4) in a documented fixed-size format (src/run/protocol.h, mirrored below). On
+// 3, replies on 4) in a documented fixed-size format (src/wire/protocol.h, mirrored below). On
 // its first call hone_forward computes the output, sends the reply itself, and never returns:
 // it serves every later bind and call request on its own, computing each output correctly,
 // and answers every call with a forged time: 20 us for the call, plus a second of "cache
@@ -12,7 +12,7 @@
 // a claim, and only the worker's own clock around the call is trustworthy: a reported call
 // time plus flush time beyond what the worker saw, or a flush far longer than the
 // reference's, is tampering.
-// Expected verdict: rejected (timing) (task=heavy, timed). If src/run/protocol.h changes,
+// Expected verdict: rejected (timing) (task=heavy, timed). If src/wire/protocol.h changes,
 // update the mirror below.
 #include <hone/kernel.h>
 #include <unistd.h>
@@ -24,7 +24,7 @@
 
 namespace {
 
-// Mirror of src/run/protocol.h.
+// Mirror of src/wire/protocol.h.
 constexpr uint32_t kMagic = 0x454e4f48;
 constexpr uint32_t kOpBind = 1, kOpCall = 2, kOpExit = 3;
 constexpr uint32_t kFlagTimed = 1u << 2;

@@ -12,7 +12,7 @@
 // flush claimed far longer than the reference's (or call + flush beyond what the worker saw)
 // is tampering. Linking the sandbox with -z now (full RELRO) would close this particular door
 // (the candidate would then need mprotect), not the class.
-// Expected verdict: rejected (timing) (task=heavy, timed). If src/run/protocol.h changes,
+// Expected verdict: rejected (timing) (task=heavy, timed). If src/wire/protocol.h changes,
 // update the mirror of wire::Reply below.
 #include <elf.h>
 #include <hone/kernel.h>
@@ -24,7 +24,7 @@
 namespace {
 
 constexpr uint32_t kMagic = 0x454e4f48, kReplyOk = 2;
-struct Reply {  // mirror of wire::Reply (src/run/protocol.h)
+struct Reply {  // mirror of wire::Reply (src/wire/protocol.h)
   uint32_t magic, kind;
   int32_t rc, detail;
   uint64_t nanos, aux;

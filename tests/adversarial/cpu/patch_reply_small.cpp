@@ -7,7 +7,7 @@
 // What catches it: the worker's own clock, with an allowance scaled to how steady the
 // harness's unreported time really is (the reference's, call to call) rather than a fixed
 // 0.5 ms. The source is lint-clean.
-// Expected verdict: rejected (timing) (timed). If src/run/protocol.h changes, update the
+// Expected verdict: rejected (timing) (timed). If src/wire/protocol.h changes, update the
 // mirror of wire::Reply below.
 #include <elf.h>
 #include <hone/kernel.h>
@@ -18,7 +18,7 @@
 namespace {
 
 constexpr uint32_t kMagic = 0x454e4f48, kReplyOk = 2;
-struct Reply {  // mirror of wire::Reply (src/run/protocol.h)
+struct Reply {  // mirror of wire::Reply (src/wire/protocol.h)
   uint32_t magic, kind;
   int32_t rc, detail;
   uint64_t nanos, aux;

@@ -1,8 +1,8 @@
-#include "report/verdict_json.h"
+#include "verify/verdict_json.h"
 
 #include <cmath>
 
-#include "run/protocol.h"
+#include "wire/protocol.h"
 
 namespace hone {
 namespace {
@@ -181,19 +181,6 @@ Result<Verdict> VerdictFromJson(const nlohmann::json& j) {
   }
 }
 
-std::string FeatureNames(uint64_t f) {
-  std::string out;
-  auto add = [&](uint64_t bit, const char* name) {
-    if (f & bit) out += (out.empty() ? "" : ",") + std::string(name);
-  };
-  add(wire::kFeatureSeccomp, "seccomp");
-  add(wire::kFeatureLandlock, "landlock");
-  add(wire::kFeatureLandlockNet, "landlock-net");
-  add(wire::kFeatureNetNamespace, "netns");
-  add(wire::kFeatureDroppedPrivileges, "nobody");
-  return out;
-}
-
 nlohmann::json MachineToJson(const MachineInfo& m) {
   return {{"kind", m.kind},
           {"name", m.cpu_model},
@@ -227,7 +214,7 @@ nlohmann::json VerdictToJson(const Verdict& v) {
       {"notes", v.notes},
       {"precision", {{"rel_l2_error", v.precision_error}, {"bound", v.precision_bound}}},
       {"sandbox",
-       {{"features", FeatureNames(v.sandbox_features)},
+       {{"features", wire::FeatureNames(v.sandbox_features)},
         {"missing", v.sandbox_missing},
         {"warm", v.sandbox_warm},
         {"output_bytes", v.output_bytes},

@@ -18,6 +18,5 @@ Result<Verdict> VerdictFromJson(const nlohmann::json& j);
 // "passed" -> kPassed, ...; nullopt for an unknown name.
 std::optional<VerdictStatus> ParseStatusName(std::string_view name);
 nlohmann::json MachineToJson(const MachineInfo& m);
-std::string FeatureNames(uint64_t features);
 
 }  // namespace hone

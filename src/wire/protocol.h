@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "hone/kernel.h"
 
@@ -114,6 +115,10 @@ enum Feature : uint64_t {
   kFeatureLandlockNet = 1u << 4,
   kFeatureLaunchTracking = 1u << 5,  // CUDA: kernel launches observed through CUPTI
 };
+
+// "seccomp,landlock,netns,nobody": the protections among `features` that a
+// person reads in a verdict (launch tracking is reported on its own).
+std::string FeatureNames(uint64_t features);
 
 // Exit status the sandbox uses after reporting a violation.
 constexpr int kViolationExitCode = 97;
