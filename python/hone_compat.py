@@ -159,7 +159,7 @@ def _environment():
 
 
 def hone_compat_prewarm():
-    """A warm sandbox's head start (src/run/sandbox_main.cc): the imports every
+    """A warm sandbox's head start (src/sandbox/main.cc): the imports every
     candidate needs, made before the candidate is known. Runs hone's and
     torch's code only; starts no thread (the sandbox checks)."""
     _environment()
@@ -257,7 +257,7 @@ class _Phases:
 
 
 def _sandbox_function(name, restype):
-    """A function the sandbox program exports (src/run/sandbox_main.cc),
+    """A function the sandbox program exports (src/sandbox/main.cc),
     taking no arguments; None outside hone's sandbox. hone_sandbox_mark_end:
     the model's forward has returned, and copying its results into hone's
     outputs is timed apart. hone_sandbox_rng_seed: the seed of this call's

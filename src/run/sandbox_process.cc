@@ -20,8 +20,8 @@
 #include <thread>
 
 #include "core/fs.h"
-#include "run/sandbox_handoff.h"
-#include "run/sandbox_policy.h"
+#include "wire/handoff.h"
+#include "wire/violations.h"
 
 namespace hone {
 namespace {
@@ -197,7 +197,7 @@ size_t ResidentBytes(pid_t pid) {
 
 std::string ViolationText(const wire::Reply& r) {
   std::string msg(r.message, strnlen(r.message, sizeof r.message));
-  return msg.empty() ? sandbox::DescribeViolation(r.detail) : msg;
+  return msg.empty() ? wire::DescribeViolation(r.detail) : msg;
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // outside any tensor, misaligned ones, device-side errors), racecheck
 // (shared-memory hazards) and initcheck (reads of memory nothing wrote), on
 // the task's smallest case, in `hone-sandbox-cuda --standalone-tensor`
-// (run/sandbox_standalone.h), confined like every candidate.
+// (sandbox/cuda/standalone.h), confined like every candidate.
 //
 // Never while timing: the evaluator runs it after verification (eval
 // --sanitize), and bench and optimize on each task's new best. The tools

@@ -1,7 +1,5 @@
 // The sandbox's violation reporter in its text form: what a person reads in
 // compute-sanitizer's log when a standalone call breaks a rule.
-#include "run/sandbox_policy.h"
-
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -10,6 +8,7 @@
 
 #include <string>
 
+#include "sandbox/policy.h"
 #include "wire/protocol.h"
 
 namespace hone {

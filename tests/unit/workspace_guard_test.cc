@@ -1,4 +1,4 @@
-#include "run/workspace_guard.h"
+#include "sandbox/workspace_guard.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "run/sandbox_handoff.h"
+#include "wire/handoff.h"
 
 #include <sys/socket.h>
 

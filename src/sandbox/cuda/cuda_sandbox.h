@@ -49,7 +49,7 @@ class CudaSandbox {
 
   void* AllocWorkspace(size_t bytes);
   void FreeWorkspace(void* p);
-  // After a call: "" or what changed around the workspace (run/workspace_guard.h).
+  // After a call: "" or what changed around the workspace (sandbox/workspace_guard.h).
   std::string WorkspaceGuardHit(void* workspace, size_t bytes);
   // `hold`: queue the whole call behind a held stream (sandbox_cuda_kernels.h)
   // so that launch latency stays out of the measured time.

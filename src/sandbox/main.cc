@@ -29,13 +29,13 @@
 #include <vector>
 
 #include "hone/kernel.h"
-#include "run/sandbox_handoff.h"
-#include "run/sandbox_policy.h"
-#include "run/workspace_guard.h"
+#include "sandbox/policy.h"
+#include "sandbox/workspace_guard.h"
+#include "wire/handoff.h"
 #include "wire/protocol.h"
 #if HONE_SANDBOX_CUDA
-#include "run/sandbox_cuda.h"
-#include "run/sandbox_standalone.h"
+#include "sandbox/cuda/cuda_sandbox.h"
+#include "sandbox/cuda/standalone.h"
 #endif
 
 namespace {
@@ -63,7 +63,7 @@ struct Options {
   bool prewarm_idle = false;  // warming under SCHED_IDLE: back to normal at the hand-off
   size_t rlimit_as = 0, rlimit_data = 0;
   // --standalone-tensor: one call on tensors of the sandbox's own, under
-  // compute-sanitizer (run/sandbox_standalone.h); no worker protocol.
+  // compute-sanitizer (sandbox/cuda/standalone.h); no worker protocol.
   std::vector<std::string> standalone;
   std::string library_path;  // standalone: the candidate, by path
   bool cuda() const { return !cuda_pci.empty(); }
@@ -287,7 +287,7 @@ class Server {
   }
 
  private:
-  // The workspace with canaries around it (run/workspace_guard.h).
+  // The workspace with canaries around it (sandbox/workspace_guard.h).
   void* AllocWorkspace(size_t bytes) {
 #if HONE_SANDBOX_CUDA
     if (cuda_) return static_cast<sandbox::CudaSandbox*>(cuda_)->AllocWorkspace(bytes);
@@ -536,7 +536,7 @@ void LeaveIdlePriority() {
 }
 
 // Reads the rest of the command line and the descriptors from the worker
-// (run/sandbox_handoff.h) and lowers the memory limits to the candidate's.
+// (wire/handoff.h) and lowers the memory limits to the candidate's.
 void ReceiveHandoff(Options& o) {
   std::vector<std::string> args;
   std::vector<int> fds;

@@ -1,6 +1,6 @@
 #include <cuda_runtime_api.h>
 
-#include "run/sandbox_cuda_kernels.h"
+#include "sandbox/cuda/kernels.h"
 
 namespace hone::sandbox {
 namespace {

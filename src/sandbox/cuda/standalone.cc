@@ -1,4 +1,4 @@
-#include "run/sandbox_standalone.h"
+#include "sandbox/cuda/standalone.h"
 
 #include <cuda_runtime_api.h>
 

@@ -59,12 +59,4 @@ bool InstallBaseFilter(PolicyReport& report, bool cuda = false);
 // Once the candidate is loaded: no file opens, no executable memory.
 bool InstallPostLoadFilter(PolicyReport& report);
 
-// Names the rule a system call breaks, e.g. "process creation (fork/clone)
-// is not allowed: clone"; nullptr for calls without a named rule.
-// Async-signal-safe.
-const char* RuleForSyscall(int nr);
-
-// For the worker: the rule, or "system call not on the sandbox allow-list: NAME".
-std::string DescribeViolation(int nr);
-
 }  // namespace hone::sandbox

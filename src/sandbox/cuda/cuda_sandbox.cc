@@ -1,4 +1,4 @@
-#include "run/sandbox_cuda.h"
+#include "sandbox/cuda/cuda_sandbox.h"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -16,8 +16,8 @@
 #include <mutex>
 #include <set>
 
-#include "run/sandbox_cuda_kernels.h"
-#include "run/workspace_guard.h"
+#include "sandbox/cuda/kernels.h"
+#include "sandbox/workspace_guard.h"
 
 namespace hone::sandbox {
 namespace {
