@@ -2,7 +2,14 @@
 // outside any tensor, misaligned ones, device-side errors), racecheck
 // (shared-memory hazards) and initcheck (reads of memory nothing wrote), on
 // the task's smallest case, in `hone-sandbox-cuda --standalone-tensor`
-// (sandbox/cuda/standalone.h), confined like every candidate.
+// (sandbox/cuda/standalone.h). That process is confined as every sandbox is
+// before its candidate loads (network namespace, unprivileged user, Landlock,
+// the base seccomp filter). The post-load filter (no file opens, no new
+// executable memory) is not installed, because the tool's injected code
+// shares the process. The tool itself runs as the worker's user, in a clean
+// environment. memcheck gets --destroy-on-device-error kernel, and every
+// tool gets --show-backtrace no: on the H100, a memcheck error otherwise
+// hung the tool in this process.
 //
 // Never while timing: the evaluator runs it after verification (eval
 // --sanitize), and bench and optimize on each task's new best. The tools

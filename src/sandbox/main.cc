@@ -1,7 +1,7 @@
 // hone-sandbox (CPU) and hone-sandbox-cuda: the only processes that ever run
 // candidate code.
 //
-// Started by the worker (sandbox_process.cc) with a scrubbed environment,
+// Started by the worker (run/sandbox_process.cc) with a scrubbed environment,
 // resource limits, a private scratch directory as its working directory and
 // these inherited descriptors: requests in, replies out, the candidate
 // library and, on the CPU, the shared arena (inputs and outputs only;
@@ -489,7 +489,7 @@ std::vector<std::string> ThreadNames() {
 // its later children, so a thread started now would escape them: any thread
 // but this one and the CUDA driver's fails the start. The driver's (named
 // "cuda...") run driver code only, and hone-sandbox-cuda starts them before
-// confinement in any case (sandbox_cuda.cc's Init creates the context then).
+// confinement in any case (sandbox/cuda/cuda_sandbox.cc's Init creates the context then).
 // numpy's OpenBLAS would start a pool at import: CompatEnvironment sizes it
 // to one thread.
 void Prewarm(const Options& o) {

@@ -1,7 +1,7 @@
 // Confinement the sandbox process applies to itself before and after it
 // loads candidate code. Runs inside hone-sandbox only.
 //
-// Order (see sandbox_main.cc): isolate the network, drop privileges, restrict
+// Order (see sandbox/main.cc): isolate the network, drop privileges, restrict
 // the file system (Landlock), install the base seccomp allow-list, load the
 // candidate, then forbid opening files and making memory executable. A
 // forbidden call stops the process with SIGSYS; the handler reports the rule

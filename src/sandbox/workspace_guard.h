@@ -1,5 +1,5 @@
 // Canaries around a candidate's workspace (hone_workspace_bytes), for the
-// sandbox executables only (sandbox_main.cc, sandbox_cuda.cc).
+// sandbox executables only (sandbox/main.cc, sandbox/cuda/cuda_sandbox.cc).
 //
 // The workspace is memory of the sandbox's own, allocated there, so the
 // trusted worker cannot watch it the way it watches the arena

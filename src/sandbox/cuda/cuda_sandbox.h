@@ -51,7 +51,7 @@ class CudaSandbox {
   void FreeWorkspace(void* p);
   // After a call: "" or what changed around the workspace (sandbox/workspace_guard.h).
   std::string WorkspaceGuardHit(void* workspace, size_t bytes);
-  // `hold`: queue the whole call behind a held stream (sandbox_cuda_kernels.h)
+  // `hold`: queue the whole call behind a held stream (sandbox/cuda/kernels.h)
   // so that launch latency stays out of the measured time.
   CudaCallResult Call(int (*forward)(const hone_args*), hone_args* args, bool flush_l2, bool hold);
   // Compat only, during a call: the model's forward has returned; what
