@@ -15,14 +15,10 @@ sed 's/HONE_EXPORT int hone_forward(/static int hone_real_forward(/' "$src" > "$
 cat >> "$out" <<WRAP
 
 // --- stray-write wrapper (bench/stray/make_stray.sh $mode) ---
-static size_t stray_element_bytes(hone_dtype t) {
-  return t == HONE_F64 || t == HONE_I64 ? 8 : t == HONE_F32 || t == HONE_I32 ? 4
-       : t == HONE_F16 || t == HONE_BF16 || t == HONE_I16 ? 2 : 1;
-}
 HONE_EXPORT int hone_forward(const hone_args* args) {
   int rc = hone_real_forward(args);
   const hone_tensor* o = &args->outputs[0];
-  char* past = static_cast<char*>(o->data) + hone_numel(o) * stray_element_bytes(o->dtype) + $offset;
+  char* past = static_cast<char*>(o->data) + hone_numel(o) * hone_dtype_size(o->dtype) + $offset;
 WRAP
 if [[ $src == *.cu ]]; then
   cat >> "$out" <<WRAP

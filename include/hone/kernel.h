@@ -87,4 +87,26 @@ static inline int64_t hone_numel(const hone_tensor* t) {
   return n;
 }
 
+/* Convenience for candidates: bytes of one element of `t` (0 for a value
+ * that is no hone_dtype). */
+static inline size_t hone_dtype_size(hone_dtype t) {
+  switch (t) {
+    case HONE_F64:
+    case HONE_I64:
+      return 8;
+    case HONE_F32:
+    case HONE_I32:
+      return 4;
+    case HONE_F16:
+    case HONE_BF16:
+    case HONE_I16:
+      return 2;
+    case HONE_I8:
+    case HONE_U8:
+    case HONE_BOOL:
+      return 1;
+  }
+  return 0;
+}
+
 #endif /* HONE_KERNEL_H_ */

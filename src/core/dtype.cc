@@ -12,15 +12,16 @@ namespace {
 struct DtypeInfo {
   Dtype type;
   std::string_view name;
-  size_t size;
   bool floating;
 };
 
+// Sizes come from the candidate contract (hone_dtype_size), so hone, the
+// sandbox and candidates agree on them.
 constexpr DtypeInfo kDtypes[] = {
-    {HONE_F32, "f32", 4, true},    {HONE_F64, "f64", 8, true},  {HONE_F16, "f16", 2, true},
-    {HONE_BF16, "bf16", 2, true},  {HONE_I8, "i8", 1, false},   {HONE_U8, "u8", 1, false},
-    {HONE_I16, "i16", 2, false},   {HONE_I32, "i32", 4, false}, {HONE_I64, "i64", 8, false},
-    {HONE_BOOL, "bool", 1, false},
+    {HONE_F32, "f32", true},    {HONE_F64, "f64", true},  {HONE_F16, "f16", true},
+    {HONE_BF16, "bf16", true},  {HONE_I8, "i8", false},   {HONE_U8, "u8", false},
+    {HONE_I16, "i16", false},   {HONE_I32, "i32", false}, {HONE_I64, "i64", false},
+    {HONE_BOOL, "bool", false},
 };
 
 const DtypeInfo& Info(Dtype t) {
@@ -54,7 +55,7 @@ float BitsFloat(uint32_t u) {
 }  // namespace
 
 std::string_view DtypeName(Dtype t) { return Info(t).name; }
-size_t DtypeSize(Dtype t) { return Info(t).size; }
+size_t DtypeSize(Dtype t) { return hone_dtype_size(Info(t).type); }
 bool IsFloating(Dtype t) { return Info(t).floating; }
 
 std::optional<Dtype> ParseDtype(std::string_view s) {

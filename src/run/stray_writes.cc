@@ -35,11 +35,12 @@ std::vector<ArenaSpan> GuardSpans(std::vector<ArenaSpan> buffers, size_t arena_s
   return SpansToKeep(std::move(buffers), all, arena_size);
 }
 
+StrayWriteWatch::StrayWriteWatch(Arena& arena, std::vector<ArenaSpan> keep)
+    : arena_(arena), keep_(std::move(keep)) {
+  for (const ArenaSpan& s : keep_) ranges_.push_back({s.offset, s.bytes});
+}
+
 bool StrayWriteWatch::Take(std::vector<uint64_t>* out) {
-  if (ranges_.size() != keep_.size()) {
-    ranges_.clear();
-    for (const ArenaSpan& s : keep_) ranges_.push_back({s.offset, s.bytes});
-  }
   auto start = std::chrono::steady_clock::now();
   bool ok = arena_.Fingerprint(ranges_, key_, out) && out->size() == keep_.size();
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

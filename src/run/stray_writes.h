@@ -45,8 +45,7 @@ std::vector<ArenaSpan> GuardSpans(std::vector<ArenaSpan> buffers, size_t arena_s
 
 class StrayWriteWatch {
  public:
-  StrayWriteWatch(Arena& arena, std::vector<ArenaSpan> keep)
-      : arena_(arena), keep_(std::move(keep)) {}
+  StrayWriteWatch(Arena& arena, std::vector<ArenaSpan> keep);
   // Fingerprints every span; false (and the watch is off) where the arena
   // cannot.
   bool Before();

@@ -308,6 +308,14 @@ class Server {
 #endif
     std::free(static_cast<unsigned char*>(p) - sandbox::kWorkspaceGuardBytes);
   }
+  // After a call: when the candidate wrote around its workspace, says so
+  // (the worker makes it a runtime_error) and ends the sandbox.
+  void EndIfWorkspaceGuardHit(const Binding& b) {
+    std::string hit = WorkspaceGuardHit(b);
+    if (hit.empty()) return;
+    SendError(o_.ctl_out, hit);
+    std::_Exit(0);
+  }
   // After a call: "" or what changed around the workspace.
   std::string WorkspaceGuardHit(const Binding& b) {
     if (!b.workspace) return "";
@@ -400,10 +408,7 @@ class Server {
         SendError(o_.ctl_out, r.error);
         std::_Exit(0);  // the CUDA context is unusable after an error
       }
-      if (std::string hit = WorkspaceGuardHit(b); !hit.empty()) {
-        SendError(o_.ctl_out, hit);
-        std::_Exit(0);
-      }
+      EndIfWorkspaceGuardHit(b);
       wire::Reply reply = MakeReply(wire::ReplyKind::kOk, r.kernel_names);
       reply.rc = r.rc;
       reply.nanos = r.nanos;
@@ -429,10 +434,7 @@ class Server {
     int rc = forward_(&args);
     fflush(stdout);  // what it prints is its own time, not the harness's
     uint64_t t1 = RawMonotonicNanos();
-    if (std::string hit = WorkspaceGuardHit(b); !hit.empty()) {
-      SendError(o_.ctl_out, hit);
-      std::_Exit(0);
-    }
+    EndIfWorkspaceGuardHit(b);
     wire::Reply reply = MakeReply(wire::ReplyKind::kOk, "");
     reply.rc = rc;
     reply.nanos = t1 - t0;

@@ -10,23 +10,6 @@
 namespace hone::sandbox {
 namespace {
 
-size_t ElementBytes(hone_dtype t) {
-  switch (t) {
-    case HONE_F64:
-    case HONE_I64:
-      return 8;
-    case HONE_F32:
-    case HONE_I32:
-      return 4;
-    case HONE_F16:
-    case HONE_BF16:
-    case HONE_I16:
-      return 2;
-    default:
-      return 1;
-  }
-}
-
 std::string Err(const std::string& what, cudaError_t e) {
   return what + ": " + cudaGetErrorString(e);
 }
@@ -86,7 +69,7 @@ bool StandaloneCall::Prepare(const std::string& pci_bus_id,
       h.stride[d] = n;
       n *= h.shape[d];
     }
-    size_t bytes = static_cast<size_t>(n) * ElementBytes(t.dtype);
+    size_t bytes = static_cast<size_t>(n) * hone_dtype_size(t.dtype);
     // An empty tensor still gets an address of its own.
     if (cudaError_t e = cudaMalloc(&h.data, bytes ? bytes : 1); e != cudaSuccess)
       return *error = Err("allocating a tensor of " + std::to_string(bytes) + " bytes", e), false;
