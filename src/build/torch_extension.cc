@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <set>
 #include <thread>
 
 #include "build/compiler_builder.h"
+#include "build/cuda_split_step.h"
 #include "build/error_trim.h"
 #include "build/ptxas_report.h"
 #include "core/fs.h"
@@ -246,6 +248,8 @@ TorchExtensionBuilder::TorchExtensionBuilder(fs::path cache_dir, TorchExtensionO
     : cache_dir_(std::move(cache_dir)), options_(options), cache_(cache_dir_) {
   if (options_.precompiled_header)
     pch_ = std::make_unique<TorchPch>(cache_dir_ / "pch", options_.step_timeout);
+  if (const char* e = std::getenv("HONE_CUDA_SPLIT"); e && std::string(e) == "0")
+    options_.split_cuda = false;
 }
 
 Result<BuildResult> TorchExtensionBuilder::Build(const TorchExtensionPlan& plan) {
@@ -299,6 +303,56 @@ std::vector<size_t> Ready(const std::vector<TorchExtensionStep>& steps,
   return ready;
 }
 
+// The steps after a split one link its two halves instead of its object.
+void TakeHalves(std::vector<TorchExtensionStep>& steps, size_t split,
+                const std::vector<fs::path>& halves, const fs::path& work) {
+  const fs::path& object = steps[split].outputs.front();
+  std::set<std::string> names = {object.string(), object.lexically_relative(work).string()};
+  for (size_t j = 0; j < steps.size(); ++j) {
+    if (j == split) continue;
+    std::vector<std::string> argv;
+    for (const auto& a : steps[j].argv) {
+      if (!names.count(a)) {
+        argv.push_back(a);
+        continue;
+      }
+      for (const auto& h : halves) argv.push_back(h.string());
+    }
+    steps[j].argv = std::move(argv);
+    std::vector<fs::path> inputs;
+    for (const auto& in : steps[j].inputs) {
+      if (in != object)
+        inputs.push_back(in);
+      else
+        inputs.insert(inputs.end(), halves.begin(), halves.end());
+    }
+    steps[j].inputs = std::move(inputs);
+  }
+}
+
+// Runs CUDA step `i` as two halves where it can (cuda_split_step.h); false
+// (with the reason in run.note) when the step must run whole.
+bool TrySplit(const TorchExtensionOptions& options, TorchPch* pch,
+              const std::vector<TorchExtensionStep>& steps, size_t i, const fs::path& work,
+              StepRun& run, std::vector<fs::path>& halves) {
+  if (!options.split_cuda) return false;
+  const TorchExtensionStep* cxx = nullptr;
+  for (const auto& s : steps)
+    if (s.kind == "cxx" && !cxx) cxx = &s;
+  if (!cxx) return false;
+  std::string why;
+  auto split = RunCudaSplitStep(steps[i], *cxx, work, pch, options.step_timeout, &why);
+  if (!split) {
+    run.note = "built whole: " + why;
+    return false;
+  }
+  run.argv = split->argv;
+  run.run = split->run;
+  run.note = split->note;
+  halves = split->objects;
+  return true;
+}
+
 }  // namespace
 
 Result<BuildResult> TorchExtensionBuilder::BuildUncached(const TorchExtensionPlan& plan,
@@ -313,6 +367,7 @@ Result<BuildResult> TorchExtensionBuilder::BuildUncached(const TorchExtensionPla
   BuildResult r;
   r.key = key;
   std::vector<StepRun> runs(steps.size());
+  std::vector<std::vector<fs::path>> halves(steps.size());  // a split step's objects
   std::vector<bool> done(steps.size(), false);
   auto compile_start = std::chrono::steady_clock::now();
   bool failed = false;
@@ -324,6 +379,9 @@ Result<BuildResult> TorchExtensionBuilder::BuildUncached(const TorchExtensionPla
     for (size_t i : wave) {
       threads.emplace_back([&, i] {
         const TorchExtensionStep& s = steps[i];
+        if (s.kind == "nvcc" &&
+            TrySplit(options_, pch_.get(), steps, i, work.path(), runs[i], halves[i]))
+          return;
         runs[i].argv = s.kind == "cxx" && pch_ && !s.inputs.empty()
                            ? pch_->Apply(s.argv, s.inputs.front(), &runs[i].note)
                            : s.argv;
@@ -339,6 +397,7 @@ Result<BuildResult> TorchExtensionBuilder::BuildUncached(const TorchExtensionPla
       done[i] = true;
       if (!runs[i].run->ok()) return runs[i].run->status();  // no compiler: not a verdict
       failed = failed || !runs[i].ok();
+      if (!halves[i].empty()) TakeHalves(steps, i, halves[i], work.path());
     }
   }
   r.compile_seconds =

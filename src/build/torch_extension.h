@@ -4,7 +4,9 @@
 // commands torch would run (TorchExtensionPlan). hone runs them here, outside
 // the sandbox: the independent compiles (C++ and CUDA) at once, then the
 // link, each under a time limit, with a gcc precompiled header of
-// torch/extension.h for the C++ step (torch_pch.h).
+// torch/extension.h for the C++ step (torch_pch.h). A CUDA source is built
+// as two halves where it can be (cuda_split_step.h), so that torch's headers
+// are not parsed by nvcc; the link then takes both halves' objects.
 //
 // Results are cached by content under the cache folder (as CompileCache
 // entries: <key>.so and <key>.json, written by rename): the key covers the
@@ -75,6 +77,10 @@ Result<std::string> TorchExtensionCacheKey(const TorchExtensionPlan& plan);
 struct TorchExtensionOptions {
   std::chrono::seconds step_timeout{600};
   bool precompiled_header = true;  // gcc only; see torch_pch.h
+  // Compile each CUDA source as a host half (gcc, precompiled header) and a
+  // device half (nvcc without torch), see cuda_split_step.h. HONE_CUDA_SPLIT=0
+  // in the environment turns it off, to compare.
+  bool split_cuda = true;
 };
 
 class TorchExtensionBuilder {

@@ -180,5 +180,149 @@ TEST_F(TorchExtensionTest, TheSamePlanTwiceAtOnce) {
   EXPECT_TRUE(fs::is_regular_file(a->library));
 }
 
+// nvcc on PATH or in /usr/local/cuda/bin; "" when neither runs.
+const std::string& Nvcc() {
+  static const std::string found = [] {
+    for (std::string nvcc : {"nvcc", "/usr/local/cuda/bin/nvcc"}) {
+      CommandOptions o;
+      o.timeout = std::chrono::seconds(60);
+      auto r = RunCommand({nvcc, "--version"}, o);
+      if (r.ok() && r->succeeded()) return nvcc;
+    }
+    return std::string();
+  }();
+  return found;
+}
+
+// The plan of a C++-only load_inline with a CUDA source added as torch adds
+// one (torch here has no CUDA, so the oracle cannot plan it): cuda.cu in the
+// build folder, an nvcc step with the C++ step's defines and includes plus
+// torch's nvcc flags, its object linked with the CUDA runtime.
+TorchExtensionPlan WithCudaSource(TorchExtensionPlan plan, const std::string& cuda_source) {
+  fs::path cu = plan.build_dir / "cuda.cu", obj = plan.build_dir / "cuda.cuda.o";
+  EXPECT_TRUE(WriteFileAtomic(cu, cuda_source).ok());
+  const TorchExtensionStep& cxx = plan.steps.front();
+  TorchExtensionStep nvcc{
+      "cuda.cuda.o",
+      "nvcc",
+      {Nvcc(), "--generate-dependencies-with-compile", "--dependency-output", "cuda.cuda.o.d"},
+      {cu},
+      {obj}};
+  for (size_t i = 1; i < cxx.argv.size(); ++i) {
+    const std::string& a = cxx.argv[i];
+    if (a.rfind("-D", 0) == 0 || a.rfind("-std=", 0) == 0) nvcc.argv.push_back(a);
+    if (a == "-isystem") nvcc.argv.insert(nvcc.argv.end(), {a, cxx.argv[i + 1]});
+  }
+  fs::path cuda_home = fs::path(Nvcc()).has_parent_path()
+                           ? fs::path(Nvcc()).parent_path().parent_path()
+                           : fs::path("/usr/local/cuda");
+  nvcc.argv.insert(nvcc.argv.end(),
+                   {"-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__",
+                    "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__",
+                    "--expt-relaxed-constexpr", "-gencode=arch=compute_90,code=sm_90",
+                    "--compiler-options", "'-fPIC'", "-isystem", (cuda_home / "include").string(),
+                    "-c", cu.string(), "-o", "cuda.cuda.o"});
+  TorchExtensionStep& link = plan.steps.back();
+  link.argv.insert(link.argv.begin() + 2, "cuda.cuda.o");
+  for (std::string a : std::vector<std::string>{"-L" + (cuda_home / "lib64").string(), "-lcudart",
+                                                "-Wl,-rpath," + (cuda_home / "lib64").string()})
+    link.argv.insert(link.argv.end() - 2, a);
+  link.inputs.push_back(obj);
+  plan.steps.insert(plan.steps.begin() + 1, nvcc);
+  plan.with_cuda = true;
+  return plan;
+}
+
+// The python check that imports a built module (every symbol resolved: the
+// host half's launchers found in the device half) and prints `expr`.
+CommandResult ImportAndPrint(const std::string& name, const fs::path& library,
+                             const std::string& expr) {
+  std::string code =
+      "import sys, torch, importlib.machinery, importlib.util\n"
+      "loader = importlib.machinery.ExtensionFileLoader(sys.argv[2], sys.argv[1])\n"
+      "spec = importlib.util.spec_from_file_location(sys.argv[2], sys.argv[1], loader=loader)\n"
+      "m = importlib.util.module_from_spec(spec); loader.exec_module(m)\n"
+      "print(" +
+      expr + ")\n";
+  return RunPython(TorchPython(), code, {library.string(), name});
+}
+
+// A load_inline CUDA source as models write it: a plain kernel on the legacy
+// stream, a template kernel under AT_DISPATCH, a __device__ helper and a
+// shared constant. It builds as two halves (no nvcc pass over torch's
+// headers), links, and imports.
+TEST_F(TorchExtensionTest, ACudaSourceBuildsAsTwoHalvesThatLinkAndImport) {
+  if (Nvcc().empty()) GTEST_SKIP() << "no nvcc here";
+  std::string cuda = "// run " + Nonce() + R"(
+#include <torch/extension.h>
+const int kBlock = 256;
+__device__ float twice(float v) { return 2.f * v; }
+__global__ void scale_kernel(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = twice(x[i]);
+}
+template <typename scalar_t>
+__global__ void copy_kernel(const scalar_t* x, scalar_t* y, int64_t n) {
+  int64_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i];
+}
+torch::Tensor scale(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  int n = x.numel();
+  scale_kernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+  AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "copy", ([&] {
+    copy_kernel<scalar_t><<<1, kBlock>>>(x.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(), n);
+  }));
+  return y;
+}
+)";
+  json args = {{"name", "hone_split"},
+               {"cpp_sources", "torch::Tensor scale(torch::Tensor x);\nint ready() { return 7; }"},
+               {"functions", {"scale", "ready"}}};
+  auto prepared = Prepare(args, work_ / "build");
+  ASSERT_TRUE(prepared.ok()) << prepared.status().message();
+  TorchExtensionPlan plan = WithCudaSource(*prepared, cuda);
+  TorchExtensionBuilder builder(Cache());
+  auto r = builder.Build(plan);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->ok) << r->full_log;
+  EXPECT_NE(r->full_log.find("split into halves"), std::string::npos) << r->full_log;
+  EXPECT_NE(r->full_log.find("kernels: copy_kernel scale_kernel"), std::string::npos)
+      << r->full_log;
+  EXPECT_NE(r->full_log.find("cuda.hone_device.o"), std::string::npos) << r->full_log;
+  // Both halves of C++ took the one precompiled header main.cpp uses.
+  EXPECT_EQ(r->full_log.find("not used because"), std::string::npos) << r->full_log;
+  std::cout << "[ timing   ] split CUDA build " << r->seconds << " s\n";
+  CommandResult run = ImportAndPrint("hone_split", r->library, "m.ready()");
+  EXPECT_TRUE(run.succeeded()) << run.output;
+  EXPECT_NE(run.output.find("7"), std::string::npos) << run.output;
+}
+
+// What the split does not understand is built whole, as torch would, and the
+// log says why.
+TEST_F(TorchExtensionTest, ACudaSourceTheSplitDoesNotUnderstandIsBuiltWhole) {
+  if (Nvcc().empty()) GTEST_SKIP() << "no nvcc here";
+  std::string cuda = "// run " + Nonce() + R"(
+#ifndef N
+#define N 1
+#endif
+__global__ void k(float* y) { y[0] = N; }
+void launch_it(float* y) { k<<<1, 1>>>(y); }
+)";
+  json args = {{"name", "hone_whole"},
+               {"cpp_sources", "int ready() { return 8; }"},
+               {"functions", {"ready"}}};
+  auto prepared = Prepare(args, work_ / "build");
+  ASSERT_TRUE(prepared.ok()) << prepared.status().message();
+  TorchExtensionBuilder builder(Cache());
+  auto r = builder.Build(WithCudaSource(*prepared, cuda));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->ok) << r->full_log;
+  EXPECT_NE(r->full_log.find("built whole: #ifndef at file level (line 2)"), std::string::npos)
+      << r->full_log;
+  CommandResult run = ImportAndPrint("hone_whole", r->library, "m.ready()");
+  EXPECT_TRUE(run.succeeded()) << run.output;
+}
+
 }  // namespace
 }  // namespace hone

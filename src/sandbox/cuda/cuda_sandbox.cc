@@ -81,6 +81,21 @@ void Seen(const char* name) {
   if (g_seen_names.size() < 16) g_seen_names.insert(name ? name : "(unnamed)");
 }
 
+// The callbacks run inside the candidate's own driver calls, perhaps while
+// its thread captures a graph in global mode (torch.cuda.graph), where a
+// driver call the capture does not expect invalidates it. Their questions
+// (stream flags, capture status) are asked in relaxed mode.
+class RelaxedCaptureMode {
+ public:
+  RelaxedCaptureMode() { cuThreadExchangeStreamCaptureMode(&mode_); }
+  ~RelaxedCaptureMode() { cuThreadExchangeStreamCaptureMode(&mode_); }
+  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
+  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
+
+ private:
+  CUstreamCaptureMode mode_ = CU_STREAM_CAPTURE_MODE_RELAXED;
+};
+
 // Whether work queued on `s` is ordered with events on the timed stream.
 // Natively only args->stream is. With the legacy default stream timed
 // (compat), so are the legacy and per-thread default streams and every
@@ -90,6 +105,7 @@ bool OnTimedStream(CUstream s) {
   if (s == g_stream) return true;
   if (!g_legacy) return false;
   if (s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) return true;
+  RelaxedCaptureMode relaxed;
   unsigned int flags = 0;
   if (cuStreamGetFlags(s, &flags) != CUDA_SUCCESS) return false;
   return (flags & CU_STREAM_NON_BLOCKING) == 0;
@@ -153,13 +169,10 @@ JoinTracker g_joins;
 // it is not asked; the question itself runs in relaxed mode.
 bool Capturing(CUstream s) {
   if (s == nullptr || s == CU_STREAM_LEGACY) return false;
-  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
-  cuThreadExchangeStreamCaptureMode(&mode);
+  RelaxedCaptureMode relaxed;
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-  bool capturing =
-      cuStreamIsCapturing(s, &status) == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
-  cuThreadExchangeStreamCaptureMode(&mode);
-  return capturing;
+  return cuStreamIsCapturing(s, &status) == CUDA_SUCCESS &&
+         status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 // Which CUDA graphs hold the candidate's own kernels: launches recorded
