@@ -49,7 +49,7 @@ int64_t VerifyPeak(const MemoryDemand& d, const Settings& s) {
     if (s.ref64) oracle = std::max(oracle, 2 * (d.forward_arguments + d.forward_peak));
   }
   // Inputs are checked in place. The store gives its cached memory back
-  // before each oracle set (Run::Reference), so captures and the oracle's
+  // before each oracle set (OracleReference::Reference), so captures and the oracle's
   // forward take turns.
   int64_t captures = 2 * d.outputs;
   return Arenas(d, s.input_sets) + set + std::max(oracle, captures) + Resident(d, s.ref64);
@@ -85,6 +85,42 @@ std::vector<Settings> Candidates(int max_input_sets, int max_pool_sets) {
 }
 
 }  // namespace
+
+MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bool cuda,
+                      bool compat) {
+  const bool pytorch = task.pytorch.has_value();
+  MemoryDemand d;
+  for (const auto& cs : cases) {
+    MemoryDemand c;
+    for (size_t i = 0; i < task.inputs.size(); ++i) {
+      int64_t b = NumElements(cs.inputs[i]) * static_cast<int64_t>(DtypeSize(task.inputs[i].dtype));
+      c.inputs += b;
+      if (!pytorch || static_cast<int>(i) < task.pytorch->num_forward_args)
+        c.forward_arguments += b;
+    }
+    for (size_t i = 0; i < task.outputs.size(); ++i) {
+      int64_t n = NumElements(cs.outputs[i]);
+      c.outputs += n * static_cast<int64_t>(DtypeSize(task.outputs[i].dtype));
+      c.outputs_f64 += n * static_cast<int64_t>(DtypeSize(Widen(task.outputs[i].dtype, true)));
+    }
+    if (c.inputs + c.outputs > d.inputs + d.outputs) d = c;
+  }
+  d.pytorch = pytorch;
+  d.compat = compat;
+  d.guards_per_set =
+      static_cast<int64_t>((task.inputs.size() + task.outputs.size()) * (kGuardBytes + 255));
+  d.guards_fixed = static_cast<int64_t>(kGuardBytes + kTailGuardBytes);
+  if (pytorch) {
+    d.forward_peak = task.pytorch->forward_peak_bytes;
+    d.draw_peak = task.pytorch->draw_peak_bytes;
+    d.model = task.pytorch->model_bytes;
+  }
+  // The worker, the candidate's sandbox and either the reference's sandbox
+  // or the oracle each hold a device context (and a sandbox its flush buffer).
+  d.processes = 3;
+  d.per_process = cuda ? kDeviceBytesPerProcess : 0;
+  return d;
+}
 
 int64_t AvailableHostMemory() {
   std::ifstream in("/proc/meminfo");

@@ -13,15 +13,22 @@
 // numbers, so the evaluation fails in seconds instead of running out of
 // memory minutes later.
 //
-// PlanMemory is pure arithmetic over byte counts: no allocation, no device
-// calls. Thread-safe.
+// DemandOf and PlanMemory are pure arithmetic over byte counts: no
+// allocation, no device calls. Thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "run/buffer_layout.h"
+#include "task/task.h"
+
 namespace hone {
+
+// What each process with a CUDA context costs beyond its tensors: the
+// context, a sandbox's L2 flush buffer, torch's handles and workspaces.
+inline constexpr int64_t kDeviceBytesPerProcess = int64_t{1} << 30;
 
 // What the evaluation will hold, per tensor kind (bytes).
 struct MemoryDemand {
@@ -45,6 +52,13 @@ struct MemoryDemand {
   int processes = 2;        // processes holding a device context (worker, sandbox, oracle...)
   int64_t per_process = 0;  // each one's fixed cost (a CUDA context, the flush buffer)
 };
+
+// What an evaluation of `task` on `cases` holds: the tensors of its largest
+// case, the candidate arena's canaries, the oracle's model and forward for a
+// PyTorch task, and (`cuda`) a device context per process. `compat`: the
+// candidate runs the model in torch in its sandbox.
+MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bool cuda,
+                      bool compat);
 
 struct MemoryPlan {
   int input_sets = 3;  // buffer slots in the candidate's arena, rotated during timing

@@ -1,0 +1,303 @@
+#include "run/baseline_stage.h"
+
+#include <cmath>
+
+#include "core/fs.h"
+#include "measure/stats.h"
+#include "run/compat_sandbox.h"
+
+namespace hone {
+namespace {
+
+using Millis = std::chrono::milliseconds;
+
+// Why a baseline the user did not ask for (--baselines) is missing.
+constexpr const char* kBaselineNotAsked = "not asked for (--baselines)";
+
+std::string BaselineName(CompatMode mode) {
+  return mode == CompatMode::kCompile ? "torch.compile(Model)" : "Model";
+}
+
+// The end of a baseline sandbox's output, for a reason it failed.
+std::string OutputEnds(const SandboxProcess& sandbox) {
+  const std::string& log = sandbox.log();
+  return "; its output ends: " + log.substr(log.size() > 4000 ? log.size() - 4000 : 0);
+}
+
+TimingResult BaselineResult(const BaselineTiming& b) {
+  TimingResult r;
+  r.samples = b.samples;
+  r.summary = Summarize(b.samples);
+  return r;
+}
+
+}  // namespace
+
+void BaselineStage::LookUp() {
+  if (!s_.opt.time) return;
+  OracleService& oracle = *s_.env.oracle;
+  key_ = {s_.task.hash, oracle.device_description(), oracle.torch_version(),
+          FlushModeName(s_.opt.flush)};
+  if (!s_.opt.eager_baseline) {
+    Baselines none;
+    none.eager.reason = none.compiled.reason = kBaselineNotAsked;
+    baselines_ = none;
+    return;
+  }
+  const bool compile = s_.opt.compile_baseline;
+  if (auto dir = CacheDir(); dir.ok()) {
+    baselines_ = BaselineCache(*dir / "baselines").Lookup(key_);
+    // An entry timed without torch.compile serves a run that wants it only
+    // when there is no torch.compile to time.
+    if (baselines_ && (!compile || baselines_->compiled.reason != kBaselineNotAsked)) return;
+    baselines_.reset();
+  }
+  Baselines pending;
+  runs_.emplace_back().mode = CompatMode::kEager;
+  if (!compile) {
+    pending.compiled.reason = kBaselineNotAsked;
+  } else if (oracle.hello().value("compile_available", false)) {
+    runs_.emplace_back().mode = CompatMode::kCompile;
+  } else {
+    pending.compiled.reason =
+        "torch " + oracle.torch_version() + " has no torch.compile (needs 2.0 or later)";
+  }
+  baselines_ = pending;  // completed by TimeAll
+}
+
+Status BaselineStage::Build(BuildPool& pool) {
+  for (BaselineRun& b : runs_) {
+    CompatShimOptions o;
+    o.mode = b.mode;
+    HONE_ASSIGN_OR_RETURN(std::filesystem::path shim,
+                          WriteCompatShim(s_.task, s_.task.reference, *s_.compat_runtime,
+                                          s_.env.scratch_root / "compat", o));
+    auto built = pool.Submit(shim).get();
+    if (!built.ok()) return built.status();
+    if (!built->ok)
+      return Status::Internal(shim.string() + ": the baseline's shim does not compile:\n" +
+                              built->log);
+    b.library = built->library;
+  }
+  return Status::Ok();
+}
+
+Status BaselineStage::SpawnIfFitBeside() {
+  if (!FitBeside()) return Status::Ok();
+  for (BaselineRun& b : runs_) HONE_RETURN_IF_ERROR(Spawn(b));
+  return Status::Ok();
+}
+
+bool BaselineStage::FitBeside() const {
+  const MemoryPlan& plan = s_.plan;
+  const MemoryDemand& demand = s_.demand;
+  if (plan.free <= 0) return true;
+  int64_t each = plan.input_sets * (demand.inputs + demand.outputs) + kDeviceBytesPerProcess +
+                 demand.model + demand.forward_peak;
+  return plan.peak + static_cast<int64_t>(runs_.size()) * each <= plan.free;
+}
+
+Result<SandboxConfig> BaselineStage::Config(const BaselineRun& b) const {
+  SandboxConfig config = BaseConfig(s_.env, s_.opt, s_.cuda());
+  config.library = b.library;
+  HONE_RETURN_IF_ERROR(AddCompatShim(config, *s_.compat_runtime, s_.shim_options));
+  return config;
+}
+
+Status BaselineStage::Spawn(BaselineRun& b) {
+  if (b.sandbox) return Status::Ok();
+  HONE_ASSIGN_OR_RETURN(b.arena, CreateArena(s_.backend, s_.cand.arena_bytes, s_.env.device));
+  HONE_ASSIGN_OR_RETURN(SandboxConfig config, Config(b));
+  HONE_ASSIGN_OR_RETURN(b.sandbox, launcher_.Spawn(config, *b.arena, nullptr));
+  return Status::Ok();
+}
+
+void BaselineStage::Await() {
+  for (BaselineRun& b : runs_) {
+    if (!b.sandbox || b.ready || !b.timing.reason.empty()) continue;
+    auto config = Config(b);
+    CallOutcome o = config.ok() ? launcher_.AwaitStart(b.sandbox, *config, *b.arena,
+                                                       Millis(kCompatStartMillis), nullptr)
+                                : b.sandbox->AwaitReady(Millis(kCompatStartMillis));
+    b.ready = o.ok();
+    if (b.ready) continue;
+    b.timing.reason = BaselineName(b.mode) + " did not load: " + o.detail + OutputEnds(*b.sandbox);
+    b.sandbox.reset();
+    b.arena.reset();
+  }
+}
+
+Status BaselineStage::TimeAll() {
+  if (runs_.empty()) return Status::Ok();
+  s_.Progress("baselines");
+  s_.cand.arena.reset();
+  for (BaselineRun& b : runs_) {
+    if (!b.sandbox && b.timing.reason.empty()) HONE_RETURN_IF_ERROR(Spawn(b));
+    Await();
+    launcher_.Settle();
+    if (b.sandbox) Time(b);
+    b.sandbox.reset();
+    b.arena.reset();
+  }
+  Baselines measured = baselines_.value_or(Baselines{});
+  for (BaselineRun& b : runs_)
+    (b.mode == CompatMode::kCompile ? measured.compiled : measured.eager) = b.timing;
+  measured.cached = false;
+  measured.device = key_.device;
+  measured.torch_version = key_.torch_version;
+  baselines_ = measured;
+  if (measured.eager.available) Store(measured);
+  return Status::Ok();
+}
+
+void BaselineStage::Store(const Baselines& measured) {
+  if (auto dir = CacheDir(); dir.ok())
+    if (Status st = BaselineCache(*dir / "baselines").Store(key_, measured); !st.ok())
+      s_.v.notes.push_back("the baselines were not cached: " + st.message());
+}
+
+// The candidate's timing protocol for one baseline: its buffer slots laid
+// out like the candidate's, warm-up on the timing pool's sets, then
+// unchecked calls on pool sets scaled by fresh factors, until precise or out
+// of budget. Its outputs are not checked: the baseline is the task's own
+// model, trusted like the oracle.
+void BaselineStage::Time(BaselineRun& b) {
+  if (!BindAndCallOnce(b)) return;
+  Measuring m;
+  InterleavedTimer timer(1);
+  timer.Run(s_.opt.timing, [&](int, int rep, bool is_timed, double* seconds) {
+    return Sample(b, m, rep, is_timed, seconds);
+  });
+  m.fresh.Reset(*s_.store);
+  if (!m.failure.empty()) {
+    b.timing.reason = m.failure + OutputEnds(*b.sandbox);
+    return;
+  }
+  if (timer.samples(0).empty()) {
+    b.timing.reason = BaselineName(b.mode) + " gave no timing samples";
+    return;
+  }
+  Conclude(b, timer, m);
+}
+
+// One call unheld first, as the candidate's verification calls are: the
+// shim loads the task's parameters on its first call, and a ResNet-101's
+// hundreds of copies on top of its launches would fill the held stream's
+// queue and run the hold out for every later call.
+bool BaselineStage::BindAndCallOnce(BaselineRun& b) {
+  const std::string what = BaselineName(b.mode);
+  const std::vector<SetLayout>& sets = s_.cand.sets;
+  for (int s = 0; s < s_.plan.input_sets; ++s) {
+    CallOutcome o = b.sandbox->Bind(static_cast<uint32_t>(s), Slots(sets[s].inputs),
+                                    Slots(sets[s].outputs), s_.opt.max_call_timeout);
+    if (!o.ok()) {
+      b.timing.reason = what + " failed to bind: " + o.detail;
+      return false;
+    }
+  }
+  const RefSet& first = oracle_.pool()[0];
+  LoadInputs(*s_.store, *b.arena, sets[0], first.inputs);
+  if (Status st = b.arena->Sync(); !st.ok()) {
+    b.timing.reason = what + ": " + st.message();
+    return false;
+  }
+  CallOutcome o = b.sandbox->Call(0, 0, s_.opt.max_call_timeout, first.rng_seed);
+  if (o.ok() && o.rc == 0) return true;
+  b.timing.reason =
+      what + " failed its first call: " + (o.ok() ? "returned " + std::to_string(o.rc) : o.detail) +
+      OutputEnds(*b.sandbox);
+  return false;
+}
+
+bool BaselineStage::Sample(BaselineRun& b, Measuring& m, int rep, bool is_timed, double* seconds) {
+  const int set = rep % s_.plan.input_sets;
+  const std::vector<RefSet>& pool = oracle_.pool();
+  const RefSet& pooled = pool[static_cast<size_t>(rep) % pool.size()];
+  const Ids* in = &pooled.inputs;
+  uint64_t rng_seed = pooled.rng_seed;
+  if (is_timed) {
+    m.fresh.Reset(*s_.store);
+    m.fresh.recheck = false;
+    if (Status st = oracle_.PoolInputs(m.fresh, m.unpredictable); !st.ok()) {
+      m.failure = st.message();
+      return false;
+    }
+    in = &m.fresh.inputs;
+    rng_seed = m.fresh.rng_seed;
+  }
+  const SetLayout& l = s_.cand.sets[static_cast<size_t>(set)];
+  LoadInputs(*s_.store, *b.arena, l, *in);
+  Poison(*b.arena, l, 0xFF);
+  if (Status st = b.arena->Sync(); !st.ok()) {
+    m.failure = st.message();
+    return false;
+  }
+  CallOutcome o = b.sandbox->Call(static_cast<uint32_t>(set), TimedCallFlags(s_.opt.flush),
+                                  s_.opt.max_call_timeout, rng_seed);
+  if (!o.ok() || o.rc != 0) {
+    m.failure = BaselineName(b.mode) +
+                " failed while timed: " + (o.ok() ? "returned " + std::to_string(o.rc) : o.detail);
+    return false;
+  }
+  // A held call whose work also ran on an unheld side stream did not time all of it.
+  if (s_.cuda()) m.hold.Count(o);
+  bool partial = o.held && (o.side_launches > 0 || o.side_copies > 0);
+  if (is_timed) *seconds = partial ? std::nan("") : o.reported_seconds;
+  if (is_timed && !partial) {
+    m.launches.push_back(o.launches);
+    // Only a held call leaves its launches' host time out of its report.
+    if (o.held)
+      m.gaps.push_back(o.wall_seconds - o.prepare_seconds - o.reported_seconds -
+                       o.post_mark_seconds);
+  }
+  return true;
+}
+
+void BaselineStage::Conclude(BaselineRun& b, const InterleavedTimer& timer, const Measuring& m) {
+  BaselineTiming& t = b.timing;
+  t.available = true;
+  t.samples = timer.samples(0);
+  t.median = Summarize(t.samples).median;
+  t.warmup_calls = timer.warmup_calls();
+  if (!m.launches.empty()) t.launches_per_call = Summarize(m.launches).median;
+  // Most timed calls held: the host time per launch is measured.
+  t.held = 2 * m.gaps.size() > m.launches.size();
+  if (t.held && t.launches_per_call > 0)
+    t.host_seconds_per_launch = std::max(0.0, Summarize(m.gaps).median) / t.launches_per_call;
+  std::string held = m.hold.Describe("hold");
+  t.timer = std::string(s_.cuda() ? "CUDA events on the legacy default stream, held"
+                                  : "the sandbox's clock") +
+            ", in a hone sandbox like candidates" + (held.empty() ? "" : " (" + held + ")");
+}
+
+void BaselineStage::Apply() {
+  if (!baselines_) return;
+  const Baselines& b = *baselines_;
+  Verdict& v = s_.v;
+  const double cand = v.candidate_time->summary.median;
+  v.baseline = "torch eager";
+  if (b.eager.available) {
+    v.reference_time = BaselineResult(b.eager);
+    if (cand > 0) v.speedup = v.reference_time->summary.median / cand;
+    if (!b.eager.timer.empty()) v.notes.push_back("eager baseline timed by " + b.eager.timer);
+  } else {
+    v.notes.push_back("no eager baseline: " + b.eager.reason);
+  }
+  if (b.compiled.available) {
+    v.compile_time = BaselineResult(b.compiled);
+    if (cand > 0) v.speedup_compile = v.compile_time->summary.median / cand;
+  } else {
+    v.compile_unavailable = b.compiled.reason;
+  }
+  v.notes.push_back(std::string("baselines ") +
+                    (b.cached ? "read from the cache" : "timed now, after the candidate,") +
+                    " on " + b.device + " with torch " + b.torch_version +
+                    " (the task's Model in a sandbox, timed like candidates; speedup = "
+                    "baseline median / candidate median)");
+}
+
+const BaselineTiming* BaselineStage::eager() const {
+  return baselines_ && baselines_->eager.available ? &baselines_->eager : nullptr;
+}
+
+}  // namespace hone

@@ -1,0 +1,94 @@
+// The eager and torch.compile baselines of a PyTorch task: the task's own
+// Model run through the compat runner in sandboxes of their own and timed
+// under the candidate's protocol (so a problem timed against itself gives
+// 1.00), or read from the disk cache (run/baseline_cache.h), which every
+// later evaluation of the task on this device and torch then reads.
+//
+// Its steps follow the evaluation's: LookUp before the build (a cached pair
+// leaves nothing to time); Build their shims beside the candidate's;
+// SpawnIfFitBeside, so they load while the candidate is checked when memory
+// allows; Await them before the candidate is timed (loading runs the model
+// once, and compiles it for torch.compile), so loading never competes with a
+// measurement; TimeAll once the candidate is gone; Apply their times to the
+// verdict as the speedup's baselines.
+//
+// A baseline that fails to load or run is no verdict on the candidate: the
+// verdict says why it is missing. Status is for the worker's own failures.
+// Borrows the state, the launcher and the oracle reference (whose timing
+// pool its calls draw from); not thread-safe.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "build/build_pool.h"
+#include "measure/timer.h"
+#include "run/baseline_cache.h"
+#include "run/oracle_reference.h"
+#include "run/run_state.h"
+#include "run/sandbox_launcher.h"
+#include "run/timing_stage.h"
+
+namespace hone {
+
+class BaselineStage {
+ public:
+  BaselineStage(RunState& state, SandboxLauncher& launcher, OracleReference& oracle)
+      : s_(state), launcher_(launcher), oracle_(oracle) {}
+
+  // The cached baselines, or the ones to time (none unless timing).
+  void LookUp();
+  // Whether any baseline is to be timed here (its shim needs the runtime).
+  bool has_runs() const { return !runs_.empty(); }
+  Status Build(BuildPool& pool);
+  // Starts them now when they fit in memory beside the candidate's sandbox.
+  Status SpawnIfFitBeside();
+  void Await();
+  // Times the baselines not cached, one at a time, and caches them. The
+  // candidate's arena goes first: a full-size problem may only fit one set
+  // of sandbox buffers at a time.
+  Status TimeAll();
+  // The baselines' times, speedups and how they were timed, into the verdict.
+  void Apply();
+  // The eager baseline when it was measured (here or earlier), else null.
+  const BaselineTiming* eager() const;
+
+ private:
+  struct BaselineRun {
+    CompatMode mode = CompatMode::kEager;
+    std::filesystem::path library;  // its shim, built
+    std::unique_ptr<Arena> arena;
+    std::unique_ptr<SandboxProcess> sandbox;
+    bool ready = false;
+    BaselineTiming timing;  // the result, or why there is none
+  };
+  // One baseline's timing loop, as it goes.
+  struct Measuring {
+    Rng unpredictable = UnpredictableRng();
+    FreshRep fresh;
+    std::string failure;
+    std::vector<double> gaps, launches;
+    HoldTally hold;
+  };
+  bool FitBeside() const;
+  Status Spawn(BaselineRun& b);
+  Result<SandboxConfig> Config(const BaselineRun& b) const;
+  void Time(BaselineRun& b);
+  // Binds its slots and makes one call unheld; false (and why) if it fails.
+  bool BindAndCallOnce(BaselineRun& b);
+  bool Sample(BaselineRun& b, Measuring& m, int rep, bool is_timed, double* seconds);
+  void Conclude(BaselineRun& b, const InterleavedTimer& timer, const Measuring& m);
+  void Store(const Baselines& measured);
+
+  RunState& s_;
+  SandboxLauncher& launcher_;
+  OracleReference& oracle_;
+  std::optional<Baselines> baselines_;  // cached, or timed by this evaluation
+  BaselineKey key_;
+  std::vector<BaselineRun> runs_;
+};
+
+}  // namespace hone

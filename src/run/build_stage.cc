@@ -1,0 +1,84 @@
+#include "run/build_stage.h"
+
+#include "build/build_pool.h"
+#include "core/fs.h"
+#include "verify/lint.h"
+
+namespace hone {
+
+Status BuildStage::Lint(const std::filesystem::path& candidate) {
+  if (!s_.opt.lint) {
+    s_.v.notes.push_back("static lint skipped: only the run-time checks apply");
+    return Status::Ok();
+  }
+  HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(candidate));
+  if (s_.compat) {
+    compat_.Lint();
+    return Status::Ok();
+  }
+  LintOptions lo;
+  lo.cuda = s_.cuda();
+  lo.allowed = s_.opt.lint_allow;
+  lo.allowed.insert(s_.task.lint_allow.begin(), s_.task.lint_allow.end());
+  std::vector<LintFinding> findings = LintSource(source, lo);
+  if (findings.empty()) {
+    std::string allowed;
+    for (const auto& r : lo.allowed) allowed += (allowed.empty() ? "" : ", ") + r;
+    s_.v.checks.push_back(
+        {"lint", "source", true, allowed.empty() ? "" : "rules allowed for this run: " + allowed});
+    return Status::Ok();
+  }
+  for (const auto& f : findings)
+    s_.v.checks.push_back({"lint", "line " + std::to_string(f.line), false, DescribeFinding(f)});
+  std::string reason = "lint: " + DescribeFinding(findings.front());
+  if (findings.size() > 1)
+    reason += " (and " + std::to_string(findings.size() - 1) + " more finding(s))";
+  s_.Decide(VerdictStatus::kRejected, reason);
+  return Status::Ok();
+}
+
+Status BuildStage::Build(const std::filesystem::path& candidate, std::filesystem::path* cand_lib) {
+  s_.Progress("build");
+  // A compat candidate's shim is plain C++ whatever the backend.
+  Builder* builder = s_.cuda() && !s_.compat ? s_.env.cuda_builder : s_.env.builder;
+  if (!builder)
+    return Status::Unavailable("the " + s_.backend + " backend is not available here" +
+                               (s_.cuda() ? " (no GPU, or hone was built without CUDA)" : ""));
+  BuildPool pool(*builder, 2);
+  HONE_RETURN_IF_ERROR(reference_.Build(pool));
+  std::filesystem::path source = candidate;
+  if (s_.compat || (baselines_ && baselines_->has_runs())) {
+    HONE_ASSIGN_OR_RETURN(CompatRuntime rt, CompatRuntimeFromHello(s_.env.oracle->hello(),
+                                                                   s_.env.oracle->python_dir()));
+    s_.compat_runtime = std::move(rt);
+  }
+  if (s_.compat) {
+    HONE_ASSIGN_OR_RETURN(source, compat_.WriteShim(candidate));
+  }
+  if (baselines_) HONE_RETURN_IF_ERROR(baselines_->Build(pool));
+  auto cand = pool.Submit(source).get();
+  if (!cand.ok()) return cand.status();
+  RecordBuild(*cand);
+  if (!cand->ok) {
+    s_.Decide(VerdictStatus::kCompileError, "the candidate does not compile:\n" + cand->log);
+    return Status::Ok();
+  }
+  *cand_lib = cand->library;
+  return Status::Ok();
+}
+
+void BuildStage::RecordBuild(const BuildResult& cand) {
+  Verdict& v = s_.v;
+  if (s_.compat) {  // the build that matters was the extensions' (CompatStages::Prebuild)
+    v.build_cached = v.build_cached && cand.cached;
+    v.build_seconds += cand.seconds;
+    return;
+  }
+  v.build_cached = cand.cached;
+  v.build_seconds = cand.seconds;
+  v.build_log = cand.log;
+  v.build_resources = cand.resources;
+  s_.cand.kernels = cand.kernels;
+}
+
+}  // namespace hone

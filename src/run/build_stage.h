@@ -1,0 +1,42 @@
+// The stages on sources, before anything runs: the static lint of the
+// candidate (verify/lint.h; a compat candidate's is on its scan,
+// run/compat_stages.h), then the builds on a two-thread BuildPool: the
+// reference source's (a native task's reference, which must compile), the
+// candidate's or a compat candidate's shim, and a PyTorch task's baseline
+// shims. A lint finding is a rejected verdict and a candidate that does not
+// compile a compile_error, both through RunState; Status is for a broken
+// task or environment. Borrows everything; not thread-safe.
+#pragma once
+
+#include <filesystem>
+
+#include "run/baseline_stage.h"
+#include "run/compat_stages.h"
+#include "run/reference_source.h"
+#include "run/run_state.h"
+
+namespace hone {
+
+class BuildStage {
+ public:
+  // `baselines`: null unless a PyTorch task's.
+  BuildStage(RunState& state, ReferenceSource& reference, CompatStages& compat,
+             BaselineStage* baselines)
+      : s_(state), reference_(reference), compat_(compat), baselines_(baselines) {}
+
+  Status Lint(const std::filesystem::path& candidate);
+  // `*cand_lib`: the candidate's library, once built.
+  Status Build(const std::filesystem::path& candidate, std::filesystem::path* cand_lib);
+
+ private:
+  // The candidate's build into the verdict (a compat candidate's shim adds
+  // to its extensions' build).
+  void RecordBuild(const BuildResult& cand);
+
+  RunState& s_;
+  ReferenceSource& reference_;
+  CompatStages& compat_;
+  BaselineStage* baselines_;
+};
+
+}  // namespace hone

@@ -1,0 +1,106 @@
+// What a candidate's calls must pass beyond returning 0 in time: the
+// run-time checks of docs/VERIFICATION.md, one function each.
+//  - Its results: outputs within tolerance of the reference's
+//    (CheckOutputs), inputs unchanged (CheckInputsUnchanged), two runs on the
+//    same inputs alike (NoteNondeterminism), its error against the float64
+//    reference (CheckPrecision), nothing written outside its outputs
+//    (CheckNoStrayWrites).
+//  - Each call: its reported time within the worker's clock
+//    (CheckReportWithinWall), a compat shim's span after its forward
+//    (CheckPostMark), on CUDA its own kernels, the one stream it is given
+//    and an idle device after it (CheckGpuCall).
+//  - Work after return: CPU time between calls (counted by BeforeCall and
+//    AfterHostCall) and threads still running (CheckNoWorkAfterReturn).
+//  - Timed calls: the time the worker saw beyond the reports, against the
+//    reference's (CheckReportedTimes; a compat candidate's on CUDA waits for
+//    the eager baseline, CheckDeferredCallTime).
+//
+// A Check* returns false when the candidate failed it: the verdict is then
+// decided (RunState::Decide) with a reason naming what was seen, and the
+// failed check is in Verdict::checks. Some checks count across an
+// evaluation's calls (one slow device sync is a note, the second rejects),
+// so one CandidateChecks serves one evaluation. Not thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "run/baseline_cache.h"
+#include "run/run_state.h"
+#include "run/stray_writes.h"
+
+namespace hone {
+
+// What CheckReportedTimes compares beyond the two sides' timings: medians of
+// the reported flush (ref_prepare < 0: there is no reference side), how much
+// larger the candidate's line flush is, and its launches per call.
+struct ReportedTimeBounds {
+  double ref_prepare = 0, cand_prepare = 0;
+  double flush_ratio = 1;
+  double launches = 0;
+};
+
+class CandidateChecks {
+ public:
+  explicit CandidateChecks(RunState& state) : s_(state) {}
+
+  // `check` names the check ("correct", "timed_output"); a pass is recorded
+  // when `record_pass`.
+  bool CheckOutputs(const SetLayout& set, const Ids& actual, const Ids& expected,
+                    const std::string& where, const std::string& check, bool record_pass = true);
+  // Against the candidate's arena, where `set` lies.
+  bool CheckInputsUnchanged(const SetLayout& set, const Ids& pristine, const std::string& where);
+  // Bitwise differences between two runs within tolerance: a note-like check
+  // that passes (a race shows up as disagreement, within tolerance or not).
+  void NoteNondeterminism(const Ids& second, const Ids& first, const std::string& where);
+  bool CheckPrecision(const Ids& expected, const Ids& actual, const Ids& ref64,
+                      const std::string& where);
+  // After a call (or, `calls` > 1, after that many): false when it wrote
+  // outside its outputs. Also counts what the watch cost.
+  bool CheckNoStrayWrites(StrayWriteWatch& watch, const std::string& where, int calls = 1);
+
+  bool CheckReportWithinWall(const CallOutcome& o, const std::string& during);
+  // A compat call's span after the shim's end-of-forward mark is no longer
+  // than copying the outputs of slot `set` takes.
+  bool CheckPostMark(const CallOutcome& o, int set, const std::string& during);
+  // The CUDA-only checks on a call: own kernels, one stream, nothing left
+  // running on the device.
+  bool CheckGpuCall(const CallOutcome& o, const std::string& during);
+
+  // CPU time the sandbox spends between calls is work that escaped them:
+  // counted from the end of one host call to the start of the next.
+  void BeforeCall();
+  void AfterHostCall(const CallOutcome& o);
+  // Once, after the last call.
+  bool CheckNoWorkAfterReturn();
+
+  bool CheckReportedTimes(const TimingResult& ref, const TimingResult& cand,
+                          const ReportedTimeBounds& b);
+  // A compat candidate's unreported host time beyond the native allowance,
+  // judged once the eager baseline (null when there is none) says what
+  // PyTorch's launches cost here.
+  void CheckDeferredCallTime(const BaselineTiming* eager);
+
+ private:
+  bool CheckOwnKernels(const CallOutcome& o, const std::string& during);
+  bool CheckOneStream(const CallOutcome& o, const std::string& during);
+  bool CheckDeviceIdle(const CallOutcome& o, const std::string& during);
+  bool CheckReportedFlush(const ReportedTimeBounds& b);
+  // The reported_time check's outcome: recorded, and on failure the verdict.
+  bool RecordCallTime(bool ok, const std::string& detail, double reported_median);
+
+  RunState& s_;
+  int slow_syncs_ = 0;       // device-wide syncs after a call that took too long
+  int long_post_marks_ = 0;  // compat calls whose span after the forward's end was too long
+  uint64_t cpu_after_call_ = 0;
+  uint64_t idle_cpu_nanos_ = 0;
+  double call_seconds_ = 0;  // CPU backend: the candidate's calls, as reported
+  // Set by CheckReportedTimes for CheckDeferredCallTime.
+  struct DeferredCallTime {
+    double extra = 0, allowed = 0, launches = 0, median = 0;
+    std::string detail;
+  };
+  std::optional<DeferredCallTime> deferred_call_time_;
+};
+
+}  // namespace hone

@@ -1,0 +1,125 @@
+#include "run/candidate_runner.h"
+
+#include <algorithm>
+
+#include "run/compat_candidate.h"
+#include "run/reason_text.h"
+
+namespace hone {
+
+using Millis = std::chrono::milliseconds;
+
+Status CandidateRunner::BindCase(const CaseShapes& cs, ReferenceSource& reference) {
+  const int slots = s_.plan.input_sets;
+  s_.cand.sets.assign(static_cast<size_t>(slots), {});
+  PlaceCandidateSets(s_.task, cs, slots, &s_.cand.sets);
+  HONE_RETURN_IF_ERROR(FillGuards());
+  HONE_RETURN_IF_ERROR(reference.Bind(cs));
+  for (int s = 0; s < slots; ++s) {
+    const SetLayout& l = s_.cand.sets[static_cast<size_t>(s)];
+    CallOutcome o = s_.cand.sandbox->Bind(static_cast<uint32_t>(s), Slots(l.inputs),
+                                          Slots(l.outputs), s_.opt.max_call_timeout);
+    if (!o.ok()) {
+      Fail(o, "in hone_workspace_bytes for case " + cs.c->label);
+      return Status::Ok();
+    }
+    s_.cand.workspace_bytes = o.aux;
+  }
+  return Status::Ok();
+}
+
+Status CandidateRunner::FillGuards() {
+  Arena& arena = *s_.cand.arena;
+  s_.cand.guards = GuardSpans(CandidateBuffers(s_.cand.sets, -1, nullptr), arena.size());
+  for (const ArenaSpan& g : s_.cand.guards) arena.Fill(g.offset, s_.cand.canary, g.bytes);
+  return arena.Sync();
+}
+
+Millis CandidateRunner::PerCallTimeout() const {
+  const EvalOptions& opt = s_.opt;
+  Millis per_call = opt.max_call_timeout;
+  if (s_.ref_seconds_max > 0) {
+    double ms = s_.ref_seconds_max * 1e3 * opt.call_timeout_factor;
+    per_call = Millis(static_cast<int64_t>(
+        std::clamp<double>(ms, opt.min_call_timeout.count(), opt.max_call_timeout.count())));
+  }
+  return per_call;
+}
+
+bool CandidateRunner::Call(int set, uint32_t flags, const std::string& during, CallOutcome* out,
+                           uint64_t rng_seed) {
+  checks_.BeforeCall();
+  Millis per_call = PerCallTimeout();
+  Millis left =
+      std::max(Millis(1), std::chrono::duration_cast<Millis>(s_.deadline - RunState::Clock::now()));
+  limited_by_total_ = left < per_call;
+  last_call_timeout_ = std::min(per_call, left);
+  if (Status st = s_.cand.arena->Sync(); !st.ok()) {
+    s_.env_failure = st;
+    return false;
+  }
+  if (!s_.StoreHealthy()) return false;
+  SandboxProcess& sandbox = *s_.cand.sandbox;
+  *out = sandbox.Call(static_cast<uint32_t>(set), flags, last_call_timeout_, rng_seed);
+  if (s_.compat && out->ok() && out->rc == kCompatLoadFailed) {
+    const std::string& log = sandbox.log();
+    s_.Decide(VerdictStatus::kCompileError,
+              "the ModelNew file failed to load (its extension build or ModelNew's constructor); "
+              "its output ends:\n" +
+                  log.substr(log.size() > 3000 ? log.size() - 3000 : 0));
+    return false;
+  }
+  if (!out->ok() || out->rc != 0) {
+    Fail(*out, during);
+    return false;
+  }
+  if (!checks_.CheckReportWithinWall(*out, during)) return false;
+  s_.v.kernel_seconds += out->reported_seconds;
+  if (s_.compat && out->marked && !checks_.CheckPostMark(*out, set, during)) return false;
+  if (s_.cuda()) return checks_.CheckGpuCall(*out, during);
+  checks_.AfterHostCall(*out);
+  return true;
+}
+
+// A call that failed is a failed check too (named "call", its detail the
+// reason), so that the verdict's check counts say so.
+void CandidateRunner::Fail(const CallOutcome& o, const std::string& during) {
+  bool first = !s_.decided();
+  DecideFromOutcome(o, during);
+  if (first) s_.v.checks.push_back({"call", during, false, s_.v.reason});
+}
+
+void CandidateRunner::DecideFromOutcome(const CallOutcome& o, const std::string& during) {
+  switch (o.kind) {
+    case CallOutcome::Kind::kOk:
+      s_.Decide(VerdictStatus::kRuntimeError, "hone_forward returned " + std::to_string(o.rc) +
+                                                  " (nonzero means failure) " + during);
+      return;
+    case CallOutcome::Kind::kCrashed:
+      s_.Decide(VerdictStatus::kRuntimeError, "crashed with " + o.detail + " " + during);
+      return;
+    case CallOutcome::Kind::kTimedOut:
+      if (limited_by_total_) {
+        s_.Decide(VerdictStatus::kTimeout, "the evaluation's total time limit of " +
+                                               Seconds(s_.opt.total_timeout.count() / 1e3) +
+                                               " ran out " + during + " (the process was killed)");
+        return;
+      }
+      s_.Decide(VerdictStatus::kTimeout, "did not return within " +
+                                             Seconds(last_call_timeout_.count() / 1e3) + " " +
+                                             during + " (the process was killed" +
+                                             (o.detail.empty() ? "" : "; " + o.detail) + ")");
+      return;
+    case CallOutcome::Kind::kViolation: {
+      std::string hint = s_.compat ? CompatViolationHint(o.syscall) : "";
+      s_.Decide(VerdictStatus::kRejected, "sandbox rule broken " + during + ": " + o.detail +
+                                              (hint.empty() ? "" : " (" + hint + ")"));
+      return;
+    }
+    case CallOutcome::Kind::kSandboxError:
+      s_.Decide(VerdictStatus::kRuntimeError, o.detail + " " + during);
+      return;
+  }
+}
+
+}  // namespace hone

@@ -1,0 +1,84 @@
+#include "run/compat_sandbox.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "core/fs.h"
+
+namespace hone {
+namespace {
+
+// The owner may do anything; others ('nobody') may pass through, not list.
+void AllowPassThrough(const std::filesystem::path& dir, std::error_code& ec) {
+  std::filesystem::permissions(dir,
+                               std::filesystem::perms::owner_all |
+                                   std::filesystem::perms::group_exec |
+                                   std::filesystem::perms::others_exec,
+                               ec);
+}
+
+}  // namespace
+
+Status AddCompat(SandboxConfig& config, const CompatRuntime& runtime) {
+  config.compat = true;
+  // Python, the compilers load_inline runs and torch use absolute paths
+  // into the scratch folder; as root the sandbox runs as 'nobody', who
+  // cannot pass through root's private home where the cache usually is.
+  if (geteuid() == 0) {
+    HONE_ASSIGN_OR_RETURN(config.scratch_root, CompatScratchRoot());
+  }
+  config.extra_read_dirs = CompatReadDirs(runtime);
+  config.extra_env = CompatEnvironment(runtime);
+  config.python_library = runtime.libpython;
+  config.python_runner = runtime.runner;
+  config.limit_address_space = false;  // torch maps gigabytes it never touches
+  // load_inline's compilers run under the sandbox's limits too, and nvcc
+  // compiling torch's headers needs several gigabytes.
+  config.memory_limit_bytes = std::max<size_t>(config.memory_limit_bytes, kCompatMemoryBytes);
+  return Status::Ok();
+}
+
+Status AddCompatShim(SandboxConfig& config, const CompatRuntime& runtime,
+                     const CompatShimOptions& shim) {
+  HONE_RETURN_IF_ERROR(AddCompat(config, runtime));
+  for (const auto& [key, library] : shim.prebuilt)
+    config.extra_read_dirs.push_back(library.string());
+  return Status::Ok();
+}
+
+Result<std::filesystem::path> CompatScratchRoot() {
+  static Result<std::filesystem::path> root = []() -> Result<std::filesystem::path> {
+    std::error_code ec;
+    HONE_ASSIGN_OR_RETURN(std::filesystem::path dir,
+                          MakeTempDir(std::filesystem::temp_directory_path(ec), "hone-compat"));
+    AllowPassThrough(dir, ec);
+    if (ec) return Status::Io(dir.string() + ": " + ec.message());
+    return dir;
+  }();
+  return root;
+}
+
+Result<std::filesystem::path> SandboxReadable(const std::filesystem::path& library) {
+  if (geteuid() != 0) return library;
+  HONE_ASSIGN_OR_RETURN(std::filesystem::path root, CompatScratchRoot());
+  std::filesystem::path dir = root / "extensions";
+  std::filesystem::path copy = dir / library.filename();
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(copy, ec)) return copy;
+  std::filesystem::create_directories(dir, ec);
+  AllowPassThrough(dir, ec);
+  std::filesystem::path tmp = dir / (library.filename().string() + ".tmp");
+  std::filesystem::copy_file(library, tmp, std::filesystem::copy_options::overwrite_existing, ec);
+  if (!ec)
+    std::filesystem::permissions(
+        tmp,
+        std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+            std::filesystem::perms::group_read | std::filesystem::perms::others_read,
+        ec);
+  if (!ec) std::filesystem::rename(tmp, copy, ec);
+  if (ec) return Status::Io(copy.string() + ": " + ec.message());
+  return copy;
+}
+
+}  // namespace hone

@@ -1,0 +1,44 @@
+// The sandbox of a compat shim (run/compat_candidate.h), whether it runs a
+// candidate's ModelNew or a PyTorch task's own Model as a baseline: what it
+// adds to the sandbox every candidate gets. Python, torch and the compilers
+// load_inline runs need to read their folders, their environment, more
+// memory and no address-space limit. As root the sandbox runs as 'nobody',
+// who cannot pass through root's private home where the cache usually is:
+// its scratch folders and the prebuilt extensions it imports then live
+// under a root-owned folder made once per process.
+//
+// Failures to make those folders or copies are Status::Io. Thread-compatible.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+
+#include "core/status.h"
+#include "run/compat_candidate.h"
+#include "run/sandbox_process.h"
+
+namespace hone {
+
+// How long a compat sandbox may take to load: Python, torch, load_inline.
+inline constexpr int64_t kCompatStartMillis = 600000;
+// A compat sandbox's data-segment limit at the least (its build included).
+inline constexpr size_t kCompatMemoryBytes = size_t{16} << 30;
+
+// Python, torch and the compilers, added to `config` (the prebuilt
+// extensions' folders are the caller's to add).
+Status AddCompat(SandboxConfig& config, const CompatRuntime& runtime);
+// AddCompat, and read access to the extensions `shim` imports.
+Status AddCompatShim(SandboxConfig& config, const CompatRuntime& runtime,
+                     const CompatShimOptions& shim);
+
+// Where compat sandboxes get their scratch folders when hone runs as root: a
+// fresh root-owned folder per process (unpredictable, so no one can plant
+// it), which 'nobody' may pass through but not list.
+Result<std::filesystem::path> CompatScratchRoot();
+
+// A prebuilt library where the sandbox may read it: itself, or as root a
+// world-readable copy under CompatScratchRoot().
+Result<std::filesystem::path> SandboxReadable(const std::filesystem::path& library);
+
+}  // namespace hone

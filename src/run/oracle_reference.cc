@@ -1,0 +1,180 @@
+#include "run/oracle_reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "run/reason_text.h"
+
+namespace hone {
+namespace {
+
+// The timing pool's seeds: drawn once per process, so the oracle's sets are
+// reused by every candidate while no candidate can know them in advance.
+uint64_t TimingPoolSeed() {
+  static const uint64_t seed = [] {
+    std::random_device rd;
+    return (uint64_t{1} << 40) + ((static_cast<uint64_t>(rd()) << 8) ^ rd());
+  }();
+  return seed;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<OracleReference>> OracleReference::Open(RunState& s) {
+  if (!s.env.oracle)
+    return Status::Internal("a PyTorch task needs the oracle (EvaluatorEnv::oracle)");
+  const auto& info = *s.task.pytorch;
+  if (info.device.rfind(s.cuda() ? "cuda" : "cpu", 0) != 0)
+    return Status::Invalid(s.task.reference.string() + ": the task was loaded on " + info.device +
+                           ", the candidate runs on the " + s.backend + " backend");
+  s.v.shapes = info.shapes;
+  if (info.scale != 1 || !info.policy.empty())
+    s.v.shapes += info.policy.empty()
+                      ? " (shape scale " + Num(info.scale) + ")"
+                      : " (policy " + info.policy + ", scale " + Num(info.scale) + ")";
+  return std::unique_ptr<OracleReference>(new OracleReference(s));
+}
+
+std::vector<std::string> OracleReference::DistributionNames() const {
+  const auto& names = s_.task.pytorch->distribution_names;
+  std::vector<std::string> out;
+  for (int d = 0; d < s_.task.num_distributions; ++d)
+    out.push_back(static_cast<size_t>(d) < names.size() ? names[d] : std::to_string(d));
+  return out;
+}
+
+Result<RefSet> OracleReference::Reference(const CaseShapes& cs, uint64_t seed, int dist, int,
+                                          bool with64) {
+  RefSet r;
+  with64 = with64 && s_.plan.ref64 && ref64_supported_;
+  // The memory plan counts the oracle's forward and the store's captures as
+  // taking turns; memory the store keeps cached from its captures would
+  // otherwise sit beside the oracle's forward (run/memory_plan.h).
+  s_.store->ReleaseCached();
+  const auto oracle_seed = static_cast<int64_t>(seed & (~0ull >> 1));
+  r.rng_seed = static_cast<uint64_t>(oracle_seed);
+  OracleService& oracle = *s_.env.oracle;
+  OracleSet o;
+  OracleTargets targets;
+  if (AllocateShared(cs, with64, &r, &targets)) {
+    HONE_ASSIGN_OR_RETURN(o, oracle.GenerateInto(s_.task, oracle_seed, dist, targets));
+    HONE_RETURN_IF_ERROR(s_.store->status());
+  } else {
+    HONE_ASSIGN_OR_RETURN(o, oracle.Set(s_.task, oracle_seed, dist));
+    HONE_ASSIGN_OR_RETURN(r.inputs, UploadAll(o.inputs));
+    HONE_ASSIGN_OR_RETURN(r.expected, UploadAll(o.outputs));
+    if (with64 && o.ref64_available) {
+      HONE_ASSIGN_OR_RETURN(r.ref64, UploadAll(o.ref64));
+    }
+  }
+  if (with64 && !o.ref64_available) {
+    Release(*s_.store, r.ref64);
+    r.ref64.clear();
+    ref64_supported_ = false;
+    s_.v.notes.push_back("precision check skipped: the model did not run in float64 (" +
+                         o.ref64_reason + ")");
+  }
+  return r;
+}
+
+bool OracleReference::AllocateShared(const CaseShapes& cs, bool with64, RefSet* r,
+                                     OracleTargets* t) {
+  auto add = [&](Dtype dt, const std::vector<int64_t>& shape, Ids& ids,
+                 std::vector<OracleTarget>& list) {
+    const int64_t n = NumElements(shape);
+    std::string ipc;
+    std::optional<TrustedStore::Id> id = s_.store->AllocateShared(dt, n, &ipc);
+    if (!id) return false;
+    ids.push_back(*id);
+    list.push_back({ipc, n * static_cast<int64_t>(DtypeSize(dt))});
+    return true;
+  };
+  const Task& task = s_.task;
+  for (size_t i = 0; i < task.inputs.size(); ++i)
+    if (!add(task.inputs[i].dtype, cs.inputs[i], r->inputs, t->inputs)) return false;
+  for (size_t i = 0; i < task.outputs.size(); ++i) {
+    add(task.outputs[i].dtype, cs.outputs[i], r->expected, t->outputs);
+    if (with64) add(Widen(task.outputs[i].dtype, true), cs.outputs[i], r->ref64, t->ref64);
+  }
+  return true;
+}
+
+Result<Ids> OracleReference::UploadAll(const std::vector<HostTensor>& tensors) {
+  Ids out;
+  for (const auto& t : tensors) {
+    size_t n = t.data.size() / DtypeSize(t.dtype);
+    out.push_back(s_.store->Upload(t.data.data(), t.dtype, static_cast<int64_t>(n)));
+  }
+  HONE_RETURN_IF_ERROR(s_.store->status());
+  return out;
+}
+
+Result<std::vector<RefSet>> OracleReference::WarmupSets(const CaseShapes& cs) {
+  pool_seed_ = TimingPoolSeed();
+  pool_.clear();
+  HONE_RETURN_IF_ERROR(FetchPool(cs));
+  return pool_;
+}
+
+// Made before the timer starts, so the oracle's work never falls inside it.
+// Odd pool sets come from the task's own "scaled" distribution, even ones
+// from get_inputs().
+Status OracleReference::FetchPool(const CaseShapes& cs) {
+  const auto& names = s_.task.pytorch->distribution_names;
+  const int scaled_dist =
+      static_cast<int>(std::find(names.begin(), names.end(), "scaled") - names.begin());
+  for (int k = static_cast<int>(pool_.size()); k < s_.plan.pool_sets; ++k) {
+    int dist = k % 2 == 1 && scaled_dist < static_cast<int>(names.size()) ? scaled_dist : 0;
+    HONE_ASSIGN_OR_RETURN(RefSet r, Reference(cs, pool_seed_ + static_cast<uint64_t>(k), dist, 0,
+                                              /*with64=*/false));
+    pool_.push_back(std::move(r));
+  }
+  return Status::Ok();
+}
+
+Status OracleReference::DrawTimedInputs(const CaseShapes&, uint64_t, FreshRep& fresh,
+                                        Rng& unpredictable) {
+  fresh.sample = !fresh.recheck;
+  return PoolInputs(fresh, unpredictable);
+}
+
+Status OracleReference::PoolInputs(FreshRep& fresh, Rng& unpredictable) {
+  // A re-checked call takes any pool set as it is; an unchecked one an even
+  // set times a fresh factor in [0.5, 2]. So the values a call sees (their
+  // scale, say) never tell it whether it is checked: a candidate that skips
+  // work when the inputs look unlike get_inputs() meets checked calls that
+  // look the same.
+  const auto& info = *s_.task.pytorch;
+  const bool scale = !fresh.recheck && info.scaling_allowed;
+  int k = static_cast<int>(unpredictable.NextU64() % pool_.size());
+  if (scale) k &= ~1;
+  const RefSet& set = pool_.at(static_cast<size_t>(k));
+  fresh.rng_seed = set.rng_seed;
+  fresh.inputs = set.inputs;
+  fresh.borrowed = set.inputs;
+  if (fresh.recheck) {
+    fresh.expected = set.expected;
+    fresh.borrowed.insert(fresh.borrowed.end(), set.expected.begin(), set.expected.end());
+  }
+  if (!scale) return Status::Ok();
+  for (int i = 0; i < info.num_forward_args; ++i) {
+    if (!IsFloating(s_.task.inputs[i].dtype) || !info.python_types[i].empty()) continue;
+    // Log-uniform in [0.5, 2]: keeps zeros, signs and structure.
+    fresh.inputs[i] = s_.store->Scaled(set.inputs[i], std::exp2(2 * unpredictable.Uniform() - 1));
+  }
+  return s_.store->status();
+}
+
+std::string OracleReference::TimedInputsWhere(uint64_t) const { return " (a timing pool set)"; }
+
+std::string OracleReference::TimedInputsSummary() const {
+  const std::string sets = std::to_string(s_.plan.pool_sets);
+  return s_.task.pytorch->scaling_allowed
+             ? "timed calls drew from " + sets +
+                   " oracle sets made for this run; unchecked ones scaled by a fresh factor"
+             : "timed calls drew from " + sets +
+                   " oracle sets made for this run (the task allows no scaling, so they repeat)";
+}
+
+}  // namespace hone

@@ -1,0 +1,72 @@
+// The reference of a PyTorch task: the oracle (task/oracle_service.h) that
+// loaded the task's Model draws each value set with get_inputs() and the
+// model's parameters, and runs the Model for the expected outputs (and in
+// float64, where the model allows). On a GPU whose store can share memory
+// the oracle writes a set straight into store tensors, so it never crosses
+// the host; otherwise it comes through the oracle's files.
+//
+// There is no reference sandbox, and the reference is not timed beside the
+// candidate: timed calls draw from a timing pool of value sets made once per
+// evaluation (before the timer starts, so the oracle's work never falls in
+// it), scaled by fresh factors where the task allows, and the Model is timed
+// afterwards as the eager and torch.compile baselines (run/baseline_stage.h),
+// which use the same pool.
+//
+// Failures of the oracle are Status (a broken task or environment). Borrows
+// the oracle (EvaluatorEnv::oracle); not thread-safe.
+#pragma once
+
+#include <memory>
+
+#include "run/reference_source.h"
+#include "run/run_state.h"
+
+namespace hone {
+
+class OracleReference : public ReferenceSource {
+ public:
+  // Checks that the oracle is there and loaded the task on the candidate's
+  // backend; names the shapes it chose in the verdict.
+  static Result<std::unique_ptr<OracleReference>> Open(RunState& state);
+
+  std::vector<std::string> DistributionNames() const override;
+  Status Build(BuildPool&) override { return Status::Ok(); }
+  Status Allocate() override { return Status::Ok(); }
+  Status Spawn(const SandboxConfig&) override { return Status::Ok(); }
+  Status AwaitReady() override { return Status::Ok(); }
+  Status Bind(const CaseShapes&) override { return Status::Ok(); }
+  Result<RefSet> Reference(const CaseShapes& cs, uint64_t seed, int dist, int set,
+                           bool with64) override;
+
+  // The timing pool, made now.
+  Result<std::vector<RefSet>> WarmupSets(const CaseShapes& cs) override;
+  // A pool set (PoolInputs); re-checked ones are not samples.
+  Status DrawTimedInputs(const CaseShapes& cs, uint64_t seed, FreshRep& fresh,
+                         Rng& unpredictable) override;
+  std::string TimedInputsWhere(uint64_t seed) const override;
+  std::string TimedInputsSummary() const override;
+  bool timed() const override { return false; }
+
+  // The timing pool's value sets, resident in the store while timing (the
+  // baselines use them too).
+  const std::vector<RefSet>& pool() const { return pool_; }
+  // A timed repetition's inputs: a pool set, its forward arguments scaled by
+  // a fresh factor unless it is re-checked.
+  Status PoolInputs(FreshRep& fresh, Rng& unpredictable);
+
+ private:
+  explicit OracleReference(RunState& state) : s_(state) {}
+  Status FetchPool(const CaseShapes& cs);
+  // Store tensors the oracle writes one value set into; false (nothing
+  // allocated) when the store cannot share memory: the set then comes
+  // through the oracle's files.
+  bool AllocateShared(const CaseShapes& cs, bool with64, RefSet* r, OracleTargets* t);
+  Result<Ids> UploadAll(const std::vector<HostTensor>& tensors);
+
+  RunState& s_;
+  std::vector<RefSet> pool_;
+  uint64_t pool_seed_ = 0;
+  bool ref64_supported_ = true;
+};
+
+}  // namespace hone

@@ -1,0 +1,99 @@
+// Where an evaluation's expected outputs come from. A ReferenceSource turns
+// (case, seed, value distribution) into a value set: inputs and the outputs
+// the task's reference gives on them, kept in the worker's TrustedStore,
+// never in an arena the candidate maps. It also says how the reference
+// takes part in timing.
+//
+// Two implementations:
+//  - NativeReference (run/native_reference.h): the task's reference.cpp or
+//    .cu, run in a sandbox of its own and timed beside the candidate,
+//    interleaved, as the baseline of the speedup;
+//  - OracleReference (run/oracle_reference.h): the PyTorch oracle of a .py
+//    task, which draws value sets itself; the task's Model is timed apart,
+//    as the eager and torch.compile baselines (run/baseline_stage.h).
+//
+// A Status from a source is a broken task or environment, never a verdict
+// on the candidate. Not thread-safe: the evaluating thread drives it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "build/build_pool.h"
+#include "core/rng.h"
+#include "run/buffer_layout.h"
+#include "run/sandbox_process.h"
+
+namespace hone {
+
+// The inputs of one value set with their expected outputs (and, when asked
+// for and available, the float64 reference's).
+struct RefSet {
+  Ids inputs, expected, ref64;
+  // The seed the oracle gave torch before the forward of `expected`; a
+  // candidate's call on these inputs gets it too (wire::Request::rng_seed).
+  uint64_t rng_seed = 0;
+};
+
+// The tensors of one timed repetition: its fresh inputs and, when it is
+// re-checked, both sides' outputs (whichever side ran first waits for the
+// other).
+struct FreshRep {
+  int rep = -1;
+  bool recheck = false;
+  // Whether its time is a sample: a PyTorch task's re-checked calls repeat a
+  // pool set, which a cache could answer.
+  bool sample = true;
+  uint64_t rng_seed = 0;  // the pool set's (RefSet::rng_seed)
+  Ids inputs, expected, actual;
+  Ids borrowed;  // ids among inputs/expected that belong to the timing pool
+  // Releases what the repetition owns (not what it borrowed) and forgets it.
+  void Reset(TrustedStore& store);
+};
+
+class ReferenceSource {
+ public:
+  virtual ~ReferenceSource() = default;
+
+  // The task's value distributions in words, for messages ("x~uniform(-1, 1)").
+  virtual std::vector<std::string> DistributionNames() const = 0;
+  // Builds what the reference runs, in `pool`, before the candidate's build.
+  virtual Status Build(BuildPool& pool) = 0;
+  // The reference's own memory, sized for every case (after the memory plan,
+  // before the candidate's arena).
+  virtual Status Allocate() = 0;
+  // Starts the reference (`base`: the sandbox every candidate gets) without
+  // waiting; AwaitReady waits for it to load. Both on the evaluating thread.
+  virtual Status Spawn(const SandboxConfig& base) = 0;
+  virtual Status AwaitReady() = 0;
+  // Lays out and binds the reference's buffer slots for `cs`.
+  virtual Status Bind(const CaseShapes& cs) = 0;
+  // The value set (seed, dist) of `cs`, computed on buffer slot `set` where
+  // the reference runs in a sandbox; `with64` asks for the float64
+  // reference too (empty once the reference cannot give it: a note says so).
+  virtual Result<RefSet> Reference(const CaseShapes& cs, uint64_t seed, int dist, int set,
+                                   bool with64) = 0;
+
+  // Timing. The value sets warm-up calls use, with their expected outputs,
+  // prepared before the timer starts.
+  virtual Result<std::vector<RefSet>> WarmupSets(const CaseShapes& cs) = 0;
+  // Timed repetition `fresh.rep`'s inputs, which no candidate can know in
+  // advance: drawn from `seed` (itself unpredictable) or `unpredictable`.
+  virtual Status DrawTimedInputs(const CaseShapes& cs, uint64_t seed, FreshRep& fresh,
+                                 Rng& unpredictable) = 0;
+  // Where a timed call's inputs came from, for a check's place
+  // ("(fresh inputs, seed N)"), and for all timed calls, for its detail.
+  virtual std::string TimedInputsWhere(uint64_t seed) const = 0;
+  virtual std::string TimedInputsSummary() const = 0;
+  // Whether the reference is timed beside the candidate, interleaved (the
+  // side 0 of the timer). The calls below are for such a source only.
+  virtual bool timed() const = 0;
+  // A timed call on buffer slot `set` with `inputs` restored, outputs poisoned.
+  virtual Status CallTimed(int set, const Ids& inputs, uint32_t flags, CallOutcome* o);
+  virtual Ids CaptureOutputs(int set);
+  // What its line flush covers on slot 0 of the bound case.
+  virtual double FlushedBytes() const { return 0; }
+};
+
+}  // namespace hone

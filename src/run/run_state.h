@@ -1,0 +1,91 @@
+// The state the stages of one evaluation share (run/evaluator.cc lists the
+// stages): what was asked, what earlier stages resolved (the shape cases,
+// the memory plan, the compat runtime), the candidate's side (its arena,
+// sandbox and buffer layout), the worker's trusted store, and the verdict
+// being written.
+//
+// A field is here only when more than one stage reads it; each stage object
+// (reference sources, candidate checks, timing...) keeps the rest private
+// and takes a RunState& it does not own. Once a verdict other than passed is
+// decided, decided() stays true and every later step returns at once:
+// Decide keeps the first reason. The worker's own failures (its device, its
+// store) are kept in env_failure and end the evaluation as a Status, never
+// as a verdict on the candidate. Not thread-safe: one evaluating thread.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "run/buffer_layout.h"
+#include "run/compat_candidate.h"
+#include "run/evaluator.h"
+#include "run/memory_plan.h"
+#include "run/sandbox_process.h"
+
+namespace hone {
+
+// The candidate's sandbox and what the worker knows of its arena.
+struct CandidateSide {
+  std::unique_ptr<Arena> arena;
+  size_t arena_bytes = 0;  // sized for the largest case
+  std::unique_ptr<SandboxProcess> sandbox;
+  std::vector<SetLayout> sets;       // per buffer slot, for the bound case
+  uint64_t workspace_bytes = 0;      // of the bound case
+  std::vector<std::string> kernels;  // those its source defines (CUDA launch tracking)
+  std::vector<ArenaSpan> guards;     // the canaries of its arena
+  // Not 0 (a zeroing write would go unseen), nor either poison byte.
+  const uint8_t canary = static_cast<uint8_t>(0x11 + std::random_device{}() % 0x40);
+};
+
+struct RunState {
+  using Clock = std::chrono::steady_clock;
+
+  RunState(const EvaluatorEnv& env, const Task& task, const EvalOptions& opt,
+           const ProgressFn& progress, Verdict& v, std::string backend, bool compat);
+
+  const EvaluatorEnv& env;
+  const Task& task;
+  const EvalOptions& opt;
+  Verdict& v;
+  const std::string backend;         // "cpu" or "cuda"
+  const bool compat;                 // a KernelBench ModelNew file, run through a shim
+  const Clock::time_point deadline;  // the evaluation's total time limit
+
+  std::vector<CaseShapes> cases;
+  std::vector<std::string> dist_names;  // per value distribution, for messages
+  MemoryPlan plan;
+  MemoryDemand demand;
+  std::unique_ptr<TrustedStore> store;
+  CandidateSide cand;
+  // The reference's slowest call as it reported it (a native task's): the
+  // candidate's per-call limit scales with it.
+  double ref_seconds_max = 0;
+  // Compat candidates and PyTorch baselines: the interpreter their shims
+  // embed, and what the candidate's shim was given (its prebuilt extensions).
+  std::optional<CompatRuntime> compat_runtime;
+  CompatShimOptions shim_options;
+  Status env_failure;  // the worker's own device or store failed
+
+  bool decided() const { return decided_; }
+  void Decide(VerdictStatus s, std::string reason);
+  void Progress(const std::string& stage) const;
+  bool cuda() const { return backend == "cuda"; }
+  // A PyTorch task: the oracle is the reference; there is no reference sandbox.
+  bool pytorch() const { return task.pytorch.has_value(); }
+  // The ceilings of the machine the candidate runs on.
+  const MachineInfo& machine() const { return cuda() ? env.gpu : env.machine; }
+  // Whether the task or the user allows lint rule 'library' (calling one).
+  bool LibraryAllowed() const;
+  // False (and env_failure set) when the worker's own store broke.
+  bool StoreHealthy();
+
+ private:
+  const ProgressFn& progress_;
+  bool decided_ = false;
+};
+
+}  // namespace hone

@@ -1,0 +1,56 @@
+#include "run/sandbox_launcher.h"
+
+#include "run/compat_sandbox.h"
+
+namespace hone {
+
+SandboxConfig BaseConfig(const EvaluatorEnv& env, const EvalOptions& opt, bool cuda) {
+  SandboxConfig config;
+  config.executable = cuda ? env.cuda_sandbox_executable : env.sandbox_executable;
+  config.scratch_root = env.scratch_root;
+  config.memory_limit_bytes =
+      opt.memory_limit_bytes ? opt.memory_limit_bytes : DefaultMemoryLimit();
+  config.llc_bytes =
+      opt.time && opt.flush == FlushMode::kLlc ? (cuda ? env.gpu : env.machine).llc_bytes : 0;
+  config.threads = opt.threads;
+  config.limit_address_space = !cuda;
+  config.seccomp = opt.seccomp;
+  config.landlock = opt.landlock;
+  config.netns = opt.netns;
+  config.profile = opt.profile;
+  return config;
+}
+
+Result<std::unique_ptr<SandboxProcess>> SandboxLauncher::Spawn(const SandboxConfig& config,
+                                                               const Arena& arena, bool* warm) {
+  if (pool_)
+    if (auto sp = pool_->Take(config, arena, refill_)) {
+      if (warm) *warm = true;
+      return sp;
+    }
+  if (warm) *warm = false;
+  return SandboxProcess::Spawn(config, arena);
+}
+
+CallOutcome SandboxLauncher::AwaitStart(std::unique_ptr<SandboxProcess>& sp,
+                                        const SandboxConfig& config, const Arena& arena,
+                                        std::chrono::milliseconds timeout, bool* warm) {
+  CallOutcome o = sp->AwaitReady(timeout);
+  if (o.ok() || !sp->warm_failed()) return o;
+  // It never warmed, so the candidate never ran: no verdict comes of it.
+  pool_->Disable("a warm sandbox failed to start Python: " + o.detail);
+  auto cold = Spawn(config, arena, warm);
+  if (!cold.ok()) {
+    o.kind = CallOutcome::Kind::kSandboxError;
+    o.detail = cold.status().message();
+    return o;
+  }
+  sp = std::move(*cold);
+  return sp->AwaitReady(timeout);
+}
+
+void SandboxLauncher::Settle() {
+  if (pool_) pool_->Settle(std::chrono::milliseconds(kCompatStartMillis));
+}
+
+}  // namespace hone

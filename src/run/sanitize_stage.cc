@@ -1,0 +1,129 @@
+#include "run/sanitize_stage.h"
+
+#include "core/fs.h"
+#include "run/sandbox_launcher.h"
+#include "run/sanitize.h"
+
+namespace hone {
+namespace {
+
+// The smallest case: the tools slow a kernel down 10-100x.
+const CaseShapes& SmallestCase(const std::vector<CaseShapes>& cases) {
+  auto elements = [&](const CaseShapes& cs) {
+    int64_t n = 0;
+    for (const auto& shape : cs.inputs) n += NumElements(shape);
+    for (const auto& shape : cs.outputs) n += NumElements(shape);
+    return n;
+  };
+  const CaseShapes* smallest = &cases.front();
+  for (const auto& cs : cases)
+    if (elements(cs) < elements(*smallest)) smallest = &cs;
+  return *smallest;
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string t;
+  for (size_t d = 0; d < shape.size(); ++d) t += (d ? "x" : "") + std::to_string(shape[d]);
+  return t;
+}
+
+struct RemoveOnExit {
+  std::filesystem::path dir;
+  ~RemoveOnExit() {
+    std::error_code e;
+    std::filesystem::remove_all(dir, e);
+  }
+};
+
+}  // namespace
+
+Status SanitizeStage::Run(const std::filesystem::path& library) {
+  Verdict::Sanitizer& report = s_.v.sanitizer.emplace();
+  auto started = RunState::Clock::now();
+  auto done = [&] {
+    report.seconds = std::chrono::duration<double>(RunState::Clock::now() - started).count();
+    return Status::Ok();
+  };
+  if (!s_.cuda()) {
+    report.not_run = "compute-sanitizer checks CUDA candidates; this one runs on the CPU";
+    return done();
+  }
+  if (s_.compat) {
+    report.not_run = "a ModelNew runs in Python; compute-sanitizer runs native .cu candidates";
+    return done();
+  }
+  std::optional<std::filesystem::path> tool = FindComputeSanitizer();
+  if (!tool) {
+    report.not_run = "compute-sanitizer not found (PATH, CUDA_HOME/bin, /usr/local/cuda/bin)";
+    return done();
+  }
+  const CaseShapes& smallest = SmallestCase(s_.cases);
+  report.case_label = smallest.c->label;
+  HONE_RETURN_IF_ERROR(runner_.BindCase(smallest, reference_));
+  if (s_.decided()) return done();
+  ClearStoreOnExit clear{*s_.store};
+  HONE_ASSIGN_OR_RETURN(RefSet ref,
+                        reference_.Reference(smallest, s_.opt.seed * 1000003ull + 7, 0, 0, false));
+  LoadInputs(*s_.store, *s_.cand.arena, s_.cand.sets[0], ref.inputs);
+  HONE_RETURN_IF_ERROR(s_.cand.arena->Sync());
+  std::error_code ec;
+  HONE_ASSIGN_OR_RETURN(std::filesystem::path scratch,
+                        MakeTempDir(std::filesystem::temp_directory_path(ec), "hone-sanitize"));
+  // The sandbox drops to 'nobody'; the tool writes its files here.
+  std::filesystem::permissions(scratch, std::filesystem::perms::all, ec);
+  RemoveOnExit remove{scratch};
+  HONE_ASSIGN_OR_RETURN(SanitizeJob job, MakeJob(*tool, library, scratch));
+  s_.Progress("sanitize " + smallest.c->label);
+  report.tools = RunSanitizer(job);
+  RecordFindings(report, smallest.c->label);
+  return done();
+}
+
+Result<SanitizeJob> SanitizeStage::MakeJob(const std::filesystem::path& tool,
+                                           const std::filesystem::path& library,
+                                           const std::filesystem::path& scratch) {
+  Arena& arena = *s_.cand.arena;
+  SanitizeJob job;
+  job.compute_sanitizer = tool;
+  job.sandbox = s_.env.cuda_sandbox_executable;
+  job.library = library;
+  job.scratch = scratch;
+  job.timeout = SanitizeToolTimeout();
+  job.sandbox_args = ConfinementArgs(BaseConfig(s_.env, s_.opt, s_.cuda()));
+  std::vector<std::string> arena_args = arena.SandboxArgs();
+  for (size_t i = 0; i + 1 < arena_args.size(); ++i)
+    if (arena_args[i] == "--cuda-pci") job.pci_bus_id = arena_args[i + 1];
+  const SetLayout& set = s_.cand.sets[0];
+  for (size_t i = 0; i < set.inputs.size(); ++i) {
+    const Placement& p = set.inputs[i];
+    std::string bytes(p.bytes, '\0');
+    arena.Read(p.offset, bytes.data(), p.bytes);
+    std::filesystem::path file = scratch / ("input_" + std::to_string(i) + ".bin");
+    HONE_RETURN_IF_ERROR(WriteFileAtomic(file, bytes));
+    job.tensors.push_back("in:" + std::to_string(static_cast<int>(p.dtype)) + ":" +
+                          ShapeText(p.shape) + ":" + file.string());
+  }
+  for (const Placement& p : set.outputs)
+    job.tensors.push_back("out:" + std::to_string(static_cast<int>(p.dtype)) + ":" +
+                          ShapeText(p.shape));
+  return job;
+}
+
+void SanitizeStage::RecordFindings(const Verdict::Sanitizer& report, const std::string& label) {
+  for (const auto& t : report.tools) {
+    if (t.errors == 0) continue;
+    std::string detail = "compute-sanitizer " + t.tool + " found " + std::to_string(t.errors) +
+                         (t.errors == 1 ? " error" : " errors") +
+                         (t.first.empty() ? "" : ": " + t.first);
+    // memcheck's findings are wrong accesses; racecheck's and initcheck's
+    // may be benign (a race between equal writes, padding never used).
+    bool fatal = t.tool == "memcheck";
+    s_.v.checks.push_back({"sanitizer_" + t.tool, label, !fatal, detail});
+    if (fatal)
+      s_.Decide(VerdictStatus::kRuntimeError, detail + " [" + label + "]");
+    else
+      s_.v.notes.push_back(detail);
+  }
+}
+
+}  // namespace hone

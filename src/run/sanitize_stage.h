@@ -1,0 +1,43 @@
+// The --sanitize stage of an evaluation: compute-sanitizer (run/sanitize.h)
+// over one call of a CUDA candidate on the task's smallest case, after
+// verification and never while timing, its inputs a value set of the
+// reference source's. The result goes into Verdict::sanitizer: memcheck
+// errors fail the verdict (runtime_error), racecheck's and initcheck's are
+// notes. A CPU or compat candidate, or a machine without the tool, gets
+// Verdict::Sanitizer::not_run saying why.
+//
+// Status is for the worker's own failures (the reference, its files).
+// Borrows everything; not thread-safe.
+#pragma once
+
+#include <filesystem>
+
+#include "run/candidate_runner.h"
+#include "run/reference_source.h"
+#include "run/run_state.h"
+#include "run/sanitize.h"
+
+namespace hone {
+
+class SanitizeStage {
+ public:
+  SanitizeStage(RunState& state, CandidateRunner& runner, ReferenceSource& reference)
+      : s_(state), runner_(runner), reference_(reference) {}
+
+  // `library`: the candidate, built.
+  Status Run(const std::filesystem::path& library);
+
+ private:
+  // The job for the candidate's slot 0 of the bound case, whose inputs are
+  // in its arena: they are written into `scratch` for the standalone call.
+  Result<SanitizeJob> MakeJob(const std::filesystem::path& tool,
+                              const std::filesystem::path& library,
+                              const std::filesystem::path& scratch);
+  void RecordFindings(const Verdict::Sanitizer& report, const std::string& label);
+
+  RunState& s_;
+  CandidateRunner& runner_;
+  ReferenceSource& reference_;
+};
+
+}  // namespace hone

@@ -1,0 +1,275 @@
+#include "run/timing_stage.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "measure/machine.h"
+#include "measure/stats.h"
+#include "run/reason_text.h"
+
+namespace hone {
+
+uint32_t TimedCallFlags(FlushMode flush) {
+  uint32_t flags = wire::kTimed;
+  if (flush == FlushMode::kLlc) flags |= wire::kFlushLlc;
+  if (flush == FlushMode::kLines) flags |= wire::kFlushLines;
+  return flags;
+}
+
+Rng UnpredictableRng() { return Rng(std::random_device{}(), std::random_device{}()); }
+
+void HoldTally::Count(const CallOutcome& o) {
+  if (o.hold_timed_out && timed_out_at < 0) timed_out_at = calls;
+  ++calls;
+  held += o.held ? 1 : 0;
+}
+
+std::string HoldTally::Describe(const std::string& who) const {
+  if (held == calls) return "";
+  std::string s =
+      who + ": " + std::to_string(held) + " of " + std::to_string(calls) + " timing calls held";
+  if (timed_out_at >= 0)
+    s += "; the hold ran out in call " + std::to_string(timed_out_at) +
+         " (its forward waited on the GPU: a synchronisation, or more launches than the "
+         "stream's queue holds), so later calls include host launch time";
+  return s;
+}
+
+TimingStage::TimingStage(RunState& state, CandidateRunner& runner, CandidateChecks& checks,
+                         ReferenceSource& reference)
+    : s_(state),
+      runner_(runner),
+      checks_(checks),
+      reference_(reference),
+      unpredictable_(UnpredictableRng()) {}
+
+Status TimingStage::Run(const CaseShapes& cs) {
+  cs_ = &cs;
+  s_.v.timed_case = cs.c->label;
+  s_.v.flush_mode = FlushModeName(s_.opt.flush);
+  s_.Progress("time " + cs.c->label);
+  HONE_RETURN_IF_ERROR(runner_.BindCase(cs, reference_));
+  if (s_.decided()) return Status::Ok();
+  HONE_RETURN_IF_ERROR(Prepare());
+  // Every call below writes only its own slot's outputs; the canaries
+  // around all slots are compared once, after the last call.
+  StrayWriteWatch canaries(*s_.cand.arena, s_.cand.guards);
+  canaries.Before();
+  InterleavedTimer timer(cand_side_ + 1);
+  Sampler sample = [this](int side, int rep, bool is_timed, double* seconds) {
+    return is_timed ? TimedCall(side, rep, seconds) : WarmupCall(side, rep);
+  };
+  TimerStop stop = timer.Run(s_.opt.timing, sample);
+  HONE_RETURN_IF_ERROR(failure_);
+  if (s_.decided()) return Status::Ok();
+  TopUpRechecks(static_cast<int>(timer.samples(cand_side_).size()) + 100000);
+  fresh_.Reset(*s_.store);
+  HONE_RETURN_IF_ERROR(failure_);
+  if (s_.decided()) return Status::Ok();
+  if (!checks_.CheckNoStrayWrites(canaries, cs.c->label + " while timed", cand_calls_))
+    return Status::Ok();
+  NoteHowTimed(stop, timer);
+  if (timer.samples(cand_side_).empty()) {
+    s_.v.notes.push_back("not timed: every timed call was a re-check (raise --max-reps)");
+    return Status::Ok();
+  }
+  Conclude(timer);
+  return Status::Ok();
+}
+
+// Warm-up calls use value sets prepared here, each with its expected output
+// (run/reference_source.h says which). Timed repetitions get fresh inputs
+// drawn from a seed the candidate cannot know, shared by both sides: no
+// cache, memorised output or replay can hit, and the reference's outputs on
+// the same inputs are the expected values.
+Status TimingStage::Prepare() {
+  sets_ = s_.plan.input_sets;
+  HONE_ASSIGN_OR_RETURN(warmup_, reference_.WarmupSets(*cs_));
+  cand_side_ = reference_.timed() ? 1 : 0;
+  flags_ = TimedCallFlags(s_.opt.flush);
+  fresh_seed_ = unpredictable_.NextU64();
+  return Status::Ok();
+}
+
+bool TimingStage::Call(int side, int set, const Ids& in, uint64_t rng_seed, bool timed,
+                       CallOutcome* o) {
+  if (IsReference(side)) {
+    failure_ = reference_.CallTimed(set, in, flags_, o);
+    return failure_.ok();
+  }
+  const SetLayout& l = s_.cand.sets[static_cast<size_t>(set)];
+  LoadInputs(*s_.store, *s_.cand.arena, l, in);
+  Poison(*s_.cand.arena, l, 0xFF);
+  ++cand_calls_;
+  bool ok = runner_.Call(set, flags_, std::string("during timing") + (timed ? "" : " warm-up"), o,
+                         rng_seed);
+  if (ok && s_.cuda()) hold_.Count(*o);
+  return ok;
+}
+
+bool TimingStage::WarmupCall(int side, int rep) {
+  const int set = rep % sets_, k = rep % static_cast<int>(warmup_.size());
+  const RefSet& values = warmup_[static_cast<size_t>(k)];
+  CallOutcome o;
+  if (!Call(side, set, values.inputs, values.rng_seed, false, &o)) return false;
+  if (IsReference(side)) return true;
+  const SetLayout& l = s_.cand.sets[static_cast<size_t>(set)];
+  std::string where =
+      cs_->c->label + " warm-up call " + std::to_string(rep) + " value set " + std::to_string(k);
+  if (!checks_.CheckInputsUnchanged(l, values.inputs, where)) return false;
+  Ids actual = CaptureOutputs(*s_.store, *s_.cand.arena, l);
+  bool right = checks_.CheckOutputs(l, actual, values.expected, where, "timed_output", false);
+  Release(*s_.store, actual);
+  if (right) ++rechecked_;
+  return right;
+}
+
+bool TimingStage::TimedCall(int side, int rep, double* seconds) {
+  const int set = rep % sets_;
+  if (fresh_.rep != rep && !DrawFreshInputs(rep)) return false;
+  CallOutcome o;
+  if (!Call(side, set, fresh_.inputs, fresh_.rng_seed, true, &o)) return false;
+  *seconds = Sample(side, o);
+  RecordHarnessTime(side, o);
+  if (!fresh_.recheck) return true;
+  return Recheck(side, set, rep);
+}
+
+// Which repetitions are re-checked is drawn like their inputs.
+bool TimingStage::DrawFreshInputs(int rep) {
+  fresh_.Reset(*s_.store);
+  fresh_.rep = rep;
+  fresh_.recheck = force_recheck_ || unpredictable_.Uniform() < 1.0 / 3;
+  failure_ = reference_.DrawTimedInputs(*cs_, fresh_seed_ + static_cast<uint64_t>(rep), fresh_,
+                                        unpredictable_);
+  return failure_.ok();
+}
+
+double TimingStage::Sample(int side, const CallOutcome& o) {
+  double seconds = fresh_.sample ? o.reported_seconds : std::nan("");
+  // A compat call held while its work also ran on a side stream the hold
+  // does not hold timed only part of it; the sandbox times later calls
+  // without the hold.
+  if (s_.compat && !IsReference(side) && o.held && (o.side_launches > 0 || o.side_copies > 0)) {
+    seconds = std::nan("");
+    if (!side_streams_noted_) {
+      side_streams_noted_ = true;
+      s_.v.notes.push_back(
+          "the candidate uses side streams: its calls are timed without the "
+          "hold (host launch time included), like unheld PyTorch code");
+    }
+  }
+  return seconds;
+}
+
+void TimingStage::RecordHarnessTime(int side, const CallOutcome& o) {
+  // A compat call's span after its end-of-forward mark (copying the
+  // model's results into hone's outputs: 4 ms for a 6.4 GB output on an
+  // H100) is bounded by CheckPostMark, not counted as hidden time here.
+  gaps_[side].push_back(o.wall_seconds - o.prepare_seconds - o.reported_seconds -
+                        o.post_mark_seconds);
+  prepares_[side].push_back(o.prepare_seconds);
+  if (IsReference(side)) return;
+  launches_.push_back(o.launches);
+  if (s_.env.sample_gpu) gpu_samples_.push_back(s_.env.sample_gpu());
+}
+
+// Whichever side runs second compares the two sides' outputs.
+bool TimingStage::Recheck(int side, int set, int rep) {
+  const SetLayout& l = s_.cand.sets[static_cast<size_t>(set)];
+  std::string where = cs_->c->label + " timed call " + std::to_string(rep) +
+                      reference_.TimedInputsWhere(fresh_seed_ + static_cast<uint64_t>(rep));
+  if (IsReference(side)) {
+    fresh_.expected = reference_.CaptureOutputs(set);
+  } else {
+    if (!checks_.CheckInputsUnchanged(l, fresh_.inputs, where)) return false;
+    fresh_.actual = CaptureOutputs(*s_.store, *s_.cand.arena, l);
+  }
+  if (fresh_.expected.empty() || fresh_.actual.empty()) return true;
+  bool right =
+      checks_.CheckOutputs(l, fresh_.actual, fresh_.expected, where, "timed_output", false);
+  fresh_.Reset(*s_.store);
+  if (!right) return false;
+  ++rechecked_;
+  ++rechecked_timed_;
+  return true;
+}
+
+// Random sampling can come up short on few repetitions: top up with pairs
+// of calls made exactly like timed ones (the candidate cannot tell them
+// apart), all re-checked, so a kernel that skips work whenever timed is
+// always caught. Their times are not samples.
+void TimingStage::TopUpRechecks(int first_rep) {
+  force_recheck_ = true;
+  for (int rep = first_rep; rechecked_timed_ < kMinTimedRechecks && !s_.decided(); ++rep) {
+    double ignored;
+    if (reference_.timed() && !TimedCall(0, rep, &ignored)) break;
+    if (!TimedCall(cand_side_, rep, &ignored)) break;
+  }
+}
+
+void TimingStage::NoteHowTimed(TimerStop stop, const InterleavedTimer& timer) {
+  s_.v.checks.push_back({"timed_output", cs_->c->label, true,
+                         std::to_string(rechecked_) +
+                             " outputs of timed and warm-up calls re-checked; " +
+                             reference_.TimedInputsSummary()});
+  if (std::string held = hold_.Describe("the candidate"); !held.empty()) s_.v.notes.push_back(held);
+  s_.v.notes.push_back("timing stopped: " + TimerStopName(stop) + " after " +
+                       std::to_string(timer.samples(cand_side_).size()) +
+                       (reference_.timed() ? " interleaved repetitions" : " repetitions") +
+                       " and " + std::to_string(timer.warmup_calls()) + " warm-up calls");
+}
+
+// A PyTorch task's baselines come from the oracle after the last check
+// (the evaluator's baselines stage): timing them here would give work the
+// candidate left running time to finish unobserved, and would compete with it.
+void TimingStage::Conclude(const InterleavedTimer& timer) {
+  const bool with_reference = reference_.timed();
+  TimingResult ref, cand;
+  cand.samples = timer.samples(cand_side_);
+  cand.summary = Summarize(cand.samples);
+  cand.call_overhead = Summarize(gaps_[cand_side_]).median;
+  if (with_reference) {
+    ref.samples = timer.samples(0);
+    ref.summary = Summarize(ref.samples);
+    ref.call_overhead = Summarize(gaps_[0]).median;
+  }
+  s_.v.call_overhead_seconds = cand.call_overhead;
+  ReportedTimeBounds bounds;
+  bounds.ref_prepare = with_reference ? Summarize(prepares_[0]).median : -1;
+  bounds.cand_prepare = Summarize(prepares_[cand_side_]).median;
+  bounds.flush_ratio = FlushedBytesRatio();
+  bounds.launches = launches_.empty() ? 0 : Summarize(launches_).median;
+  if (!checks_.CheckReportedTimes(ref, cand, bounds)) return;
+  s_.v.candidate_time = cand;
+  if (with_reference) {
+    s_.v.reference_time = ref;
+    if (cand.summary.median > 0) s_.v.speedup = ref.summary.median / cand.summary.median;
+  }
+  SpeedOfLight(cand.summary.median);
+}
+
+double TimingStage::FlushedBytesRatio() const {
+  if (s_.opt.flush != FlushMode::kLines) return 1;
+  double ref = reference_.FlushedBytes();
+  double cand = FlushedBytes(s_.cand.sets[0], s_.cand.workspace_bytes);
+  return ref > 0 ? std::max(1.0, cand / ref) : 1.0;
+}
+
+void TimingStage::SpeedOfLight(double median) {
+  const Task& task = s_.task;
+  double bytes = 0, flops = 0;
+  if (task.cost_bytes) bytes = task.cost_bytes->Eval(cs_->c->symbols).value();
+  if (task.cost_flops) flops = task.cost_flops->Eval(cs_->c->symbols).value();
+  Verdict& v = s_.v;
+  v.sol_seconds = SpeedOfLightSeconds(bytes, flops, s_.machine());
+  if (!gpu_samples_.empty()) v.device_state = Summarize(gpu_samples_);
+  if (v.sol_seconds > 0 && median > 0) v.sol_percent = 100 * v.sol_seconds / median;
+  if (v.sol_percent > 100)
+    v.notes.push_back("suspect: faster than speed of light (" + Num(v.sol_percent) +
+                      "%): the task's cost formulas or the machine's measured ceilings may be "
+                      "wrong, or the kernel skips work");
+}
+
+}  // namespace hone

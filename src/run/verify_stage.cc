@@ -1,0 +1,65 @@
+#include "run/verify_stage.h"
+
+namespace hone {
+
+Status VerifyStage::Run() {
+  for (const auto& cs : s_.cases) {
+    HONE_RETURN_IF_ERROR(VerifyCase(cs));
+    if (s_.decided()) return Status::Ok();
+  }
+  return Status::Ok();
+}
+
+Status VerifyStage::VerifyCase(const CaseShapes& cs) {
+  HONE_RETURN_IF_ERROR(runner_.BindCase(cs, reference_));
+  // One watch for the case's calls: between them the worker writes only set
+  // 0's buffers, which it does not watch, so each call's "after" is the
+  // next one's "before".
+  StrayWriteWatch watch(*s_.cand.arena,
+                        CandidateSpansToKeep(s_.cand.sets, 0, s_.cand.arena->size()));
+  watch.Before();
+  for (int seed = 1; seed <= s_.task.seeds && !s_.decided(); ++seed)
+    for (int dist = 0; dist < s_.task.num_distributions && !s_.decided(); ++dist) {
+      s_.Progress("verify " + cs.c->label);
+      HONE_RETURN_IF_ERROR(VerifyOne(cs, seed, dist, watch));
+    }
+  return Status::Ok();
+}
+
+Status VerifyStage::VerifyOne(const CaseShapes& cs, int seed, int dist, StrayWriteWatch& watch) {
+  uint64_t s = s_.opt.seed * 1000003ull + static_cast<uint64_t>(seed);
+  std::string where = cs.c->label + " seed=" + std::to_string(s) + " dist=" + s_.dist_names[dist];
+  ClearStoreOnExit clear{*s_.store};
+  HONE_ASSIGN_OR_RETURN(RefSet ref, reference_.Reference(cs, s, dist, 0, true));
+  Ids first_run;
+  if (!RunTwice(ref, where, watch, &first_run)) return Status::Ok();
+  if (ref.ref64.empty() || !s_.StoreHealthy()) return Status::Ok();
+  checks_.CheckPrecision(ref.expected, first_run, ref.ref64, where);
+  return Status::Ok();
+}
+
+bool VerifyStage::RunTwice(const RefSet& ref, const std::string& where, StrayWriteWatch& watch,
+                           Ids* first_run) {
+  const uint8_t kPoison[2] = {0xFF, 0x5A};  // NaN for every float type; then a finite sentinel
+  const SetLayout& set = s_.cand.sets[0];
+  for (int run = 0; run < 2; ++run) {
+    LoadInputs(*s_.store, *s_.cand.arena, set, ref.inputs);
+    Poison(*s_.cand.arena, set, kPoison[run]);
+    CallOutcome o;
+    std::string during = "in case " + where + (run ? " (second run)" : "");
+    if (!runner_.Call(0, 0, during, &o, ref.rng_seed)) return false;
+    if (!checks_.CheckNoStrayWrites(watch, where)) return false;
+    Ids actual = CaptureOutputs(*s_.store, *s_.cand.arena, set);
+    if (!checks_.CheckInputsUnchanged(set, ref.inputs, where)) return false;
+    if (!checks_.CheckOutputs(set, actual, ref.expected, where,
+                              run ? "correct_second_run" : "correct"))
+      return false;
+    if (run == 0)
+      *first_run = std::move(actual);
+    else
+      checks_.NoteNondeterminism(actual, *first_run, where);
+  }
+  return true;
+}
+
+}  // namespace hone
