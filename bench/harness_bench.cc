@@ -20,6 +20,7 @@
 #include "core/fs.h"
 #include "core/paths.h"
 #include "measure/stats.h"
+#include "run/cpu_backend.h"
 #include "run/evaluator.h"
 #include "task/task_loader.h"
 
@@ -154,16 +155,18 @@ int main(int argc, char** argv) {
   if (!cuda_arch.empty()) return CudaBuilds(cuda_arch, iterations, json);
   std::filesystem::path src = BenchSourceDir();
   std::filesystem::path cache = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-bench");
-  auto builder =
-      std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions()))
-          .value();
-  EvaluatorEnv env;
-  env.builder = builder.get();
   // Beside hone in a build tree (bench/ is one level down), or $HONE_SANDBOX.
   auto sandbox = FindSandboxExecutable();
-  env.sandbox_executable = sandbox.ok() ? *sandbox : ExecutableDir().parent_path() / "hone-sandbox";
+  auto cpu = std::make_shared<CpuBackend>(
+      std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions()))
+          .value(),
+      sandbox.ok() ? *sandbox : ExecutableDir().parent_path() / "hone-sandbox",
+      std::move(LoadOrMeasureMachine(cache)).value());
+  Builder* builder = &cpu->builder();
+  EvaluatorEnv env;
+  RegisterCpuBackend(env.backends);
+  env.backends.Add(cpu);
   env.scratch_root = cache / "scratch";
-  env.machine = std::move(LoadOrMeasureMachine(cache)).value();
   Evaluator evaluator(env);
   Task task = std::move(LoadNativeTask(src / "tests/integration/fixture_add")).value();
   std::filesystem::path candidate = src / "tests/adversarial/cpu/correct.cpp";

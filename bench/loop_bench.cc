@@ -16,6 +16,7 @@
 #include "build/compiler_builder.h"
 #include "core/fs.h"
 #include "core/paths.h"
+#include "run/cpu_backend.h"
 #include "search/optimizer.h"
 #include "support/fake_llm_server.h"
 #include "task/task_loader.h"
@@ -26,22 +27,21 @@ using namespace hone;
 using Clock = std::chrono::steady_clock;
 
 struct Setup {
-  std::unique_ptr<CompilerBuilder> builder;
+  std::shared_ptr<const Backend> cpu;
   std::unique_ptr<Evaluator> evaluator;
-  MachineInfo machine;
 };
 
 Setup MakeSetup(const std::filesystem::path& cache) {
   Setup s;
-  s.builder =
+  s.cpu = std::make_shared<CpuBackend>(
       std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions()))
-          .value();
+          .value(),
+      std::filesystem::path(HONE_BENCH_BINARY_DIR) / "hone-sandbox",
+      std::move(LoadOrMeasureMachine(cache)).value());
   EvaluatorEnv env;
-  env.builder = s.builder.get();
-  env.sandbox_executable = std::filesystem::path(HONE_BENCH_BINARY_DIR) / "hone-sandbox";
+  RegisterCpuBackend(env.backends);
+  env.backends.Add(s.cpu);
   env.scratch_root = cache / "scratch";
-  env.machine = std::move(LoadOrMeasureMachine(cache)).value();
-  s.machine = env.machine;
   s.evaluator = std::make_unique<Evaluator>(env);
   return s;
 }
@@ -68,8 +68,7 @@ double RunOnce(Setup& setup, const Task& task, const PromptBuilder& prompts, int
   o.eval.time = timed;
   o.eval.timing.budget_seconds = 0.2;
   o.run_dir = run_dir;
-  Optimizer optimizer(task, "cpu", setup.machine, provider, prompts, *setup.evaluator,
-                      setup.builder.get(), o);
+  Optimizer optimizer(task, *setup.cpu, provider, prompts, *setup.evaluator, o);
   auto start = Clock::now();
   auto r = optimizer.Run();
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();

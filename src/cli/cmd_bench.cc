@@ -223,7 +223,7 @@ Result<Plan> PlanFromRun(EvalContext& ctx, Store& store, int64_t run_id, const B
 // Compiles the native sources, and the torch extensions of the compat (.py)
 // candidates, still to evaluate on all cores first, so the evaluations that
 // follow find their builds in the cache.
-void Prebuild(const Plan& plan, const std::vector<const Unit*>& todo, Builder& builder,
+void Prebuild(const Plan& plan, const std::vector<const Unit*>& todo, const Backend& backend,
               Evaluator& evaluator, Progress& progress) {
   std::vector<fs::path> compat;
   for (const Unit* u : todo)
@@ -231,14 +231,14 @@ void Prebuild(const Plan& plan, const std::vector<const Unit*>& todo, Builder& b
   evaluator.PrebuildCompat(compat, [&](int done, int total) {
     progress.Show(fmt::format("building torch extensions {}/{}", done, total));
   });
-  BuildPool pool(builder);
+  BuildPool pool(backend.builder());
   std::vector<std::future<Result<BuildResult>>> builds;
   std::vector<bool> reference_queued(plan.tasks.size(), false);
   for (const Unit* u : todo) {
     const BenchTask& t = plan.tasks[u->task];
     if (!t.task->pytorch && !reference_queued[u->task]) {
       reference_queued[u->task] = true;
-      if (auto ref = t.task->ReferenceFor(builder.backend()); ref.ok())
+      if (auto ref = t.task->ReferenceFor(backend.traits().tasks_as); ref.ok())
         builds.push_back(pool.Submit(*ref));
     }
     if (u->candidate.extension() != ".py") builds.push_back(pool.Submit(u->candidate));
@@ -387,7 +387,6 @@ Status EvaluateUnits(Store& db, int64_t run_id, const BenchArgs& a, Plan& plan, 
   if (resumed && !a.out.quiet && !a.out.json)
     std::fprintf(stderr, "hone: %d of %d already evaluated; %zu to go\n", tally.done, tally.total,
                  todo.size());
-  Builder& builder = a.backend == "cuda" ? *ctx.cuda_builder : *ctx.builder;
   // ModelNew candidates' sandboxes start Python and torch ahead of need,
   // the first while the extensions build.
   if (std::any_of(todo.begin(), todo.end(),
@@ -396,7 +395,7 @@ Status EvaluateUnits(Store& db, int64_t run_id, const BenchArgs& a, Plan& plan, 
     evaluator.PrewarmCompat(a.backend, options);
   }
   auto prebuild_start = std::chrono::steady_clock::now();
-  Prebuild(plan, todo, builder, evaluator, progress);
+  Prebuild(plan, todo, ctx.backend(a.backend), evaluator, progress);
   prebuild_seconds = SecondsSince(prebuild_start);
   if (!todo.empty()) {
     progress.Note(RowHeader());
@@ -433,9 +432,6 @@ Status SearchTasks(Store& db, int64_t run_id, const BenchArgs& a, const Plan& pl
                    EvalContext& ctx, Evaluator& evaluator, const EvalOptions& options,
                    Progress& progress, Tally& tally, std::string& sandbox_missing) {
   HONE_ASSIGN_OR_RETURN(SearchSetup setup, MakeSearchSetup(a.search));
-  bool cuda = a.backend == "cuda";
-  Builder* builder = cuda ? ctx.cuda_builder.get() : ctx.builder.get();
-  MachineInfo machine = cuda ? ctx.env.gpu : ctx.env.machine;
   fs::path folders = db.path().parent_path() / fmt::format("bench-{}", run_id);
   tally.total = static_cast<int>(std::count_if(plan.tasks.begin(), plan.tasks.end(),
                                                [](const BenchTask& t) { return t.task; }));
@@ -448,8 +444,8 @@ Status SearchTasks(Store& db, int64_t run_id, const BenchArgs& a, const Plan& pl
     o.run_id = run_id;
     o.options_hash = OptionsHash(a);
     o.run_dir = folders / t.task->name;
-    Optimizer optimizer(*t.task, a.backend, machine, *setup.provider, *setup.prompts, evaluator,
-                        builder, o);
+    Optimizer optimizer(*t.task, ctx.backend(a.backend), *setup.provider, *setup.prompts, evaluator,
+                        o);
     auto start = std::chrono::steady_clock::now();
     HONE_ASSIGN_OR_RETURN(OptimizeResult r, optimizer.Run([&](const OptimizeEvent& e) {
       progress.Show(
@@ -553,7 +549,7 @@ int RunBench(BenchArgs a) {
     std::fprintf(stderr, "hone: %s bench run %lld in %s\n", resumed ? "resuming" : "started",
                  static_cast<long long>(run_id), db.path().c_str());
 
-  auto ctx = MakeEvalContext(a.backend == "cuda", a.flags.device);
+  auto ctx = MakeEvalContext(a.backend, a.flags.device);
   if (!ctx.ok()) return ReportError(ctx.status());
   Progress progress(a.out);
   progress.Note(fmt::format("bench run {} ({})", run_id, resumed ? "resumed" : "started"));
@@ -587,19 +583,18 @@ int RunBench(BenchArgs a) {
   auto data = LoadRunData(db, run_id);
   if (!data.ok()) return ReportError(data.status());
   double wall = SecondsSince(wall_start);
-  json summary = {
-      {"metrics", SuiteMetricsToJson(data->metrics)},
-      {"units", tally.total},
-      {"evaluated_now", tally.fresh},
-      {"malformed_tasks", plan->malformed},
-      {"skipped_tasks", plan->skipped},
-      {"wall_seconds", wall},
-      {"prebuild_seconds", prebuild_seconds},
-      {"evaluations_per_hour", wall > 0 ? tally.fresh * 3600 / wall : 0},
-      {"stage_seconds", tally.stage_seconds},
-      {"kernel_seconds", tally.kernel_seconds},
-      {"harness_share", wall > 0 ? std::max(0.0, 1 - tally.kernel_seconds / wall) : 0},
-      {"machine", MachineToJson(a.backend == "cuda" ? (*ctx)->env.gpu : (*ctx)->env.machine)}};
+  json summary = {{"metrics", SuiteMetricsToJson(data->metrics)},
+                  {"units", tally.total},
+                  {"evaluated_now", tally.fresh},
+                  {"malformed_tasks", plan->malformed},
+                  {"skipped_tasks", plan->skipped},
+                  {"wall_seconds", wall},
+                  {"prebuild_seconds", prebuild_seconds},
+                  {"evaluations_per_hour", wall > 0 ? tally.fresh * 3600 / wall : 0},
+                  {"stage_seconds", tally.stage_seconds},
+                  {"kernel_seconds", tally.kernel_seconds},
+                  {"harness_share", wall > 0 ? std::max(0.0, 1 - tally.kernel_seconds / wall) : 0},
+                  {"machine", MachineToJson((*ctx)->backend(a.backend).machine())}};
   if (Status st = db.SetRunStatus(run_id, "finished", summary.dump()); !st.ok())
     return ReportError(st);
   std::string table = SuiteMetricsTable(data->metrics);

@@ -29,7 +29,7 @@ int RunEval(const EvalArgs& a) {
   auto backend = CandidateBackend(a.candidate, a.backend);
   if (!backend.ok()) return ReportError(backend.status());
   options->backend = *backend;
-  auto ctx = MakeEvalContext(*backend == "cuda", a.flags.device);
+  auto ctx = MakeEvalContext(*backend, a.flags.device);
   if (!ctx.ok()) return ReportError(ctx.status());
   Progress loading(a.out);
   loading.Show("hone eval: loading " + a.task);

@@ -54,7 +54,7 @@ int RunLint(const LintArgs& a) {
     auto source = ReadFile(file);
     // A file that cannot be read is bad usage, like a malformed task.
     if (!source.ok()) return ReportError(Status::Invalid(source.status().message()));
-    lo.cuda = BackendForSource(file) == "cuda";
+    lo.cuda = CandidateKind(file) == "cuda";
     std::vector<LintFinding> findings = LintSource(*source, lo);
     broken += findings.size();
     nlohmann::json list = nlohmann::json::array();

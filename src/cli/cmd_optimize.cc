@@ -212,7 +212,7 @@ int RunOptimize(OptimizeArgs a) {
   if (!eval.ok()) return fail(eval.status());
   auto sizes = ToSizePolicy(a.flags);
   if (!sizes.ok()) return fail(sizes.status());
-  auto ctx = MakeEvalContext(a.backend == "cuda", a.flags.device);
+  auto ctx = MakeEvalContext(a.backend, a.flags.device);
   if (!ctx.ok()) return fail(ctx.status());
   auto task = LoadTask(**ctx, a.task, a.backend, *sizes);
   if (!task.ok()) return fail(task.status());
@@ -230,11 +230,8 @@ int RunOptimize(OptimizeArgs a) {
     std::fprintf(stderr, "hone: %s optimize run %lld in %s (%s)\n",
                  resumed ? "resuming" : "started", static_cast<long long>(*run_id),
                  (*store)->path().c_str(), a.run_dir.c_str());
-  bool cuda = a.backend == "cuda";
-  Builder* builder = cuda ? (*ctx)->cuda_builder.get() : (*ctx)->builder.get();
-  MachineInfo machine = cuda ? (*ctx)->env.gpu : (*ctx)->env.machine;
-  Optimizer optimizer(*task, a.backend, machine, *setup->provider, *setup->prompts, evaluator,
-                      builder, o);
+  Optimizer optimizer(*task, (*ctx)->backend(a.backend), *setup->provider, *setup->prompts,
+                      evaluator, o);
 
   // The search loop and the threads making LLM calls both print.
   Progress progress(a.out);

@@ -8,33 +8,38 @@
 #include <ctime>
 
 #include "core/fs.h"
-#include "core/paths.h"
+#include "run/cpu_backend.h"
 #include "task/task_loader.h"
 #if HONE_HAVE_CUDA
-#include "cuda/cuda_env.h"
-#include "cuda/gpu.h"
+#include "cuda/cuda_backend.h"
 #endif
 
 namespace hone::cli {
 
-Result<std::unique_ptr<EvalContext>> MakeEvalContext(bool with_cuda, int device) {
+BackendRegistry BuiltInBackends() {
+  BackendRegistry r;
+  RegisterCpuBackend(r);
+#if HONE_HAVE_CUDA
+  RegisterCudaBackend(r);
+#else
+  BackendKind cuda;
+  cuda.name = "cuda";
+  cuda.traits.label = "CUDA";
+  cuda.traits.flavour = cuda.traits.tasks_as = "cuda";
+  cuda.unavailable = "this hone was built without the CUDA backend (no CUDA toolkit)";
+  r.Register(std::move(cuda));
+#endif
+  return r;
+}
+
+Result<std::unique_ptr<EvalContext>> MakeEvalContext(const std::string& backend, int device) {
   auto ctx = std::make_unique<EvalContext>();
   HONE_ASSIGN_OR_RETURN(std::filesystem::path cache, CacheDir());
-  HONE_ASSIGN_OR_RETURN(
-      ctx->builder, CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions()));
-  HONE_ASSIGN_OR_RETURN(ctx->env.sandbox_executable, FindSandboxExecutable());
-  HONE_ASSIGN_OR_RETURN(ctx->env.machine, LoadOrMeasureMachine(cache));
-  ctx->env.builder = ctx->builder.get();
-  ctx->device = device;
+  ctx->env.backends = BuiltInBackends();
   ctx->env.scratch_root = cache / "scratch";
-  if (with_cuda) {
-#if HONE_HAVE_CUDA
-    HONE_RETURN_IF_ERROR(SetUpCudaEnv(device, cache, ctx->env, &ctx->cuda_builder));
-#else
-    (void)device;
-    return Status::Unavailable("this hone was built without the CUDA backend (no CUDA toolkit)");
-#endif
-  }
+  BackendSetup setup{cache, device};
+  HONE_RETURN_IF_ERROR(ctx->env.backends.Open(kHostBackend, setup).status());
+  HONE_RETURN_IF_ERROR(ctx->env.backends.Open(backend, setup).status());
   return ctx;
 }
 
@@ -49,7 +54,8 @@ Result<Task> LoadTaskWith(std::unique_ptr<OracleService>& oracle, const std::str
 }
 
 Status StartOracle(EvalContext& ctx, const std::string& backend) {
-  std::string device = OracleDeviceFor(backend, ctx.device);
+  HONE_ASSIGN_OR_RETURN(const Backend* b, ctx.env.backends.Get(backend));
+  std::string device = b->oracle_device();
   if (!ctx.oracle || ctx.oracle->device() != device) {
     ctx.oracle.reset();
     HONE_ASSIGN_OR_RETURN(ctx.oracle, OracleService::Start(device));
@@ -60,7 +66,8 @@ Status StartOracle(EvalContext& ctx, const std::string& backend) {
 
 Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::string& backend,
                       const SizePolicy& sizes) {
-  auto task = LoadTaskWith(ctx.oracle, path, OracleDeviceFor(backend, ctx.device), sizes);
+  HONE_ASSIGN_OR_RETURN(const Backend* b, ctx.env.backends.Get(backend));
+  auto task = LoadTaskWith(ctx.oracle, path, b->oracle_device(), sizes);
   ctx.env.oracle = ctx.oracle.get();
   return task;
 }
@@ -84,20 +91,7 @@ Status CheckCandidateFile(const std::string& candidate) {
 }
 
 Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested) {
-  if (std::filesystem::path(candidate).extension() != ".py") {
-    std::string b = BackendForSource(candidate);
-    if (!requested.empty() && requested != b)
-      return Status::Invalid("--backend " + requested + ": " + candidate + " is a " + b +
-                             " candidate (its extension decides)");
-    return b;
-  }
-  if (requested == "cpu" || requested == "cuda") return requested;
-  if (!requested.empty())
-    return Status::Invalid("--backend: unknown backend '" + requested + "' (cpu or cuda)");
-#if HONE_HAVE_CUDA
-  if (GpuCount() > 0) return std::string("cuda");
-#endif
-  return std::string("cpu");
+  return ResolveBackend(BuiltInBackends(), candidate, requested);
 }
 
 Status CheckOutputFile(const std::string& output) {

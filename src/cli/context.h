@@ -1,12 +1,12 @@
-// What every subcommand that evaluates needs: the cache, the builder, the
-// measured machine and the sandbox program, set up once per invocation.
+// What every subcommand that evaluates needs: the backends this hone knows,
+// the one a command runs on opened (its builder, measured machine and
+// sandbox program), and the cache, set up once per invocation.
 #pragma once
 
 #include <cstdio>
 #include <memory>
 #include <string>
 
-#include "build/compiler_builder.h"
 #include "run/evaluator.h"
 
 namespace hone::cli {
@@ -24,15 +24,20 @@ struct Output {
 };
 
 struct EvalContext {
-  std::unique_ptr<CompilerBuilder> builder;
-  std::unique_ptr<Builder> cuda_builder;
   std::unique_ptr<OracleService> oracle;  // started by LoadTask for a PyTorch task
-  EvaluatorEnv env;
-  int device = 0;
+  EvaluatorEnv env;                       // env.backends: BuiltInBackends(), opened
+  // A backend MakeEvalContext opened.
+  const Backend& backend(const std::string& name) const { return *env.backends.Find(name); }
 };
 
-// The CPU backend always; the CUDA backend on GPU `device` when with_cuda.
-Result<std::unique_ptr<EvalContext>> MakeEvalContext(bool with_cuda = false, int device = 0);
+// The backends this hone was built with, none opened: the CPU's, and the
+// CUDA one's when the build has it (else a kind saying it is missing). The
+// one place backends are registered (run/backend_registry.h).
+BackendRegistry BuiltInBackends();
+
+// The host (CPU) backend always, and `backend` on device `device`.
+Result<std::unique_ptr<EvalContext>> MakeEvalContext(const std::string& backend = kHostBackend,
+                                                     int device = 0);
 
 // A native task folder, or a PyTorch problem file (.py) loaded by an oracle on
 // the backend's device, which the context keeps (env.oracle). A problem that
@@ -53,8 +58,7 @@ Result<Task> LoadTaskWith(std::unique_ptr<OracleService>& oracle, const std::str
 // evaluates: not there, a directory, or an extension no backend takes.
 Status CheckCandidateFile(const std::string& candidate);
 
-// The backend a candidate runs on: from its extension, or for a compat (.py)
-// candidate from `requested` ("cpu", "cuda"), else cuda when a GPU is present.
+// The backend a candidate runs on: ResolveBackend over BuiltInBackends().
 Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested);
 
 // An -o FILE the command may write: empty (none), or a file in a folder

@@ -24,6 +24,7 @@ class CudaArena : public Arena {
   void Fill(size_t offset, uint8_t pattern, size_t bytes) override;
   void Read(size_t offset, void* dst, size_t bytes) override;
   std::vector<std::string> SandboxArgs() const override;
+  std::string pci_bus_id() const override { return pci_bus_id_; }
   Status Sync() override;
   // On the arena's stream, at device bandwidth (cuda/device_fingerprint.h).
   bool Fingerprint(const std::vector<ArenaRange>& ranges, uint64_t key,

@@ -1,6 +1,7 @@
 // Memory shared between the trusted worker and one sandbox: copies of the
 // inputs and the output buffers, nothing else. The CPU backend shares host
 // pages (memfd); the CUDA backend shares device memory through CUDA IPC.
+// A backend makes its arenas (run/backend.h).
 //
 // The worker writes inputs and poison and reads results through this
 // interface; the sandbox maps the same memory from the arguments
@@ -32,6 +33,10 @@ class Arena {
   virtual int inherit_fd() const { return -1; }
   // Arguments telling hone-sandbox how to map the arena.
   virtual std::vector<std::string> SandboxArgs() const = 0;
+  // The PCI bus id of the device the arena lives on ("0000:1b:00.0"), for a
+  // tool that runs one of the candidate's calls on its own (run/sanitize.h);
+  // empty for host memory.
+  virtual std::string pci_bus_id() const { return {}; }
   // Completes the worker's writes before a sandbox call reads them.
   virtual Status Sync() { return Status::Ok(); }
   // One fingerprint per range, keyed by `key` (the worker draws it where the
@@ -52,13 +57,7 @@ inline constexpr size_t kGuardBytes = size_t{64} << 10;
 // After the arena's last buffer: room for a write far past the end.
 inline constexpr size_t kTailGuardBytes = size_t{8} << 20;
 
-// "cpu": shared host memory; "cuda": device memory on `device`, exported by IPC.
-Result<std::unique_ptr<Arena>> CreateArena(const std::string& backend, size_t bytes, int device);
-
 // Rounds up to the 256-byte alignment every tensor in an arena gets.
 inline size_t AlignArena(size_t n) { return (n + 255) / 256 * 256; }
-
-// True when this hone was built with the CUDA backend.
-bool HaveCudaBackend();
 
 }  // namespace hone

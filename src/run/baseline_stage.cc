@@ -98,7 +98,7 @@ bool BaselineStage::FitBeside() const {
 }
 
 Result<SandboxConfig> BaselineStage::Config(const BaselineRun& b) const {
-  SandboxConfig config = BaseConfig(s_.env, s_.opt, s_.cuda());
+  SandboxConfig config = BaseConfig(s_.env, s_.backend, s_.opt);
   config.library = b.library;
   HONE_RETURN_IF_ERROR(AddCompatShim(config, *s_.compat_runtime, s_.shim_options));
   return config;
@@ -106,7 +106,7 @@ Result<SandboxConfig> BaselineStage::Config(const BaselineRun& b) const {
 
 Status BaselineStage::Spawn(BaselineRun& b) {
   if (b.sandbox) return Status::Ok();
-  HONE_ASSIGN_OR_RETURN(b.arena, CreateArena(s_.backend, s_.cand.arena_bytes, s_.env.device));
+  HONE_ASSIGN_OR_RETURN(b.arena, s_.backend.CreateArena(s_.cand.arena_bytes));
   HONE_ASSIGN_OR_RETURN(SandboxConfig config, Config(b));
   HONE_ASSIGN_OR_RETURN(b.sandbox, launcher_.Spawn(config, *b.arena, nullptr));
   return Status::Ok();
@@ -240,7 +240,7 @@ bool BaselineStage::Sample(BaselineRun& b, Measuring& m, int rep, bool is_timed,
     return false;
   }
   // A held call whose work also ran on an unheld side stream did not time all of it.
-  if (s_.cuda()) m.hold.Count(o);
+  if (s_.backend.traits().held_calls) m.hold.Count(o);
   bool partial = o.held && (o.side_launches > 0 || o.side_copies > 0);
   if (is_timed) *seconds = partial ? std::nan("") : o.reported_seconds;
   if (is_timed && !partial) {
@@ -265,9 +265,10 @@ void BaselineStage::Conclude(BaselineRun& b, const InterleavedTimer& timer, cons
   if (t.held && t.launches_per_call > 0)
     t.host_seconds_per_launch = std::max(0.0, Summarize(m.gaps).median) / t.launches_per_call;
   std::string held = m.hold.Describe("hold");
-  t.timer = std::string(s_.cuda() ? "CUDA events on the legacy default stream, held"
-                                  : "the sandbox's clock") +
-            ", in a hone sandbox like candidates" + (held.empty() ? "" : " (" + held + ")");
+  t.timer =
+      std::string(s_.backend.traits().held_calls ? "CUDA events on the legacy default stream, held"
+                                                 : "the sandbox's clock") +
+      ", in a hone sandbox like candidates" + (held.empty() ? "" : " (" + held + ")");
 }
 
 void BaselineStage::Apply() {

@@ -17,7 +17,7 @@ Status BuildStage::Lint(const std::filesystem::path& candidate) {
     return Status::Ok();
   }
   LintOptions lo;
-  lo.cuda = s_.cuda();
+  lo.cuda = s_.backend.traits().flavour == "cuda";
   lo.allowed = s_.opt.lint_allow;
   lo.allowed.insert(s_.task.lint_allow.begin(), s_.task.lint_allow.end());
   std::vector<LintFinding> findings = LintSource(source, lo);
@@ -40,11 +40,11 @@ Status BuildStage::Lint(const std::filesystem::path& candidate) {
 Status BuildStage::Build(const std::filesystem::path& candidate, std::filesystem::path* cand_lib) {
   s_.Progress("build");
   // A compat candidate's shim is plain C++ whatever the backend.
-  Builder* builder = s_.cuda() && !s_.compat ? s_.env.cuda_builder : s_.env.builder;
-  if (!builder)
-    return Status::Unavailable("the " + s_.backend + " backend is not available here" +
-                               (s_.cuda() ? " (no GPU, or hone was built without CUDA)" : ""));
-  BuildPool pool(*builder, 2);
+  const Backend* builds = &s_.backend;
+  if (s_.compat) {
+    HONE_ASSIGN_OR_RETURN(builds, s_.env.backends.Get(kHostBackend));
+  }
+  BuildPool pool(builds->builder(), 2);
   HONE_RETURN_IF_ERROR(reference_.Build(pool));
   std::filesystem::path source = candidate;
   if (s_.compat || (baselines_ && baselines_->has_runs())) {

@@ -168,11 +168,12 @@ bool CandidateChecks::CheckPostMark(const CallOutcome& o, int set, const std::st
   double bytes = 0;
   for (const auto& p : s_.cand.sets[static_cast<size_t>(set)].outputs)
     bytes += static_cast<double>(p.bytes);
-  const double bandwidth = s_.machine().copy_bandwidth_gbs * 1e9;
+  const double bandwidth = s_.backend.machine().copy_bandwidth_gbs * 1e9;
   const double copy = bandwidth > 0 ? 2 * bytes / bandwidth : 0;
   // Unheld (side streams), the GPU waits for the host's Python between the
   // mark and the copy, and the events measure that wait too.
-  const double floor = s_.cuda() && o.held ? kPostMarkFloorSeconds : kPostMarkCpuFloorSeconds;
+  const double floor =
+      s_.backend.traits().held_calls && o.held ? kPostMarkFloorSeconds : kPostMarkCpuFloorSeconds;
   const double allowed = kPostMarkCopyShare * copy + floor +
                          kPostMarkPerOutputSeconds * static_cast<double>(s_.task.outputs.size());
   if (o.post_mark_seconds <= allowed) return true;
@@ -301,7 +302,7 @@ void CandidateChecks::AfterHostCall(const CallOutcome& o) {
 bool CandidateChecks::CheckNoWorkAfterReturn() {
   // On CUDA the runtime's own threads may work between calls; escaped GPU
   // work is caught per call by the device-wide synchronisation instead.
-  if (s_.cuda()) return true;
+  if (!s_.backend.traits().idle_cpu_check) return true;
   // One quiet pause at the end, so work left running has time to show.
   if (cpu_after_call_ != 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   BeforeCall();
@@ -358,13 +359,14 @@ bool CandidateChecks::CheckReportedTimes(const TimingResult& ref, const TimingRe
   // A compat candidate on the CPU has no reference side to compare with, and
   // the shim's Python around the forward (argument views, output checks)
   // costs it 0.4-0.8 ms per call on a loaded 2-core machine.
-  if (s_.compat && !s_.cuda()) allowed += kCompatShimCpuSeconds;
+  const bool held = s_.backend.traits().held_calls;
+  if (s_.compat && !held) allowed += kCompatShimCpuSeconds;
   std::string detail =
       "the worker's clock saw " + Seconds(cand.call_overhead) +
       " per timed call beyond the reported time (the reference: " + Seconds(ref.call_overhead) +
       "; allowed extra " + Seconds(allowed) + ")";
   if (extra <= allowed) return RecordCallTime(true, detail, cand.summary.median);
-  if (s_.compat && s_.cuda() && b.launches > 0) {
+  if (s_.compat && held && b.launches > 0) {
     deferred_call_time_ = {extra, allowed, b.launches, cand.summary.median,
                            "the worker's clock saw " + Seconds(cand.call_overhead) +
                                " per timed call beyond the reported time, over " + Num(b.launches) +

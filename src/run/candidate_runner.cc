@@ -76,7 +76,7 @@ bool CandidateRunner::Call(int set, uint32_t flags, const std::string& during, C
   if (!checks_.CheckReportWithinWall(*out, during)) return false;
   s_.v.kernel_seconds += out->reported_seconds;
   if (s_.compat && out->marked && !checks_.CheckPostMark(*out, set, during)) return false;
-  if (s_.cuda()) return checks_.CheckGpuCall(*out, during);
+  if (s_.backend.traits().launch_tracking) return checks_.CheckGpuCall(*out, during);
   checks_.AfterHostCall(*out);
   return true;
 }

@@ -46,10 +46,10 @@ class StageClock {
 // stages after it are skipped.
 class Run {
  public:
-  Run(const EvaluatorEnv& env, const Task& task, const EvalOptions& opt, const ProgressFn& progress,
-      Verdict& v, std::string backend, bool compat, CompatPrebuilder* prebuilder, WarmPool* pool,
-      bool refill_warm)
-      : s_(env, task, opt, progress, v, std::move(backend), compat),
+  Run(const EvaluatorEnv& env, const Backend& backend, const Task& task, const EvalOptions& opt,
+      const ProgressFn& progress, Verdict& v, bool compat, CompatPrebuilder* prebuilder,
+      WarmPool* pool, bool refill_warm)
+      : s_(env, backend, task, opt, progress, v, compat),
         launcher_(pool, refill_warm),
         compat_(s_, prebuilder) {}
   // Each sandbox exits before the memory it maps is freed; the store goes
@@ -112,7 +112,7 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
   HONE_RETURN_IF_ERROR(build.Build(candidate, &cand_lib));
   clock.Done("build");
   if (s_.decided()) return Status::Ok();
-  HONE_ASSIGN_OR_RETURN(s_.cases, ResolveCases(s_.task, s_.backend));
+  HONE_ASSIGN_OR_RETURN(s_.cases, ResolveCases(s_.task, s_.backend.traits().tasks_as));
   s_.dist_names = reference_->DistributionNames();
   HONE_RETURN_IF_ERROR(
       StartStage(s_, launcher_, runner_, *reference_, baselines_.get()).Run(cand_lib));
@@ -241,9 +241,11 @@ Result<CompatPrebuilder*> Evaluator::Prebuilder() {
 
 void Evaluator::PrewarmCompat(const std::string& backend, const EvalOptions& options) {
   if (!env_.oracle || !warm_pool_->enabled()) return;
+  const Backend* b = env_.backends.Find(backend);
+  if (!b) return;  // the evaluation says it is not here
   auto runtime = CompatRuntimeFromHello(env_.oracle->hello(), env_.oracle->python_dir());
   if (!runtime.ok()) return;  // the evaluation says why compat cannot run
-  SandboxConfig config = BaseConfig(env_, options, backend == "cuda");
+  SandboxConfig config = BaseConfig(env_, *b, options);
   if (AddCompat(config, *runtime).ok()) warm_pool_->Prepare(config);
 }
 
@@ -284,15 +286,18 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
   Verdict v;
   v.task = task.name;
   v.candidate = candidate.string();
-  const std::string backend =
-      options.backend.empty() ? BackendForSource(candidate) : options.backend;
-  v.machine = backend == "cuda" ? env_.gpu : env_.machine;
+  std::string name = options.backend;
+  if (name.empty()) {
+    HONE_ASSIGN_OR_RETURN(name, ResolveBackend(env_.backends, candidate));
+  }
+  HONE_ASSIGN_OR_RETURN(const Backend* backend, env_.backends.Get(name));
+  v.machine = backend->machine();
   const bool compat = candidate.extension() == ".py";
   CompatPrebuilder* prebuilder = nullptr;
   if (compat && env_.oracle) {
     HONE_ASSIGN_OR_RETURN(prebuilder, Prebuilder());
   }
-  Run run(env_, task, options, progress, v, backend, compat, prebuilder, warm_pool_.get(),
+  Run run(env_, *backend, task, options, progress, v, compat, prebuilder, warm_pool_.get(),
           keep_warm_);
   HONE_RETURN_IF_ERROR(run.Execute(candidate));
   ResolveVerdictSpeedup(v, options.timing.target_rse);

@@ -1,5 +1,5 @@
-// The trusted worker for the CPU backend: evaluates one candidate on one
-// task and returns a Verdict.
+// The trusted worker: evaluates one candidate on one task, on one of the
+// backends of its environment (run/backend.h), and returns a Verdict.
 //
 // It owns pristine inputs and expected outputs (never mapped into a
 // sandbox), runs the reference and the candidate in separate sandboxes,
@@ -16,10 +16,8 @@
 #include <set>
 #include <string>
 
-#include "build/builder.h"
-#include "measure/device_state.h"
-#include "measure/machine.h"
 #include "measure/timer.h"
+#include "run/backend_registry.h"
 #include "task/oracle_service.h"
 #include "task/task.h"
 #include "verify/verdict.h"
@@ -54,8 +52,9 @@ struct EvalOptions {
   // point); the task's own [lint] allow list is added to it.
   bool lint = true;
   std::set<std::string> lint_allow;
-  // The backend ("cpu", "cuda"); empty: from the candidate's extension. A
-  // compat candidate (.py) needs it.
+  // The backend ("cpu", "cuda"), opened in EvaluatorEnv::backends; empty:
+  // ResolveBackend decides from the candidate (a compat candidate's from
+  // the devices present).
   std::string backend;
   // PyTorch tasks: which baselines to time when the cache has none. The
   // torch.compile baseline compiles the model first (seconds to minutes).
@@ -68,18 +67,10 @@ struct EvalOptions {
 };
 
 struct EvaluatorEnv {
-  Builder* builder = nullptr;  // CPU candidates (.cpp)
-  std::filesystem::path sandbox_executable;
+  // The backends candidates may run on, those opened (run/backend_registry.h);
+  // each evaluation asks it for its own by name.
+  BackendRegistry backends;
   std::filesystem::path scratch_root;
-  MachineInfo machine;
-
-  // The CUDA backend, for .cu candidates; absent without a GPU.
-  Builder* cuda_builder = nullptr;
-  std::filesystem::path cuda_sandbox_executable;
-  int device = 0;
-  MachineInfo gpu;                           // identity and measured ceilings
-  std::function<DeviceSample()> sample_gpu;  // NVML clocks, temperature, power
-  std::function<int64_t()> gpu_free_bytes;   // device memory free now (memory plan)
 
   // PyTorch-defined tasks: the oracle that loaded them (on the candidate's
   // device). It stands in for the reference: inputs, parameters and expected

@@ -86,7 +86,7 @@ std::vector<Settings> Candidates(int max_input_sets, int max_pool_sets) {
 
 }  // namespace
 
-MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bool cuda,
+MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bool device,
                       bool compat) {
   const bool pytorch = task.pytorch.has_value();
   MemoryDemand d;
@@ -118,7 +118,7 @@ MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bo
   // The worker, the candidate's sandbox and either the reference's sandbox
   // or the oracle each hold a device context (and a sandbox its flush buffer).
   d.processes = 3;
-  d.per_process = cuda ? kDeviceBytesPerProcess : 0;
+  d.per_process = device ? kDeviceBytesPerProcess : 0;
   return d;
 }
 

@@ -55,9 +55,10 @@ struct MemoryDemand {
 
 // What an evaluation of `task` on `cases` holds: the tensors of its largest
 // case, the candidate arena's canaries, the oracle's model and forward for a
-// PyTorch task, and (`cuda`) a device context per process. `compat`: the
-// candidate runs the model in torch in its sandbox.
-MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bool cuda,
+// PyTorch task, and (`device`: the backend's memory is a device's) a device
+// context per process. `compat`: the candidate runs the model in torch in
+// its sandbox.
+MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bool device,
                       bool compat);
 
 struct MemoryPlan {

@@ -18,7 +18,7 @@ std::vector<std::string> NativeReference::DistributionNames() const {
 }
 
 Status NativeReference::Build(BuildPool& pool) {
-  HONE_ASSIGN_OR_RETURN(source_, s_.task.ReferenceFor(s_.backend));
+  HONE_ASSIGN_OR_RETURN(source_, s_.task.ReferenceFor(s_.backend.traits().tasks_as));
   auto ref = pool.Submit(source_).get();
   if (!ref.ok()) return ref.status();
   if (!ref->ok)
@@ -32,7 +32,7 @@ Status NativeReference::Allocate() {
   size_t bytes = 0;
   for (const auto& cs : s_.cases)
     bytes = std::max(bytes, PlaceReferenceSets(s_.task, cs, s_.plan.input_sets, nullptr, nullptr));
-  HONE_ASSIGN_OR_RETURN(arena_, CreateArena(s_.backend, bytes, s_.env.device));
+  HONE_ASSIGN_OR_RETURN(arena_, s_.backend.CreateArena(bytes));
   return Status::Ok();
 }
 

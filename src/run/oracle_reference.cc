@@ -25,9 +25,10 @@ Result<std::unique_ptr<OracleReference>> OracleReference::Open(RunState& s) {
   if (!s.env.oracle)
     return Status::Internal("a PyTorch task needs the oracle (EvaluatorEnv::oracle)");
   const auto& info = *s.task.pytorch;
-  if (info.device.rfind(s.cuda() ? "cuda" : "cpu", 0) != 0)
+  const std::string want = s.backend.oracle_device();
+  if (info.device.rfind(want.substr(0, want.find(':')), 0) != 0)
     return Status::Invalid(s.task.reference.string() + ": the task was loaded on " + info.device +
-                           ", the candidate runs on the " + s.backend + " backend");
+                           ", the candidate runs on the " + s.backend.name() + " backend");
   s.v.shapes = info.shapes;
   if (info.scale != 1 || !info.policy.empty())
     s.v.shapes += info.policy.empty()

@@ -2,17 +2,17 @@
 
 namespace hone {
 
-RunState::RunState(const EvaluatorEnv& env, const Task& task, const EvalOptions& opt,
-                   const ProgressFn& progress, Verdict& v, std::string backend, bool compat)
+RunState::RunState(const EvaluatorEnv& env, const Backend& backend, const Task& task,
+                   const EvalOptions& opt, const ProgressFn& progress, Verdict& v, bool compat)
     : env(env),
+      backend(backend),
       task(task),
       opt(opt),
       v(v),
-      backend(std::move(backend)),
       compat(compat),
       deadline(Clock::now() + opt.total_timeout),
       progress_(progress) {
-  v.backend = this->backend;
+  v.backend = backend.name();
 }
 
 void RunState::Decide(VerdictStatus s, std::string reason) {

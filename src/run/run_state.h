@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "run/backend.h"
 #include "run/buffer_layout.h"
 #include "run/compat_candidate.h"
 #include "run/evaluator.h"
@@ -44,14 +45,14 @@ struct CandidateSide {
 struct RunState {
   using Clock = std::chrono::steady_clock;
 
-  RunState(const EvaluatorEnv& env, const Task& task, const EvalOptions& opt,
-           const ProgressFn& progress, Verdict& v, std::string backend, bool compat);
+  RunState(const EvaluatorEnv& env, const Backend& backend, const Task& task,
+           const EvalOptions& opt, const ProgressFn& progress, Verdict& v, bool compat);
 
   const EvaluatorEnv& env;
+  const Backend& backend;  // the candidate's (run/backend.h)
   const Task& task;
   const EvalOptions& opt;
   Verdict& v;
-  const std::string backend;         // "cpu" or "cuda"
   const bool compat;                 // a KernelBench ModelNew file, run through a shim
   const Clock::time_point deadline;  // the evaluation's total time limit
 
@@ -73,11 +74,8 @@ struct RunState {
   bool decided() const { return decided_; }
   void Decide(VerdictStatus s, std::string reason);
   void Progress(const std::string& stage) const;
-  bool cuda() const { return backend == "cuda"; }
   // A PyTorch task: the oracle is the reference; there is no reference sandbox.
   bool pytorch() const { return task.pytorch.has_value(); }
-  // The ceilings of the machine the candidate runs on.
-  const MachineInfo& machine() const { return cuda() ? env.gpu : env.machine; }
   // Whether the task or the user allows lint rule 'library' (calling one).
   bool LibraryAllowed() const;
   // False (and env_failure set) when the worker's own store broke.

@@ -4,16 +4,15 @@
 
 namespace hone {
 
-SandboxConfig BaseConfig(const EvaluatorEnv& env, const EvalOptions& opt, bool cuda) {
+SandboxConfig BaseConfig(const EvaluatorEnv& env, const Backend& backend, const EvalOptions& opt) {
   SandboxConfig config;
-  config.executable = cuda ? env.cuda_sandbox_executable : env.sandbox_executable;
+  config.executable = backend.sandbox_executable();
   config.scratch_root = env.scratch_root;
   config.memory_limit_bytes =
       opt.memory_limit_bytes ? opt.memory_limit_bytes : DefaultMemoryLimit();
-  config.llc_bytes =
-      opt.time && opt.flush == FlushMode::kLlc ? (cuda ? env.gpu : env.machine).llc_bytes : 0;
+  config.llc_bytes = opt.time && opt.flush == FlushMode::kLlc ? backend.machine().llc_bytes : 0;
   config.threads = opt.threads;
-  config.limit_address_space = !cuda;
+  config.limit_address_space = backend.traits().limit_address_space;
   config.seccomp = opt.seccomp;
   config.landlock = opt.landlock;
   config.netns = opt.netns;

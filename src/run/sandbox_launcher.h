@@ -19,8 +19,8 @@
 
 namespace hone {
 
-// The sandbox every candidate of a backend (`cuda` or the CPU) gets under `opt`.
-SandboxConfig BaseConfig(const EvaluatorEnv& env, const EvalOptions& opt, bool cuda);
+// The sandbox every candidate of `backend` gets under `opt`.
+SandboxConfig BaseConfig(const EvaluatorEnv& env, const Backend& backend, const EvalOptions& opt);
 
 class SandboxLauncher {
  public:

@@ -44,8 +44,9 @@ Status SanitizeStage::Run(const std::filesystem::path& library) {
     report.seconds = std::chrono::duration<double>(RunState::Clock::now() - started).count();
     return Status::Ok();
   };
-  if (!s_.cuda()) {
-    report.not_run = "compute-sanitizer checks CUDA candidates; this one runs on the CPU";
+  if (!s_.backend.traits().sanitizer) {
+    report.not_run = "compute-sanitizer checks CUDA candidates; this one runs on the " +
+                     s_.backend.traits().label;
     return done();
   }
   if (s_.compat) {
@@ -85,14 +86,12 @@ Result<SanitizeJob> SanitizeStage::MakeJob(const std::filesystem::path& tool,
   Arena& arena = *s_.cand.arena;
   SanitizeJob job;
   job.compute_sanitizer = tool;
-  job.sandbox = s_.env.cuda_sandbox_executable;
+  job.sandbox = s_.backend.sandbox_executable();
   job.library = library;
   job.scratch = scratch;
   job.timeout = SanitizeToolTimeout();
-  job.sandbox_args = ConfinementArgs(BaseConfig(s_.env, s_.opt, s_.cuda()));
-  std::vector<std::string> arena_args = arena.SandboxArgs();
-  for (size_t i = 0; i + 1 < arena_args.size(); ++i)
-    if (arena_args[i] == "--cuda-pci") job.pci_bus_id = arena_args[i + 1];
+  job.sandbox_args = ConfinementArgs(BaseConfig(s_.env, s_.backend, s_.opt));
+  job.pci_bus_id = arena.pci_bus_id();
   const SetLayout& set = s_.cand.sets[0];
   for (size_t i = 0; i < set.inputs.size(); ++i) {
     const Placement& p = set.inputs[i];

@@ -10,24 +10,22 @@ namespace hone {
 using Millis = std::chrono::milliseconds;
 
 Status StartStage::PlanMemoryUse() {
-  const bool cuda = s_.cuda();
-  auto free_now = [&]() -> int64_t {
-    return cuda ? (s_.env.gpu_free_bytes ? s_.env.gpu_free_bytes() : 0) : AvailableHostMemory();
-  };
-  s_.demand = DemandOf(s_.task, s_.cases, cuda, s_.compat);
+  const bool device = s_.backend.traits().device_memory;
+  auto free_now = [&] { return s_.backend.FreeMemory(); };
+  s_.demand = DemandOf(s_.task, s_.cases, device, s_.compat);
   MemoryPlan& plan = s_.plan;
   plan = PlanMemory(s_.demand, free_now(), s_.opt.input_sets);
   // Memory the oracle's allocator keeps cached, or a process of the last
   // evaluation the driver has not yet torn down, is free memory soon: ask
   // for it back and look again before giving up.
-  for (int attempt = 0; !plan.fits && cuda && attempt < 3; ++attempt) {
+  for (int attempt = 0; !plan.fits && device && attempt < 3; ++attempt) {
     if (s_.env.oracle) (void)s_.env.oracle->ReleaseDeviceMemory();
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     plan = PlanMemory(s_.demand, free_now(), s_.opt.input_sets);
   }
   if (!plan.fits)
     return Status::Unavailable(s_.task.name + " does not fit in the " +
-                               (cuda ? "GPU's" : "machine's") + " memory: it " + plan.Explain());
+                               (device ? "GPU's" : "machine's") + " memory: it " + plan.Explain());
   if (!plan.shrunk.empty()) {
     std::string what;
     for (const auto& w : plan.shrunk) what += (what.empty() ? "" : "; ") + w;
@@ -47,16 +45,16 @@ Status StartStage::Allocate() {
         cand_bytes, PlaceCandidateSets(s_.task, cs, s_.plan.input_sets, nullptr) + kTailGuardBytes);
   HONE_RETURN_IF_ERROR(reference_.Allocate());
   s_.cand.arena_bytes = cand_bytes;
-  HONE_ASSIGN_OR_RETURN(s_.cand.arena, CreateArena(s_.backend, cand_bytes, s_.env.device));
-  HONE_ASSIGN_OR_RETURN(s_.store, CreateTrustedStore(s_.backend, s_.env.device));
+  HONE_ASSIGN_OR_RETURN(s_.cand.arena, s_.backend.CreateArena(cand_bytes));
+  HONE_ASSIGN_OR_RETURN(s_.store, s_.backend.CreateTrustedStore());
   return Status::Ok();
 }
 
 Result<SandboxConfig> StartStage::CandidateConfig(const std::filesystem::path& cand_lib) const {
-  SandboxConfig config = BaseConfig(s_.env, s_.opt, s_.cuda());
+  SandboxConfig config = BaseConfig(s_.env, s_.backend, s_.opt);
   config.library = cand_lib;
   if (s_.compat) HONE_RETURN_IF_ERROR(AddCompatShim(config, *s_.compat_runtime, s_.shim_options));
-  if (s_.cuda() && !s_.cand.kernels.empty()) {
+  if (s_.backend.traits().launch_tracking && !s_.cand.kernels.empty()) {
     std::string list;
     for (const auto& k : s_.cand.kernels) list += (list.empty() ? "" : ",") + k;
     config.extra_args = {"--kernels", list};
@@ -72,7 +70,7 @@ Status StartStage::Run(const std::filesystem::path& cand_lib) {
   CandidateSide& cand = s_.cand;
   // Both load at once: on a GPU each spends most of its start creating a
   // CUDA context. Spawned from this thread, which outlives them.
-  HONE_RETURN_IF_ERROR(reference_.Spawn(BaseConfig(s_.env, s_.opt, s_.cuda())));
+  HONE_RETURN_IF_ERROR(reference_.Spawn(BaseConfig(s_.env, s_.backend, s_.opt)));
   HONE_ASSIGN_OR_RETURN(cand.sandbox, launcher_.Spawn(config, *cand.arena, &s_.v.sandbox_warm));
   if (baselines_) HONE_RETURN_IF_ERROR(baselines_->SpawnIfFitBeside());
   Status reference_ready = reference_.AwaitReady();

@@ -104,7 +104,7 @@ bool TimingStage::Call(int side, int set, const Ids& in, uint64_t rng_seed, bool
   ++cand_calls_;
   bool ok = runner_.Call(set, flags_, std::string("during timing") + (timed ? "" : " warm-up"), o,
                          rng_seed);
-  if (ok && s_.cuda()) hold_.Count(*o);
+  if (ok && s_.backend.traits().held_calls) hold_.Count(*o);
   return ok;
 }
 
@@ -172,7 +172,7 @@ void TimingStage::RecordHarnessTime(int side, const CallOutcome& o) {
   prepares_[side].push_back(o.prepare_seconds);
   if (IsReference(side)) return;
   launches_.push_back(o.launches);
-  if (s_.env.sample_gpu) gpu_samples_.push_back(s_.env.sample_gpu());
+  if (auto sample = s_.backend.SampleDevice()) gpu_samples_.push_back(*sample);
 }
 
 // Whichever side runs second compares the two sides' outputs.
@@ -263,7 +263,7 @@ void TimingStage::SpeedOfLight(double median) {
   if (task.cost_bytes) bytes = task.cost_bytes->Eval(cs_->c->symbols).value();
   if (task.cost_flops) flops = task.cost_flops->Eval(cs_->c->symbols).value();
   Verdict& v = s_.v;
-  v.sol_seconds = SpeedOfLightSeconds(bytes, flops, s_.machine());
+  v.sol_seconds = SpeedOfLightSeconds(bytes, flops, s_.backend.machine());
   if (!gpu_samples_.empty()) v.device_state = Summarize(gpu_samples_);
   if (v.sol_seconds > 0 && median > 0) v.sol_percent = 100 * v.sol_seconds / median;
   if (v.sol_percent > 100)

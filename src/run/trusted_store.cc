@@ -3,10 +3,6 @@
 #include <cstring>
 #include <vector>
 
-#if HONE_HAVE_CUDA
-#include "cuda/cuda_trusted_store.h"
-#endif
-
 namespace hone {
 namespace {
 
@@ -107,14 +103,8 @@ class HostTrustedStore : public TrustedStore {
 
 }  // namespace
 
-Result<std::unique_ptr<TrustedStore>> CreateTrustedStore(const std::string& backend, int device) {
-  if (backend == "cpu") return std::unique_ptr<TrustedStore>(new HostTrustedStore());
-#if HONE_HAVE_CUDA
-  if (backend == "cuda") return CreateCudaTrustedStore(device);
-#endif
-  (void)device;
-  if (backend == "cuda") return Status::Unavailable("this hone was built without the CUDA backend");
-  return Status::Invalid("unknown backend '" + backend + "'");
+std::unique_ptr<TrustedStore> CreateHostTrustedStore() {
+  return std::unique_ptr<TrustedStore>(new HostTrustedStore());
 }
 
 }  // namespace hone

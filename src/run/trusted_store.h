@@ -73,7 +73,9 @@ class TrustedStore {
   virtual Status status() = 0;
 };
 
-// The store for arenas made by CreateArena(backend, ..., device).
-Result<std::unique_ptr<TrustedStore>> CreateTrustedStore(const std::string& backend, int device);
+// The host store: plain worker memory, checked with verify/compare.h. For
+// arenas a sandbox maps from host memory (run/shared_arena.h); each backend
+// makes the store for its own arenas (run/backend.h).
+std::unique_ptr<TrustedStore> CreateHostTrustedStore();
 
 }  // namespace hone

@@ -52,11 +52,12 @@ class Inbox {
 // One run's state; Optimizer::Run drives it.
 class Loop {
  public:
-  Loop(const Task& task, const std::string& backend, Provider& provider, Evaluator& evaluator,
-       Builder* builder, const OptimizeOptions& options, SearchStrategy& strategy,
-       RunRecord& record, RunJournal* journal, const OptimizeProgress& progress)
+  Loop(const Task& task, const Backend& backend, Provider& provider, Evaluator& evaluator,
+       const OptimizeOptions& options, SearchStrategy& strategy, RunRecord& record,
+       RunJournal* journal, const OptimizeProgress& progress)
       : task_(task),
-        backend_(backend),
+        flavour_(backend.traits().flavour),
+        sanitize_best_(options.sanitize_best && backend.traits().sanitizer),
         provider_(provider),
         evaluator_(evaluator),
         options_(options),
@@ -64,7 +65,7 @@ class Loop {
         record_(record),
         journal_(journal),
         progress_(progress) {
-    if (builder) pool_ = std::make_unique<BuildPool>(*builder, options.build_threads);
+    pool_ = std::make_unique<BuildPool>(backend.builder(), options.build_threads);
   }
   ~Loop() {
     for (auto& c : calls_) c.wait();
@@ -93,7 +94,8 @@ class Loop {
   std::string StopNow();
 
   const Task& task_;
-  const std::string& backend_;
+  const std::string flavour_;  // the backend's sources (run/backend.h)
+  const bool sanitize_best_;   // compute-sanitizer on each new best
   Provider& provider_;
   Evaluator& evaluator_;
   const OptimizeOptions& options_;
@@ -203,7 +205,7 @@ Status Loop::Receive(AttemptResult r) {
   result_.spend.input_tokens += r.reply.input_tokens;
   result_.spend.output_tokens += r.reply.output_tokens;
   result_.spend.dollars += r.reply.cost_usd;
-  if (r.reply.ok) r.extraction = ExtractCode(r.reply.text, backend_, r.reply.truncated);
+  if (r.reply.ok) r.extraction = ExtractCode(r.reply.text, flavour_, r.reply.truncated);
   // Stored before anything else happens to it: a paid-for reply is never lost.
   if (journal_) HONE_RETURN_IF_ERROR(journal_->RecordReply(r));
   if (!r.reply.ok) {
@@ -216,7 +218,7 @@ Status Loop::Receive(AttemptResult r) {
     return Finish(r, {});
   }
   HONE_ASSIGN_OR_RETURN(auto path,
-                        record_.SaveCandidate(r.proposal.id, r.extraction.code, backend_));
+                        record_.SaveCandidate(r.proposal.id, r.extraction.code, flavour_));
   if (pool_) pool_->Submit(path);  // warms the cache; the evaluation builds again (a hit)
   to_evaluate_.push_back({std::move(r), path});
   return Status::Ok();
@@ -264,7 +266,7 @@ Result<std::optional<Verdict>> Loop::Evaluate(const AttemptResult& r,
   // reads the findings back instead of a bare "passed".
   bool new_best = v.status == VerdictStatus::kPassed &&
                   (v.speedup > result_.spend.best_speedup || result_.best_id < 0);
-  if (new_best && options_.sanitize_best && backend_ == "cuda") {
+  if (new_best && sanitize_best_) {
     std::string id = std::to_string(r.proposal.id);
     Progress("compute-sanitizer on candidate " + id + " (a new best)",
              "candidate " + id + " passed and is the best so far: compute-sanitizer on it");
@@ -318,9 +320,8 @@ Result<OptimizeResult> Loop::Run() {
 // candidate, which also caches a PyTorch task's baselines for the first
 // real candidate. Left unmeasured, and out of the prompt, when timing is off
 // or that evaluation does not pass.
-ReferenceTiming MeasureReferenceNow(const Task& task, const std::string& backend,
-                                    Evaluator& evaluator, EvalOptions options,
-                                    const std::filesystem::path& dir) {
+ReferenceTiming MeasureReferenceNow(const Task& task, const Backend& backend, Evaluator& evaluator,
+                                    EvalOptions options, const std::filesystem::path& dir) {
   ReferenceTiming r;
   if (!options.time) return r;
   std::filesystem::path candidate;
@@ -335,11 +336,11 @@ ReferenceTiming MeasureReferenceNow(const Task& task, const std::string& backend
     options.lint_allow.insert("library");
     r.what = "torch eager (the task's Model)";
   } else {
-    auto path = task.ReferenceFor(backend);
+    auto path = task.ReferenceFor(backend.traits().tasks_as);
     if (!path.ok()) return r;
     candidate = *path;
   }
-  options.backend = backend;
+  options.backend = backend.name();
   auto v = evaluator.Evaluate(task, candidate, options);
   if (v.ok() && v->status == VerdictStatus::kPassed && v->reference_time)
     r.seconds = v->reference_time->summary.median;
@@ -348,7 +349,7 @@ ReferenceTiming MeasureReferenceNow(const Task& task, const std::string& backend
 
 // MeasureReferenceNow once per run folder: a resumed run's first turn is
 // the prompt it stored replies for, word for word.
-ReferenceTiming MeasureReference(const Task& task, const std::string& backend, Evaluator& evaluator,
+ReferenceTiming MeasureReference(const Task& task, const Backend& backend, Evaluator& evaluator,
                                  const EvalOptions& options, const std::filesystem::path& dir) {
   const std::filesystem::path file = dir / "reference_time.json";
   if (auto text = ReadFile(file); text.ok()) {
@@ -363,21 +364,22 @@ ReferenceTiming MeasureReference(const Task& task, const std::string& backend, E
 
 }  // namespace
 
-Optimizer::Optimizer(const Task& task, std::string backend, MachineInfo machine, Provider& provider,
-                     const PromptBuilder& prompts, Evaluator& evaluator, Builder* builder,
-                     OptimizeOptions options)
+Optimizer::Optimizer(const Task& task, const Backend& backend, Provider& provider,
+                     const PromptBuilder& prompts, Evaluator& evaluator, OptimizeOptions options)
     : task_(task),
-      backend_(std::move(backend)),
-      machine_(std::move(machine)),
+      backend_(backend),
       provider_(provider),
       prompts_(prompts),
       evaluator_(evaluator),
-      builder_(builder),
-      options_(std::move(options)) {}
+      options_(std::move(options)) {
+  // Its candidates' extension says the same for the CPU and CUDA backends;
+  // another backend of the same language needs its name.
+  options_.eval.backend = backend.name();
+}
 
 Result<OptimizeResult> Optimizer::Run(const OptimizeProgress& progress) {
   HONE_ASSIGN_OR_RETURN(RunRecord record, RunRecord::Create(options_.run_dir));
-  StrategyContext context{&task_, backend_, machine_, &prompts_};
+  StrategyContext context{&task_, backend_.traits().flavour, backend_.machine(), &prompts_, {}};
   context.reference = MeasureReference(task_, backend_, evaluator_, options_.eval, record.dir());
   HONE_ASSIGN_OR_RETURN(auto strategy, MakeStrategy(options_.strategy, context));
   const LlmProvenance provenance{provider_.model().provider, provider_.model().model,
@@ -385,11 +387,11 @@ Result<OptimizeResult> Optimizer::Run(const OptimizeProgress& progress) {
   std::optional<RunJournal> journal;
   if (options_.store) {
     HONE_ASSIGN_OR_RETURN(journal, RunJournal::Open(*options_.store, options_.run_id, task_.hash,
-                                                    backend_, options_.options_hash));
+                                                    backend_.name(), options_.options_hash));
     journal->SetProvenance(provenance);
   }
   Result<OptimizeResult> result = [&]() -> Result<OptimizeResult> {
-    Loop loop(task_, backend_, provider_, evaluator_, builder_, options_, *strategy, record,
+    Loop loop(task_, backend_, provider_, evaluator_, options_, *strategy, record,
               journal ? &*journal : nullptr, progress);
     return loop.Run();
   }();

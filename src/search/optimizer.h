@@ -21,7 +21,6 @@
 #include <optional>
 #include <string>
 
-#include "build/builder.h"
 #include "llm/provenance.h"
 #include "llm/provider.h"
 #include "run/evaluator.h"
@@ -87,20 +86,19 @@ using OptimizeProgress = std::function<void(const OptimizeEvent&)>;
 
 class Optimizer {
  public:
-  // `builder` (may be null) warms the compile cache for the evaluator.
-  Optimizer(const Task& task, std::string backend, MachineInfo machine, Provider& provider,
-            const PromptBuilder& prompts, Evaluator& evaluator, Builder* builder,
-            OptimizeOptions options);
+  // Candidates run on `backend` (one of the evaluator's): its builder warms
+  // the compile cache for the evaluator, its source flavour and machine go
+  // into the prompts. Not owned; they outlive the optimizer.
+  Optimizer(const Task& task, const Backend& backend, Provider& provider,
+            const PromptBuilder& prompts, Evaluator& evaluator, OptimizeOptions options);
   Result<OptimizeResult> Run(const OptimizeProgress& progress = {});
 
  private:
   const Task& task_;
-  std::string backend_;
-  MachineInfo machine_;
+  const Backend& backend_;
   Provider& provider_;
   const PromptBuilder& prompts_;
   Evaluator& evaluator_;
-  Builder* builder_;
   OptimizeOptions options_;
 };
 

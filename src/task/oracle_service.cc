@@ -68,10 +68,6 @@ std::string SizePolicy::text() const {
   return "full size";
 }
 
-std::string OracleDeviceFor(const std::string& backend, int device) {
-  return backend == "cuda" ? "cuda:" + std::to_string(device) : "cpu";
-}
-
 bool IsPyTorchTaskFile(const std::filesystem::path& path) { return path.extension() == ".py"; }
 
 Result<std::unique_ptr<OracleService>> OracleService::Start(const std::string& device,

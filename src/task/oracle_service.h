@@ -145,9 +145,6 @@ class OracleService {
   OracleCost cost_;
 };
 
-// The oracle device for a backend: "cpu" for cpu, "cuda:N" for cuda.
-std::string OracleDeviceFor(const std::string& backend, int device);
-
 // True for a path that names a PyTorch problem file.
 bool IsPyTorchTaskFile(const std::filesystem::path& path);
 

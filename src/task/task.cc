@@ -50,10 +50,6 @@ std::vector<const ShapeCase*> Task::CasesFor(const std::string& backend) const {
   return out;
 }
 
-std::string BackendForSource(const std::filesystem::path& source) {
-  return source.extension() == ".cu" ? "cuda" : "cpu";
-}
-
 std::string CandidateKind(const std::filesystem::path& candidate) {
   std::string ext = candidate.extension().string();
   if (ext == ".cpp" || ext == ".cc" || ext == ".cxx") return "cpu";

@@ -86,9 +86,6 @@ struct Task {
   std::vector<const ShapeCase*> CasesFor(const std::string& backend) const;
 };
 
-// "cuda" for .cu files, "cpu" otherwise.
-std::string BackendForSource(const std::filesystem::path& source);
-
 // What a candidate file is, from its extension: "cpu" (.cpp, .cc, .cxx),
 // "cuda" (.cu), "compat" (.py, a KernelBench ModelNew file), or "" for any
 // other extension, which is not a candidate.

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "cuda/cuda_arena.h"
 #include "cuda/gpu.h"
 #include "run/arena.h"
 #include "run/stray_writes.h"
@@ -29,7 +30,7 @@ std::vector<ArenaRange> Ranges() {
 
 TEST(ArenaFingerprintTest, EveryChangedByteChangesItsRangeOnly) {
   REQUIRE_GPU();
-  auto arena = CreateArena("cuda", kBytes, 0);
+  auto arena = CudaArena::Create(kBytes, 0);
   ASSERT_TRUE(arena.ok()) << arena.status().message();
   Arena& a = **arena;
   a.Fill(0, 0x33, kBytes);
@@ -67,7 +68,7 @@ TEST(ArenaFingerprintTest, EveryChangedByteChangesItsRangeOnly) {
 
 TEST(ArenaFingerprintTest, TheWatchNamesAWriteFarPastTheLastBuffer) {
   REQUIRE_GPU();
-  auto arena = CreateArena("cuda", kBytes, 0);
+  auto arena = CudaArena::Create(kBytes, 0);
   ASSERT_TRUE(arena.ok()) << arena.status().message();
   std::vector<ArenaSpan> buffers = {{kGuardBytes, 1 << 20, "output 'y' of buffer set 0"}};
   StrayWriteWatch watch(**arena, GuardSpans(buffers, kBytes));

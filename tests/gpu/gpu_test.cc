@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cuda/cuda_env.h"
+#include "cuda/cuda_backend.h"
 #include "integration/test_env.h"
 #include "report/verdict_text.h"
 #include "run/sanitize.h"
@@ -22,8 +22,6 @@ namespace {
 using namespace hone::testing;
 
 struct CudaEnv {
-  std::unique_ptr<CompilerBuilder> cpu_builder;
-  std::unique_ptr<Builder> cuda_builder;
   std::unique_ptr<Evaluator> evaluator;
   std::string error;
 };
@@ -35,16 +33,10 @@ CudaEnv* Env() {
       e->error = "no CUDA GPU on this machine: GPU tests skipped (run scripts/gpu-check on one)";
       return e;
     }
-    std::filesystem::path cache = TestCache();
-    e->cpu_builder =
-        std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions()))
-            .value();
-    EvaluatorEnv env;
-    env.builder = e->cpu_builder.get();
-    env.sandbox_executable = BinaryDir() / "hone-sandbox";
-    env.scratch_root = cache / "scratch";
+    EvaluatorEnv env = TestCpuEnv();
     setenv("HONE_SANDBOX_CUDA", (BinaryDir() / "hone-sandbox-cuda").c_str(), 1);
-    Status st = SetUpCudaEnv(0, cache, env, &e->cuda_builder);
+    RegisterCudaBackend(env.backends);
+    Status st = env.backends.Open("cuda", BackendSetup{TestCache(), 0}).status();
     if (!st.ok()) {
       e->error = "CUDA set-up failed: " + st.message();
       return e;

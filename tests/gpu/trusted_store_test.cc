@@ -11,7 +11,10 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "cuda/cuda_arena.h"
+#include "cuda/cuda_trusted_store.h"
 #include "cuda/gpu.h"
+#include "run/shared_arena.h"
 #include "task/distribution.h"
 #include "task/sampler.h"
 
@@ -27,10 +30,10 @@ constexpr size_t kArenaBytes = 64 << 20;
 
 Stores MakeStores() {
   Stores s;
-  s.host = CreateTrustedStore("cpu", 0).value();
-  s.gpu = CreateTrustedStore("cuda", 0).value();
-  s.host_arena = CreateArena("cpu", kArenaBytes, 0).value();
-  s.gpu_arena = CreateArena("cuda", kArenaBytes, 0).value();
+  s.host = CreateHostTrustedStore();
+  s.gpu = CreateCudaTrustedStore(0).value();
+  s.host_arena = SharedArena::Create(kArenaBytes).value();
+  s.gpu_arena = CudaArena::Create(kArenaBytes, 0).value();
   return s;
 }
 
@@ -209,7 +212,7 @@ int64_t FreeDeviceBytes() {
 // pool that kept a full-size problem's buffers made later problems "not fit".
 TEST(CudaTrustedStoreTest, GivesItsMemoryBackWhenDestroyed) {
   REQUIRE_GPU();
-  auto store = CreateTrustedStore("cuda", 0).value();
+  auto store = CreateCudaTrustedStore(0).value();
   const int64_t before = FreeDeviceBytes();
   const int64_t n = int64_t{1} << 28;  // 1 GiB of float32
   SamplerSpec spec = Spec("normal(0, 1)", {n});
@@ -225,7 +228,7 @@ TEST(CudaTrustedStoreTest, GivesItsMemoryBackWhenDestroyed) {
 // cannot use it until the store lets it go.
 TEST(CudaTrustedStoreTest, ReleasesCachedMemoryOnRequest) {
   REQUIRE_GPU();
-  auto store = CreateTrustedStore("cuda", 0).value();
+  auto store = CreateCudaTrustedStore(0).value();
   const int64_t before = FreeDeviceBytes();
   const int64_t n = int64_t{1} << 28;  // 1 GiB of float32
   SamplerSpec spec = Spec("normal(0, 1)", {n});

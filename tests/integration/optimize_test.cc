@@ -89,8 +89,7 @@ class OptimizeTest : public ::testing::Test {
     o.eval.timing.min_reps = 5;
     o.eval.flush = FlushMode::kNone;
     o.run_dir = run_dir_;
-    Optimizer optimizer(task_, "cpu", env_.evaluator->env().machine, provider, *prompts_,
-                        *env_.evaluator, env_.builder.get(), o);
+    Optimizer optimizer(task_, env_.cpu(), provider, *prompts_, *env_.evaluator, o);
     auto r = optimizer.Run();
     EXPECT_TRUE(r.ok()) << r.status().message();
     return r.ok() ? *r : OptimizeResult{};

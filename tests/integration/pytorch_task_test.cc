@@ -264,7 +264,7 @@ class WarmPoolFailureTest : public ::testing::Test {
   // candidate never ran) and says why; a pool settling at normal priority
   // meets the same failure and turns itself off.
   void ExpectWarmingFails(const SandboxConfig& c, const std::string& why) {
-    auto arena = CreateArena("cpu", 4096, 0);
+    auto arena = Env().base.cpu().CreateArena(4096);
     ASSERT_TRUE(arena.ok());
     WarmPool pool(true, 1);
     pool.Prepare(c);
@@ -316,7 +316,7 @@ TEST_F(WarmPoolFailureTest, AConfigThatDiffersIsNotServedWarm) {
   pool.Prepare(c);
   SandboxConfig other = c;
   other.threads = 3;
-  auto arena = CreateArena("cpu", 4096, 0);
+  auto arena = Env().base.cpu().CreateArena(4096);
   ASSERT_TRUE(arena.ok());
   EXPECT_EQ(pool.Take(other, **arena, false), nullptr);
   EXPECT_TRUE(pool.enabled()) << pool.disabled_reason();
@@ -468,8 +468,7 @@ TEST(PyTorchTaskTest, PromptShowsThePyTorchSourceAndTheContract) {
   SKIP_WITHOUT_ORACLE();
   auto prompts = PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include");
   ASSERT_TRUE(prompts.ok()) << prompts.status().message();
-  std::string context =
-      prompts->FirstTurn(TaskNamed("conv2d"), "cpu", Env().base.evaluator->env().machine);
+  std::string context = prompts->FirstTurn(TaskNamed("conv2d"), "cpu", Env().base.cpu().machine());
   EXPECT_NE(context.find("class Model(nn.Module)"), std::string::npos) << context;
   EXPECT_NE(context.find("inputs[1] conv.weight"), std::string::npos) << context;
   EXPECT_NE(context.find("state_dict parameter"), std::string::npos) << context;

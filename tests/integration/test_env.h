@@ -19,6 +19,7 @@
 #include "build/compiler_builder.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
+#include "run/cpu_backend.h"
 #include "run/evaluator.h"
 
 namespace hone::testing {
@@ -39,24 +40,34 @@ inline std::filesystem::path TestCache() {
   return p;
 }
 
+// The CPU backend over the test cache and the sandbox built beside the tests.
+inline std::shared_ptr<const Backend> TestCpuBackend() {
+  std::filesystem::path cache = TestCache();
+  return std::make_shared<CpuBackend>(
+      std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions()))
+          .value(),
+      BinaryDir() / "hone-sandbox", std::move(LoadOrMeasureMachine(cache)).value());
+}
+
+// An environment with the CPU backend opened, scratch in the test cache.
+inline EvaluatorEnv TestCpuEnv() {
+  EvaluatorEnv env;
+  RegisterCpuBackend(env.backends);
+  env.backends.Add(TestCpuBackend());
+  env.scratch_root = TestCache() / "scratch";
+  return env;
+}
+
 struct TestEvaluator {
-  std::unique_ptr<CompilerBuilder> builder;
   std::unique_ptr<Evaluator> evaluator;
 
   static TestEvaluator Make() {
     TestEvaluator t;
-    std::filesystem::path cache = TestCache();
-    t.builder =
-        std::move(CompilerBuilder::Create(CompileCache(cache / "builds"), CpuCompilerOptions()))
-            .value();
-    EvaluatorEnv env;
-    env.builder = t.builder.get();
-    env.sandbox_executable = BinaryDir() / "hone-sandbox";
-    env.scratch_root = cache / "scratch";
-    env.machine = std::move(LoadOrMeasureMachine(cache)).value();
-    t.evaluator = std::make_unique<Evaluator>(env);
+    t.evaluator = std::make_unique<Evaluator>(TestCpuEnv());
     return t;
   }
+  // The CPU backend its evaluator runs candidates on.
+  const Backend& cpu() const { return *evaluator->env().backends.Find("cpu"); }
 };
 
 // Fast options for tests: verification only unless a test asks for timing.

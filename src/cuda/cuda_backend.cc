@@ -1,0 +1,74 @@
+#include "cuda/cuda_backend.h"
+
+#include <cuda_runtime_api.h>
+
+#include "build/compiler_builder.h"
+#include "core/paths.h"
+#include "cuda/cuda_arena.h"
+#include "cuda/cuda_trusted_store.h"
+#include "cuda/gpu.h"
+
+namespace hone {
+namespace {
+
+BackendTraits CudaTraits() {
+  BackendTraits t;
+  t.label = "CUDA";
+  t.flavour = "cuda";
+  t.tasks_as = "cuda";
+  t.device_memory = true;
+  t.launch_tracking = true;
+  // The runtime's own threads may work between calls; escaped GPU work is
+  // caught per call by the device-wide synchronisation instead.
+  t.idle_cpu_check = false;
+  t.held_calls = true;
+  // The driver maps far more address space than it uses.
+  t.limit_address_space = false;
+  t.sanitizer = true;
+  return t;
+}
+
+class CudaBackend : public Backend {
+ public:
+  static Result<std::unique_ptr<Backend>> Open(const BackendSetup& setup) {
+    HONE_ASSIGN_OR_RETURN(GpuInfo gpu, QueryGpu(setup.device));
+    BackendParts parts{"cuda", CudaTraits(), nullptr, {}, {}};
+    HONE_ASSIGN_OR_RETURN(parts.builder,
+                          CompilerBuilder::Create(CompileCache(setup.cache / "builds"),
+                                                  CudaCompilerOptions(gpu.arch())));
+    HONE_ASSIGN_OR_RETURN(parts.sandbox, FindSandboxExecutable("hone-sandbox-cuda"));
+    HONE_ASSIGN_OR_RETURN(parts.machine, LoadOrMeasureGpu(gpu, setup.cache));
+    return std::unique_ptr<Backend>(
+        new CudaBackend(std::move(parts), std::move(gpu), setup.device));
+  }
+
+  std::string oracle_device() const override { return "cuda:" + std::to_string(device_); }
+  int64_t FreeMemory() const override {
+    size_t free = 0, total = 0;
+    if (cudaSetDevice(device_) != cudaSuccess || cudaMemGetInfo(&free, &total) != cudaSuccess)
+      return 0;  // unknown: the plan takes the largest settings
+    return static_cast<int64_t>(free);
+  }
+  Result<std::unique_ptr<Arena>> CreateArena(size_t bytes) const override {
+    HONE_ASSIGN_OR_RETURN(auto a, CudaArena::Create(bytes, device_));
+    return std::unique_ptr<Arena>(std::move(a));
+  }
+  Result<std::unique_ptr<TrustedStore>> CreateTrustedStore() const override {
+    return CreateCudaTrustedStore(device_);
+  }
+  std::optional<DeviceSample> SampleDevice() const override { return ReadGpuState(gpu_); }
+
+ private:
+  CudaBackend(BackendParts parts, GpuInfo gpu, int device)
+      : Backend(std::move(parts)), gpu_(std::move(gpu)), device_(device) {}
+  const GpuInfo gpu_;
+  const int device_;
+};
+
+}  // namespace
+
+void RegisterCudaBackend(BackendRegistry& registry) {
+  registry.Register({"cuda", CudaTraits(), [] { return GpuCount() > 0; }, CudaBackend::Open, ""});
+}
+
+}  // namespace hone

@@ -1,0 +1,107 @@
+// A backend: everything that sets apart the candidates of one kind of
+// device (the CPU, a CUDA GPU), as one object the evaluation's stages ask.
+// Its builder and sandbox program, its machine's ceilings and free memory,
+// the arenas and the trusted store it makes, and its traits: which per-call
+// checks apply, whether timed calls are held, whether compute-sanitizer runs
+// its candidates, and the flavour of its sources for lint and prompts.
+//
+// Adding a backend is adding a folder with one Backend subclass and one
+// BackendKind registered with the BackendRegistry (run/backend_registry.h);
+// no stage names a backend. The stages keep the checks themselves
+// (run/candidate_checks.h): a backend says which apply, as values.
+//
+// A Backend is made once per process for one device and never changes
+// after: its const methods may be called from any thread (its builder is
+// thread-safe, build/builder.h). Failures are values: a factory that
+// cannot allocate returns a Status; FreeMemory() returns 0 when unknown.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "build/builder.h"
+#include "measure/device_state.h"
+#include "measure/machine.h"
+#include "run/arena.h"
+#include "run/trusted_store.h"
+
+namespace hone {
+
+// What sets one backend's candidates apart, as values the stages read. Fixed
+// per kind of backend (a BackendKind carries the same values before one is
+// made).
+struct BackendTraits {
+  std::string label = "CPU";  // for messages: "runs on the CPU"
+  // The source language, as task/task.h's CandidateKind names it ("cpu" for
+  // C++, "cuda"): lint's rules (verify/lint.h), the prompt templates, the
+  // code fence of an LLM's reply, a saved candidate's extension.
+  std::string flavour = "cpu";
+  // The device a task's reference and shape cases are written for: task.toml's
+  // `backends = [...]`, reference.cpp ("cpu") or reference.cu ("cuda"). A
+  // backend that runs another's sources on the same device shares its name.
+  std::string tasks_as = "cpu";
+  // Arenas and the trusted store are device memory: every process holds a
+  // device context (run/memory_plan.h), and memory the oracle keeps cached
+  // is asked back before a plan gives up.
+  bool device_memory = false;
+  // Per call: the candidate launched its own kernels, on the one stream it
+  // was given, and the device is idle after it (CandidateChecks::CheckGpuCall);
+  // the build's kernel names go to the sandbox.
+  bool launch_tracking = false;
+  // CPU time the sandbox spends between calls is work that escaped them
+  // (CandidateChecks::CheckNoWorkAfterReturn). Off where a runtime's own
+  // threads work between calls.
+  bool idle_cpu_check = true;
+  // Timed calls are queued behind a hold kernel (run/timing_stage.h's HoldTally).
+  bool held_calls = false;
+  // RLIMIT_AS on its sandboxes; off where a driver maps far more address
+  // space than it uses.
+  bool limit_address_space = true;
+  bool sanitizer = false;  // compute-sanitizer can run its candidates (run/sanitize.h)
+  bool compat = true;      // it runs KernelBench ModelNew files (.py) through a shim
+};
+
+// What every backend has, as values fixed when it is made.
+struct BackendParts {
+  std::string name;  // "cpu", "cuda": the name in options, verdicts and the store
+  BackendTraits traits;
+  std::unique_ptr<Builder> builder;  // builds its candidates and a native task's reference
+  std::filesystem::path sandbox;     // the sandbox program its candidates run in
+  // Identity and measured ceilings (speed of light, the cache flush's size).
+  MachineInfo machine;
+};
+
+class Backend {
+ public:
+  explicit Backend(BackendParts parts) : parts_(std::move(parts)) {}
+  virtual ~Backend() = default;
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+
+  const std::string& name() const { return parts_.name; }
+  const BackendTraits& traits() const { return parts_.traits; }
+  Builder& builder() const { return *parts_.builder; }
+  const std::filesystem::path& sandbox_executable() const { return parts_.sandbox; }
+  const MachineInfo& machine() const { return parts_.machine; }
+
+  // Where the PyTorch oracle runs a task for it: "cpu", "cuda:0".
+  virtual std::string oracle_device() const = 0;
+  // Memory its arenas and stores can take now, bytes (the memory plan); 0:
+  // unknown, the plan takes the largest settings.
+  virtual int64_t FreeMemory() const = 0;
+  // Memory shared with one sandbox, and the worker's private tensors for
+  // arenas of this backend.
+  virtual Result<std::unique_ptr<Arena>> CreateArena(size_t bytes) const = 0;
+  virtual Result<std::unique_ptr<TrustedStore>> CreateTrustedStore() const = 0;
+  // Clocks, temperature and power now, sampled at every timed call; nothing
+  // where the backend has no device to read.
+  virtual std::optional<DeviceSample> SampleDevice() const { return std::nullopt; }
+
+ private:
+  BackendParts parts_;
+};
+
+}  // namespace hone

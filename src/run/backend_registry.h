@@ -1,0 +1,87 @@
+// The backends this hone knows and those it has made, and the one rule that
+// decides which backend a candidate runs on (ResolveBackend).
+//
+// A backend's folder registers a BackendKind: its name, its traits, a quick
+// probe for its device and a factory. Nothing registers itself at static
+// initialisation: the CLI's context set-up calls each folder's Register...
+// function (the CUDA one only when the build has the CUDA backend), and
+// tests register what they need, fakes included. Open() makes a kind's
+// backend once, on one device; EvaluatorEnv carries the registry to the
+// stages, which ask it for the opened backend by name.
+//
+// A registry is a value: copies share the opened backends (immutable,
+// run/backend.h). Not thread-safe while kinds are registered or opened;
+// after that, reading it from several threads is safe. Unknown names and
+// backends that cannot be made here are Status values.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "run/backend.h"
+
+namespace hone {
+
+// Compat shims (run/compat_candidate.h) are plain C++ for the host whatever
+// the candidate's backend, built by this backend's builder.
+inline constexpr const char* kHostBackend = "cpu";
+
+// What a backend is made from.
+struct BackendSetup {
+  std::filesystem::path cache;  // $HONE_CACHE: its builds, its measured ceilings
+  int device = 0;               // which device of its kind
+};
+
+struct BackendKind {
+  std::string name;
+  BackendTraits traits;
+  // Whether a device it runs on is here now: a quick probe, no set-up.
+  // Null: always (the CPU).
+  std::function<bool()> present;
+  // Makes it on setup.device; a Status names what is missing (no driver, no
+  // device, no sandbox program).
+  std::function<Result<std::unique_ptr<Backend>>(const BackendSetup&)> make;
+  // Non-empty for a backend this hone was built without: why it cannot be
+  // made. Such a kind is still known, so that its candidates get that
+  // reason rather than "unknown".
+  std::string unavailable;
+};
+
+class BackendRegistry {
+ public:
+  // A kind of the same name is replaced.
+  void Register(BackendKind kind);
+  const BackendKind* Kind(const std::string& name) const;
+  const std::vector<BackendKind>& kinds() const { return kinds_; }
+
+  // The backend `name` on setup.device, made on the first call and kept.
+  Result<const Backend*> Open(const std::string& name, const BackendSetup& setup);
+  // A backend made by the caller (tests), kept under its name.
+  void Add(std::shared_ptr<const Backend> backend);
+  // The opened backend of that name, or null.
+  const Backend* Find(const std::string& name) const;
+  // Find, or Status::Unavailable saying why it is not here.
+  Result<const Backend*> Get(const std::string& name) const;
+
+ private:
+  std::vector<BackendKind> kinds_;
+  std::map<std::string, std::shared_ptr<const Backend>> open_;
+};
+
+// The backend `candidate` runs on, the one place this is decided. A source
+// file runs on the first registered backend of its language (task/task.h's
+// CandidateKind; a file of no known language is C++), or on `requested`
+// when that backend takes the same language. A compat candidate (.py) runs
+// on `requested`, else on a registered backend whose device is present
+// (present() true), else on the host. Status::Invalid for a request that
+// contradicts the file or names no backend; Status::Unavailable for a
+// backend this hone was built without.
+Result<std::string> ResolveBackend(const BackendRegistry& registry,
+                                   const std::filesystem::path& candidate,
+                                   const std::string& requested = "");
+
+}  // namespace hone

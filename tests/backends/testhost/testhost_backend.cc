@@ -1,0 +1,62 @@
+#include "backends/testhost/testhost_backend.h"
+
+#include "build/compiler_builder.h"
+#include "run/memory_plan.h"
+#include "run/shared_arena.h"
+
+namespace hone::testing {
+namespace {
+
+BackendTraits TestHostTraits() {
+  BackendTraits t;  // the host's checks: idle CPU time, no launches, no hold
+  t.label = "test host";
+  t.flavour = "cpu";   // C++ sources, the CPU's lint rules and prompts
+  t.tasks_as = "cpu";  // a task's reference.cpp and its CPU shape cases
+  t.compat = false;
+  return t;
+}
+
+// g++ at -O1 for any x86-64: a builder of its own, so its builds are keyed
+// apart from the CPU backend's.
+CompilerOptions TestHostCompilerOptions() {
+  CompilerOptions o = CpuCompilerOptions();
+  o.backend = kTestHostBackend;
+  o.flags = {"-std=c++20", "-O1", "-fopenmp", "-shared", "-fPIC", "-Wl,-z,defs"};
+  return o;
+}
+
+class TestHostBackend : public Backend {
+ public:
+  static Result<std::unique_ptr<Backend>> Open(const BackendSetup& setup,
+                                               const std::filesystem::path& sandbox) {
+    BackendParts parts{kTestHostBackend, TestHostTraits(), nullptr, sandbox, {}};
+    HONE_ASSIGN_OR_RETURN(
+        parts.builder,
+        CompilerBuilder::Create(CompileCache(setup.cache / "builds"), TestHostCompilerOptions()));
+    HONE_ASSIGN_OR_RETURN(parts.machine, LoadOrMeasureMachine(setup.cache));
+    return std::unique_ptr<Backend>(new TestHostBackend(std::move(parts)));
+  }
+
+  std::string oracle_device() const override { return "cpu"; }
+  int64_t FreeMemory() const override { return AvailableHostMemory(); }
+  Result<std::unique_ptr<Arena>> CreateArena(size_t bytes) const override {
+    HONE_ASSIGN_OR_RETURN(auto a, SharedArena::Create(bytes));
+    return std::unique_ptr<Arena>(std::move(a));
+  }
+  Result<std::unique_ptr<TrustedStore>> CreateTrustedStore() const override {
+    return CreateHostTrustedStore();
+  }
+
+ private:
+  explicit TestHostBackend(BackendParts parts) : Backend(std::move(parts)) {}
+};
+
+}  // namespace
+
+void RegisterTestHostBackend(BackendRegistry& registry, std::filesystem::path sandbox) {
+  registry.Register(
+      {kTestHostBackend, TestHostTraits(), nullptr,
+       [sandbox](const BackendSetup& setup) { return TestHostBackend::Open(setup, sandbox); }, ""});
+}
+
+}  // namespace hone::testing

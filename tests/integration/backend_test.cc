@@ -1,0 +1,94 @@
+// A backend added in a folder of its own (tests/backends/testhost/) runs a
+// real evaluation through the evaluator: its builder, its name in the
+// verdict, its traits choosing the checks. Nothing in src/ names it.
+#include <gtest/gtest.h>
+
+#include "backends/testhost/testhost_backend.h"
+#include "task/task_loader.h"
+#include "test_env.h"
+
+namespace hone {
+namespace {
+
+using namespace hone::testing;
+
+// The CPU backend and the test host, both opened.
+std::unique_ptr<Evaluator> TestHostEvaluator() {
+  EvaluatorEnv env = TestCpuEnv();
+  RegisterTestHostBackend(env.backends, BinaryDir() / "hone-sandbox");
+  auto opened = env.backends.Open(kTestHostBackend, BackendSetup{TestCache(), 0});
+  EXPECT_TRUE(opened.ok()) << opened.status().message();
+  return std::make_unique<Evaluator>(std::move(env));
+}
+
+std::filesystem::path Candidate(const std::string& name) {
+  return SourceDir() / "tests/adversarial/cpu" / name;
+}
+
+Task FixtureAdd() {
+  return std::move(LoadNativeTask(SourceDir() / "tests/integration/fixture_add")).value();
+}
+
+// Timed on the heavy fixture: calls of milliseconds keep the reported-time
+// check clear of a loaded machine's noise.
+TEST(TestHostBackendTest, RunsATimedEvaluationThroughTheEvaluator) {
+  auto evaluator = TestHostEvaluator();
+  auto heavy = LoadNativeTask(SourceDir() / "tests/adversarial/tasks/heavy");
+  ASSERT_TRUE(heavy.ok()) << heavy.status().message();
+  EvalOptions o;
+  o.backend = kTestHostBackend;
+  o.timing.budget_seconds = 0.3;
+  o.sanitize = true;
+  const std::filesystem::path candidate = Candidate("correct_heavy.cpp");
+  auto v = evaluator->Evaluate(*heavy, candidate, o);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
+  EXPECT_EQ(v->backend, kTestHostBackend);
+  EXPECT_TRUE(v->candidate_time.has_value());
+  EXPECT_TRUE(v->reference_time.has_value());
+  // Its traits are the host's: the idle-CPU check ran.
+  bool idle_checked = false;
+  for (const auto& c : v->checks) idle_checked |= c.name == "no_work_after_return" && c.passed;
+  EXPECT_TRUE(idle_checked);
+  ASSERT_TRUE(v->sanitizer.has_value());
+  EXPECT_NE(v->sanitizer->not_run.find("runs on the test host"), std::string::npos)
+      << v->sanitizer->not_run;
+  // Its own builder built the candidate: the build is in the cache under its key.
+  const Backend* host = evaluator->env().backends.Find(kTestHostBackend);
+  auto build = host->builder().Build(candidate);
+  ASSERT_TRUE(build.ok()) << build.status().message();
+  EXPECT_TRUE(build->cached);
+  EXPECT_NE(build->command.find("-O1"), std::string::npos) << build->command;
+  auto cpu_build = evaluator->env().backends.Find("cpu")->builder().Build(candidate);
+  ASSERT_TRUE(cpu_build.ok());
+  EXPECT_NE(cpu_build->key, build->key);
+}
+
+TEST(TestHostBackendTest, ItsCandidatesGetTheSameChecks) {
+  auto evaluator = TestHostEvaluator();
+  EvalOptions o = VerifyOnly();
+  o.backend = kTestHostBackend;
+  auto wrong = evaluator->Evaluate(FixtureAdd(), Candidate("wrong_result.cpp"), o);
+  ASSERT_TRUE(wrong.ok()) << wrong.status().message();
+  EXPECT_EQ(wrong->status, VerdictStatus::kIncorrect) << wrong->reason;
+  // Past the lint, the host's idle-CPU check catches work left running.
+  o.lint = false;
+  auto escaped = evaluator->Evaluate(FixtureAdd(), Candidate("background_thread.cpp"), o);
+  ASSERT_TRUE(escaped.ok()) << escaped.status().message();
+  EXPECT_EQ(escaped->status, VerdictStatus::kRejected) << escaped->reason;
+  EXPECT_NE(escaped->reason.find("returned"), std::string::npos) << escaped->reason;
+}
+
+TEST(TestHostBackendTest, ResolveBackendKeepsItsSourcesOnTheCpuUnlessAsked) {
+  auto evaluator = TestHostEvaluator();
+  const BackendRegistry& r = evaluator->env().backends;
+  EXPECT_EQ(ResolveBackend(r, Candidate("correct.cpp")).value(), "cpu");
+  EXPECT_EQ(ResolveBackend(r, Candidate("correct.cpp"), kTestHostBackend).value(),
+            kTestHostBackend);
+  auto v = evaluator->Evaluate(FixtureAdd(), Candidate("correct.cpp"), VerifyOnly());
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->backend, "cpu");
+}
+
+}  // namespace
+}  // namespace hone
