@@ -37,7 +37,9 @@ int RunEval(const EvalArgs& a) {
   // and torch while the oracle loads the problem.
   if (IsPyTorchTaskFile(a.task))
     if (Status st = StartOracle(**ctx, *backend); !st.ok()) return ReportError(st);
-  Evaluator evaluator((*ctx)->env);
+  // The oracle is started before the evaluator is made for a PyTorch task,
+  // and LoadTask keeps it: the backend's device does not change.
+  Evaluator evaluator((*ctx)->env, (*ctx)->oracle.get());
   if (std::filesystem::path(a.candidate).extension() == ".py")
     evaluator.PrewarmCompat(*backend, *options);
   auto task = LoadTask(**ctx, a.task, *backend, *sizes);

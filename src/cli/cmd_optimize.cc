@@ -217,7 +217,7 @@ int RunOptimize(OptimizeArgs a) {
   auto task = LoadTask(**ctx, a.task, a.backend, *sizes);
   if (!task.ok()) return fail(task.status());
   if (Status st = RecordTask(**store, *run_id, *task, a.task, resumed); !st.ok()) return fail(st);
-  Evaluator evaluator((*ctx)->env);
+  Evaluator evaluator((*ctx)->env, (*ctx)->oracle.get());
   OptimizeOptions o = SearchOptions(a.search);
   o.eval = *eval;
   o.sanitize_best = !a.flags.no_sanitize;

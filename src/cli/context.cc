@@ -60,16 +60,13 @@ Status StartOracle(EvalContext& ctx, const std::string& backend) {
     ctx.oracle.reset();
     HONE_ASSIGN_OR_RETURN(ctx.oracle, OracleService::Start(device));
   }
-  ctx.env.oracle = ctx.oracle.get();
   return Status::Ok();
 }
 
 Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::string& backend,
                       const SizePolicy& sizes) {
   HONE_ASSIGN_OR_RETURN(const Backend* b, ctx.env.backends.Get(backend));
-  auto task = LoadTaskWith(ctx.oracle, path, b->oracle_device(), sizes);
-  ctx.env.oracle = ctx.oracle.get();
-  return task;
+  return LoadTaskWith(ctx.oracle, path, b->oracle_device(), sizes);
 }
 
 Status CheckCandidateFile(const std::string& candidate) {

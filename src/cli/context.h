@@ -39,13 +39,15 @@ BackendRegistry BuiltInBackends();
 Result<std::unique_ptr<EvalContext>> MakeEvalContext(const std::string& backend = kHostBackend,
                                                      int device = 0);
 
-// A native task folder, or a PyTorch problem file (.py) loaded by an oracle on
-// the backend's device, which the context keeps (env.oracle). A problem that
-// cannot run here is Status::Unavailable "skipped: ...".
 // Starts the oracle LoadTask would start for `backend` (a PyTorch task), so
-// that work can begin beside the task's loading (a warm sandbox).
+// that work can begin beside the task's loading (a warm sandbox). The
+// context keeps it (ctx.oracle); hand it to the Evaluator.
 Status StartOracle(EvalContext& ctx, const std::string& backend);
 
+// A native task folder, or a PyTorch problem file (.py) loaded by an oracle on
+// the backend's device, which the context keeps (ctx.oracle: the Evaluator of
+// that task needs it). A problem that cannot run here is
+// Status::Unavailable "skipped: ...".
 Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::string& backend,
                       const SizePolicy& sizes);
 

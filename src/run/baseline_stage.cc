@@ -35,7 +35,7 @@ TimingResult BaselineResult(const BaselineTiming& b) {
 
 void BaselineStage::LookUp() {
   if (!s_.opt.time) return;
-  OracleService& oracle = *s_.env.oracle;
+  OracleService& oracle = *s_.oracle;
   key_ = {s_.task.hash, oracle.device_description(), oracle.torch_version(),
           FlushModeName(s_.opt.flush)};
   if (!s_.opt.eager_baseline) {

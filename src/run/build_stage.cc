@@ -48,8 +48,8 @@ Status BuildStage::Build(const std::filesystem::path& candidate, std::filesystem
   HONE_RETURN_IF_ERROR(reference_.Build(pool));
   std::filesystem::path source = candidate;
   if (s_.compat || (baselines_ && baselines_->has_runs())) {
-    HONE_ASSIGN_OR_RETURN(CompatRuntime rt, CompatRuntimeFromHello(s_.env.oracle->hello(),
-                                                                   s_.env.oracle->python_dir()));
+    HONE_ASSIGN_OR_RETURN(CompatRuntime rt,
+                          CompatRuntimeFromHello(s_.oracle->hello(), s_.oracle->python_dir()));
     s_.compat_runtime = std::move(rt);
   }
   if (s_.compat) {

@@ -46,10 +46,10 @@ class StageClock {
 // stages after it are skipped.
 class Run {
  public:
-  Run(const EvaluatorEnv& env, const Backend& backend, const Task& task, const EvalOptions& opt,
-      const ProgressFn& progress, Verdict& v, bool compat, CompatPrebuilder* prebuilder,
-      WarmPool* pool, bool refill_warm)
-      : s_(env, backend, task, opt, progress, v, compat),
+  Run(const EvaluatorEnv& env, const Backend& backend, OracleService* oracle, const Task& task,
+      const EvalOptions& opt, const ProgressFn& progress, Verdict& v, bool compat,
+      CompatPrebuilder* prebuilder, WarmPool* pool, bool refill_warm)
+      : s_(env, backend, oracle, task, opt, progress, v, compat),
         launcher_(pool, refill_warm),
         compat_(s_, prebuilder) {}
   // Each sandbox exits before the memory it maps is freed; the store goes
@@ -225,25 +225,27 @@ size_t DefaultMemoryLimit() {
   return std::min<size_t>(ram / 8, 2ull << 30);
 }
 
-Evaluator::Evaluator(EvaluatorEnv env)
-    : env_(std::move(env)), warm_pool_(std::make_unique<WarmPool>(WarmSandboxesEnabled())) {}
+Evaluator::Evaluator(EvaluatorEnv env, OracleService* oracle)
+    : env_(std::move(env)),
+      oracle_(oracle),
+      warm_pool_(std::make_unique<WarmPool>(WarmSandboxesEnabled())) {}
 Evaluator::~Evaluator() = default;
 
 Result<CompatPrebuilder*> Evaluator::Prebuilder() {
   if (prebuilder_) return prebuilder_.get();
-  if (!env_.oracle) return Status::Internal("compat candidates need the oracle");
+  if (!oracle_) return Status::Internal("compat candidates need the oracle");
   HONE_ASSIGN_OR_RETURN(std::filesystem::path cache, CacheDir());
   torch_builder_ = std::make_unique<TorchExtensionBuilder>(cache / "torch-extensions");
-  prebuilder_ = std::make_unique<CompatPrebuilder>(*env_.oracle, *torch_builder_,
+  prebuilder_ = std::make_unique<CompatPrebuilder>(*oracle_, *torch_builder_,
                                                    env_.scratch_root / "extensions");
   return prebuilder_.get();
 }
 
 void Evaluator::PrewarmCompat(const std::string& backend, const EvalOptions& options) {
-  if (!env_.oracle || !warm_pool_->enabled()) return;
+  if (!oracle_ || !warm_pool_->enabled()) return;
   const Backend* b = env_.backends.Find(backend);
   if (!b) return;  // the evaluation says it is not here
-  auto runtime = CompatRuntimeFromHello(env_.oracle->hello(), env_.oracle->python_dir());
+  auto runtime = CompatRuntimeFromHello(oracle_->hello(), oracle_->python_dir());
   if (!runtime.ok()) return;  // the evaluation says why compat cannot run
   SandboxConfig config = BaseConfig(env_, *b, options);
   if (AddCompat(config, *runtime).ok()) warm_pool_->Prepare(config);
@@ -251,7 +253,7 @@ void Evaluator::PrewarmCompat(const std::string& backend, const EvalOptions& opt
 
 void Evaluator::PrebuildCompat(const std::vector<std::filesystem::path>& candidates,
                                const std::function<void(int, int)>& progress) {
-  if (candidates.empty() || !env_.oracle) return;
+  if (candidates.empty() || !oracle_) return;
   auto p = Prebuilder();
   if (p.ok()) (*p)->PrebuildAll(candidates, progress);
 }
@@ -294,10 +296,10 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
   v.machine = backend->machine();
   const bool compat = candidate.extension() == ".py";
   CompatPrebuilder* prebuilder = nullptr;
-  if (compat && env_.oracle) {
+  if (compat && oracle_) {
     HONE_ASSIGN_OR_RETURN(prebuilder, Prebuilder());
   }
-  Run run(env_, *backend, task, options, progress, v, compat, prebuilder, warm_pool_.get(),
+  Run run(env_, *backend, oracle_, task, options, progress, v, compat, prebuilder, warm_pool_.get(),
           keep_warm_);
   HONE_RETURN_IF_ERROR(run.Execute(candidate));
   ResolveVerdictSpeedup(v, options.timing.target_rse);

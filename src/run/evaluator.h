@@ -71,25 +71,24 @@ struct EvaluatorEnv {
   // each evaluation asks it for its own by name.
   BackendRegistry backends;
   std::filesystem::path scratch_root;
-
-  // PyTorch-defined tasks: the oracle that loaded them (on the candidate's
-  // device). It stands in for the reference: inputs, parameters and expected
-  // outputs come from it (the eager and torch.compile baselines are timed in
-  // sandboxes, like candidates). Not owned; null when no PyTorch task is
-  // evaluated.
-  OracleService* oracle = nullptr;
 };
 
 using ProgressFn = std::function<void(const std::string& stage)>;
 
 class Evaluator {
  public:
-  explicit Evaluator(EvaluatorEnv env);
+  // `oracle`: for PyTorch-defined tasks, the oracle that loaded them (on the
+  // candidate's device). It stands in for the reference: inputs, parameters
+  // and expected outputs come from it (the eager and torch.compile baselines
+  // are timed in sandboxes, like candidates). Not owned; it outlives the
+  // evaluator. Null when no PyTorch task is evaluated.
+  explicit Evaluator(EvaluatorEnv env, OracleService* oracle = nullptr);
   ~Evaluator();
 
   Result<Verdict> Evaluate(const Task& task, const std::filesystem::path& candidate,
                            const EvalOptions& options, const ProgressFn& progress = {});
   const EvaluatorEnv& env() const { return env_; }
+  OracleService* oracle() const { return oracle_; }
 
   // For bench and optimize: compute-sanitizer on a candidate that `v` (its
   // timed verdict) says passed, never while timing. A verification-only
@@ -102,7 +101,7 @@ class Evaluator {
   // Builds the torch extensions of many compat candidates (.py) at once,
   // outside any sandbox, so that their evaluations find them built
   // (run/compat_prebuild.h). `progress(done, total)` after each build.
-  // Needs env().oracle; a failure is the evaluation's to report.
+  // Needs the oracle; a failure is the evaluation's to report.
   void PrebuildCompat(const std::vector<std::filesystem::path>& candidates,
                       const std::function<void(int, int)>& progress = {});
 
@@ -116,10 +115,11 @@ class Evaluator {
   void KeepWarm(bool keep) { keep_warm_ = keep; }
 
  private:
-  // The prebuilder for env_.oracle, made on first use; null without an oracle.
+  // The prebuilder for oracle_, made on first use; null without an oracle.
   Result<CompatPrebuilder*> Prebuilder();
 
   EvaluatorEnv env_;
+  OracleService* oracle_;
   std::unique_ptr<TorchExtensionBuilder> torch_builder_;
   std::unique_ptr<CompatPrebuilder> prebuilder_;
   std::unique_ptr<WarmPool> warm_pool_;

@@ -22,8 +22,8 @@ uint64_t TimingPoolSeed() {
 }  // namespace
 
 Result<std::unique_ptr<OracleReference>> OracleReference::Open(RunState& s) {
-  if (!s.env.oracle)
-    return Status::Internal("a PyTorch task needs the oracle (EvaluatorEnv::oracle)");
+  if (!s.oracle)
+    return Status::Internal("a PyTorch task needs the oracle (Evaluator's constructor)");
   const auto& info = *s.task.pytorch;
   const std::string want = s.backend.oracle_device();
   if (info.device.rfind(want.substr(0, want.find(':')), 0) != 0)
@@ -55,7 +55,7 @@ Result<RefSet> OracleReference::Reference(const CaseShapes& cs, uint64_t seed, i
   s_.store->ReleaseCached();
   const auto oracle_seed = static_cast<int64_t>(seed & (~0ull >> 1));
   r.rng_seed = static_cast<uint64_t>(oracle_seed);
-  OracleService& oracle = *s_.env.oracle;
+  OracleService& oracle = *s_.oracle;
   OracleSet o;
   OracleTargets targets;
   if (AllocateShared(cs, with64, &r, &targets)) {

@@ -2,10 +2,12 @@
 
 namespace hone {
 
-RunState::RunState(const EvaluatorEnv& env, const Backend& backend, const Task& task,
-                   const EvalOptions& opt, const ProgressFn& progress, Verdict& v, bool compat)
+RunState::RunState(const EvaluatorEnv& env, const Backend& backend, OracleService* oracle,
+                   const Task& task, const EvalOptions& opt, const ProgressFn& progress, Verdict& v,
+                   bool compat)
     : env(env),
       backend(backend),
+      oracle(oracle),
       task(task),
       opt(opt),
       v(v),

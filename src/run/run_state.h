@@ -45,11 +45,12 @@ struct CandidateSide {
 struct RunState {
   using Clock = std::chrono::steady_clock;
 
-  RunState(const EvaluatorEnv& env, const Backend& backend, const Task& task,
+  RunState(const EvaluatorEnv& env, const Backend& backend, OracleService* oracle, const Task& task,
            const EvalOptions& opt, const ProgressFn& progress, Verdict& v, bool compat);
 
   const EvaluatorEnv& env;
-  const Backend& backend;  // the candidate's (run/backend.h)
+  const Backend& backend;       // the candidate's (run/backend.h)
+  OracleService* const oracle;  // a PyTorch task's (Evaluator's constructor); may be null
   const Task& task;
   const EvalOptions& opt;
   Verdict& v;

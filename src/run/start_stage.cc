@@ -19,7 +19,7 @@ Status StartStage::PlanMemoryUse() {
   // evaluation the driver has not yet torn down, is free memory soon: ask
   // for it back and look again before giving up.
   for (int attempt = 0; !plan.fits && device && attempt < 3; ++attempt) {
-    if (s_.env.oracle) (void)s_.env.oracle->ReleaseDeviceMemory();
+    if (s_.oracle) (void)s_.oracle->ReleaseDeviceMemory();
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     plan = PlanMemory(s_.demand, free_now(), s_.opt.input_sets);
   }

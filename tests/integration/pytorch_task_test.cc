@@ -88,9 +88,7 @@ Shared& Env() {
       return s;
     }
     s->oracle = std::move(*oracle);
-    EvaluatorEnv env = s->base.evaluator->env();
-    env.oracle = s->oracle.get();
-    s->evaluator = std::make_unique<Evaluator>(env);
+    s->evaluator = std::make_unique<Evaluator>(s->base.evaluator->env(), s->oracle.get());
     // The catalogues' compat candidates run in warm sandboxes (the bench
     // path); WarmSandboxTest and CompatPrebuildTest's second evaluator
     // cover cold ones.
@@ -186,7 +184,7 @@ TEST(CompatPrebuildTest, ExtensionsAreBuiltOutsideTheSandboxAndCached) {
   EXPECT_NE(first->build_log.find("load_inline('hone_compat_relu_scale_cpp') at line 19"),
             std::string::npos)
       << first->build_log;
-  Evaluator later(Env().evaluator->env());
+  Evaluator later(Env().evaluator->env(), Env().oracle.get());
   auto again = later.Evaluate(task, file, o);
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ(again->status, VerdictStatus::kPassed) << again->reason;
@@ -217,7 +215,7 @@ TEST(WarmSandboxTest, WarmAndColdSandboxesGiveTheSameVerdict) {
   EvalOptions o = VerifyOnly();
   o.backend = "cpu";
   fs::path file = SourceDir() / "tests/adversarial/compat/load_inline_cpp.py";
-  Evaluator warm(Env().evaluator->env());
+  Evaluator warm(Env().evaluator->env(), Env().oracle.get());
   warm.PrewarmCompat("cpu", o);
   auto w = warm.Evaluate(task, file, o);
   ASSERT_TRUE(w.ok()) << w.status().message();
@@ -233,7 +231,7 @@ TEST(WarmSandboxTest, WarmAndColdSandboxesGiveTheSameVerdict) {
   EXPECT_FALSE(third->sandbox_warm);
   EXPECT_EQ(third->status, VerdictStatus::kPassed) << third->reason;
 
-  Evaluator cold(Env().evaluator->env());
+  Evaluator cold(Env().evaluator->env(), Env().oracle.get());
   auto c = cold.Evaluate(task, file, o);
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->status, VerdictStatus::kPassed) << c->reason;
