@@ -4,6 +4,7 @@
 
 #include "build/build_pool.h"
 #include "core/fs.h"
+#include "core/temp_dir.h"
 #include "search/tunables.h"
 
 namespace hone {
@@ -11,19 +12,6 @@ namespace hone {
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempFolder {
- public:
-  explicit TempFolder(fs::path p) : path_(std::move(p)) {}
-  ~TempFolder() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 Result<std::vector<fs::path>> WriteVariants(const std::string& source, const fs::path& candidate,
                                             const std::vector<TuneAssignment>& variants,
@@ -72,7 +60,7 @@ Result<Verdict> EvaluateTuned(Evaluator& evaluator, Builder* builder, const Task
   std::vector<TuneAssignment> variants = Combinations(*tunables);
   HONE_ASSIGN_OR_RETURN(fs::path cache, CacheDir());
   HONE_ASSIGN_OR_RETURN(fs::path tmp, MakeTempDir(cache / "tmp", "tune"));
-  TempFolder folder(tmp);
+  TempDirOwner folder(tmp);
   HONE_ASSIGN_OR_RETURN(std::vector<fs::path> files,
                         WriteVariants(source, candidate, variants, folder.path()));
   if (progress) progress("building " + std::to_string(files.size()) + " tuning variants");
