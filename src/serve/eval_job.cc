@@ -59,6 +59,7 @@ Status ReadConfig(const json& c, const std::string& where, EvalJob& job) {
                  "is not a setting (known: backend, baselines, reward, "
                  "timeout_s, allow, seeds)");
     bool number = key == "timeout_s" || key == "seeds";
+    if (key == "reward" && value.is_object()) continue;  // {"preset": ..., overrides}
     if (number ? !value.is_number() : !value.is_string())
       return Bad(where, "config." + key, number ? "must be a number" : "must be a string");
   }
