@@ -65,6 +65,14 @@ Result<std::unique_ptr<RedisJobQueue>> RedisJobQueue::Open(const RedisClientOpti
   return q;
 }
 
+JobQueueFactory RedisJobQueueFactory(RedisClientOptions redis, RedisQueueOptions options) {
+  return [redis = std::move(redis),
+          options = std::move(options)]() -> Result<std::unique_ptr<JobQueue>> {
+    HONE_ASSIGN_OR_RETURN(std::unique_ptr<RedisJobQueue> q, RedisJobQueue::Open(redis, options));
+    return std::unique_ptr<JobQueue>(std::move(q));
+  };
+}
+
 Status RedisJobQueue::EnsureGroup() {
   HONE_ASSIGN_OR_RETURN(RedisReply r, client_.Command({"XGROUP", "CREATE", Key("jobs"),
                                                        options_.group, "0", "MKSTREAM"},

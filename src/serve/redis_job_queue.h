@@ -50,6 +50,7 @@
 #include <string>
 
 #include "serve/job_queue.h"
+#include "serve/queue_pool.h"
 #include "serve/redis_client.h"
 
 namespace hone {
@@ -122,5 +123,9 @@ class RedisJobQueue : public JobQueue {
   std::map<std::string, std::string> script_sha_;
   std::string autoclaim_cursor_ = "0-0";
 };
+
+// Opens a RedisJobQueue per call: the factory of a QueuePool (a server's
+// handler threads each borrow their own connection).
+JobQueueFactory RedisJobQueueFactory(RedisClientOptions redis, RedisQueueOptions options);
 
 }  // namespace hone

@@ -293,6 +293,18 @@ TEST_F(RedisQueueTest, TakeWaitsForANewJob) {
   EXPECT_GE(Ms(Clock::now() - start), 190);
 }
 
+TEST_F(RedisQueueTest, APoolOfConnectionsForAServer) {
+  QueuePool pool(RedisJobQueueFactory(server_->client_options(), {}));
+  {
+    auto q = pool.Borrow();
+    ASSERT_TRUE(q.ok()) << q.status().message();
+    EXPECT_EQ(*(*q)->Submit(Job("a")), SubmitOutcome::kCreated);
+  }
+  auto again = pool.Borrow();  // the same connection, given back
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*(*again)->State("a"), JobState::kQueued);
+}
+
 TEST_F(RedisQueueTest, UnreachableRedisIsUnavailable) {
   RedisClientOptions c = server_->client_options();
   server_.reset();  // stopped
