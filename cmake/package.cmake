@@ -40,6 +40,7 @@ endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "g++ (>= 4:12), libc6-dev")
 # PyTorch-defined tasks (the oracle) and the HTML report's plots.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-torch, python3-numpy, libjs-chart.js")
-# Compat (KernelBench ModelNew) candidates with load_inline extensions.
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libtorch-dev, pybind11-dev, python3-dev")
+# Compat (KernelBench ModelNew) candidates with load_inline extensions; the
+# service's queue (hone worker needs a Redis, not necessarily on this host).
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libtorch-dev, pybind11-dev, python3-dev, redis-server")
 include(CPack)

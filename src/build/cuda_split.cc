@@ -35,19 +35,17 @@ struct Item {
 
 Status NotSplit(const std::string& why) { return Status::Invalid(why); }
 
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 // Identifiers that mean torch (or pybind11) is in use.
 bool IsTorchName(std::string_view id) {
   static const std::set<std::string_view> names = {
       "torch", "at", "c10", "pybind11", "py", "Tensor", "PYBIND11_MODULE", "TORCH_EXTENSION_NAME"};
-  return names.count(id) || StartsWith(id, "TORCH_") || StartsWith(id, "AT_") ||
-         StartsWith(id, "C10_");
+  return names.count(id) || id.starts_with("TORCH_") || id.starts_with("AT_") ||
+         id.starts_with("C10_");
 }
 
 bool IsTorchHeader(std::string_view h) {
   for (std::string_view p : {"torch/", "ATen/", "c10/", "pybind11/", "THC/", "caffe2/"})
-    if (StartsWith(h, p)) return true;
+    if (h.starts_with(p)) return true;
   return h == "Python.h";
 }
 
@@ -56,7 +54,7 @@ bool IsDeviceHeader(std::string_view h) {
   for (std::string_view p :
        {"cooperative_groups", "cub/", "thrust/", "cuda/", "mma.h", "cuda_pipeline",
         "cuda_awbarrier", "crt/", "sm_", "cute/", "cutlass/", "curand_kernel", "cuda/barrier"})
-    if (StartsWith(h, p)) return true;
+    if (h.starts_with(p)) return true;
   return false;
 }
 

@@ -14,8 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool StartsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-
 // nvcc options that take the next argument.
 bool TakesValue(const std::string& a) {
   static const std::set<std::string> opts = {"-o",
@@ -89,7 +87,7 @@ bool Allowed(const std::string& a) {
                                    "-o"};
   if (exact.count(a)) return true;
   for (const char* p : prefixes)
-    if (StartsWith(a, p)) return true;
+    if (a.starts_with(p)) return true;
   return false;
 }
 
@@ -115,14 +113,14 @@ std::vector<std::pair<std::string, std::string>> Options(const std::vector<std::
 // "-DX=1" or ("-D", "X=1") -> "X=1"; "" when not a define of that letter.
 std::string MacroOf(const std::pair<std::string, std::string>& o, const char* flag) {
   if (o.first == flag) return o.second;
-  if (StartsWith(o.first, flag) && o.first.size() > 2) return o.first.substr(2);
+  if (o.first.starts_with(flag) && o.first.size() > 2) return o.first.substr(2);
   return "";
 }
 
 std::string LastStd(const std::vector<std::string>& argv) {
   std::string s;
   for (const auto& a : argv)
-    if (StartsWith(a, "-std=")) s = a.substr(5);
+    if (a.starts_with("-std=")) s = a.substr(5);
   return s;
 }
 
@@ -155,7 +153,7 @@ std::vector<std::string> ExtraIncludes(const std::vector<std::string>& nvcc,
     if ((flag == "-isystem" || flag == "-I") && !have.count(value)) {
       out.push_back(flag);
       out.push_back(value);
-    } else if (StartsWith(flag, "-I") && flag.size() > 2 && !have.count(flag)) {
+    } else if (flag.starts_with("-I") && flag.size() > 2 && !have.count(flag)) {
       out.push_back(flag);
     }
   }

@@ -14,6 +14,7 @@
 #include "core/fs.h"
 #include "core/hash.h"
 #include "core/subprocess.h"
+#include "core/temp_dir.h"
 
 namespace hone {
 
@@ -264,20 +265,6 @@ Result<BuildResult> TorchExtensionBuilder::Build(const TorchExtensionPlan& plan)
 
 namespace {
 
-// One build's private copy of the plan's folder, removed when it ends.
-class WorkDir {
- public:
-  explicit WorkDir(fs::path dir) : dir_(std::move(dir)) {}
-  ~WorkDir() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  const fs::path& path() const { return dir_; }
-
- private:
-  fs::path dir_;
-};
-
 Status CopySources(const TorchExtensionPlan& plan, const fs::path& work) {
   for (const auto& src : Sources(plan)) {
     if (!Under(src, plan.build_dir)) continue;  // load()'s own files stay where they are
@@ -358,7 +345,7 @@ bool TrySplit(const TorchExtensionOptions& options, TorchPch* pch,
 Result<BuildResult> TorchExtensionBuilder::BuildUncached(const TorchExtensionPlan& plan,
                                                          const std::string& key) {
   HONE_ASSIGN_OR_RETURN(fs::path tmp, MakeTempDir(cache_dir_ / "tmp", "ext"));
-  WorkDir work(tmp);
+  TempDirOwner work(tmp);  // the build's private copy of the plan's folder
   HONE_RETURN_IF_ERROR(CopySources(plan, work.path()));
   const std::string from = plan.build_dir.string(), to = work.path().string();
   std::vector<TorchExtensionStep> steps;

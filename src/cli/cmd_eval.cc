@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
 #include "report/verdict_text.h"
+#include "search/autotune.h"
 #include "task/task_loader.h"
 #include "verify/verdict_json.h"
 
@@ -46,9 +47,11 @@ int RunEval(const EvalArgs& a) {
   loading.Clear();
   if (!task.ok()) return ReportError(task.status());
   Progress progress(a.out);
-  auto verdict = evaluator.Evaluate(*task, a.candidate, *options, [&](const std::string& stage) {
-    progress.Show("hone eval " + task->name + ": " + stage);
-  });
+  // A candidate that declares tunables is evaluated as each of its variants.
+  Builder* builder = &(*ctx)->backend(*backend).builder();
+  auto verdict = EvaluateTuned(
+      evaluator, builder, *task, a.candidate, *options,
+      [&](const std::string& stage) { progress.Show("hone eval " + task->name + ": " + stage); });
   progress.Clear();
   if (!verdict.ok()) return ReportError(verdict.status());
   if (!verdict->sandbox_missing.empty())

@@ -17,5 +17,6 @@ Command RegisterOptimize(CLI::App& app);
 Command RegisterLint(CLI::App& app);
 Command RegisterReport(CLI::App& app);
 Command RegisterExport(CLI::App& app);
+Command RegisterWorker(CLI::App& app);
 
 }  // namespace hone::cli

@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   const Entry kCommands[] = {
       {"eval", RegisterEval},       {"bench", RegisterBench},       {"task", RegisterTask},
       {"machine", RegisterMachine}, {"optimize", RegisterOptimize}, {"lint", RegisterLint},
-      {"report", RegisterReport},   {"export", RegisterExport},
+      {"report", RegisterReport},   {"export", RegisterExport},     {"worker", RegisterWorker},
   };
   std::map<std::string, Command> run;
   for (const auto& c : kCommands) run[c.name] = c.reg(app);

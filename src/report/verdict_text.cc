@@ -59,6 +59,14 @@ std::string FormatVerdict(const Verdict& v, bool color) {
   if (v.precision_bound > 0)
     out += fmt::format("  precision: rel. L2 error {:.2e} vs float64 (bound {:.2e})\n",
                        v.precision_error, v.precision_bound);
+  if (!v.tune_trials.empty()) {
+    int passed = 0;
+    for (const auto& t : v.tune_trials) passed += t.status == VerdictStatus::kPassed;
+    out += passed ? fmt::format("  tuned: {} (the fastest of {} variants; {} passed)\n",
+                                v.tuned_params, v.tune_trials.size(), passed)
+                  : fmt::format("  tuning: none of {} variants passed; this is {}'s verdict\n",
+                                v.tune_trials.size(), v.tuned_params);
+  }
   if (v.sanitizer)
     out += fmt::format("  compute-sanitizer{}: {} ({})\n",
                        v.sanitizer->case_label.empty() ? "" : " on " + v.sanitizer->case_label,

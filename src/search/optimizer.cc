@@ -14,6 +14,7 @@
 #include "build/build_pool.h"
 #include "core/clock.h"
 #include "core/fs.h"
+#include "search/autotune.h"
 #include "search/run_journal.h"
 #include "search/run_record.h"
 #include "verify/verdict_json.h"
@@ -60,6 +61,7 @@ class Loop {
         sanitize_best_(options.sanitize_best && backend.traits().sanitizer),
         provider_(provider),
         evaluator_(evaluator),
+        builder_(&backend.builder()),
         options_(options),
         strategy_(strategy),
         record_(record),
@@ -98,6 +100,7 @@ class Loop {
   const bool sanitize_best_;   // compute-sanitizer on each new best
   Provider& provider_;
   Evaluator& evaluator_;
+  Builder* builder_;  // may be null; prebuilds a reply's tuning variants
   const OptimizeOptions& options_;
   SearchStrategy& strategy_;
   RunRecord& record_;
@@ -260,7 +263,9 @@ Result<std::optional<Verdict>> Loop::Evaluate(const AttemptResult& r,
     ++result_.stored_verdicts;
     return stored;
   }
-  HONE_ASSIGN_OR_RETURN(Verdict v, evaluator_.Evaluate(task_, candidate, options_.eval));
+  // A reply that declares tunables is evaluated as its variants (autotune.h).
+  HONE_ASSIGN_OR_RETURN(Verdict v,
+                        EvaluateTuned(evaluator_, builder_, task_, candidate, options_.eval));
   if (Interrupted()) return std::optional<Verdict>();
   // A new best is sanitized before its verdict is stored, so a resumed run
   // reads the findings back instead of a bare "passed".

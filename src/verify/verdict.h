@@ -83,6 +83,17 @@ struct Verdict {
   std::optional<DeviceStateSummary> device_state;  // CUDA: NVML over the timed calls
   std::string kernels_launched;  // CUDA: names seen in the first verification call
 
+  // Declared tunables (search/tunables.h): the parameters of the variant this
+  // verdict is for (the fastest that passed), and every variant tried.
+  struct TuneTrial {
+    std::string params;  // "BLOCK=128 UNROLL=4"
+    VerdictStatus status = VerdictStatus::kPassed;
+    double median_seconds = 0;  // 0 unless it passed
+    std::string reason;
+  };
+  std::string tuned_params;
+  std::vector<TuneTrial> tune_trials;
+
   uint64_t sandbox_features = 0;
   std::string sandbox_missing;
   // A compat candidate's sandbox came warm: Python and torch were imported

@@ -175,6 +175,18 @@ Result<Verdict> VerdictFromJson(const nlohmann::json& j) {
     if (j.contains("timing") && j["timing"].is_object()) TimingSectionFromJson(j["timing"], v);
     v.kernels_launched = j.value("kernels_launched", "");
     v.shapes = j.value("shapes", "");
+    if (j.contains("tuning") && j["tuning"].is_object()) {
+      v.tuned_params = j["tuning"].value("params", "");
+      for (const auto& t : j["tuning"].value("trials", nlohmann::json::array())) {
+        Verdict::TuneTrial trial;
+        trial.params = t.value("params", "");
+        trial.status =
+            ParseStatusName(t.value("status", "")).value_or(VerdictStatus::kRuntimeError);
+        trial.median_seconds = t.value("median_us", 0.0) * 1e-6;
+        trial.reason = t.value("reason", "");
+        v.tune_trials.push_back(trial);
+      }
+    }
     return v;
   } catch (const nlohmann::json::exception& e) {
     return Status::Invalid(std::string("a verdict with a malformed field: ") + e.what());
@@ -275,6 +287,15 @@ nlohmann::json VerdictToJson(const Verdict& v) {
   }
   if (!v.kernels_launched.empty()) j["kernels_launched"] = v.kernels_launched;
   if (!v.shapes.empty()) j["shapes"] = v.shapes;
+  if (!v.tune_trials.empty()) {
+    nlohmann::json trials = nlohmann::json::array();
+    for (const auto& t : v.tune_trials)
+      trials.push_back({{"params", t.params},
+                        {"status", std::string(StatusName(t.status))},
+                        {"median_us", t.median_seconds * 1e6},
+                        {"reason", t.reason}});
+    j["tuning"] = {{"params", v.tuned_params}, {"trials", trials}};
+  }
   return j;
 }
 

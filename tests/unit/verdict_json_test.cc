@@ -65,5 +65,20 @@ TEST(VerdictJsonTest, RefusesWhatIsNotAVerdict) {
   EXPECT_EQ(ParseStatusName("compile_error"), VerdictStatus::kCompileError);
 }
 
+TEST(VerdictJsonTest, TuningRoundTrips) {
+  Verdict v = Sample();
+  v.tuned_params = "BLOCK=128";
+  v.tune_trials = {{"BLOCK=64", VerdictStatus::kPassed, 2e-6, ""},
+                   {"BLOCK=128", VerdictStatus::kPassed, 1e-6, ""},
+                   {"BLOCK=256", VerdictStatus::kIncorrect, 0, "max abs error 1"}};
+  nlohmann::json j = VerdictToJson(v);
+  EXPECT_EQ(j["tuning"]["params"], "BLOCK=128");
+  EXPECT_EQ(j["tuning"]["trials"][2]["status"], "incorrect");
+  auto back = VerdictFromJson(j);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(VerdictToJson(*back), j);
+  EXPECT_FALSE(VerdictToJson(Sample()).contains("tuning"));
+}
+
 }  // namespace
 }  // namespace hone

@@ -1,0 +1,263 @@
+// hone worker --redis HOST:PORT --problems DIR: a long-lived worker of the
+// service. It takes jobs from the Redis Streams queue (serve/
+// redis_job_queue.h), evaluates them one at a time on its device and stores
+// their results (serve/worker.h). docs/SERVE.md, "Workers and the queue".
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <iostream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/eval_flags.h"
+#include "cli/worker_evaluator.h"
+#include "core/fs.h"
+#include "serve/redis_job_queue.h"
+#if HONE_HAVE_CUDA
+#include "cuda/gpu.h"
+#endif
+
+namespace hone::cli {
+namespace {
+
+using json = nlohmann::json;
+
+struct WorkerArgs {
+  std::string redis = "127.0.0.1:6379";
+  std::string prefix = "hone:";
+  std::string problems;
+  std::string backend;  // empty: cuda where a GPU is present, else cpu
+  std::string consumer;
+  std::string store;
+  int max_attempts = 3;
+  double lease_seconds = 30;
+  double block_seconds = 2;
+  double connect_timeout = 60;
+  long long max_jobs = 0;
+  bool once = false;
+  EvalFlags flags;
+  Output out;
+};
+
+// SIGTERM and SIGINT finish the job in hand, then stop; a second SIGINT
+// ends the process at once.
+std::atomic<bool> g_stop{false};
+
+extern "C" void OnStopSignal(int sig) {
+  if (g_stop.exchange(true) && sig == SIGINT) {
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+  }
+}
+
+std::string HostName() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0 || !host[0]) return "localhost";
+  return host;
+}
+
+Result<std::string> WorkerBackend(const WorkerArgs& a) {
+  if (a.backend == "cpu" || a.backend == "cuda") return a.backend;
+  if (!a.backend.empty())
+    return Status::Invalid("--backend: expected cpu or cuda, got '" + a.backend + "'");
+#if HONE_HAVE_CUDA
+  if (GpuCount() > 0) return std::string("cuda");
+#endif
+  return std::string("cpu");
+}
+
+Status CheckArgs(const WorkerArgs& a) {
+  if (a.max_attempts < 1) return Status::Invalid("--max-attempts: must be at least 1");
+  if (!(a.lease_seconds >= 1)) return Status::Invalid("--lease-seconds: must be at least 1");
+  if (!(a.block_seconds > 0) || a.block_seconds > a.lease_seconds)
+    return Status::Invalid("--block-seconds: must be positive and at most --lease-seconds");
+  if (!(a.connect_timeout >= 0)) return Status::Invalid("--connect-timeout: must not be negative");
+  if (a.max_jobs < 0) return Status::Invalid("--max-jobs: must not be negative");
+  if (a.prefix.empty()) return Status::Invalid("--key-prefix: must not be empty");
+  if (!a.problems.empty() && !fs::is_directory(a.problems))
+    return Status::Invalid("--problems " + a.problems + ": not a directory");
+  return Status::Ok();
+}
+
+RedisQueueOptions QueueOptions(const WorkerArgs& a) {
+  RedisQueueOptions q;
+  q.prefix = a.prefix;
+  q.max_attempts = a.max_attempts;
+  q.lease = std::chrono::milliseconds(static_cast<int64_t>(a.lease_seconds * 1000));
+  return q;
+}
+
+// Redis may come up after its workers (a Slurm allocation): wait for it up
+// to --connect-timeout.
+Result<std::unique_ptr<RedisJobQueue>> OpenQueue(const RedisClientOptions& redis,
+                                                 const WorkerArgs& a) {
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(int64_t(a.connect_timeout * 1e3));
+  while (true) {
+    auto q = RedisJobQueue::Open(redis, QueueOptions(a));
+    if (q.ok() || q.status().code() != StatusCode::kUnavailable || g_stop ||
+        std::chrono::steady_clock::now() >= deadline)
+      return q;
+    SleepUnlessStopped(std::chrono::seconds(1), g_stop);
+  }
+}
+
+void PrintOutcome(const WorkerArgs& a, const JobOutcome& o) {
+  const EvalResult& r = o.result;
+  if (a.out.json) {
+    std::cout << json({{"event", "job"},
+                       {"id", r.id},
+                       {"attempt", o.lease.attempt},
+                       {"status", r.status},
+                       {"error_class", r.error_class},
+                       {"stored", o.stored},
+                       {"dropped", o.dropped},
+                       {"eval_ms", r.eval_ms},
+                       {"renewals", o.renewals},
+                       {"renew_failures", o.renew_failures}})
+                     .dump()
+              << std::endl;
+    return;
+  }
+  if (a.out.quiet) return;
+  std::string note = o.dropped  ? " (stopped mid-job: not stored, left for a retry)"
+                     : o.stored ? ""
+                                : " (a result was stored first; this one dropped)";
+  std::string why = r.error_class.empty() ? "" : ": " + r.error_msg.substr(0, 160);
+  std::fprintf(stderr, "hone worker %s: %s attempt %d: %s%s (%.0f ms)%s\n", a.consumer.c_str(),
+               r.id.c_str(), o.lease.attempt, r.status.c_str(), why.c_str(), r.eval_ms,
+               note.c_str());
+}
+
+// The queue's own errors, each new one said once (an outage repeats itself).
+Worker::ErrorFn ErrorPrinter(const std::string& consumer) {
+  auto last = std::make_shared<std::string>();
+  return [consumer, last](const std::string& message) {
+    if (message == *last) return;
+    *last = message;
+    std::fprintf(stderr, "hone worker %s: queue: %s (retrying)\n", consumer.c_str(),
+                 message.c_str());
+  };
+}
+
+Result<std::unique_ptr<ContextJobEvaluator>> MakeJobEvaluator(const WorkerArgs& a,
+                                                              const std::string& backend,
+                                                              ServedRun* record) {
+  WorkerEvalSetup setup;
+  setup.backend = backend;
+  HONE_ASSIGN_OR_RETURN(setup.options, ToEvalOptions(a.flags));
+  HONE_ASSIGN_OR_RETURN(setup.sizes, ToSizePolicy(a.flags));
+  setup.record = record;
+  HONE_ASSIGN_OR_RETURN(auto ctx, MakeEvalContext(backend, a.flags.device));
+  return std::make_unique<ContextJobEvaluator>(std::move(ctx), std::move(setup));
+}
+
+int Serve(WorkerArgs& a, const std::string& backend, JobQueue& queue, JobQueue& renewals,
+          JobEvaluator& evaluator) {
+  std::string device =
+      HostName() + (backend == "cuda" ? fmt::format("/cuda:{}", a.flags.device) : "/cpu");
+  WorkerOptions w;
+  w.consumer = a.consumer;
+  w.device = device;
+  w.problems = a.problems;
+  auto cache = CacheDir();
+  w.scratch = (cache.ok() ? *cache : fs::temp_directory_path()) / "serve";
+  w.block = std::chrono::milliseconds(static_cast<int64_t>(a.block_seconds * 1000));
+  w.renew_every = std::chrono::milliseconds(static_cast<int64_t>(a.lease_seconds * 1000 / 3));
+  w.max_jobs = a.once ? 1 : a.max_jobs;
+  // Test only (serve/worker.h): a worker that dies on a given candidate.
+  if (const char* crash = std::getenv("HONE_WORKER_TEST_CRASH_ON")) w.crash_on = crash;
+  if (!a.out.quiet && !a.out.json)
+    std::fprintf(stderr, "hone worker %s: serving %s (keys %s*) on %s\n", a.consumer.c_str(),
+                 a.redis.c_str(), a.prefix.c_str(), device.c_str());
+  Worker worker(queue, renewals, evaluator, w);
+  WorkerTally t = worker.Run(
+      g_stop, [&](const JobOutcome& o) { PrintOutcome(a, o); }, ErrorPrinter(a.consumer));
+  if (a.out.json)
+    std::cout << json({{"event", "exit"},
+                       {"consumer", a.consumer},
+                       {"jobs", t.jobs},
+                       {"stored", t.stored},
+                       {"already_done", t.already_done},
+                       {"dropped", t.dropped},
+                       {"infra_errors", t.infra}})
+                     .dump()
+              << std::endl;
+  else if (!a.out.quiet)
+    std::fprintf(stderr, "hone worker %s: stopped after %lld jobs (%lld stored)\n",
+                 a.consumer.c_str(), t.jobs, t.stored);
+  return kExitOk;
+}
+
+int RunWorker(WorkerArgs& a) {
+  if (Status st = CheckArgs(a); !st.ok()) return ReportError(st);
+  auto backend = WorkerBackend(a);
+  if (!backend.ok()) return ReportError(backend.status());
+  auto address = ParseRedisAddress(a.redis);
+  if (!address.ok()) return ReportError(address.status().With("--redis: "));
+  if (auto o = ToEvalOptions(a.flags); !o.ok()) return ReportError(o.status());
+  if (a.consumer.empty())
+    a.consumer = fmt::format(
+        "{}-{}-{}", HostName(),
+        *backend == "cuda" ? fmt::format("cuda{}", a.flags.device) : std::string("cpu"), getpid());
+  std::unique_ptr<ServedRun> record;
+  if (!a.store.empty()) {
+    auto r = ServedRun::Begin(a.store, a.consumer,
+                              {{"redis", a.redis},
+                               {"problems", AbsolutePath(a.problems)},
+                               {"backend", *backend},
+                               {"flags", EvalFlagsToJson(a.flags)}});
+    if (!r.ok()) return ReportError(r.status().With("--store: "));
+    record = std::move(*r);
+  }
+  auto evaluator = MakeJobEvaluator(a, *backend, record.get());
+  if (!evaluator.ok()) return ReportError(evaluator.status());
+  RedisClientOptions redis;
+  redis.address = *address;
+  g_stop = false;
+  std::signal(SIGTERM, OnStopSignal);
+  std::signal(SIGINT, OnStopSignal);
+  auto queue = OpenQueue(redis, a);
+  if (!queue.ok()) return ReportError(queue.status());
+  auto renewals = OpenQueue(redis, a);
+  if (!renewals.ok()) return ReportError(renewals.status());
+  return Serve(a, *backend, **queue, **renewals, **evaluator);
+}
+
+}  // namespace
+
+Command RegisterWorker(CLI::App& app) {
+  auto a = std::make_shared<WorkerArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "worker", "Serve evaluations: take jobs from the Redis queue, evaluate, store results");
+  sub->add_option("--redis", a->redis, "The queue's Redis, HOST:PORT")->capture_default_str();
+  sub->add_option("--key-prefix", a->prefix, "Prefix of every Redis key of the queue")
+      ->capture_default_str();
+  sub->add_option("--problems", a->problems,
+                  "Where named problems resolve: DIR/<name>.py or the task folder DIR/<name>/");
+  sub->add_option("--backend", a->backend,
+                  "cpu, or cuda on --device (default: cuda where a GPU is present)");
+  sub->add_option("--consumer", a->consumer,
+                  "This worker's name in the consumer group (default: HOST-DEVICE-PID)");
+  sub->add_option("--max-attempts", a->max_attempts,
+                  "Takes of one job before it is dead-lettered as an infra error")
+      ->capture_default_str();
+  sub->add_option("--lease-seconds", a->lease_seconds,
+                  "A job whose lease is not renewed for this long goes to another worker")
+      ->capture_default_str();
+  sub->add_option("--block-seconds", a->block_seconds, "How long one read waits for a job")
+      ->capture_default_str();
+  sub->add_option("--connect-timeout", a->connect_timeout, "Seconds to wait for Redis at start-up")
+      ->capture_default_str();
+  sub->add_option("--store", a->store,
+                  "Record every evaluation in this run store (SQLite), as hone bench does");
+  sub->add_flag("--once", a->once, "Evaluate one job, then exit");
+  sub->add_option("--max-jobs", a->max_jobs, "Exit after this many jobs (0: no limit)");
+  AddEvalFlags(sub, a->flags);
+  AddOutputFlags(sub, a->out);
+  return [a] { return RunWorker(*a); };
+}
+
+}  // namespace hone::cli

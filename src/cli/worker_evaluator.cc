@@ -1,0 +1,136 @@
+#include "cli/worker_evaluator.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "cli/eval_flags.h"
+#include "task/task_loader.h"
+
+namespace hone::cli {
+
+namespace {
+
+using json = nlohmann::json;
+
+// Loaded tasks kept at most; the map is emptied when it is full.
+constexpr size_t kMaxTasks = 256;
+
+std::vector<std::string> SplitCommas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string part; std::getline(in, part, ',');)
+    if (!part.empty()) out.push_back(part);
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> JobBackend(const EvalJob& job, const std::string& worker_backend) {
+  std::string asked = job.config.value("backend", "");
+  if (!asked.empty() && asked != "cpu" && asked != "cuda")
+    return Status::Invalid("config.backend: expected cpu or cuda, got '" + asked + "'");
+  std::string backend = asked.empty() ? worker_backend : asked;
+  if (job.candidate_kind == "cpp") backend = "cpu";
+  if (job.candidate_kind == "cuda") backend = "cuda";
+  if (!asked.empty() && asked != backend)
+    return Status::Invalid("config.backend " + asked + ": a " + job.candidate_kind +
+                           " candidate runs on " + backend);
+  if (backend == "cuda" && worker_backend != "cuda")
+    return Status::Unavailable(
+        "this worker has no GPU (hone worker --backend cpu); a cuda job "
+        "needs a GPU worker");
+  return backend;
+}
+
+Result<EvalOptions> ApplyJobConfig(const EvalOptions& base, const json& config) {
+  EvalOptions o = base;
+  if (config.contains("timeout_s")) {
+    double s = config["timeout_s"].get<double>();
+    if (!(s > 0)) return Status::Invalid("config.timeout_s: must be positive");
+    o.total_timeout =
+        std::min(o.total_timeout, std::chrono::milliseconds(static_cast<int64_t>(s * 1000)));
+  }
+  if (config.contains("allow")) {
+    HONE_ASSIGN_OR_RETURN(auto rules,
+                          ParseAllowedRules(SplitCommas(config["allow"].get<std::string>())));
+    o.lint_allow.insert(rules.begin(), rules.end());
+  }
+  if (config.contains("baselines")) {
+    std::string b = config["baselines"].get<std::string>();
+    if (b == "eager,compile" || b == "compile,eager") {
+      o.eager_baseline = o.compile_baseline = true;
+    } else if (b == "eager") {
+      o.eager_baseline = true;
+      o.compile_baseline = false;
+    } else if (b == "none") {
+      o.eager_baseline = o.compile_baseline = false;
+    } else {
+      return Status::Invalid("config.baselines: expected eager,compile, eager or none, got '" + b +
+                             "'");
+    }
+  }
+  return o;
+}
+
+void ApplyJobSeeds(Task& task, const json& config) {
+  if (!config.contains("seeds") || !config["seeds"].is_number()) return;
+  int asked = static_cast<int>(std::clamp(config["seeds"].get<double>(), 0.0, 16.0));
+  task.seeds = std::max(task.seeds, asked);
+}
+
+ContextJobEvaluator::ContextJobEvaluator(std::unique_ptr<EvalContext> ctx, WorkerEvalSetup setup)
+    : ctx_(std::move(ctx)), setup_(std::move(setup)) {}
+
+ContextJobEvaluator::~ContextJobEvaluator() = default;
+
+// The Evaluator copies the context's environment, so it is made again
+// when a PyTorch problem started (or moved) the oracle.
+Evaluator& ContextJobEvaluator::EvaluatorForContext() {
+  if (!evaluator_ || evaluator_->oracle() != ctx_->oracle.get()) {
+    evaluator_ = std::make_unique<Evaluator>(ctx_->env, ctx_->oracle.get());
+    evaluator_->KeepWarm(true);
+  }
+  return *evaluator_;
+}
+
+Result<Task> ContextJobEvaluator::LoadFor(const EvalJob& job, const JobFiles& files,
+                                          const std::string& backend) {
+  std::string key = files.problem().string() + "|" + backend;
+  bool named = job.problem_code.empty();
+  if (named) {
+    if (auto it = tasks_.find(key); it != tasks_.end()) {
+      // The oracle must be the one that loaded it (another backend's job
+      // may have moved it since).
+      if (IsPyTorchTaskFile(files.problem())) HONE_RETURN_IF_ERROR(StartOracle(*ctx_, backend));
+      return it->second;
+    }
+  }
+  if (IsPyTorchTaskFile(files.problem())) HONE_RETURN_IF_ERROR(StartOracle(*ctx_, backend));
+  HONE_ASSIGN_OR_RETURN(Task task,
+                        LoadTask(*ctx_, files.problem().string(), backend, setup_.sizes));
+  if (named) {
+    if (tasks_.size() >= kMaxTasks) tasks_.clear();
+    tasks_.emplace(key, task);
+  }
+  return task;
+}
+
+Result<Verdict> ContextJobEvaluator::Evaluate(const EvalJob& job, const JobFiles& files) {
+  HONE_ASSIGN_OR_RETURN(std::string backend, JobBackend(job, setup_.backend));
+  HONE_ASSIGN_OR_RETURN(EvalOptions options, ApplyJobConfig(setup_.options, job.config));
+  options.backend = backend;
+  HONE_ASSIGN_OR_RETURN(Task task, LoadFor(job, files, backend));
+  ApplyJobSeeds(task, job.config);
+  Evaluator& evaluator = EvaluatorForContext();
+  if (job.candidate_kind == "modelnew") evaluator.PrewarmCompat(backend, options);
+  HONE_ASSIGN_OR_RETURN(Verdict v, evaluator.Evaluate(task, files.candidate(), options));
+  if (setup_.record) {
+    // The store is a record, not the answer: a failure to write it is said
+    // and the result still goes to the queue.
+    if (Status st = setup_.record->Record(job, task, files.problem(), backend, v); !st.ok())
+      std::fprintf(stderr, "hone: worker: --store: %s\n", st.message().c_str());
+  }
+  return v;
+}
+
+}  // namespace hone::cli

@@ -1,0 +1,65 @@
+// How `hone worker` evaluates one job: the same path as `hone eval` (an
+// evaluation context, the task loaded from the problem, one Evaluator),
+// with the job's config applied to the worker's evaluation flags.
+//
+// Ownership: owns the evaluation context (builders, oracle) and the
+// Evaluator; borrows the ServedRun, when given, to record each verdict.
+// Thread-compatible: one evaluation at a time, as a worker makes them.
+// Failure: anything that is not a verdict on the candidate (a config the
+// worker cannot honour, a CUDA job on a CPU worker, a problem that does not
+// load, an evaluator Status) is a Status; the worker reports it as an
+// infra_error result.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/context.h"
+#include "serve/served_run.h"
+#include "serve/worker.h"
+
+namespace hone::cli {
+
+struct WorkerEvalSetup {
+  std::string backend = "cpu";  // the worker's: cpu, or cuda on its --device
+  EvalOptions options;          // from the evaluation flags
+  SizePolicy sizes;
+  ServedRun* record = nullptr;  // --store: where verdicts are recorded
+};
+
+// The backend a job runs on: a cpp candidate on cpu, a cuda one on cuda, a
+// ModelNew on config.backend or else the worker's. Status::Unavailable for
+// CUDA on a worker without it; Status::Invalid for a contradiction.
+Result<std::string> JobBackend(const EvalJob& job, const std::string& worker_backend);
+
+// The worker's options with the job's config applied: timeout_s (at most
+// the worker's --timeout), allow (lint rules, comma-separated, added to the
+// worker's), baselines (eager,compile / eager / none). Status::Invalid
+// naming the key for a value the worker cannot honour.
+Result<EvalOptions> ApplyJobConfig(const EvalOptions& base, const nlohmann::json& config);
+
+// config.seeds raises the task's seeds (never lowers them: the verification
+// protocol's minimum stays); at most 16.
+void ApplyJobSeeds(Task& task, const nlohmann::json& config);
+
+class ContextJobEvaluator : public JobEvaluator {
+ public:
+  ContextJobEvaluator(std::unique_ptr<EvalContext> ctx, WorkerEvalSetup setup);
+  ~ContextJobEvaluator() override;
+  Result<Verdict> Evaluate(const EvalJob& job, const JobFiles& files) override;
+
+ private:
+  Result<Task> LoadFor(const EvalJob& job, const JobFiles& files, const std::string& backend);
+  Evaluator& EvaluatorForContext();
+
+  std::unique_ptr<EvalContext> ctx_;
+  WorkerEvalSetup setup_;
+  std::unique_ptr<Evaluator> evaluator_;
+  // Named problems loaded before, by path and backend (a PyTorch problem's
+  // load runs the oracle); bounded.
+  std::map<std::string, Task> tasks_;
+};
+
+}  // namespace hone::cli

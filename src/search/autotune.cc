@@ -1,0 +1,94 @@
+#include "search/autotune.h"
+
+#include <future>
+
+#include "build/build_pool.h"
+#include "core/fs.h"
+#include "core/temp_dir.h"
+#include "search/tunables.h"
+
+namespace hone {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+Result<std::vector<fs::path>> WriteVariants(const std::string& source, const fs::path& candidate,
+                                            const std::vector<TuneAssignment>& variants,
+                                            const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    fs::path f = dir / (candidate.stem().string() + ".v" + std::to_string(i) +
+                        candidate.extension().string());
+    HONE_RETURN_IF_ERROR(WriteFileAtomic(f, ApplyTunables(source, variants[i])));
+    files.push_back(f);
+  }
+  return files;
+}
+
+void Prebuild(Builder* builder, const std::vector<fs::path>& files) {
+  if (!builder) return;
+  BuildPool pool(*builder);
+  std::vector<std::future<Result<BuildResult>>> builds;
+  for (const auto& f : files) builds.push_back(pool.Submit(f));
+  for (auto& b : builds) b.wait();
+}
+
+Verdict::TuneTrial TrialOf(const std::string& params, const Verdict& v) {
+  Verdict::TuneTrial t;
+  t.params = params;
+  t.status = v.status;
+  t.reason = v.status == VerdictStatus::kPassed ? "" : v.reason;
+  if (v.status == VerdictStatus::kPassed && v.candidate_time)
+    t.median_seconds = v.candidate_time->summary.median;
+  return t;
+}
+
+}  // namespace
+
+Result<Verdict> EvaluateTuned(Evaluator& evaluator, Builder* builder, const Task& task,
+                              const fs::path& candidate, const EvalOptions& options,
+                              const ProgressFn& progress) {
+  HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(candidate));
+  auto tunables = ParseTunables(source);
+  if (!tunables.ok())
+    return Status::Invalid(candidate.string() + ": " + tunables.status().message());
+  if (tunables->empty()) return evaluator.Evaluate(task, candidate, options, progress);
+  if (candidate.extension() == ".py")
+    return Status::Invalid(candidate.string() +
+                           ": tunables are for native candidates (.cpp, .cu), not ModelNew files");
+  std::vector<TuneAssignment> variants = Combinations(*tunables);
+  HONE_ASSIGN_OR_RETURN(fs::path cache, CacheDir());
+  HONE_ASSIGN_OR_RETURN(fs::path tmp, MakeTempDir(cache / "tmp", "tune"));
+  TempDirOwner folder(tmp);
+  HONE_ASSIGN_OR_RETURN(std::vector<fs::path> files,
+                        WriteVariants(source, candidate, variants, folder.path()));
+  if (progress) progress("building " + std::to_string(files.size()) + " tuning variants");
+  Prebuild(builder, files);
+
+  std::optional<Verdict> best, first;
+  double best_median = 0;
+  std::vector<Verdict::TuneTrial> trials;
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::string params = FormatAssignment(variants[i]);
+    ProgressFn inner = [&](const std::string& stage) {
+      if (progress) progress(params + ": " + stage);
+    };
+    HONE_ASSIGN_OR_RETURN(Verdict v, evaluator.Evaluate(task, files[i], options, inner));
+    v.candidate = candidate.string();
+    v.tuned_params = params;
+    trials.push_back(TrialOf(params, v));
+    // Untimed evaluations (--no-time) keep the first variant that passed.
+    double median = trials.back().median_seconds;
+    if (v.status == VerdictStatus::kPassed && (!best || (median > 0 && median < best_median))) {
+      best = v;
+      best_median = median;
+    }
+    if (!first) first = std::move(v);
+  }
+  Verdict out = best ? *best : *first;
+  out.tune_trials = std::move(trials);
+  return out;
+}
+
+}  // namespace hone

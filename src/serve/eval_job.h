@@ -1,0 +1,47 @@
+// One evaluation the service takes: the request item of POST /v1/evals (and
+// what the shims translate their bodies into), as it travels through the
+// queue to a worker.
+//
+//   {"id": "...", "problem": "level1/19_ReLU" | {"name": ...} | {"code": "..."},
+//    "candidate": {"code": "...", "kind": "modelnew" | "cuda" | "cpp"},
+//    "config": {"backend": "cuda", "baselines": "eager", "reward": "kernelbench", ...}}
+//
+// `id` is the client's idempotency key: the same id with the same content
+// (ContentKey) is the same job; the same id with other content is a
+// conflict. A problem is named (resolved by the worker against its problem
+// folder) or given as source text. Values only; no I/O. Thread-compatible.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/status.h"
+
+namespace hone {
+
+struct EvalJob {
+  std::string id;
+  std::string problem_name;  // "level1/19_ReLU": a file of the worker's problem folder
+  std::string problem_code;  // or the problem's own source (a KernelBench Model file)
+  std::string candidate_code;
+  std::string candidate_kind = "modelnew";           // modelnew (.py), cuda (.cu), cpp (.cpp)
+  nlohmann::json config = nlohmann::json::object();  // see EvalConfigKeys()
+
+  // What the id stands for: problem, candidate and config, not the id.
+  std::string ContentKey() const;
+  // The file name a candidate of this kind is written under ("candidate.py").
+  std::string CandidateFileName() const;
+};
+
+// The config keys a job may set (anything else is a bad request): backend,
+// baselines, reward, timeout_s, allow, seeds.
+const std::vector<std::string>& EvalConfigKeys();
+
+// Status::Invalid naming the field (prefixed by `where`, e.g. "items[3].")
+// for a malformed item; limits: id 1-200 printable characters, code at most
+// `max_code_bytes`.
+Result<EvalJob> EvalJobFromJson(const nlohmann::json& j, const std::string& where = "",
+                                size_t max_code_bytes = 1 << 20);
+nlohmann::json EvalJobToJson(const EvalJob& job);
+
+}  // namespace hone

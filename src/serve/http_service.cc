@@ -1,0 +1,107 @@
+#include "serve/http_service.h"
+
+#include <chrono>
+
+#include "serve/kernelgym_shim.h"
+#include "serve/native_api.h"
+#include "serve/openrlhf_shim.h"
+
+namespace hone {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The request this handler thread is serving: cpp-httplib runs a request's
+// hooks (pre-routing, handler, logger) on one thread, and the logger runs
+// for every response, refused ones included.
+struct RequestMark {
+  Clock::time_point start;
+  bool admitted = false;
+};
+thread_local RequestMark t_request;
+
+// The route a request matched, for the metrics: its path without ids.
+std::string RouteOf(const httplib::Request& req) {
+  const std::string& p = req.path;
+  for (const char* prefix : {"/v1/evals/", "/status/", "/results/"})
+    if (p.rfind(prefix, 0) == 0) return std::string(prefix) + "{id}";
+  return p;
+}
+
+}  // namespace
+
+bool IsLoopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+HttpService::HttpService(ServeOptions options, JobQueueFactory factory)
+    : options_(std::move(options)), queues_(std::move(factory)) {}
+
+HttpService::~HttpService() { Stop(); }
+
+bool HttpService::Admit(const httplib::Request& req, httplib::Response& res) {
+  t_request = {Clock::now(), false};
+  if (!options_.token.empty() &&
+      req.get_header_value("Authorization") != "Bearer " + options_.token) {
+    SendError(res, 401, "a bearer token is required (Authorization: Bearer TOKEN)");
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  int& n = inflight_[req.remote_addr];
+  if (n >= options_.max_inflight_per_client) {
+    SendError(res, 429,
+              "at most " + std::to_string(options_.max_inflight_per_client) +
+                  " requests at once from one client");
+    return false;
+  }
+  ++n;
+  t_request.admitted = true;
+  return true;
+}
+
+void HttpService::Release(const httplib::Request& req) {
+  if (!t_request.admitted) return;
+  t_request.admitted = false;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = inflight_.find(req.remote_addr);
+  if (it != inflight_.end() && --it->second <= 0) inflight_.erase(it);
+}
+
+Status HttpService::Start() {
+  if (!IsLoopback(options_.host) && options_.token.empty())
+    return Status::Invalid("--host " + options_.host +
+                           " is not loopback: give a bearer token (--token or HONE_SERVE_TOKEN)");
+  int threads = options_.threads;
+  server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server_.set_payload_max_length(options_.max_body_bytes);
+  server_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    return Admit(req, res) ? httplib::Server::HandlerResponse::Unhandled
+                           : httplib::Server::HandlerResponse::Handled;
+  });
+  // After every response: the admission ends and the request is counted.
+  server_.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+    Release(req);
+    double s = std::chrono::duration<double>(Clock::now() - t_request.start).count();
+    metrics_.Request(RouteOf(req), res.status, s);
+  });
+  RegisterNativeApi(server_, ctx_);
+  RegisterOpenRlhfShim(server_, ctx_);
+  RegisterKernelGymShim(server_, ctx_);
+  port_ = options_.port == 0
+              ? server_.bind_to_any_port(options_.host)
+              : (server_.bind_to_port(options_.host, options_.port) ? options_.port : -1);
+  if (port_ <= 0)
+    return Status::Unavailable("cannot listen on " + options_.host + ":" +
+                               std::to_string(options_.port));
+  thread_ = std::thread([this] { server_.listen_after_bind(); });
+  return Status::Ok();
+}
+
+void HttpService::Stop() {
+  if (!thread_.joinable()) return;
+  server_.stop();
+  thread_.join();
+}
+
+}  // namespace hone

@@ -1,0 +1,57 @@
+// `hone serve`: the HTTP front of the evaluation service. It validates and
+// queues; it never evaluates in its own process (workers do, serve/worker.h).
+// Routes: native_api.h, openrlhf_shim.h, kernelgym_shim.h.
+//
+// Guards: it binds to loopback unless told otherwise, and then a bearer
+// token is required (Start refuses to bind without one); bodies over
+// max_body_bytes are refused (413); one client address has at most
+// max_inflight_per_client requests at once (429 with Retry-After); a full
+// queue answers 429 and a queue that cannot be reached 503, both with
+// Retry-After. Every request is counted in the metrics.
+//
+// Start binds and serves on its own thread; Stop (or the destructor) ends
+// it and waits. Thread-safe otherwise.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "serve/serve_context.h"
+
+namespace hone {
+
+class HttpService {
+ public:
+  HttpService(ServeOptions options, JobQueueFactory factory);
+  ~HttpService();
+  HttpService(const HttpService&) = delete;
+  HttpService& operator=(const HttpService&) = delete;
+
+  // Status::Invalid: options that are not safe (off loopback without a
+  // token); Status::Unavailable: the address cannot be bound.
+  Status Start();
+  void Stop();
+  int port() const { return port_; }
+  ServeMetrics& metrics() { return metrics_; }
+
+ private:
+  bool Admit(const httplib::Request& req, httplib::Response& res);
+  void Release(const httplib::Request& req);
+
+  ServeOptions options_;
+  QueuePool queues_;
+  ServeMetrics metrics_;
+  ServeContext ctx_{options_, queues_, metrics_};
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::mutex mu_;
+  std::map<std::string, int> inflight_;  // by client address
+};
+
+// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost).
+bool IsLoopback(const std::string& host);
+
+}  // namespace hone

@@ -1,0 +1,89 @@
+// Declared tunables (search/tunables.h) through `hone eval`: every variant
+// is built, verified and timed, and the fastest that passed is kept, on a
+// candidate built so that the answer is known: REPEAT=400 does the work 400
+// times, SCALE=3 computes the wrong result.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/fs.h"
+#include "test_env.h"
+
+namespace hone {
+namespace {
+
+using namespace hone::testing;
+
+const char* kTunedCandidate = R"(// fixture_add (out = a + 2 b) with two tunables.
+// hone: tune REPEAT in {400, 1}
+// hone: tune SCALE in {2, 3}
+#include <hone/kernel.h>
+#ifndef REPEAT
+#define REPEAT 4
+#endif
+#ifndef SCALE
+#define SCALE 2
+#endif
+
+template <typename T>
+static void add(const T* a, const T* b, T* out, int64_t n) {
+  for (int r = 0; r < REPEAT; ++r)
+    for (int64_t i = 0; i < n; ++i) out[i] = a[i] + T(SCALE) * b[i];
+}
+
+HONE_EXPORT int hone_forward(const hone_args* args) {
+  const hone_tensor& a = args->inputs[0];
+  const hone_tensor& b = args->inputs[1];
+  hone_tensor& out = args->outputs[0];
+  int64_t n = hone_numel(&out);
+  if (a.dtype == HONE_F32)
+    add(static_cast<const float*>(a.data), static_cast<const float*>(b.data),
+        static_cast<float*>(out.data), n);
+  else if (a.dtype == HONE_F64)
+    add(static_cast<const double*>(a.data), static_cast<const double*>(b.data),
+        static_cast<double*>(out.data), n);
+  else
+    return 1;
+  return 0;
+}
+)";
+
+TEST(AutotuneTest, EvalKeepsTheFastestVariantThatPassesAndNamesIt) {
+  auto dir = MakeTempDir(TestCache() / "tmp", "autotune-test");
+  ASSERT_TRUE(dir.ok());
+  std::filesystem::path candidate = *dir / "tuned.cpp";
+  ASSERT_TRUE(WriteFileAtomic(candidate, kTunedCandidate).ok());
+  auto r = RunHone({"eval", (SourceDir() / "tests/integration/fixture_add").string(),
+                    candidate.string(), "--json", "--time-budget", "0.3", "--warmup", "0.01"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["status"], "passed") << j.dump(2);
+  ASSERT_TRUE(j.contains("tuning")) << j.dump(2);
+  EXPECT_EQ(j["tuning"]["params"], "REPEAT=1 SCALE=2");
+  EXPECT_EQ(j["candidate"], candidate.string());
+  const auto& trials = j["tuning"]["trials"];
+  ASSERT_EQ(trials.size(), 4u);
+  EXPECT_EQ(trials[0]["params"], "REPEAT=400 SCALE=2");
+  EXPECT_EQ(trials[0]["status"], "passed");
+  EXPECT_EQ(trials[1]["status"], "incorrect");  // SCALE=3
+  EXPECT_EQ(trials[3]["status"], "incorrect");
+  EXPECT_GT(trials[0]["median_us"].get<double>(), 2 * trials[2]["median_us"].get<double>());
+  std::filesystem::remove_all(*dir);
+}
+
+TEST(AutotuneTest, AnUnguardedDefineIsRefusedWithItsLine) {
+  auto dir = MakeTempDir(TestCache() / "tmp", "autotune-test");
+  ASSERT_TRUE(dir.ok());
+  std::filesystem::path candidate = *dir / "unguarded.cpp";
+  ASSERT_TRUE(WriteFileAtomic(candidate, "// hone: tune BLOCK in {1, 2}\n#define BLOCK 4\n").ok());
+  auto r = RunHone(
+      {"eval", (SourceDir() / "tests/integration/fixture_add").string(), candidate.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("line 2: tunable BLOCK is #defined without `#ifndef BLOCK`"),
+            std::string::npos)
+      << r.output;
+  std::filesystem::remove_all(*dir);
+}
+
+}  // namespace
+}  // namespace hone
