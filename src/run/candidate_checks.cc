@@ -344,6 +344,15 @@ bool CandidateChecks::CheckReportedFlush(const ReportedTimeBounds& b) {
   return false;
 }
 
+// On the CPU, time hidden outside the measured span is work, and work costs
+// the sandbox CPU time; on a machine with more runnable threads than cores
+// the worker's clock also waits for a core, which costs none.
+CallTimeJudgement JudgeCallTime(double extra, double allowed, double cpu_beyond) {
+  if (extra <= allowed) return CallTimeJudgement::kWithin;
+  if (cpu_beyond >= 0 && cpu_beyond <= allowed) return CallTimeJudgement::kWaitedForCore;
+  return CallTimeJudgement::kUnaccounted;
+}
+
 bool CandidateChecks::CheckReportedTimes(const TimingResult& ref, const TimingResult& cand,
                                          const ReportedTimeBounds& b) {
   if (!CheckReportedFlush(b)) return false;
@@ -365,7 +374,19 @@ bool CandidateChecks::CheckReportedTimes(const TimingResult& ref, const TimingRe
       "the worker's clock saw " + Seconds(cand.call_overhead) +
       " per timed call beyond the reported time (the reference: " + Seconds(ref.call_overhead) +
       "; allowed extra " + Seconds(allowed) + ")";
-  if (extra <= allowed) return RecordCallTime(true, detail, cand.summary.median);
+  switch (JudgeCallTime(extra, allowed, b.cand_cpu_beyond)) {
+    case CallTimeJudgement::kWithin:
+      return RecordCallTime(true, detail, cand.summary.median);
+    case CallTimeJudgement::kWaitedForCore:
+      return RecordCallTime(true,
+                            detail +
+                                "; the machine was busy: the sandbox's CPU time beyond the "
+                                "reported time was " +
+                                Seconds(b.cand_cpu_beyond) + " per call, so the rest was waiting",
+                            cand.summary.median);
+    case CallTimeJudgement::kUnaccounted:
+      break;
+  }
   if (s_.compat && held && b.launches > 0) {
     deferred_call_time_ = {extra, allowed, b.launches, cand.summary.median,
                            "the worker's clock saw " + Seconds(cand.call_overhead) +

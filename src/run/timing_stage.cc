@@ -102,8 +102,14 @@ bool TimingStage::Call(int side, int set, const Ids& in, uint64_t rng_seed, bool
   LoadInputs(*s_.store, *s_.cand.arena, l, in);
   Poison(*s_.cand.arena, l, 0xFF);
   ++cand_calls_;
+  // On the CPU, the sandbox's CPU time over the request tells time it
+  // worked from time it waited for a core (timing_stage.h).
+  const bool count_cpu = timed && s_.backend.traits().idle_cpu_check;
+  uint64_t cpu_before = count_cpu ? s_.cand.sandbox->CpuNanos() : 0;
   bool ok = runner_.Call(set, flags_, std::string("during timing") + (timed ? "" : " warm-up"), o,
                          rng_seed);
+  if (ok && count_cpu)
+    call_cpu_seconds_ = static_cast<double>(s_.cand.sandbox->CpuNanos() - cpu_before) * 1e-9;
   if (ok && s_.backend.traits().held_calls) hold_.Count(*o);
   return ok;
 }
@@ -171,6 +177,9 @@ void TimingStage::RecordHarnessTime(int side, const CallOutcome& o) {
                         o.post_mark_seconds);
   prepares_[side].push_back(o.prepare_seconds);
   if (IsReference(side)) return;
+  if (call_cpu_seconds_ >= 0)
+    cpu_beyond_.push_back(call_cpu_seconds_ - o.prepare_seconds - o.reported_seconds);
+  call_cpu_seconds_ = -1;
   launches_.push_back(o.launches);
   if (auto sample = s_.backend.SampleDevice()) gpu_samples_.push_back(*sample);
 }
@@ -241,6 +250,7 @@ void TimingStage::Conclude(const InterleavedTimer& timer) {
   bounds.cand_prepare = Summarize(prepares_[cand_side_]).median;
   bounds.flush_ratio = FlushedBytesRatio();
   bounds.launches = launches_.empty() ? 0 : Summarize(launches_).median;
+  if (!cpu_beyond_.empty()) bounds.cand_cpu_beyond = Summarize(cpu_beyond_).median;
   if (!checks_.CheckReportedTimes(ref, cand, bounds)) return;
   s_.v.candidate_time = cand;
   if (with_reference) {

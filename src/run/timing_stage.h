@@ -96,6 +96,11 @@ class TimingStage {
   uint32_t flags_ = 0;
   std::vector<RefSet> warmup_;  // with their expected outputs
   std::vector<double> gaps_[2], prepares_[2], launches_;
+  // CPU backend: the candidate sandbox's CPU time over each timed request
+  // beyond its reported call and flush. Hidden work on the CPU must run, so
+  // it shows here; the wait of a busy machine for a core does not.
+  std::vector<double> cpu_beyond_;
+  double call_cpu_seconds_ = -1;  // the last timed call's; -1: not counted
   Status failure_;
   int rechecked_ = 0, rechecked_timed_ = 0;
   std::vector<DeviceSample> gpu_samples_;

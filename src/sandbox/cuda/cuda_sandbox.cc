@@ -253,7 +253,7 @@ bool WatchJoin(CUpti_CallbackId cbid, const void* params) {
     case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent:
     case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz: {
       const auto* p = static_cast<const cuStreamWaitEvent_params*>(params);
-      if (OnTimedStream(p->hStream)) g_joins.Joined(p->hEvent);
+      if (!Capturing(p->hStream) && OnTimedStream(p->hStream)) g_joins.Joined(p->hEvent);
       return true;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize:
@@ -312,12 +312,10 @@ void WatchCopy(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
   const char* fn = cb->functionName;
   if (!fn || (std::strncmp(fn, "cuMemcpy", 8) != 0 && std::strncmp(fn, "cuMemset", 8) != 0)) return;
   CUstream s = CopyStream(cbid, cb->functionParams);
+  if (Capturing(s)) return;  // recorded into a graph, not run
   // A synchronous copy (null here) runs on the legacy default stream.
   if ((s || g_legacy) && OnTimedStream(s)) return;
-  if (g_legacy && s) {
-    if (Capturing(s)) return;
-    g_joins.Work(s);
-  }
+  if (g_legacy && s) g_joins.Work(s);
   if (g_side_copies++ == 0) g_first_side_copy = fn;
 }
 
@@ -353,11 +351,15 @@ void CUPTIAPI OnDriverApi(void*, CUpti_CallbackDomain, CUpti_CallbackId cbid, co
       return WatchCopy(cbid, cb);
   }
   const char* name = cb->symbolName;
+  // Asked first, and alone: while a stream captures, cuStreamIsCapturing is
+  // the one question about it the driver documents as safe. Asking its
+  // flags (OnTimedStream) invalidated torch.cuda.graph's capture, in every
+  // capture mode (scripts/gpu-check-graph-capture).
+  if (Capturing(s)) {  // recorded into a graph, not run
+    g_graphs.Recorded(s, IsOwn(name));
+    return;
+  }
   if (!OnTimedStream(s)) {
-    if (Capturing(s)) {  // recorded into a graph, not run
-      g_graphs.Recorded(s, IsOwn(name));
-      return;
-    }
     ++g_side;
     if (g_legacy) g_joins.Work(s);
   }

@@ -1,0 +1,34 @@
+// JudgeCallTime: the worker's clock beyond the sandbox's reports, judged
+// with the sandbox's CPU time, so that a busy machine is not taken for
+// hidden work (src/run/candidate_checks.h).
+#include <gtest/gtest.h>
+
+#include "run/candidate_checks.h"
+
+namespace hone {
+namespace {
+
+constexpr double kAllowed = 1e-3;
+
+TEST(CallTimeTest, ExtraWithinTheAllowanceIsWithin) {
+  EXPECT_EQ(JudgeCallTime(0.5e-3, kAllowed, -1), CallTimeJudgement::kWithin);
+  EXPECT_EQ(JudgeCallTime(-2e-3, kAllowed, 5e-3), CallTimeJudgement::kWithin);
+}
+
+TEST(CallTimeTest, ExtraTheSandboxDidNotRunIsWaitingForACore) {
+  // 2.6 ms beyond the reports on a loaded 2-core machine, 30 us of it on a core.
+  EXPECT_EQ(JudgeCallTime(2.6e-3, kAllowed, 30e-6), CallTimeJudgement::kWaitedForCore);
+}
+
+TEST(CallTimeTest, ExtraTheSandboxSpentRunningIsUnaccounted) {
+  // A tampered timer: the work goes on, unreported, and costs CPU time.
+  EXPECT_EQ(JudgeCallTime(2.6e-3, kAllowed, 2.5e-3), CallTimeJudgement::kUnaccounted);
+}
+
+TEST(CallTimeTest, WithoutCpuTimeExtraIsUnaccounted) {
+  // CUDA: hidden work runs on the GPU, so CPU time says nothing.
+  EXPECT_EQ(JudgeCallTime(2.6e-3, kAllowed, -1), CallTimeJudgement::kUnaccounted);
+}
+
+}  // namespace
+}  // namespace hone
