@@ -171,8 +171,7 @@ bool Capturing(CUstream s) {
   if (s == nullptr || s == CU_STREAM_LEGACY) return false;
   RelaxedCaptureMode relaxed;
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-  return cuStreamIsCapturing(s, &status) == CUDA_SUCCESS &&
-         status != CU_STREAM_CAPTURE_STATUS_NONE;
+  return cuStreamIsCapturing(s, &status) == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 // Which CUDA graphs hold the candidate's own kernels: launches recorded
