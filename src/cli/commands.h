@@ -18,5 +18,6 @@ Command RegisterLint(CLI::App& app);
 Command RegisterReport(CLI::App& app);
 Command RegisterExport(CLI::App& app);
 Command RegisterWorker(CLI::App& app);
+Command RegisterServe(CLI::App& app);
 
 }  // namespace hone::cli
