@@ -1,8 +1,11 @@
 // What a bench says as it goes, for whoever shows it (the CLI: a progress
 // line, stderr, the table on stdout, the log). Planning, prebuilding and
-// scheduling (bench/plan.h, bench/prebuild.h, bench/scheduler.h) call it on
-// the bench's one thread; every method is optional and returns nothing, so
-// a listener cannot change what is evaluated.
+// scheduling (bench/plan.h, bench/prebuild.h, bench/scheduler.h) call it one
+// call at a time: planning and prebuilding on the bench's thread, the
+// evaluations on their lanes' threads (bench/lanes.h), serialised by the
+// scheduler, so a listener needs no lock of its own. Every method is
+// optional and returns nothing, so a listener cannot change what is
+// evaluated.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +34,9 @@ class BenchListener {
   virtual void Evaluating() {}
   // A unit evaluated now, with its verdict.
   virtual void UnitDone(const BenchUnit& /*unit*/, const Verdict& /*verdict*/) {}
+  // A lane (its device, `lane`) failed and takes no more units; the other
+  // lanes go on with its unit. `message` names the unit and the error.
+  virtual void LaneRetired(const std::string& /*lane*/, const std::string& /*message*/) {}
 };
 
 }  // namespace hone

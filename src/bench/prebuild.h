@@ -2,7 +2,8 @@
 // the torch extensions of the compat (.py) candidates (through the
 // evaluator, run/compat_prebuild.h), then each task's native reference and
 // each native candidate through the backend's builder. Evaluations that
-// follow, one at a time, find their builds in the cache.
+// follow, one at a time on each lane (bench/lanes.h), find their builds in
+// the cache.
 //
 // A build that fails is not reported here: its evaluation builds again and
 // says so in its verdict. Progress goes to the listener. One thread drives

@@ -13,7 +13,10 @@ std::string FormatEta(double seconds) {
 }
 
 std::string BenchTally::Line(const std::string& what) const {
-  std::string eta = fresh > 0 ? ", ETA " + FormatEta(fresh_seconds / fresh * (total - done)) : "";
+  // Each lane takes the mean time per unit: the rest is shared out.
+  std::string eta =
+      fresh > 0 ? ", ETA " + FormatEta(fresh_seconds / fresh * (total - done) / std::max(lanes, 1))
+                : "";
   std::string fastest = best > 0 ? fmt::format("{:.2f}x", best) : "-";
   return fmt::format("[{}/{} done, {} passed, best {}{}] {}", done, total, passed, fastest, eta,
                      what);

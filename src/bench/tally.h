@@ -1,7 +1,7 @@
 // A bench's running counts, for its progress line and its summary: units
 // done and passed, the best speedup, and where the time of the units
-// evaluated now went (with an estimate of what is left). A plain value; one
-// thread.
+// evaluated now went (with an estimate of what is left). A plain value; the
+// scheduler's lanes update it one at a time (bench/scheduler.h).
 #pragma once
 
 #include <map>
@@ -13,6 +13,7 @@ namespace hone {
 struct BenchTally {
   int done = 0, passed = 0, total = 0;
   int fresh = 0;  // evaluated by this invocation (not read back from the store)
+  int lanes = 1;  // evaluating at once (bench/lanes.h): the ETA divides by it
   double best = 0;
   double fresh_seconds = 0;
   // Where the evaluated-now units' time went: stages summed over

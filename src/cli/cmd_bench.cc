@@ -18,6 +18,7 @@
 #include "bench/scheduler.h"
 #include "bench/tally.h"
 #include "cli/commands.h"
+#include "cli/device_list.h"
 #include "cli/eval_flags.h"
 #include "cli/search_flags.h"
 #include "cli/store_flags.h"
@@ -38,14 +39,19 @@ using json = nlohmann::json;
 
 struct BenchArgs {
   std::string suite;
-  std::string backend = "cpu";
+  std::string backend;            // empty: cuda with --devices, else cpu
   std::vector<std::string> only;  // solution file stems to keep
   std::string solutions;          // PyTorch suites: where the solutions are
   std::string from_run;           // score the candidates of this stored run
   std::string resume;             // continue this bench run
   std::string name;
   std::string store;
-  SearchFlags search;  // with --model: each task's candidates come from an LLM search
+  // Where the units are evaluated (cli/device_list.h): not stored with the
+  // run, so a resumed bench runs where its --resume command says.
+  std::string devices;
+  int lanes = 0;                  // 0: not given
+  std::vector<int> lane_devices;  // resolved: one device per lane
+  SearchFlags search;             // with --model: each task's candidates come from an LLM search
   EvalFlags flags;
   Output out;
 };
@@ -119,6 +125,13 @@ class CliBenchListener : public BenchListener {
       std::fprintf(stderr, "hone: %d of %d already evaluated; %zu to go\n", done, total, todo);
   }
   void Evaluating() override { Keep(RowHeader()); }
+  void LaneRetired(const std::string& lane, const std::string& message) override {
+    std::string line = fmt::format("warning: {} takes no more units: {}; the other lanes take them",
+                                   lane, message);
+    progress_.Clear();
+    std::fprintf(stderr, "hone: %s\n", line.c_str());
+    progress_.Note(line);
+  }
   void UnitDone(const BenchUnit& u, const Verdict& v) override;
   // A line for the log and, unless --json or --quiet, stdout.
   void Keep(const std::string& line, const std::string& more = "") {
@@ -158,6 +171,7 @@ struct BenchOutcome {
   BenchTally tally;
   double prebuild_seconds = 0;
   std::string sandbox_missing;
+  std::vector<BenchLaneStats> lanes;
 };
 
 // Each task's candidates from an LLM search (search/optimizer.h) recorded
@@ -251,6 +265,11 @@ Result<int64_t> OpenBenchRun(Store& db, BenchArgs& a, bool resumed) {
   if (!a.search.model.empty()) HONE_RETURN_IF_ERROR(ValidateSearchFlags(a.search));
   if (a.backend != "cpu" && a.backend != "cuda")
     return Status::Invalid("--backend: expected cpu or cuda, got '" + a.backend + "'");
+  HONE_ASSIGN_OR_RETURN(a.lane_devices, LaneDevices(a.backend, a.flags.device, a.devices, a.lanes,
+                                                    a.devices.empty() ? 0 : LocalGpuCount()));
+  if (a.lane_devices.size() > 1 && !a.search.model.empty())
+    return Status::Invalid(
+        "--devices/--lanes: a bench with --model searches each task on one device");
   HONE_RETURN_IF_ERROR(ToEvalOptions(a.flags).status());
   HONE_RETURN_IF_ERROR(ToSizePolicy(a.flags).status());
   if (!a.suite.empty() && !fs::is_directory(a.suite))
@@ -280,21 +299,70 @@ Result<BenchPlan> PlanBench(EvalContext& ctx, Store& db, int64_t run_id, const B
   return PlanFromRun(source_run, load, db, run_id, listener);
 }
 
-// The units' evaluations, or each task's search.
+// The lanes after the first (bench/scheduler.h): each its own context on
+// its device, with its own oracle where the plan has PyTorch tasks (an
+// oracle serves one thread), and its own evaluator. Evaluators go first.
+struct ExtraLanes {
+  std::vector<std::unique_ptr<EvalContext>> contexts;
+  std::vector<std::unique_ptr<Evaluator>> evaluators;
+};
+
+Result<std::vector<BenchLane>> OpenLanes(EvalContext& ctx, Evaluator& evaluator, const BenchArgs& a,
+                                         const BenchPlan& plan, const SizePolicy& sizes,
+                                         ExtraLanes& extra) {
+  const size_t n = a.lane_devices.size();
+  const std::string& b = a.backend;
+  std::vector<BenchLane> lanes = {
+      {LaneName(b, a.lane_devices[0], 0, n), &ctx.backend(b), &evaluator, {}}};
+  bool pytorch = std::any_of(plan.tasks.begin(), plan.tasks.end(),
+                             [](const BenchTask& t) { return t.task && t.task->pytorch; });
+  for (size_t i = 1; i < n; ++i) {
+    auto lane_ctx = MakeEvalContext(b, a.lane_devices[i]);
+    if (!lane_ctx.ok()) return lane_ctx.status().With(LaneName(b, a.lane_devices[i], i, n) + ": ");
+    EvalContext* c = lane_ctx->get();
+    if (pytorch) HONE_RETURN_IF_ERROR(StartOracle(*c, b));
+    extra.contexts.push_back(std::move(*lane_ctx));
+    extra.evaluators.push_back(std::make_unique<Evaluator>(c->env, c->oracle.get()));
+    BenchTaskLoader reload = [c, b, sizes](const fs::path& path) {
+      return LoadTask(*c, path.string(), b, sizes);
+    };
+    lanes.push_back({LaneName(b, a.lane_devices[i], i, n), &c->backend(b),
+                     extra.evaluators.back().get(), std::move(reload)});
+  }
+  return lanes;
+}
+
+// The units' evaluations over the lanes, or each task's search.
 Status EvaluateBench(EvalContext& ctx, Store& db, int64_t run_id, const BenchArgs& a,
-                     BenchPlan& plan, const EvalOptions& options, CliBenchListener& listener,
-                     BenchOutcome& outcome) {
+                     BenchPlan& plan, const EvalOptions& options, const SizePolicy& sizes,
+                     CliBenchListener& listener, BenchOutcome& outcome) {
   const Backend& backend = ctx.backend(a.backend);
   // Planning loaded the tasks: a PyTorch suite's oracle is the context's now.
   Evaluator evaluator(ctx.env, ctx.oracle.get());
   if (!a.search.model.empty())
     return SearchTasks(db, run_id, a, plan, backend, evaluator, options, listener, outcome);
+  ExtraLanes extra;
+  HONE_ASSIGN_OR_RETURN(std::vector<BenchLane> lanes,
+                        OpenLanes(ctx, evaluator, a, plan, sizes, extra));
   BenchRunInfo info{&db, run_id, !a.resume.empty(), OptionsHash(a), !a.flags.no_sanitize};
-  BenchScheduler scheduler(info, backend, evaluator, options, listener, outcome.tally);
+  BenchScheduler scheduler(info, std::move(lanes), options, listener, outcome.tally);
   Status st = scheduler.Run(plan);
   outcome.prebuild_seconds = scheduler.prebuild_seconds();
   outcome.sandbox_missing = scheduler.sandbox_missing();
+  outcome.lanes = scheduler.lane_stats();
   return st;
+}
+
+// Where each lane ran and what it did; only for a bench of several lanes.
+json LanesJson(const std::vector<BenchLaneStats>& lanes) {
+  json out = json::array();
+  for (const BenchLaneStats& l : lanes) {
+    json one = {
+        {"name", l.name}, {"machine", MachineToJson(l.machine)}, {"evaluated", l.evaluated}};
+    if (!l.failure.empty()) one["failure"] = l.failure;
+    out.push_back(one);
+  }
+  return out;
 }
 
 // The run's summary into the store, and the table (or JSON) on stdout.
@@ -315,6 +383,7 @@ int Finish(Store& db, int64_t run_id, const BenchArgs& a, const BenchPlan& plan,
                   {"kernel_seconds", tally.kernel_seconds},
                   {"harness_share", wall > 0 ? std::max(0.0, 1 - tally.kernel_seconds / wall) : 0},
                   {"machine", MachineToJson(backend.machine())}};
+  if (o.lanes.size() > 1) summary["lanes"] = LanesJson(o.lanes);
   if (Status st = db.SetRunStatus(run_id, "finished", summary.dump()); !st.ok())
     return ReportError(st);
   std::string table = SuiteMetricsTable(data->metrics);
@@ -343,6 +412,7 @@ int Finish(Store& db, int64_t run_id, const BenchArgs& a, const BenchPlan& plan,
 }
 
 int RunBench(BenchArgs a) {
+  if (a.backend.empty()) a.backend = a.devices.empty() ? "cpu" : "cuda";
   auto store = OpenStore(a.store);
   if (!store.ok()) return ReportError(store.status());
   Store& db = **store;
@@ -355,7 +425,7 @@ int RunBench(BenchArgs a) {
   if (!a.out.quiet && !a.out.json)
     std::fprintf(stderr, "hone: %s bench run %lld in %s\n", resumed ? "resuming" : "started",
                  static_cast<long long>(*run_id), db.path().c_str());
-  auto ctx = MakeEvalContext(a.backend, a.flags.device);
+  auto ctx = MakeEvalContext(a.backend, a.lane_devices[0]);
   if (!ctx.ok()) return ReportError(ctx.status());
   Progress progress(a.out);
   CliBenchListener listener(progress, a.out);
@@ -363,8 +433,9 @@ int RunBench(BenchArgs a) {
   auto wall_start = std::chrono::steady_clock::now();
   auto plan = PlanBench(**ctx, db, *run_id, a, *sizes, listener);
   BenchOutcome outcome;
-  Status done = plan.ok() ? EvaluateBench(**ctx, db, *run_id, a, *plan, *options, listener, outcome)
-                          : plan.status();
+  Status done =
+      plan.ok() ? EvaluateBench(**ctx, db, *run_id, a, *plan, *options, *sizes, listener, outcome)
+                : plan.status();
   progress.Clear();
   if (!done.ok()) {
     (void)db.SetRunStatus(*run_id, "failed");
@@ -386,8 +457,15 @@ Command RegisterBench(CLI::App& app) {
   sub->add_option("suite", args->suite,
                   "A folder of tasks (task folders, PyTorch problem files, or level folders of "
                   "them), or one task folder");
-  sub->add_option("--backend", args->backend, "cpu (.cpp solutions) or cuda (.cu solutions)")
-      ->capture_default_str();
+  sub->add_option("--backend", args->backend,
+                  "cpu (.cpp solutions) or cuda (.cu solutions); default cpu, or cuda with "
+                  "--devices");
+  sub->add_option("--devices", args->devices,
+                  "CUDA: evaluate on these GPUs at once, one evaluation at a time each: all, or "
+                  "indices and ranges (0,2 or 0-3); takes the place of --device");
+  sub->add_option("--lanes", args->lanes,
+                  "CPU: this many evaluations at once (their timings interfere; see docs/BENCH.md)")
+      ->check(CLI::Range(1, 1024));
   sub->add_option("--only", args->only,
                   "Solution names to evaluate, comma-separated or repeated (e.g. --only fast)")
       ->delimiter(',')

@@ -1,7 +1,9 @@
 // hone worker --redis HOST:PORT --problems DIR: a long-lived worker of the
 // service. It takes jobs from the Redis Streams queue (serve/
 // redis_job_queue.h), evaluates them one at a time on its device and stores
-// their results (serve/worker.h). docs/SERVE.md, "Workers and the queue".
+// their results (serve/worker.h). With --devices (GPUs) or --lanes (CPU) it
+// starts one such worker process per device instead and supervises them
+// (serve/worker_fleet.h). docs/SERVE.md, "Workers and the queue".
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -11,13 +13,12 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/device_list.h"
 #include "cli/eval_flags.h"
 #include "cli/worker_evaluator.h"
 #include "core/fs.h"
 #include "serve/redis_job_queue.h"
-#if HONE_HAVE_CUDA
-#include "cuda/gpu.h"
-#endif
+#include "serve/worker_fleet.h"
 
 namespace hone::cli {
 namespace {
@@ -37,6 +38,8 @@ struct WorkerArgs {
   double connect_timeout = 60;
   long long max_jobs = 0;
   bool once = false;
+  std::string devices;  // one worker process per GPU (cli/device_list.h)
+  int lanes = 0;        // one worker process per CPU lane; 0: not given
   EvalFlags flags;
   Output out;
 };
@@ -62,9 +65,7 @@ Result<std::string> WorkerBackend(const WorkerArgs& a) {
   if (a.backend == "cpu" || a.backend == "cuda") return a.backend;
   if (!a.backend.empty())
     return Status::Invalid("--backend: expected cpu or cuda, got '" + a.backend + "'");
-#if HONE_HAVE_CUDA
-  if (GpuCount() > 0) return std::string("cuda");
-#endif
+  if (!a.devices.empty() || LocalGpuCount() > 0) return std::string("cuda");
   return std::string("cpu");
 }
 
@@ -191,6 +192,64 @@ int Serve(WorkerArgs& a, const std::string& backend, JobQueue& queue, JobQueue& 
   return kExitOk;
 }
 
+// This process's command line, as it was started.
+Result<std::vector<std::string>> OwnCommandLine() {
+  HONE_ASSIGN_OR_RETURN(std::string raw, ReadFile("/proc/self/cmdline"));
+  std::vector<std::string> argv;
+  for (size_t start = 0; start < raw.size();) {
+    size_t end = raw.find('\0', start);
+    if (end == std::string::npos) end = raw.size();
+    argv.push_back(raw.substr(start, end - start));
+    start = end + 1;
+  }
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (argv.empty() || ec) return Status::Io("cannot read this process's command line");
+  argv[0] = self.string();
+  return argv;
+}
+
+// One child per device: this command line without the flags that spread
+// it, plus its own backend, device and (with --consumer) name.
+Result<std::vector<FleetMember>> FleetMembers(const WorkerArgs& a, const std::string& backend,
+                                              const std::vector<int>& devices) {
+  HONE_ASSIGN_OR_RETURN(std::vector<std::string> argv, OwnCommandLine());
+  argv = WithoutOptions(argv, {"--devices", "--lanes", "--device", "--consumer", "--backend"});
+  std::vector<FleetMember> members;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    FleetMember m{LaneName(backend, devices[i], i, devices.size()), argv};
+    m.argv.insert(m.argv.end(), {"--backend", backend});
+    if (backend == "cuda") m.argv.insert(m.argv.end(), {"--device", std::to_string(devices[i])});
+    std::string suffix =
+        backend == "cuda" ? fmt::format("cuda{}", devices[i]) : fmt::format("{}{}", backend, i);
+    if (!a.consumer.empty()) m.argv.insert(m.argv.end(), {"--consumer", a.consumer + "-" + suffix});
+    members.push_back(std::move(m));
+  }
+  return members;
+}
+
+// --devices / --lanes: one worker process per device, supervised until
+// they have all stopped (serve/worker_fleet.h).
+int RunFleet(const WorkerArgs& a, const std::string& backend) {
+  auto devices = LaneDevices(backend, a.flags.device, a.devices, a.lanes,
+                             a.devices.empty() ? 0 : LocalGpuCount());
+  if (!devices.ok()) return ReportError(devices.status());
+  auto members = FleetMembers(a, backend, *devices);
+  if (!members.ok()) return ReportError(members.status());
+  bool say = !a.out.quiet;
+  WorkerFleet fleet(std::move(*members), FleetOptions{}, [say](const std::string& line) {
+    if (say) std::fprintf(stderr, "hone worker: %s\n", line.c_str());
+  });
+  g_stop = false;
+  std::signal(SIGTERM, OnStopSignal);
+  std::signal(SIGINT, OnStopSignal);
+  FleetResult r = fleet.Run(g_stop);
+  if (say)
+    std::fprintf(stderr, "hone worker: all %zu workers stopped (%d restarts)\n", devices->size(),
+                 r.restarts);
+  return r.exit_code;
+}
+
 int RunWorker(WorkerArgs& a) {
   if (Status st = CheckArgs(a); !st.ok()) return ReportError(st);
   auto backend = WorkerBackend(a);
@@ -198,6 +257,7 @@ int RunWorker(WorkerArgs& a) {
   auto address = ParseRedisAddress(a.redis);
   if (!address.ok()) return ReportError(address.status().With("--redis: "));
   if (auto o = ToEvalOptions(a.flags); !o.ok()) return ReportError(o.status());
+  if (!a.devices.empty() || a.lanes != 0) return RunFleet(a, *backend);
   if (a.consumer.empty())
     a.consumer = fmt::format(
         "{}-{}-{}", HostName(),
@@ -239,6 +299,13 @@ Command RegisterWorker(CLI::App& app) {
                   "Where named problems resolve: DIR/<name>.py or the task folder DIR/<name>/");
   sub->add_option("--backend", a->backend,
                   "cpu, or cuda on --device (default: cuda where a GPU is present)");
+  sub->add_option("--devices", a->devices,
+                  "CUDA: one worker process per GPU, all, or indices and ranges (0,2 or 0-3), "
+                  "supervised by this one");
+  sub->add_option("--lanes", a->lanes,
+                  "CPU: this many worker processes, supervised by this one (their timings "
+                  "interfere)")
+      ->check(CLI::Range(1, 1024));
   sub->add_option("--consumer", a->consumer,
                   "This worker's name in the consumer group (default: HOST-DEVICE-PID)");
   sub->add_option("--max-attempts", a->max_attempts,

@@ -114,6 +114,8 @@ Result<MachineInfo> LoadOrMeasureGpu(const GpuInfo& gpu, const std::filesystem::
   m.cores = gpu.sms;
   m.llc_bytes = gpu.l2_bytes;
   m.simd = gpu.arch();
+  m.device = "cuda:" + std::to_string(gpu.device);
+  m.bus_id = gpu.pci_bus_id;
   if (auto text = ReadFile(file); text.ok()) {
     auto j = nlohmann::json::parse(*text, nullptr, false);
     if (!j.is_discarded() && j.value("id", "") == id &&

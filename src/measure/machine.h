@@ -23,6 +23,11 @@ struct MachineInfo {
   double fp32_gflops = 0;         // all cores, FMA counted as 2
   std::string simd;               // widest vector unit the FLOP probe used
   std::string measured_at;        // ISO-8601 UTC
+  // Which device of the machine: "cpu", or "cuda:N" with the GPU's PCI bus
+  // id (stable where CUDA_VISIBLE_DEVICES renumbers devices). A bench over
+  // several GPUs records in each verdict the one that evaluated it.
+  std::string device = "cpu";
+  std::string bus_id;
 };
 
 // Identity only (no measurement): model, cores, last-level cache size.

@@ -64,6 +64,8 @@ MachineInfo MachineFromJson(const nlohmann::json& j) {
   m.fp32_gflops = NumOr(j, "fp32_gflops", 0.0);
   m.simd = j.value("simd", "");
   m.measured_at = j.value("measured_at", "");
+  m.device = j.value("device", "cpu");
+  m.bus_id = j.value("pci_bus_id", "");
   return m;
 }
 
@@ -202,7 +204,9 @@ nlohmann::json MachineToJson(const MachineInfo& m) {
           {"copy_bandwidth_gbs", m.copy_bandwidth_gbs},
           {"fp32_gflops", m.fp32_gflops},
           {"simd", m.simd},
-          {"measured_at", m.measured_at}};
+          {"measured_at", m.measured_at},
+          {"device", m.device},
+          {"pci_bus_id", m.bus_id}};
 }
 
 nlohmann::json VerdictToJson(const Verdict& v) {
