@@ -24,6 +24,9 @@ BackendTraits CudaTraits() {
   t.held_calls = true;
   // The driver maps far more address space than it uses.
   t.limit_address_space = false;
+  // The driver opens device files for every visible GPU: 64 descriptors
+  // were too few to load a kernel on a node of two H200s.
+  t.open_files = 1024;
   t.sanitizer = true;
   return t;
 }

@@ -60,6 +60,9 @@ struct BackendTraits {
   // RLIMIT_AS on its sandboxes; off where a driver maps far more address
   // space than it uses.
   bool limit_address_space = true;
+  // RLIMIT_NOFILE of its native sandboxes (a compat sandbox's Python gets
+  // more); a driver may hold several descriptors per visible device.
+  int open_files = 64;
   bool sanitizer = false;  // compute-sanitizer can run its candidates (run/sanitize.h)
   bool compat = true;      // it runs KernelBench ModelNew files (.py) through a shim
 };

@@ -13,6 +13,7 @@ SandboxConfig BaseConfig(const EvaluatorEnv& env, const Backend& backend, const 
   config.llc_bytes = opt.time && opt.flush == FlushMode::kLlc ? backend.machine().llc_bytes : 0;
   config.threads = opt.threads;
   config.limit_address_space = backend.traits().limit_address_space;
+  config.open_files = backend.traits().open_files;
   config.seccomp = opt.seccomp;
   config.landlock = opt.landlock;
   config.netns = opt.netns;

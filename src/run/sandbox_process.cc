@@ -92,7 +92,7 @@ struct Pipe {
     limit(RLIMIT_DATA, address_limit);
   }
   limit(RLIMIT_CPU, static_cast<rlim_t>(c.cpu_seconds));
-  limit(RLIMIT_NOFILE, c.compat ? 4096 : 64);
+  limit(RLIMIT_NOFILE, c.compat ? 4096 : c.open_files);
   limit(RLIMIT_FSIZE, 64ull << 20);
   // Threads count against RLIMIT_NPROC too, so it bounds rather than forbids;
   // seccomp forbids new processes outright.

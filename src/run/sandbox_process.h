@@ -39,6 +39,7 @@ struct SandboxConfig {
   // The CUDA driver reserves far more address space than it uses, so a CUDA
   // sandbox bounds its data segment (RLIMIT_DATA) instead of RLIMIT_AS.
   bool limit_address_space = true;
+  int open_files = 64;  // RLIMIT_NOFILE (a compat sandbox gets 4096)
   // A compat candidate (run/compat_candidate.h): Python runs in the sandbox.
   // It reads beneath `extra_read_dirs`, gets `extra_env` (overriding hone's
   // own entries by name), more file descriptors, and lazy CUDA module loading.

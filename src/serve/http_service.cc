@@ -79,7 +79,12 @@ Status HttpService::Start() {
     return Admit(req, res) ? httplib::Server::HandlerResponse::Unhandled
                            : httplib::Server::HandlerResponse::Handled;
   });
-  // After every response: the admission ends and the request is counted.
+  // The admission ends when the handler has answered, before the answer is
+  // written: a client that has read its answer may send the next request at
+  // once. The logger (after every response) releases what the post-routing
+  // handler did not see (Release runs once per request) and counts it.
+  server_.set_post_routing_handler(
+      [this](const httplib::Request& req, httplib::Response&) { Release(req); });
   server_.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
     Release(req);
     double s = std::chrono::duration<double>(Clock::now() - t_request.start).count();

@@ -34,7 +34,7 @@ void Evaluate(ServeContext& ctx, const httplib::Request& req, httplib::Response&
 Result<std::pair<std::string, std::optional<EvalResult>>> Lookup(ServeContext& ctx,
                                                                  const std::string& id) {
   HONE_ASSIGN_OR_RETURN(QueuePool::Handle q, ctx.queues.Borrow());
-  HONE_ASSIGN_OR_RETURN(std::optional<EvalResult> r, q->GetResult(id));
+  HONE_ASSIGN_OR_RETURN(std::optional<EvalResult> r, ScoredResult(ctx, *q, id));
   if (r) {
     std::string s = r->status == "cancelled" ? "cancelled"
                     : r->infra_error()       ? "failed"

@@ -20,6 +20,13 @@ Reward RewardFor(const ServeContext& ctx, JobQueue& q, const std::string& id) {
 
 }  // namespace
 
+Result<std::optional<EvalResult>> ScoredResult(const ServeContext& ctx, JobQueue& q,
+                                               const std::string& id) {
+  HONE_ASSIGN_OR_RETURN(std::optional<EvalResult> r, q.GetResult(id));
+  if (r) r->score = RewardFor(ctx, q, id).Score(*r);
+  return r;
+}
+
 void SendJson(httplib::Response& res, int status, const json& body) {
   res.status = status;
   res.set_content(body.dump(), "application/json");
@@ -95,12 +102,11 @@ Result<std::map<std::string, EvalResult>> AwaitResults(ServeContext& ctx,
   auto deadline = Clock::now() + wait;
   while (true) {
     for (auto it = pending.begin(); it != pending.end();) {
-      HONE_ASSIGN_OR_RETURN(std::optional<EvalResult> r, q->GetResult(*it));
+      HONE_ASSIGN_OR_RETURN(std::optional<EvalResult> r, ScoredResult(ctx, *q, *it));
       if (!r) {
         ++it;
         continue;
       }
-      r->score = RewardFor(ctx, *q, *it).Score(*r);
       ctx.metrics.Served(*r);
       found[*it] = std::move(*r);
       it = pending.erase(it);

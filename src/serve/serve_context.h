@@ -57,6 +57,11 @@ EvalJob WithDefaults(EvalJob job, const ServeOptions& options);
 bool SubmitAll(ServeContext& ctx, const std::vector<EvalJob>& jobs,
                std::vector<SubmitOutcome>& outcomes, httplib::Response& res);
 
+// The stored result of job `id`, if any, scored with the job's reward (or
+// the server's): results are stored unscored, so every route scores them.
+Result<std::optional<EvalResult>> ScoredResult(const ServeContext& ctx, JobQueue& q,
+                                               const std::string& id);
+
 // Waits until every id has a result or `wait` passes; returns the results
 // found (by id), scored with each job's reward (or the server's).
 Result<std::map<std::string, EvalResult>> AwaitResults(ServeContext& ctx,

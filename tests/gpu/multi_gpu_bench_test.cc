@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "cuda/gpu.h"
+#include "integration/bench_runs.h"
 #include "integration/test_env.h"
 #include "store/store.h"
 
@@ -22,7 +23,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
+using testing::FinishedUnits;
+using testing::JsonIn;
 using testing::RunHone;
+using testing::RunOrKill;
 using testing::SourceDir;
 
 #define REQUIRE_TWO_GPUS()                                                                 \
@@ -31,12 +35,6 @@ using testing::SourceDir;
       GTEST_SKIP() << "needs 2 CUDA GPUs, this machine has " << GpuCount()                 \
                    << ": multi-GPU bench test skipped (run it on a node of several GPUs)"; \
   } while (0)
-
-json JsonIn(const std::string& out) {
-  size_t begin = out.find("{\n");
-  size_t end = out.rfind("\n}");
-  return json::parse(out.substr(begin, end + 2 - begin));
-}
 
 std::map<std::string, std::string> StatusBySolution(const json& j) {
   std::map<std::string, std::string> r;

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "cli/device_list.h"
+#include "integration/bench_runs.h"
 #include "integration/test_env.h"
 #include "store/store.h"
 
@@ -24,7 +25,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
+using testing::FinishedUnits;
+using testing::JsonIn;
 using testing::RunHone;
+using testing::RunOrKill;
 using testing::SourceDir;
 using Results = std::map<std::string, std::string>;  // solution -> status
 
@@ -73,13 +77,6 @@ struct BenchLanesTest : ::testing::Test {
 
 constexpr size_t kUnits = 10;
 
-// The JSON document in hone's output (stderr may be interleaved before it).
-json JsonIn(const std::string& out) {
-  size_t begin = out.find("{\n");
-  size_t end = out.rfind("\n}");
-  return json::parse(out.substr(begin, end + 2 - begin));
-}
-
 Results ResultsOf(const json& j) {
   Results r;
   for (const auto& x : j.at("results"))
@@ -87,39 +84,10 @@ Results ResultsOf(const json& j) {
   return r;
 }
 
-// The finished evaluations of run 1: work key -> when it finished.
-std::map<std::string, std::string> Finished(const fs::path& db) {
-  std::map<std::string, std::string> out;
-  auto store = Store::Open(db);
-  if (!store.ok()) return out;
-  auto rows = (*store)->RunCandidates(1);
-  if (!rows.ok()) return out;
-  for (const auto& r : *rows)
-    if (r.evaluation && r.evaluation->state == "finished")
-      out[r.evaluation->work_key] = r.evaluation->finished;
-  return out;
-}
-
 std::string Joined(const std::vector<std::string>& args) {
   std::string out = "hone";
   for (const auto& a : args) out += " " + a;
   return out;
-}
-
-// Waits up to `seconds`; kills the process group when it is still running.
-bool RunOrKill(pid_t pid, double seconds) {
-  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < until) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
-      return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  kill(-pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
-  return false;
 }
 
 TEST_F(BenchLanesTest, ThreeLanesGiveTheVerdictsOfOne) {
@@ -205,7 +173,7 @@ TEST_F(BenchLanesTest, SigkillWithLanesThenResumeRedoesNothingFinished) {
     bool ended = RunOrKill(testing::SpawnHone(args), t);
     kills += !ended;
     if (!fs::exists(db)) continue;
-    auto now = Finished(db);
+    auto now = FinishedUnits(db);
     std::printf("round %d (%s lanes): %s after %.2f s, %zu of %zu finished\n", round, lanes.c_str(),
                 ended ? "ended" : "killed", t, now.size(), kUnits);
     for (const auto& [key, when] : seen) EXPECT_EQ(now[key], when) << key;
@@ -217,7 +185,7 @@ TEST_F(BenchLanesTest, SigkillWithLanesThenResumeRedoesNothingFinished) {
       {"bench", "--resume", "1", "--store", db.string(), "--lanes", "2", "--json", "--quiet"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
   EXPECT_EQ(ResultsOf(JsonIn(resumed.output)), expected);
-  auto finished = Finished(db);
+  auto finished = FinishedUnits(db);
   EXPECT_EQ(finished.size(), kUnits);
   for (const auto& [key, when] : seen) EXPECT_EQ(finished[key], when) << key;
   auto store = Store::Open(db);

@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "integration/bench_runs.h"
 #include "integration/test_env.h"
 #include "store/store.h"
 
@@ -23,7 +24,10 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using testing::BinaryDir;
+using testing::FinishedUnits;
+using testing::JsonIn;
 using testing::RunHone;
+using testing::RunOrKill;
 using testing::SourceDir;
 
 const std::vector<std::string> kQuickTiming = {"--time-budget", "0.05", "--warmup",   "0.01",
@@ -58,15 +62,6 @@ struct BenchResumeTest : ::testing::Test {
   fs::path dir, suite;
 };
 
-// The JSON document in hone's output (stderr is interleaved with it).
-json JsonIn(const std::string& out) {
-  size_t begin = out.rfind("\n{\n") != std::string::npos && out.rfind("{\n", 0) != 0
-                     ? out.find("\n{\n") + 1
-                     : 0;
-  size_t end = out.rfind("\n}");
-  return json::parse(out.substr(begin, end == std::string::npos ? out.size() : end + 2 - begin));
-}
-
 // (solution, status) of every result of a bench's JSON; the reasons of
 // those that did not pass are printed, for a failing comparison.
 std::multiset<std::pair<std::string, std::string>> Results(const std::string& out) {
@@ -79,38 +74,6 @@ std::multiset<std::pair<std::string, std::string>> Results(const std::string& ou
                   x["verdict"].value("reason", "").c_str());
   }
   return r;
-}
-
-// The finished evaluations: work key -> when it finished.
-std::map<std::string, std::string> Finished(const fs::path& db) {
-  auto store = Store::Open(db);
-  EXPECT_TRUE(store.ok()) << store.status().message();
-  std::map<std::string, std::string> out;
-  if (!store.ok()) return out;
-  auto rows = (*store)->RunCandidates(1);
-  EXPECT_TRUE(rows.ok());
-  for (const auto& r : *rows)
-    if (r.evaluation && r.evaluation->state == "finished")
-      out[r.evaluation->work_key] = r.evaluation->finished;
-  return out;
-}
-
-// Waits up to `seconds`; kills the group when it is still running. Returns
-// true when the run ended by itself.
-bool RunOrKill(pid_t pid, double seconds) {
-  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < until) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
-      return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  kill(-pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return false;
 }
 
 std::string IntegrityCheck(const fs::path& db) {
@@ -149,7 +112,7 @@ TEST_F(BenchResumeTest, SigkillAtRandomPointsThenResumeGivesTheSameResults) {
     bool ended = RunOrKill(testing::SpawnHone(args), t);
     if (!ended) ++kills;
     if (!fs::exists(db)) continue;  // killed before it opened the store
-    auto now = Finished(db);
+    auto now = FinishedUnits(db);
     std::printf("round %d: %s after %.2f s, %zu of 6 finished\n", round, ended ? "ended" : "killed",
                 t, now.size());
     // Nothing finished before is evaluated again: same keys, same times.
@@ -161,7 +124,7 @@ TEST_F(BenchResumeTest, SigkillAtRandomPointsThenResumeGivesTheSameResults) {
   auto resumed = RunHone({"bench", "--resume", "1", "--store", db.string(), "--json", "--quiet"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
   EXPECT_EQ(Results(resumed.output), expected);
-  for (const auto& [key, when] : seen) EXPECT_EQ(Finished(db)[key], when) << key;
+  for (const auto& [key, when] : seen) EXPECT_EQ(FinishedUnits(db)[key], when) << key;
 
   auto store = Store::Open(db);
   ASSERT_TRUE(store.ok());

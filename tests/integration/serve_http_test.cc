@@ -274,6 +274,9 @@ TEST_F(ServeHttpTest, KernelGymSubmitPollAndFetch) {
   EXPECT_EQ(result["compiled"], true);
   EXPECT_DOUBLE_EQ(result["speedup"].get<double>(), 1.7);
   EXPECT_EQ(result["decoy_kernel"], false);
+  // Scored like every route's results (the server's default reward,
+  // kernelbench: the speedup of a correct kernel), not left as stored.
+  EXPECT_DOUBLE_EQ(result["metadata"]["score"].get<double>(), 1.7);
 
   task["task_id"] = "t-infra";
   task["kernel_code"] = "class ModelNew: pass  # infra";

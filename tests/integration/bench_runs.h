@@ -1,0 +1,65 @@
+// What the tests of `hone bench` runs share (bench_resume_test,
+// bench_lanes_test, tests/gpu/multi_gpu_bench_test): the JSON document in a
+// run's output, the finished units in its store, and a run killed when it
+// outlives a deadline. Test-only; gtest assertions report failures.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "store/store.h"
+
+namespace hone::testing {
+
+// The JSON document in hone's output (stderr may be interleaved before it).
+inline nlohmann::json JsonIn(const std::string& out) {
+  size_t begin = out.rfind("\n{\n") != std::string::npos && out.rfind("{\n", 0) != 0
+                     ? out.find("\n{\n") + 1
+                     : 0;
+  size_t end = out.rfind("\n}");
+  return nlohmann::json::parse(
+      out.substr(begin, end == std::string::npos ? out.size() : end + 2 - begin));
+}
+
+// work key -> when it finished, for every finished unit of run 1 in `db`.
+inline std::map<std::string, std::string> FinishedUnits(const std::filesystem::path& db) {
+  auto store = Store::Open(db);
+  EXPECT_TRUE(store.ok()) << store.status().message();
+  std::map<std::string, std::string> out;
+  if (!store.ok()) return out;
+  auto rows = (*store)->RunCandidates(1);
+  EXPECT_TRUE(rows.ok());
+  if (!rows.ok()) return out;
+  for (const auto& r : *rows)
+    if (r.evaluation && r.evaluation->state == "finished")
+      out[r.evaluation->work_key] = r.evaluation->finished;
+  return out;
+}
+
+// Waits up to `seconds` for `pid` (a process group leader, SpawnHone); kills
+// the group when it is still running. True when the run ended by itself
+// (and then it must have exited 0).
+inline bool RunOrKill(pid_t pid, double seconds) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(-pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return false;
+}
+
+}  // namespace hone::testing
