@@ -84,6 +84,9 @@ double Median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A line per file as it is built, so a run cut short by a time limit
+  // still shows what it built.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::string device = "cuda:0";
   fs::path dir, warm;
   bool split = true, parallel = false, json_out = false;
