@@ -7,7 +7,10 @@
 //
 // Every attempt is recorded as it completes (search/run_record.h), and in
 // the run store when there is one (search/run_journal.h), which is also
-// what a resumed run replays. Failures
+// what a resumed run replays. With OptimizeOptions::lessons, the first turn
+// shows lessons recalled for similar tasks (search/lesson_recall.h) and a
+// search that ran to its end distils its own (search/lesson_distil.h); a
+// failure to distil is reported in the result, not as an error. Failures
 // of one attempt (HTTP errors after retries, a reply without code, a
 // truncated reply, a kernel that does not compile) are data; Run returns an
 // error Status only when the environment breaks (the run folder cannot be

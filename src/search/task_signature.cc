@@ -90,8 +90,15 @@ std::vector<std::string> TextList(const json& j, const char* key) {
   return out;
 }
 
+// A category that says nothing about the operator: every PyTorch problem's
+// ("pytorch"), a native task's default ("other").
+bool Generic(const std::string& category) {
+  return category.empty() || category == "pytorch" || category == "other" ||
+         category == "uncategorised" || category == "uncategorized";
+}
+
 double CategoryTerm(const TaskSignature& a, const TaskSignature& b) {
-  if (a.category.empty() || b.category.empty()) return kUnknown;
+  if (Generic(Lower(a.category)) || Generic(Lower(b.category))) return kUnknown;
   return Lower(a.category) == Lower(b.category) ? 1 : 0;
 }
 

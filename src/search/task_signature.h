@@ -40,7 +40,9 @@ nlohmann::json SignatureToJson(const TaskSignature& s);
 TaskSignature SignatureFromJson(const nlohmann::json& j);
 
 // How alike two tasks are, in [0, 1]: a weighted sum of
-//   category  0.35  the same (case-insensitive) 1, different 0
+//   category  0.35  the same (case-insensitive) 1, different 0; unknown when
+//                   either is generic ("pytorch", every PyTorch problem's;
+//                   "other", a native task's default)
 //   intensity 0.25  1 - |log10 AI(a) - log10 AI(b)| / 2: two decades apart is 0
 //   dtypes    0.15  the Jaccard index of the two dtype sets
 //   size      0.15  1 - |log2 elements(a) - log2 elements(b)| / 10: 1024x apart is 0

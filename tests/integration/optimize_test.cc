@@ -822,6 +822,37 @@ TEST_F(LessonsTest, CanBeListedExportedAndDeleted) {
   }
   EXPECT_EQ(rows, stored->size());
 
+  // hone optimize says which lessons its first turn showed; with
+  // --no-lessons it shows none.
+  std::vector<std::string> affine = {
+      "optimize",      (SourceDir() / "tests/integration/fixture_affine").string(),
+      "--model",       "openai-compatible:fake",
+      "--base-url",    server_.base_url(),
+      "--strategy",    "sample",
+      "--samples",     "1",
+      "--time-budget", "0.2",
+      "--store",       db};
+  auto with_args = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = affine;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  server_.Enqueue(Ok(OpenAiReply("no code here")));
+  auto shown = RunHone(with_args({"--run-dir", (run_dir_ / "cli-shown").string()}));
+  ASSERT_EQ(shown.exit_code, 0) << shown.output;
+  EXPECT_NE(shown.output.find("from similar tasks shown (" + std::to_string((*stored)[0].id)),
+            std::string::npos)
+      << shown.output;
+  EXPECT_NE(server_.requests().back().body.find("Lessons from similar tasks"), std::string::npos);
+  server_.Enqueue(Ok(OpenAiReply("no code here")));
+  auto off = RunHone(with_args(
+      {"--run-dir", (run_dir_ / "cli-off").string(), "--no-lessons", "--json", "--quiet"}));
+  ASSERT_EQ(off.exit_code, 0) << off.output;
+  auto summary = nlohmann::json::parse(off.output.substr(off.output.find('{')), nullptr, false);
+  ASSERT_TRUE(summary.is_object()) << off.output;
+  EXPECT_EQ(summary["lessons"]["shown"], nlohmann::json::array());
+  EXPECT_EQ(server_.requests().back().body.find("Lessons from similar tasks"), std::string::npos);
+
   // Bad input: the field named, exit 2, nothing deleted.
   const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
       {{"lessons", "delete", "abc", "--store", db}, "ID: expected a lesson id"},

@@ -124,6 +124,12 @@ TEST(TaskSimilarityTest, AnUnknownFeatureCountsHalf) {
   b.dtypes.clear();
   EXPECT_NEAR(TaskSimilarity(a, b), 1 - 0.15 / 2 - 0.15 / 2, 1e-12);
   EXPECT_DOUBLE_EQ(TaskSimilarity(TaskSignature{}, TaskSignature{}), 0.5);
+  // Every PyTorch problem is "pytorch": that says nothing of the operator.
+  a.category = b.category = "pytorch";
+  b = a;
+  EXPECT_NEAR(TaskSimilarity(a, b), 1 - 0.35 / 2, 1e-12);
+  a.category = b.category = "other";
+  EXPECT_NEAR(TaskSimilarity(a, b), 1 - 0.35 / 2, 1e-12);
 }
 
 // The must-show of memory across tasks: an elementwise task is like
