@@ -109,8 +109,8 @@ int RunDelete(const LessonsArgs& a) {
 
 CLI::Option* AddTaskFlag(CLI::App* sub, LessonsArgs& a) {
   return sub->add_option("--task", a.task,
-                         "Only the lessons learnt on this task (its name, or its hash or the "
-                         "start of it)");
+                         "Only the lessons learnt on this task (its name, or its hash or at least "
+                         "its first 8 characters)");
 }
 
 }  // namespace

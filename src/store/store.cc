@@ -664,9 +664,10 @@ Result<int> Store::AddLessons(const std::vector<LessonRow>& lessons) {
 
 Result<std::vector<LessonRow>> Store::Lessons(const std::string& task) {
   std::lock_guard lock(mu_);
-  HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare(std::string("SELECT ") + kLessonCols +
-                                             " FROM lessons WHERE ?1 = '' OR task_name = ?1 OR "
-                                             "substr(task_hash, 1, length(?1)) = ?1 ORDER BY id"));
+  HONE_ASSIGN_OR_RETURN(
+      Stmt st, db_.Prepare(std::string("SELECT ") + kLessonCols +
+                           " FROM lessons WHERE ?1 = '' OR task_name = ?1 OR (length(?1) >= 8 "
+                           "AND substr(task_hash, 1, length(?1)) = ?1) ORDER BY id"));
   st.Bind(1, task);
   std::vector<LessonRow> out;
   while (true) {

@@ -104,7 +104,8 @@ class Store {
   // Lessons (docs/STORE.md). AddLessons stores them in one transaction and
   // returns how many were new: a lesson already stored for the same run,
   // candidate and basis is left as it is. Lessons(task) lists them by id;
-  // `task` (may be empty: all) is a task name or a prefix of a task hash.
+  // `task` (may be empty: all) is a task name, or a task hash or its first
+  // 8 or more characters.
   // DeleteLessons deletes all of `ids` or, when one is not stored, none
   // (kNotFound naming it).
   Result<int> AddLessons(const std::vector<LessonRow>& lessons);
