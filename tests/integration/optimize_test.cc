@@ -840,7 +840,10 @@ TEST_F(LessonsTest, CanBeListedExportedAndDeleted) {
   server_.Enqueue(Ok(OpenAiReply("no code here")));
   auto shown = RunHone(with_args({"--run-dir", (run_dir_ / "cli-shown").string()}));
   ASSERT_EQ(shown.exit_code, 0) << shown.output;
-  EXPECT_NE(shown.output.find("from similar tasks shown (" + std::to_string((*stored)[0].id)),
+  // Every lesson of the one run (one or two: the fast kernel may also beat
+  // the reference by 10%).
+  EXPECT_NE(shown.output.find("lessons: " + std::to_string(stored->size()) +
+                              " from similar tasks shown ("),
             std::string::npos)
       << shown.output;
   EXPECT_NE(server_.requests().back().body.find("Lessons from similar tasks"), std::string::npos);
