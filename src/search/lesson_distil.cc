@@ -159,6 +159,10 @@ std::optional<AttemptFacts> FactsOf(const CandidateWithEvaluation& row) {
   const json timing = v.is_object() ? v.value("timing", json::object()) : json::object();
   f.resolved = timing.is_object() && timing.value("speedup_resolved", false);
   f.timed_case = timing.is_object() ? timing.value("case", "") : "";
+  if (timing.is_object() && timing.contains("speedup_interval") &&
+      timing["speedup_interval"].is_array() && !timing["speedup_interval"].empty() &&
+      timing["speedup_interval"][0].is_number() && timing["speedup_interval"][0] > 0)
+    f.speedup_low = timing["speedup_interval"][0].get<double>();
   if (v.is_object() && v.contains("tuning") && v["tuning"].is_object())
     f.tuned_params = v["tuning"].value("params", "");
   if (f.sol_percent && *f.sol_percent <= 0) f.sol_percent.reset();
@@ -169,7 +173,7 @@ std::vector<LessonRow> DistilLessons(const LessonSubject& subject,
                                      const std::vector<AttemptFacts>& attempts) {
   std::vector<LessonRow> out;
   const AttemptFacts* best = Best(attempts);
-  if (best && best->resolved && best->speedup >= kMinLessonGain)
+  if (best && best->resolved && best->speedup_low.value_or(best->speedup) >= kMinLessonGain)
     out.push_back(AgainstReference(subject, *best));
   int steps = 0;
   for (const auto& [after, before] : Steps(attempts)) {

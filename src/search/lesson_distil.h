@@ -5,8 +5,9 @@
 //
 // Two kinds, at most kMaxLessonsPerRun a run:
 //   - basis "reference": the run's best passed attempt against the task's
-//     reference (speedup 1 -> S), when S >= kMinLessonGain and the verdict
-//     says the speedup is resolved (measure/speedup.h);
+//     reference (speedup 1 -> S), when the verdict says the speedup is
+//     resolved (measure/speedup.h) and the low end of its 95% interval (S
+//     itself when there is none) is at least kMinLessonGain;
 //   - basis "parent": a passed attempt against the fastest passed attempt it
 //     was written from (refine's previous turn, evolve's parents), when it is
 //     at least kMinLessonGain times faster and the two candidates' median
@@ -51,6 +52,7 @@ struct AttemptFacts {
   double speedup = 0;                 // over the reference
   std::optional<double> sol_percent;  // none when the task has no cost
   bool resolved = false;              // the speedup's interval excludes 1
+  std::optional<double> speedup_low;  // the low end of that interval
   std::optional<double> median_us, ci_low_us, ci_high_us, ref_median_us;
   std::string tuned_params;  // "BLOCK=128"; "" when it declared none
   std::string timed_case;

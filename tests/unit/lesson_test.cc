@@ -147,6 +147,12 @@ TEST(DistilLessonsTest, NothingWorthLearningGivesNoLesson) {
   AttemptFacts unresolved = Passed(0, 2.0);
   unresolved.resolved = false;
   EXPECT_TRUE(DistilLessons(Subject(), {unresolved}).empty());
+  // Resolved, but the interval reaches below a 10% gain.
+  AttemptFacts unsure = Passed(0, 1.3);
+  unsure.speedup_low = 1.02;
+  EXPECT_TRUE(DistilLessons(Subject(), {unsure}).empty());
+  unsure.speedup_low = 1.12;
+  EXPECT_EQ(DistilLessons(Subject(), {unsure}).size(), 1u);
   // A step whose median intervals overlap is noise.
   AttemptFacts parent = Passed(0, 0.5), child = Passed(1, 0.6, {0});
   child.ci_high_us = *parent.ci_low_us + 1;
@@ -177,7 +183,8 @@ TEST(FactsOfTest, OnlyAPassedTimedAttemptWithASource) {
   e.speedup = 2.5;
   e.sol_percent = 40;
   e.cand_median_us = 4;
-  e.verdict = R"({"timing": {"case": "N=7", "speedup_resolved": true},
+  e.verdict = R"({"timing": {"case": "N=7", "speedup_resolved": true,
+                             "speedup_interval": [2.25, 2.75]},
                   "tuning": {"params": "U=4"}})";
   row.evaluation = e;
   auto f = FactsOf(row);
@@ -188,6 +195,7 @@ TEST(FactsOfTest, OnlyAPassedTimedAttemptWithASource) {
   EXPECT_EQ(f->parents, std::vector<int>{1});
   EXPECT_DOUBLE_EQ(f->speedup, 2.5);
   EXPECT_TRUE(f->resolved);
+  EXPECT_EQ(f->speedup_low, 2.25);
   EXPECT_EQ(f->timed_case, "N=7");
   EXPECT_EQ(f->tuned_params, "U=4");
   row.evaluation->status = "incorrect";
