@@ -27,6 +27,7 @@ namespace {
 struct OptimizeArgs {
   std::string task, backend = "cpu", output, run_dir;
   std::string store, resume, name;
+  bool no_lessons = false;
   SearchFlags search;
   EvalFlags flags;
   Output out;
@@ -71,6 +72,7 @@ nlohmann::json ConfigOf(const OptimizeArgs& a) {
   c["output"] = AbsolutePath(a.output);
   c["run_dir"] = AbsolutePath(a.run_dir);
   c["flags"] = EvalFlagsToJson(a.flags);
+  c["no_lessons"] = a.no_lessons;
   return c;
 }
 
@@ -81,6 +83,7 @@ void ApplyConfig(const nlohmann::json& c, OptimizeArgs& a) {
   a.output = c.value("output", "");
   a.run_dir = c.value("run_dir", "");
   a.flags = EvalFlagsFromJson(c.value("flags", nlohmann::json::object()));
+  a.no_lessons = c.value("no_lessons", false);
 }
 
 // Opens the run to write: a new one (in a run folder of its own), or the
@@ -135,6 +138,16 @@ std::string ProgressLine(const OptimizeEvent& e) {
       e.spend.tokens(), e.spend.dollars, e.spend.seconds, e.stage);
 }
 
+// Which lessons the prompts showed and how many this run taught.
+void PrintLessons(const OptimizeResult& r) {
+  std::string ids;
+  for (int64_t id : r.lessons_shown) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+  if (!r.lessons_shown.empty() || r.lessons_added > 0)
+    std::cout << fmt::format("lessons: {} from similar tasks shown{}; {} distilled from this run\n",
+                             r.lessons_shown.size(), ids.empty() ? "" : " (" + ids + ")",
+                             r.lessons_added);
+}
+
 void PrintSummary(const OptimizeResult& r, const std::filesystem::path& run_dir,
                   const std::string& output) {
   const Spend& s = r.spend;
@@ -164,6 +177,7 @@ void PrintSummary(const OptimizeResult& r, const std::filesystem::path& run_dir,
   if (r.replayed > 0 || r.stored_verdicts > 0)
     std::cout << fmt::format("resumed: {} stored replies and {} stored verdicts reused\n",
                              r.replayed, r.stored_verdicts);
+  PrintLessons(r);
 }
 
 Status RecordTask(Store& store, int64_t run_id, const Task& task, const std::string& path,
@@ -226,6 +240,7 @@ int RunOptimize(OptimizeArgs a) {
   o.run_id = *run_id;
   o.options_hash = ContentHash({"optimize-options-v1", a.backend, EvalFlagsToJson(a.flags).dump()});
   o.interrupted = &g_interrupted;
+  o.lessons = !a.no_lessons;
   if (!a.out.quiet && !a.out.json)
     std::fprintf(stderr, "hone: %s optimize run %lld in %s (%s)\n",
                  resumed ? "resuming" : "started", static_cast<long long>(*run_id),
@@ -255,6 +270,9 @@ int RunOptimize(OptimizeArgs a) {
   });
   progress.Clear();
   if (!result.ok()) return fail(result.status());
+  if (!result->lessons_error.empty() && !a.out.json)
+    std::fprintf(stderr, "hone: warning: no lessons distilled from this run: %s\n",
+                 result->lessons_error.c_str());
   const std::string summary =
       OptimizeResultJson(*result, setup->model, task->name, a.search.strategy.name);
   if (result->interrupted) {
@@ -302,6 +320,9 @@ Command RegisterOptimize(CLI::App& app) {
                   "Continue this optimize run (an id, or 'last') with its stored options: stored "
                   "replies and verdicts are reused, not asked or evaluated again");
   sub->add_option("--name", a->name, "A label for the run");
+  sub->add_flag("--no-lessons", a->no_lessons,
+                "Neither show lessons from similar tasks in the prompts nor distil lessons from "
+                "this run (hone lessons)");
   AddStoreFlag(sub, a->store);
   sub->add_option("--backend", a->backend, "cpu (.cpp kernels) or cuda (.cu kernels)")
       ->capture_default_str();

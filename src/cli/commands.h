@@ -19,5 +19,6 @@ Command RegisterReport(CLI::App& app);
 Command RegisterExport(CLI::App& app);
 Command RegisterWorker(CLI::App& app);
 Command RegisterServe(CLI::App& app);
+Command RegisterLessons(CLI::App& app);
 
 }  // namespace hone::cli

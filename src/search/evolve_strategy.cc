@@ -23,8 +23,9 @@ Proposal EvolveStrategy::Fresh(int island) {
   p.kind = "sample";
   p.lineage = island;
   p.system = context_.prompts->System(context_.backend);
-  p.messages = {{"user", context_.prompts->FirstTurn(*context_.task, context_.backend,
-                                                     context_.machine, context_.reference)}};
+  p.messages = {
+      {"user", context_.prompts->FirstTurn(*context_.task, context_.backend, context_.machine,
+                                           context_.reference, context_.lessons)}};
   return p;
 }
 
@@ -65,7 +66,7 @@ Proposal EvolveStrategy::Child(int island) {
   p.system = context_.prompts->System(context_.backend);
   p.messages = {
       {"user", context_.prompts->EvolveTurn(*context_.task, context_.backend, context_.machine,
-                                            parents, context_.reference)}};
+                                            parents, context_.reference, context_.lessons)}};
   return p;
 }
 

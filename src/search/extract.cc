@@ -274,7 +274,51 @@ Extraction NoCode(std::string_view text) {
               fmt::format("no code block in the reply, which begins: \"{}\"", Opening(text)));
 }
 
+// The lines of `text` outside its fenced blocks (an unclosed block runs to
+// the end).
+std::string OutsideFences(const std::string& text) {
+  std::vector<std::string_view> lines = SplitLines(text);
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (std::optional<Fence> f = ParseOpening(lines[i])) {
+      size_t close = FindClosing(lines, i, *f);
+      if (close == std::string_view::npos) break;
+      i = close;
+      out += '\n';
+      continue;
+    }
+    out += lines[i];
+    out += '\n';
+  }
+  return out;
+}
+
+// At most `max_chars` bytes, cut at a space when one is near, never inside
+// a UTF-8 sequence, with "..." when cut.
+std::string CapWords(std::string s, size_t max_chars) {
+  if (s.size() <= max_chars) return s;
+  size_t cut = s.rfind(' ', max_chars);
+  if (cut == std::string::npos || cut < max_chars / 2) cut = max_chars;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  s.resize(cut);
+  while (!s.empty() && (s.back() == ' ' || s.back() == ',' || s.back() == ':')) s.pop_back();
+  return s + "...";
+}
+
 }  // namespace
+
+std::string ReplyProse(std::string_view reply, size_t max_chars) {
+  const std::string text = NormalizeNewlines(reply);
+  if (FindBlocks(text).blocks.empty() && LooksLikeCode(text)) return "";
+  std::string out;
+  for (char c : OutsideFences(text)) {
+    bool space = std::isspace(static_cast<unsigned char>(c));
+    if (space && (out.empty() || out.back() == ' ')) continue;
+    out += space ? ' ' : c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return CapWords(std::move(out), max_chars);
+}
 
 std::string ExtractFailureName(ExtractFailure f) {
   switch (f) {

@@ -26,4 +26,10 @@ struct Extraction {
 // stopped at its token limit.
 Extraction ExtractCode(std::string_view reply, std::string_view backend, bool truncated_by_limit);
 
+// What the reply says besides its code: the text outside its fenced blocks
+// on one line (runs of white space made one space), at most about
+// `max_chars` bytes, cut at a word with "..."; "" for a reply that is all
+// code.
+std::string ReplyProse(std::string_view reply, size_t max_chars);
+
 }  // namespace hone

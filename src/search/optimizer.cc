@@ -15,6 +15,8 @@
 #include "core/clock.h"
 #include "core/fs.h"
 #include "search/autotune.h"
+#include "search/lesson_distil.h"
+#include "search/lesson_recall.h"
 #include "search/run_journal.h"
 #include "search/run_record.h"
 #include "verify/verdict_json.h"
@@ -367,6 +369,15 @@ ReferenceTiming MeasureReference(const Task& task, const Backend& backend, Evalu
   return r;
 }
 
+// The lessons the run's first turn shows (lesson_recall.h), by their ids.
+Result<std::vector<ShownLesson>> RunLessons(const OptimizeOptions& o, const Task& task,
+                                            const Backend& backend, const RunJournal* journal,
+                                            const std::filesystem::path& dir) {
+  if (!o.lessons || !o.store) return std::vector<ShownLesson>();
+  return LessonsForRun(*o.store, SignatureOf(task, backend.name()), dir,
+                       journal && journal->stored_attempts() > 0);
+}
+
 }  // namespace
 
 Optimizer::Optimizer(const Task& task, const Backend& backend, Provider& provider,
@@ -384,9 +395,6 @@ Optimizer::Optimizer(const Task& task, const Backend& backend, Provider& provide
 
 Result<OptimizeResult> Optimizer::Run(const OptimizeProgress& progress) {
   HONE_ASSIGN_OR_RETURN(RunRecord record, RunRecord::Create(options_.run_dir));
-  StrategyContext context{&task_, backend_.traits().flavour, backend_.machine(), &prompts_, {}};
-  context.reference = MeasureReference(task_, backend_, evaluator_, options_.eval, record.dir());
-  HONE_ASSIGN_OR_RETURN(auto strategy, MakeStrategy(options_.strategy, context));
   const LlmProvenance provenance{provider_.model().provider, provider_.model().model,
                                  SamplingJson(options_.sampling), prompts_.version()};
   std::optional<RunJournal> journal;
@@ -395,6 +403,12 @@ Result<OptimizeResult> Optimizer::Run(const OptimizeProgress& progress) {
                                                     backend_.name(), options_.options_hash));
     journal->SetProvenance(provenance);
   }
+  StrategyContext context{&task_, backend_.traits().flavour, backend_.machine(), &prompts_, {}};
+  context.reference = MeasureReference(task_, backend_, evaluator_, options_.eval, record.dir());
+  HONE_ASSIGN_OR_RETURN(auto shown, RunLessons(options_, task_, backend_,
+                                               journal ? &*journal : nullptr, record.dir()));
+  for (const ShownLesson& l : shown) context.lessons.push_back(l.text);
+  HONE_ASSIGN_OR_RETURN(auto strategy, MakeStrategy(options_.strategy, context));
   Result<OptimizeResult> result = [&]() -> Result<OptimizeResult> {
     Loop loop(task_, backend_, provider_, evaluator_, options_, *strategy, record,
               journal ? &*journal : nullptr, progress);
@@ -403,6 +417,14 @@ Result<OptimizeResult> Optimizer::Run(const OptimizeProgress& progress) {
   if (!result.ok()) return result;
   if (journal) result->replayed = journal->replayed();
   result->provenance = provenance;
+  for (const ShownLesson& l : shown) result->lessons_shown.push_back(l.id);
+  if (options_.lessons && options_.store && !result->interrupted) {
+    auto added = RecordRunLessons(*options_.store, options_.run_id, task_, backend_.name());
+    if (added.ok())
+      result->lessons_added = *added;
+    else
+      result->lessons_error = added.status().message();
+  }
   HONE_RETURN_IF_ERROR(record.WriteSummary(
       OptimizeResultJson(*result, provider_.model().text(), task_.name, options_.strategy.name)));
   return result;
@@ -432,7 +454,9 @@ std::string OptimizeResultJson(const OptimizeResult& r, const std::string& model
                       {"best_speedup", s.best_speedup},
                       {"replayed", r.replayed},
                       {"stored_verdicts", r.stored_verdicts},
-                      {"llm", ProvenanceJson(r.provenance)}};
+                      {"llm", ProvenanceJson(r.provenance)},
+                      {"lessons", {{"shown", r.lessons_shown}, {"added", r.lessons_added}}}};
+  if (!r.lessons_error.empty()) j["lessons"]["error"] = r.lessons_error;
   if (r.best_id >= 0) {
     j["best"] = {{"id", r.best_id}, {"candidate", r.best_candidate.string()}};
     if (r.best_verdict) j["best"]["verdict"] = VerdictToJson(*r.best_verdict);

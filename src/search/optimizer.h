@@ -7,7 +7,10 @@
 //
 // Every attempt is recorded as it completes (search/run_record.h), and in
 // the run store when there is one (search/run_journal.h), which is also
-// what a resumed run replays. Failures
+// what a resumed run replays. With OptimizeOptions::lessons, the first turn
+// shows lessons recalled for similar tasks (search/lesson_recall.h) and a
+// search that ran to its end distils its own (search/lesson_distil.h); a
+// failure to distil is reported in the result, not as an error. Failures
 // of one attempt (HTTP errors after retries, a reply without code, a
 // truncated reply, a kernel that does not compile) are data; Run returns an
 // error Status only when the environment breaks (the run folder cannot be
@@ -20,6 +23,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "llm/provenance.h"
 #include "llm/provider.h"
@@ -48,6 +52,11 @@ struct OptimizeOptions {
   Store* store = nullptr;
   int64_t run_id = 0;
   std::string options_hash;
+  // Memory across tasks (needs `store`): the first turn shows lessons
+  // recalled for similar tasks (search/lesson_recall.h; frozen in the run
+  // folder, so a resumed run asks the same), and a search that ran to its
+  // end distils its own (search/lesson_distil.h).
+  bool lessons = false;
   // Set (by a signal handler, say) to stop: nothing new is asked, calls in
   // flight are cancelled, the evaluation under way finishes. Not owned.
   const std::atomic<bool>* interrupted = nullptr;
@@ -71,6 +80,9 @@ struct OptimizeResult {
   LlmProvenance provenance;     // the model, sampling settings and prompts asked
   int replayed = 0;             // resumed: stored replies used instead of new LLM calls
   int stored_verdicts = 0;      // resumed: stored verdicts used instead of new evaluations
+  std::vector<int64_t> lessons_shown;  // ids of the lessons the first turn showed
+  int lessons_added = 0;               // lessons distilled from this run
+  std::string lessons_error;  // why distilling failed (the search's result stands); "" when not
 };
 
 struct OptimizeEvent {  // for live progress

@@ -25,7 +25,8 @@ const std::vector<TemplateSpec>& TemplateSpecs() {
       {"system.txt", {"backend", "language"}},
       {"context.txt",
        {"backend", "language", "lang_tag", "contract", "example", "task_name", "task_category",
-        "task_description", "arguments", "cases", "tolerances", "backend_rules", "hardware"}},
+        "task_description", "arguments", "cases", "tolerances", "backend_rules", "hardware",
+        "lessons"}},
       {"backend_cpu.txt", {}},
       {"backend_cuda.txt", {}},
       {"task.txt", {"backend", "language", "lang_tag", "context"}},
@@ -33,6 +34,7 @@ const std::vector<TemplateSpec>& TemplateSpecs() {
       {"extraction_failed.txt", {"failure", "problem", "advice"}},
       {"evolve.txt", {"backend", "language", "lang_tag", "context", "parents", "goal"}},
       {"evolve_parent.txt", {"number", "lang_tag", "code", "summary"}},
+      {"lessons.txt", {"lessons"}},
   };
   return kSpecs;
 }
@@ -44,6 +46,7 @@ constexpr size_t kDetailCap = 1500;  // one reason or check detail
 constexpr size_t kOutputCap = 1000;  // what the candidate printed
 constexpr int kMaxChecks = 5;        // failed checks listed besides the reason
 constexpr int kMaxNotes = 3;
+constexpr size_t kLessonCap = 600;  // one lesson's line
 
 bool IsCuda(const std::string& backend) { return backend == "cuda"; }
 std::string Language(const std::string& backend) { return IsCuda(backend) ? "CUDA C++" : "C++20"; }
@@ -61,6 +64,17 @@ std::string Cap(const std::string& s, size_t cap) {
   size_t cut = s.rfind('\n', cap);
   if (cut == std::string::npos || cut < cap / 2) cut = cap;
   return s.substr(0, cut) + fmt::format("\n[... {} more characters cut]", s.size() - cut);
+}
+
+// One line of at most `cap` bytes, with "..." when cut (never inside a UTF-8
+// sequence).
+std::string CapLine(std::string s, size_t cap) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  if (s.size() <= cap) return s;
+  size_t cut = cap - 3;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut) + "...";
 }
 
 std::string StemOf(const std::string& file) { return std::filesystem::path(file).stem().string(); }
@@ -343,9 +357,17 @@ std::string ReferenceTimeText(const ReferenceTiming& r) {
       r.what, FormatSeconds(r.seconds));
 }
 
+std::string PromptBuilder::LessonsSection(const std::vector<std::string>& lessons) const {
+  if (lessons.empty()) return "";
+  std::string list;
+  for (size_t i = 0; i < lessons.size() && i < kMaxPromptLessons; ++i)
+    list += (i ? "\n" : "") + ("- " + CapLine(TrimRight(lessons[i]), kLessonCap));
+  return "\n\n" + Render("lessons", {{"lessons", list}});
+}
+
 std::string PromptBuilder::Context(const Task& task, const std::string& backend,
-                                   const MachineInfo& machine,
-                                   const ReferenceTiming& reference) const {
+                                   const MachineInfo& machine, const ReferenceTiming& reference,
+                                   const std::vector<std::string>& lessons) const {
   auto values = BackendValues(backend);
   values["contract"] = contract_;
   values["example"] = templates_.at(IsCuda(backend) ? "example_cuda" : "example_cpu");
@@ -366,14 +388,15 @@ std::string PromptBuilder::Context(const Task& task, const std::string& backend,
   values["backend_rules"] = Render(IsCuda(backend) ? "backend_cuda" : "backend_cpu", {});
   values["hardware"] = TrimRight(MachineText(machine) + SpeedOfLightText(task, backend, machine) +
                                  ReferenceTimeText(reference));
+  values["lessons"] = LessonsSection(lessons);
   return Render("context", values);
 }
 
 std::string PromptBuilder::FirstTurn(const Task& task, const std::string& backend,
-                                     const MachineInfo& machine,
-                                     const ReferenceTiming& reference) const {
+                                     const MachineInfo& machine, const ReferenceTiming& reference,
+                                     const std::vector<std::string>& lessons) const {
   auto values = BackendValues(backend);
-  values["context"] = Context(task, backend, machine, reference);
+  values["context"] = Context(task, backend, machine, reference, lessons);
   return Render("task", values);
 }
 
@@ -394,7 +417,8 @@ std::string PromptBuilder::ExtractionFailedTurn(const Extraction& e) const {
 std::string PromptBuilder::EvolveTurn(const Task& task, const std::string& backend,
                                       const MachineInfo& machine,
                                       const std::vector<PromptAttempt>& parents,
-                                      const ReferenceTiming& reference) const {
+                                      const ReferenceTiming& reference,
+                                      const std::vector<std::string>& lessons) const {
   std::string shown;
   for (size_t i = 0; i < parents.size(); ++i)
     shown += (i ? "\n\n" : "") +
@@ -403,7 +427,7 @@ std::string PromptBuilder::EvolveTurn(const Task& task, const std::string& backe
                                       {"code", TrimRight(parents[i].code)},
                                       {"summary", FeedbackSummary(parents[i].verdict)}});
   auto values = BackendValues(backend);
-  values["context"] = Context(task, backend, machine, reference);
+  values["context"] = Context(task, backend, machine, reference, lessons);
   values["parents"] = shown;
   values["goal"] = EvolveGoal(parents.size());
   return Render("evolve", values);

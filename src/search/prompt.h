@@ -41,6 +41,10 @@ struct PromptAttempt {
   Verdict verdict;
 };
 
+// At most this many lessons go into a prompt's "Lessons from similar tasks"
+// section, each cut to about 600 characters.
+inline constexpr size_t kMaxPromptLessons = 3;
+
 // Replaces every {{name}} in `text` (spaces inside the braces allowed) with
 // its value, in one pass: values are not searched for placeholders. A
 // placeholder without a value, or "{{" without "}}", is Status::Invalid
@@ -60,9 +64,12 @@ class PromptBuilder {
 
   std::string System(const std::string& backend) const;
   // The first user message: contract, example, task (a native task's
-  // reference source too), hardware, and the reference's measured time.
+  // reference source too), hardware, the reference's measured time, and
+  // lessons from similar tasks (one line each, search/lesson_recall.h): a
+  // section of its own only when there are some, at most kMaxPromptLessons.
   std::string FirstTurn(const Task& task, const std::string& backend, const MachineInfo& machine,
-                        const ReferenceTiming& reference = {}) const;
+                        const ReferenceTiming& reference = {},
+                        const std::vector<std::string>& lessons = {}) const;
   // A later turn of a refinement chain: what happened to the last candidate.
   std::string FeedbackTurn(const Verdict& v) const;
   // A later turn when no candidate came out of the reply at all.
@@ -71,7 +78,8 @@ class PromptBuilder {
   // for one faster kernel (one parent: mutation; two: crossover).
   std::string EvolveTurn(const Task& task, const std::string& backend, const MachineInfo& machine,
                          const std::vector<PromptAttempt>& parents,
-                         const ReferenceTiming& reference = {}) const;
+                         const ReferenceTiming& reference = {},
+                         const std::vector<std::string>& lessons = {}) const;
   // A content hash of every template and the contract header: which prompts
   // a stored reply answered.
   std::string version() const;
@@ -81,10 +89,13 @@ class PromptBuilder {
   std::string Render(const std::string& stem,
                      const std::map<std::string, std::string>& values) const;
   static std::map<std::string, std::string> BackendValues(const std::string& backend);
-  // Contract, example, task, backend rules and hardware: the start of the
-  // first turn and of an evolution turn.
+  // Contract, example, task, backend rules, hardware and lessons: the start
+  // of the first turn and of an evolution turn.
   std::string Context(const Task& task, const std::string& backend, const MachineInfo& machine,
-                      const ReferenceTiming& reference) const;
+                      const ReferenceTiming& reference,
+                      const std::vector<std::string>& lessons) const;
+  // lessons.txt rendered after a blank line, or "" when there are none.
+  std::string LessonsSection(const std::vector<std::string>& lessons) const;
 
   std::map<std::string, std::string> templates_;  // file stem -> text
   std::string contract_;                          // kernel.h

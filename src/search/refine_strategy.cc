@@ -11,8 +11,8 @@ constexpr size_t kKeptExchanges = 3;
 
 RefineStrategy::RefineStrategy(StrategyContext context, int chains, int turns)
     : context_(std::move(context)), turns_(turns) {
-  std::string first = context_.prompts->FirstTurn(*context_.task, context_.backend,
-                                                  context_.machine, context_.reference);
+  std::string first = context_.prompts->FirstTurn(
+      *context_.task, context_.backend, context_.machine, context_.reference, context_.lessons);
   chains_.resize(static_cast<size_t>(chains));
   for (auto& c : chains_) c.history = {{"user", first}};
 }

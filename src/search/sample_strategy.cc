@@ -5,7 +5,7 @@ namespace hone {
 SampleStrategy::SampleStrategy(StrategyContext context, int samples)
     : context_(std::move(context)), samples_(samples) {
   first_turn_ = context_.prompts->FirstTurn(*context_.task, context_.backend, context_.machine,
-                                            context_.reference);
+                                            context_.reference, context_.lessons);
 }
 
 std::vector<Proposal> SampleStrategy::Propose(int max, int* next_id) {

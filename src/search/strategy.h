@@ -49,6 +49,9 @@ struct StrategyContext {
   MachineInfo machine;
   const PromptBuilder* prompts = nullptr;
   ReferenceTiming reference;  // measured before the first turn, when it could be
+  // Lessons from similar tasks for the first turn and evolution turns, one
+  // line each (search/lesson_recall.h); none when the run recalls none.
+  std::vector<std::string> lessons;
 };
 
 class SearchStrategy {

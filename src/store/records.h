@@ -127,6 +127,26 @@ struct CandidateWithEvaluation {
   std::optional<EvaluationRow> evaluation;  // the latest one
 };
 
+// A lesson distilled from a finished optimize run (search/lesson_distil.h):
+// which change, on which kind of task, gained how much. `basis` says what
+// the change is measured against: "reference" (the task's reference, at
+// speedup 1) or "parent" (the attempt it was written from,
+// basis_candidate_id).
+struct LessonRow {
+  int64_t id = 0;  // set by the store
+  int64_t run_id = 0;
+  std::string task_hash, task_name, category, backend;
+  std::string signature = "{}";  // JSON: the task's features (search/task_signature.h)
+  int64_t candidate_id = 0;      // the attempt that gained
+  std::string basis = "reference";
+  std::optional<int64_t> basis_candidate_id;  // "parent" only
+  std::string change;                         // what changed, in words
+  double speedup_before = 1, speedup_after = 1;
+  std::optional<double> sol_before, sol_after;  // % of speed of light
+  std::string evidence = "{}";                  // JSON: seqs, evaluations, medians, the timed case
+  std::string created;                          // set by the store
+};
+
 struct BestCandidate {
   std::string task_hash, task_name;
   int64_t run_id = 0;

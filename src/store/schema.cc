@@ -144,10 +144,39 @@ ALTER TABLE llm_calls ADD COLUMN sampling TEXT NOT NULL DEFAULT '{}';
 ALTER TABLE llm_calls ADD COLUMN prompt_version TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Version 5: lessons distilled from finished optimize runs (what change
+// gained how much, on which kind of task), recalled for similar tasks'
+// prompts (search/lesson_distil.h, search/lesson_recall.h). Nothing refers
+// to a lesson, so deleting one touches nothing else.
+constexpr std::string_view kV5 = R"sql(
+CREATE TABLE lessons(
+  id                 INTEGER PRIMARY KEY,
+  run_id             INTEGER NOT NULL REFERENCES runs(id),
+  task_hash          TEXT NOT NULL,
+  task_name          TEXT NOT NULL DEFAULT '',
+  category           TEXT NOT NULL DEFAULT '',
+  backend            TEXT NOT NULL DEFAULT '',
+  signature          TEXT NOT NULL DEFAULT '{}',
+  candidate_id       INTEGER NOT NULL REFERENCES candidates(id),
+  basis              TEXT NOT NULL CHECK (basis IN ('reference', 'parent')),
+  basis_candidate_id INTEGER REFERENCES candidates(id),
+  change             TEXT NOT NULL DEFAULT '',
+  speedup_before     REAL NOT NULL,
+  speedup_after      REAL NOT NULL,
+  sol_before         REAL,
+  sol_after          REAL,
+  evidence           TEXT NOT NULL DEFAULT '{}',
+  created            TEXT NOT NULL,
+  UNIQUE (run_id, candidate_id, basis)
+);
+CREATE INDEX lessons_by_backend ON lessons(backend, category);
+CREATE INDEX lessons_by_task ON lessons(task_name, task_hash);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
-  static const std::vector<Migration> kSteps = {{1, kV1}, {2, kV2}, {3, kV3}, {4, kV4}};
+  static const std::vector<Migration> kSteps = {{1, kV1}, {2, kV2}, {3, kV3}, {4, kV4}, {5, kV5}};
   return kSteps;
 }
 

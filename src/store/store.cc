@@ -113,6 +113,32 @@ EvaluationRow ReadEvaluation(const Stmt& s, int o = 0) {
   return e;
 }
 
+constexpr const char* kLessonCols =
+    "id, run_id, task_hash, task_name, category, backend, signature, candidate_id, basis, "
+    "basis_candidate_id, change, speedup_before, speedup_after, sol_before, sol_after, evidence, "
+    "created";
+LessonRow ReadLesson(const Stmt& s) {
+  LessonRow l;
+  l.id = s.Int(0);
+  l.run_id = s.Int(1);
+  l.task_hash = s.Text(2);
+  l.task_name = s.Text(3);
+  l.category = s.Text(4);
+  l.backend = s.Text(5);
+  l.signature = s.Text(6);
+  l.candidate_id = s.Int(7);
+  l.basis = s.Text(8);
+  if (!s.IsNull(9)) l.basis_candidate_id = s.Int(9);
+  l.change = s.Text(10);
+  l.speedup_before = s.Real(11);
+  l.speedup_after = s.Real(12);
+  l.sol_before = s.OptReal(13);
+  l.sol_after = s.OptReal(14);
+  l.evidence = s.Text(15);
+  l.created = s.Text(16);
+  return l;
+}
+
 std::optional<double> Num(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_number()) return std::nullopt;
@@ -606,6 +632,79 @@ Result<EvaluationRow> Store::GetEvaluation(int64_t evaluation_id) {
   if (!row)
     return Status::NotFound(path_.string() + ": no evaluation " + std::to_string(evaluation_id));
   return ReadEvaluation(st);
+}
+
+// ---- lessons ----
+
+Result<int> Store::AddLessons(const std::vector<LessonRow>& lessons) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_);
+  HONE_RETURN_IF_ERROR(tx.Begin());
+  int added = 0;
+  for (const LessonRow& l : lessons) {
+    HONE_ASSIGN_OR_RETURN(
+        Stmt st,
+        db_.Prepare("INSERT INTO lessons(run_id, task_hash, task_name, category, backend, "
+                    "signature, candidate_id, basis, basis_candidate_id, change, speedup_before, "
+                    "speedup_after, sol_before, sol_after, evidence, created) VALUES (?, ?, ?, "
+                    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT(run_id, candidate_id, basis) DO NOTHING"));
+    st.Bind(1, l.run_id).Bind(2, l.task_hash).Bind(3, l.task_name).Bind(4, l.category);
+    st.Bind(5, l.backend).Bind(6, l.signature.empty() ? std::string("{}") : l.signature);
+    st.Bind(7, l.candidate_id).Bind(8, l.basis).Bind(9, l.basis_candidate_id).Bind(10, l.change);
+    st.Bind(11, l.speedup_before).Bind(12, l.speedup_after).Bind(13, l.sol_before);
+    st.Bind(14, l.sol_after).Bind(15, l.evidence.empty() ? std::string("{}") : l.evidence);
+    st.Bind(16, Now());
+    HONE_RETURN_IF_ERROR(st.Run());
+    added += db_.Changes();
+  }
+  HONE_RETURN_IF_ERROR(tx.Commit());
+  return added;
+}
+
+Result<std::vector<LessonRow>> Store::Lessons(const std::string& task) {
+  std::lock_guard lock(mu_);
+  HONE_ASSIGN_OR_RETURN(
+      Stmt st, db_.Prepare(std::string("SELECT ") + kLessonCols +
+                           " FROM lessons WHERE ?1 = '' OR task_name = ?1 OR (length(?1) >= 8 "
+                           "AND substr(task_hash, 1, length(?1)) = ?1) ORDER BY id"));
+  st.Bind(1, task);
+  std::vector<LessonRow> out;
+  while (true) {
+    HONE_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    out.push_back(ReadLesson(st));
+  }
+  return out;
+}
+
+Result<std::vector<LessonRow>> Store::LessonsFor(const std::string& backend) {
+  std::lock_guard lock(mu_);
+  HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare(std::string("SELECT ") + kLessonCols +
+                                             " FROM lessons WHERE backend = ? ORDER BY id"));
+  st.Bind(1, backend);
+  std::vector<LessonRow> out;
+  while (true) {
+    HONE_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    out.push_back(ReadLesson(st));
+  }
+  return out;
+}
+
+Status Store::DeleteLessons(const std::vector<int64_t>& ids) {
+  std::lock_guard lock(mu_);
+  Transaction tx(db_);
+  HONE_RETURN_IF_ERROR(tx.Begin());
+  for (int64_t id : ids) {
+    HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare("DELETE FROM lessons WHERE id = ?"));
+    st.Bind(1, id);
+    HONE_RETURN_IF_ERROR(st.Run());
+    // Not stored (or named twice): nothing is deleted.
+    if (db_.Changes() == 0)
+      return Status::NotFound(path_.string() + ": no lesson " + std::to_string(id));
+  }
+  return tx.Commit();
 }
 
 // ---- report queries ----

@@ -101,6 +101,19 @@ class Store {
   Result<std::vector<EvaluationRow>> PendingWork(int64_t run_id);  // begun, not finished
   Result<EvaluationRow> GetEvaluation(int64_t evaluation_id);
 
+  // Lessons (docs/STORE.md). AddLessons stores them in one transaction and
+  // returns how many were new: a lesson already stored for the same run,
+  // candidate and basis is left as it is. Lessons(task) lists them by id;
+  // `task` (may be empty: all) is a task name, or a task hash or its first
+  // 8 or more characters.
+  // DeleteLessons deletes all of `ids` or, when one is not stored, none
+  // (kNotFound naming it).
+  Result<int> AddLessons(const std::vector<LessonRow>& lessons);
+  Result<std::vector<LessonRow>> Lessons(const std::string& task = "");
+  // The lessons learnt on `backend`, for recall.
+  Result<std::vector<LessonRow>> LessonsFor(const std::string& backend);
+  Status DeleteLessons(const std::vector<int64_t>& ids);
+
   // Queries for reports.
   Result<std::vector<CandidateWithEvaluation>> RunCandidates(int64_t run_id);  // by seq
   Result<std::vector<CandidateRow>> Attempts(int64_t run_id);                  // insertion order

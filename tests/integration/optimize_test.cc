@@ -648,6 +648,243 @@ TEST_F(OptimizeTest, BenchesAModelOverASuiteAndResumesWithoutAskingAgain) {
   EXPECT_EQ(resumed, statuses);
 }
 
+// Memory across tasks: a run distils what worked into lessons; a later run
+// on a similar task shows them in its first turn (frozen in its folder, so
+// resuming it asks the same), and a run on an unrelated task does not.
+class LessonsTest : public OptimizeTest {
+ protected:
+  void SetUp() override {
+    OptimizeTest::SetUp();
+    auto store = Store::Open(run_dir_ / "lessons.db");
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    store_ = std::move(store).value();
+  }
+
+  Task Load(const std::string& folder) {
+    auto task = LoadNativeTask(SourceDir() / folder);
+    EXPECT_TRUE(task.ok()) << task.status().message();
+    return task.ok() ? *task : Task{};
+  }
+
+  int64_t NewRun(const Task& task) {
+    EXPECT_TRUE(store_->PutTask({task.hash, task.name, task.dir.string(), ""}).ok());
+    auto run = store_->CreateRun("optimize", "{}");
+    EXPECT_TRUE(run.ok());
+    return run.ok() ? *run : 0;
+  }
+
+  // A search of `task` kept in the store, with lessons on.
+  OptimizeResult Search(Provider& provider, const Task& task, StrategyOptions strategy, int64_t run,
+                        const std::filesystem::path& dir, bool timed = true) {
+    OptimizeOptions o;
+    o.strategy = strategy;
+    o.llm_concurrency = 1;
+    o.eval.time = timed;
+    o.eval.timing.budget_seconds = 0.2;
+    o.eval.timing.min_reps = 5;
+    o.eval.flush = FlushMode::kNone;
+    o.run_dir = dir;
+    o.store = store_.get();
+    o.run_id = run;
+    o.options_hash = "lessons-test";
+    o.lessons = true;
+    Optimizer optimizer(task, env_.cpu(), provider, *prompts_, *env_.evaluator, o);
+    auto r = optimizer.Run();
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? *r : OptimizeResult{};
+  }
+
+  // A refine chain on fixture_add: the slow kernel, then the fast one.
+  void LearnFromFixtureAdd(Provider& provider) {
+    server_.Enqueue(
+        Ok(OpenAiReply("A first, simple kernel.\n\n```cpp\n" + std::string(kSlow) + "```")));
+    server_.Enqueue(
+        Ok(OpenAiReply("Dropped the 50 repeated passes: one pass over the data.\n\n"
+                       "```cpp\n" +
+                       FastKernel() + "```")));
+    StrategyOptions s;
+    s.name = "refine";
+    s.chains = 1;
+    s.turns = 2;
+    OptimizeResult r = Search(provider, task_, s, NewRun(task_), run_dir_ / "add");
+    EXPECT_EQ(r.passed, 2);
+    EXPECT_GE(r.lessons_added, 1);
+    EXPECT_TRUE(r.lessons_shown.empty()) << "nothing learnt before";
+  }
+
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(LessonsTest, AreStoredAfterARunAndRecalledForASimilarTaskOnly) {
+  auto provider = MakeProvider("openai-compatible:fake-model", 1);
+  LearnFromFixtureAdd(*provider);
+  auto lessons = store_->Lessons();
+  ASSERT_TRUE(lessons.ok()) << lessons.status().message();
+  const LessonRow* step = nullptr;
+  for (const LessonRow& l : *lessons)
+    if (l.basis == "parent") step = &l;
+  ASSERT_NE(step, nullptr) << "the fast kernel over the slow one";
+  EXPECT_EQ(step->task_name, "fixture_add");
+  EXPECT_EQ(step->category, "elementwise");
+  EXPECT_EQ(step->backend, "cpu");
+  EXPECT_GT(step->speedup_after, 10 * step->speedup_before);
+  ASSERT_TRUE(step->sol_before && step->sol_after);
+  EXPECT_GT(*step->sol_after, *step->sol_before);
+  EXPECT_NE(step->change.find("drops volatile accesses"), std::string::npos) << step->change;
+  EXPECT_NE(step->change.find("Dropped the 50 repeated passes"), std::string::npos) << step->change;
+  auto evidence = nlohmann::json::parse(step->evidence);
+  EXPECT_EQ(evidence["seq"], 1);
+  EXPECT_EQ(evidence["basis_seq"], 0);
+
+  // A similar task (elementwise, f32): its first turn shows the lesson.
+  Task affine = Load("tests/integration/fixture_affine");
+  server_.Enqueue(Ok(OpenAiReply("no code here")));
+  StrategyOptions one;
+  one.name = "sample";
+  one.samples = 1;
+  int64_t similar_run = NewRun(affine);
+  OptimizeResult similar = Search(*provider, affine, one, similar_run, run_dir_ / "affine");
+  auto requests = server_.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  const std::string& first = requests[2].body;
+  EXPECT_NE(first.find("Lessons from similar tasks"), std::string::npos) << first;
+  EXPECT_NE(first.find("fixture_add (elementwise, f32; similarity"), std::string::npos) << first;
+  EXPECT_NE(first.find("Dropped the 50 repeated passes"), std::string::npos) << first;
+  EXPECT_FALSE(similar.lessons_shown.empty());
+  EXPECT_EQ(similar.lessons_added, 0) << "nothing passed";
+  EXPECT_TRUE(std::filesystem::exists(run_dir_ / "affine" / "lessons.json"));
+
+  // An unrelated task (matmul): no such section.
+  Task matmul = Load("tasks/examples/matmul");
+  server_.Enqueue(Ok(OpenAiReply("no code here")));
+  OptimizeResult unrelated =
+      Search(*provider, matmul, one, NewRun(matmul), run_dir_ / "matmul", /*timed=*/false);
+  requests = server_.requests();
+  ASSERT_EQ(requests.size(), 4u);
+  EXPECT_EQ(requests[3].body.find("Lessons from similar tasks"), std::string::npos)
+      << requests[3].body;
+  EXPECT_TRUE(unrelated.lessons_shown.empty());
+
+  // Resumed, the similar run shows what it showed before, even with the
+  // lessons deleted meanwhile: its stored reply is replayed, not asked again.
+  std::vector<int64_t> ids;
+  auto before = store_->Lessons();
+  ASSERT_TRUE(before.ok());
+  for (const LessonRow& l : *before) ids.push_back(l.id);
+  Status deleted = store_->DeleteLessons(ids);
+  ASSERT_TRUE(deleted.ok()) << deleted.message();
+  OptimizeResult resumed = Search(*provider, affine, one, similar_run, run_dir_ / "affine");
+  EXPECT_EQ(resumed.replayed, 1);
+  EXPECT_EQ(server_.requests().size(), 4u);
+  EXPECT_EQ(resumed.lessons_shown, similar.lessons_shown);
+}
+
+// hone lessons list, export and delete over a store with lessons in it,
+// and every bad input named, exit 2.
+TEST_F(LessonsTest, CanBeListedExportedAndDeleted) {
+  auto provider = MakeProvider("openai-compatible:fake-model", 1);
+  LearnFromFixtureAdd(*provider);
+  auto stored = store_->Lessons();
+  ASSERT_TRUE(stored.ok() && !stored->empty());
+  const std::string db = (run_dir_ / "lessons.db").string();
+
+  auto list = RunHone({"lessons", "list", "--store", db});
+  ASSERT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_NE(list.output.find("fixture_add"), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find("elementwise"), std::string::npos) << list.output;
+  auto json = RunHone({"lessons", "list", "--task", "fixture_add", "--json", "--store", db});
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  auto j = nlohmann::json::parse(json.output, nullptr, false);
+  ASSERT_TRUE(j.is_array()) << json.output;
+  ASSERT_EQ(j.size(), stored->size());
+  EXPECT_EQ(j[0]["id"], (*stored)[0].id);
+  EXPECT_EQ(j[0]["task"], "fixture_add");
+  EXPECT_TRUE(j[0]["speedup"].contains("before"));
+  EXPECT_EQ(j[0]["signature"]["category"], "elementwise");
+  auto other = RunHone({"lessons", "list", "--task", "matmul", "--json", "--store", db});
+  ASSERT_EQ(other.exit_code, 0) << other.output;
+  EXPECT_EQ(nlohmann::json::parse(other.output), nlohmann::json::array());
+
+  std::filesystem::path out = run_dir_ / "lessons.jsonl";
+  auto exported = RunHone({"lessons", "export", "-o", out.string(), "--store", db});
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  EXPECT_NE(exported.output.find("exported " + std::to_string(stored->size()) + " lesson"),
+            std::string::npos)
+      << exported.output;
+  std::ifstream in(out);
+  std::string line;
+  size_t rows = 0;
+  while (std::getline(in, line)) {
+    auto row = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_TRUE(row.is_object()) << line;
+    EXPECT_EQ(row["id"], (*stored)[rows].id);
+    ++rows;
+  }
+  EXPECT_EQ(rows, stored->size());
+
+  // hone optimize says which lessons its first turn showed; with
+  // --no-lessons it shows none.
+  std::vector<std::string> affine = {
+      "optimize",      (SourceDir() / "tests/integration/fixture_affine").string(),
+      "--model",       "openai-compatible:fake",
+      "--base-url",    server_.base_url(),
+      "--strategy",    "sample",
+      "--samples",     "1",
+      "--time-budget", "0.2",
+      "--store",       db};
+  auto with_args = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = affine;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  server_.Enqueue(Ok(OpenAiReply("no code here")));
+  auto shown = RunHone(with_args({"--run-dir", (run_dir_ / "cli-shown").string()}));
+  ASSERT_EQ(shown.exit_code, 0) << shown.output;
+  // Every lesson of the one run (one or two: the fast kernel may also beat
+  // the reference by 10%).
+  EXPECT_NE(shown.output.find("lessons: " + std::to_string(stored->size()) +
+                              " from similar tasks shown ("),
+            std::string::npos)
+      << shown.output;
+  EXPECT_NE(server_.requests().back().body.find("Lessons from similar tasks"), std::string::npos);
+  server_.Enqueue(Ok(OpenAiReply("no code here")));
+  auto off = RunHone(with_args(
+      {"--run-dir", (run_dir_ / "cli-off").string(), "--no-lessons", "--json", "--quiet"}));
+  ASSERT_EQ(off.exit_code, 0) << off.output;
+  auto summary = nlohmann::json::parse(off.output.substr(off.output.find('{')), nullptr, false);
+  ASSERT_TRUE(summary.is_object()) << off.output;
+  EXPECT_EQ(summary["lessons"]["shown"], nlohmann::json::array());
+  EXPECT_EQ(server_.requests().back().body.find("Lessons from similar tasks"), std::string::npos);
+
+  // Bad input: the field named, exit 2, nothing deleted.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"lessons", "delete", "abc", "--store", db}, "ID: expected a lesson id"},
+      {{"lessons", "delete", "0", "--store", db}, "ID: expected a lesson id"},
+      {{"lessons", "delete", std::to_string((*stored)[0].id), "99999", "--store", db},
+       "no lesson 99999"},
+      {{"lessons", "list", "--task", "", "--store", db}, "--task"},
+      {{"lessons", "list", "--store", (run_dir_ / "nosuch.db").string()}, "no run store there"},
+      {{"lessons", "export", "-o", "/nonexistent-hone-dir/x.jsonl", "--store", db},
+       "does not exist"},
+      {{"lessons", "delete", "--store", db}, "id is required"},
+      {{"lessons", "forget", "--store", db}, "unknown subcommand 'forget'"},
+  };
+  for (const auto& [args, named] : bad) {
+    auto r = RunHone(args);
+    EXPECT_EQ(r.exit_code, 2) << args[1] << ": " << r.output;
+    EXPECT_NE(r.output.find(named), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(run_dir_ / "nosuch.db")) << "never created";
+  EXPECT_EQ(store_->Lessons()->size(), stored->size());
+
+  auto deleted = RunHone({"lessons", "delete", std::to_string((*stored)[0].id), "--store", db});
+  ASSERT_EQ(deleted.exit_code, 0) << deleted.output;
+  EXPECT_NE(deleted.output.find("deleted 1 lesson"), std::string::npos) << deleted.output;
+  auto left = store_->Lessons();
+  ASSERT_EQ(left->size(), stored->size() - 1);
+  for (const LessonRow& l : *left) EXPECT_NE(l.id, (*stored)[0].id);
+}
+
 // The worked example every CPU prompt shows must itself pass.
 TEST(PromptExampleTest, CpuExamplePasses) {
   TestEvaluator env = TestEvaluator::Make();

@@ -268,6 +268,34 @@ TEST_F(PromptTest, ExtractionFailedTurnExplainsAndAsksAgain) {
   EXPECT_FALSE(Contains(p, "shorter"));
 }
 
+// Lessons from similar tasks are a section of their own, after the
+// hardware, only when there are some; at most three, each one line.
+TEST_F(PromptTest, LessonsFromSimilarTasksAreASectionOnlyWhenThereAreSome) {
+  std::string none = b().FirstTurn(task_, "cpu", Cpu());
+  EXPECT_FALSE(Contains(none, "Lessons from similar tasks")) << none;
+  EXPECT_EQ(b().FirstTurn(task_, "cpu", Cpu(), {}, {}), none);
+
+  std::vector<std::string> lessons = {"fixture_add (elementwise, f32; similarity 0.90): one",
+                                      "two\nlines", std::string(5000, 'x'), "four"};
+  std::string with = b().FirstTurn(task_, "cpu", Cpu(), {}, lessons);
+  size_t section = with.find("# Lessons from similar tasks");
+  ASSERT_NE(section, std::string::npos) << with;
+  EXPECT_GT(section, with.find("# The hardware"));
+  EXPECT_LT(section, with.find("# Your reply"));
+  EXPECT_TRUE(Contains(with, "\n- fixture_add (elementwise, f32; similarity 0.90): one\n"));
+  EXPECT_TRUE(Contains(with, "\n- two lines\n")) << "one line each";
+  EXPECT_FALSE(Contains(with, std::string(700, 'x'))) << "each cut";
+  EXPECT_TRUE(Contains(with, std::string(500, 'x') + "..."));
+  EXPECT_FALSE(Contains(with, "- four")) << "at most kMaxPromptLessons";
+  EXPECT_LT(with.size() - none.size(), 2000u);
+  // Without lessons the first turn is what it was before they existed.
+  EXPECT_EQ(with.substr(0, section), none.substr(0, section));
+
+  PromptAttempt a{"int a;\n", WithStatus(VerdictStatus::kPassed, "correct")};
+  EXPECT_TRUE(Contains(b().EvolveTurn(task_, "cpu", Cpu(), {a}, {}, lessons),
+                       "# Lessons from similar tasks"));
+}
+
 TEST_F(PromptTest, EvolveTurnShowsParentsAndAsksForAFasterKernel) {
   PromptAttempt a{"// parent A code\nint a;\n", WithStatus(VerdictStatus::kPassed, "correct A")};
   a.verdict.speedup = 1.5;
@@ -328,6 +356,19 @@ TEST_F(PromptDirTest, MissingTemplateFailsLoadNamingTheFile) {
   auto b = Load();
   ASSERT_FALSE(b.ok());
   EXPECT_TRUE(Contains(b.status().message(), "evolve.txt")) << b.status().message();
+}
+
+TEST_F(PromptDirTest, TheVersionCoversTheLessonsTemplate) {
+  auto before = Load();
+  ASSERT_TRUE(before.ok());
+  std::ofstream(dir_ / "lessons.txt") << "Earlier runs taught:\n{{lessons}}\n";
+  auto after = Load();
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  EXPECT_NE(before->version(), after->version());
+  fs::remove(dir_ / "lessons.txt");
+  auto missing = Load();
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(Contains(missing.status().message(), "lessons.txt")) << missing.status().message();
 }
 
 TEST_F(PromptDirTest, CustomTemplatesAreUsed) {

@@ -207,6 +207,122 @@ TEST_F(StoreTest, MigratesAVersion3FileKeepingItsLlmCalls) {
   EXPECT_EQ((*calls)[0].prompt_version, "");
 }
 
+// A version-4 store (before lessons) keeps every row it had, and gains an
+// empty lessons table that takes lessons about its runs.
+TEST_F(StoreTest, MigratesAVersion4FileKeepingItsDataAndAddsLessons) {
+  {
+    sqlite3* raw = Raw();
+    std::string sql = "BEGIN; ";
+    for (const Migration& m : Migrations())
+      if (m.version <= 4) sql += std::string(m.sql);
+    Exec(raw, sql + "PRAGMA application_id = " + std::to_string(kHoneAppId) +
+                  "; PRAGMA user_version = 4; COMMIT;");
+    Exec(raw,
+         "INSERT INTO runs(kind, created, updated, status, hone_version, config) "
+         "VALUES ('optimize', '2024-01-01', '2024-01-01', 'finished', '0.0.1', '{\"k\":2}')");
+    Exec(raw, "INSERT INTO tasks(hash, name) VALUES ('h1', 'vector_add')");
+    Exec(raw,
+         "INSERT INTO candidates(run_id, task_hash, seq, source, created) "
+         "VALUES (1, 'h1', 0, 'int x;', '2024-01-01')");
+    Exec(raw,
+         "INSERT INTO evaluations(run_id, work_key, task_hash, candidate_id, state, status, "
+         "speedup, started) VALUES (1, 'k', 'h1', 1, 'finished', 'passed', 2.5, '2024-01-01')");
+    Exec(raw,
+         "INSERT INTO llm_calls(run_id, candidate_id, provider, model, ok, created, "
+         "prompt_version) VALUES (1, 1, 'openai', 'gpt-4.1', 1, '2024-01-01', 'v4hash')");
+    sqlite3_close(raw);
+  }
+  auto s = OpenOrDie();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->schema_version(), CurrentSchemaVersion());
+  EXPECT_EQ(s->GetRun(1)->config, R"({"k":2})");
+  auto rows = s->RunCandidates(1);
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ(*(*rows)[0].candidate.source, "int x;");
+  ASSERT_TRUE((*rows)[0].evaluation);
+  EXPECT_DOUBLE_EQ(*(*rows)[0].evaluation->speedup, 2.5);
+  EXPECT_EQ((*s->LlmCalls(1))[0].prompt_version, "v4hash");
+  EXPECT_TRUE(s->Lessons()->empty());
+  LessonRow l;
+  l.run_id = 1;
+  l.task_hash = "h1";
+  l.task_name = "vector_add";
+  l.candidate_id = 1;
+  l.speedup_after = 2.5;
+  EXPECT_EQ(*s->AddLessons({l}), 1);
+  EXPECT_EQ(s->Lessons()->size(), 1u);
+}
+
+TEST_F(StoreTest, StoresListsAndDeletesLessons) {
+  auto s = OpenOrDie();
+  ASSERT_TRUE(s);
+  Fixture f = MakeRun(*s);
+  auto c0 = s->AddCandidate(Candidate(f, 0, "int a;"));
+  auto c1 = s->AddCandidate(Candidate(f, 1, "int b;"));
+  ASSERT_TRUE(c0.ok() && c1.ok());
+  LessonRow ref;
+  ref.run_id = f.run;
+  ref.task_hash = f.task;
+  ref.task_name = "vector_add";
+  ref.category = "elementwise";
+  ref.backend = "cpu";
+  ref.signature = R"({"category":"elementwise"})";
+  ref.candidate_id = *c1;
+  ref.basis = "reference";
+  ref.change = "adds OpenMP threads";
+  ref.speedup_before = 1;
+  ref.speedup_after = 3;
+  ref.sol_before = 10;
+  ref.sol_after = 30;
+  ref.evidence = R"({"seq":1})";
+  LessonRow step = ref;
+  step.basis = "parent";
+  step.basis_candidate_id = *c0;
+  step.speedup_before = 0.5;
+  step.sol_before.reset();
+  LessonRow other = ref;
+  other.task_hash = "otherhash";
+  other.task_name = "gelu";
+  other.backend = "cuda";
+  other.candidate_id = *c0;
+  EXPECT_EQ(*s->AddLessons({ref, step}), 2);
+  EXPECT_EQ(*s->AddLessons({ref, step, other}), 1) << "a lesson is stored once";
+
+  auto all = s->Lessons();
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  ASSERT_EQ(all->size(), 3u);
+  const LessonRow& got = (*all)[1];
+  EXPECT_GT(got.id, (*all)[0].id);
+  EXPECT_EQ(got.basis, "parent");
+  EXPECT_EQ(got.basis_candidate_id, *c0);
+  EXPECT_EQ(got.candidate_id, *c1);
+  EXPECT_DOUBLE_EQ(got.speedup_before, 0.5);
+  EXPECT_FALSE(got.sol_before);
+  EXPECT_DOUBLE_EQ(*got.sol_after, 30);
+  EXPECT_EQ(got.change, "adds OpenMP threads");
+  EXPECT_EQ(got.evidence, R"({"seq":1})");
+  EXPECT_FALSE(got.created.empty());
+  EXPECT_EQ(s->Lessons("vector_add")->size(), 2u);
+  EXPECT_EQ(s->Lessons("otherhas")->size(), 1u) << "a hash prefix";
+  EXPECT_TRUE(s->Lessons("other")->empty()) << "too short for a hash prefix";
+  EXPECT_TRUE(s->Lessons("nosuch")->empty());
+  EXPECT_EQ(s->LessonsFor("cpu")->size(), 2u);
+  EXPECT_EQ(s->LessonsFor("cuda")->size(), 1u);
+
+  // All or nothing: an id that is not stored deletes none.
+  int64_t first = (*all)[0].id, last = (*all)[2].id;
+  Status missing = s->DeleteLessons({first, last + 100});
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.message().find("no lesson " + std::to_string(last + 100)), std::string::npos);
+  EXPECT_EQ(s->Lessons()->size(), 3u);
+  ASSERT_TRUE(s->DeleteLessons({first, last}).ok());
+  auto left = s->Lessons();
+  ASSERT_EQ(left->size(), 1u);
+  EXPECT_EQ((*left)[0].basis, "parent");
+  EXPECT_EQ(s->GetRun(f.run)->id, f.run) << "the run is untouched";
+}
+
 TEST_F(StoreTest, RefusesAStoreFromANewerHone) {
   { ASSERT_TRUE(OpenOrDie()); }
   sqlite3* raw = Raw();
