@@ -482,6 +482,7 @@ Command RegisterBench(CLI::App& app) {
   AddSearchFlags(sub, args->search, "each task");
   AddEvalFlags(sub, args->flags);
   AddNoSanitizeFlag(sub, args->flags);
+  AddMetricsFlag(sub, args->flags);
   AddOutputFlags(sub, args->out);
   return [args] { return RunBench(*args); };
 }

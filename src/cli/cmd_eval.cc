@@ -79,6 +79,7 @@ Command RegisterEval(CLI::App& app) {
       ->required();
   AddEvalFlags(sub, args->flags);
   AddSanitizeFlag(sub, args->flags);
+  AddMetricsFlag(sub, args->flags);
   sub->add_option("--backend", args->backend,
                   "Compat (.py) candidates: cpu or cuda (default: cuda when a GPU is present)");
   AddOutputFlags(sub, args->out);

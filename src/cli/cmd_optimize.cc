@@ -234,6 +234,7 @@ int RunOptimize(OptimizeArgs a) {
   Evaluator evaluator((*ctx)->env, (*ctx)->oracle.get());
   OptimizeOptions o = SearchOptions(a.search);
   o.eval = *eval;
+  o.eval.metrics = !a.flags.no_metrics;
   o.sanitize_best = !a.flags.no_sanitize;
   o.run_dir = a.run_dir;
   o.store = store->get();
@@ -332,6 +333,7 @@ Command RegisterOptimize(CLI::App& app) {
                   "Where the run record goes (default hone-runs/TASK-TIME)");
   AddEvalFlags(sub, a->flags);
   AddNoSanitizeFlag(sub, a->flags);
+  AddNoMetricsFlag(sub, a->flags);
   AddOutputFlags(sub, a->out);
   return [a] { return RunOptimize(*a); };
 }

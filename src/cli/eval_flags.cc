@@ -58,7 +58,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalFlags, no_time, time_budget,
                                                 memory_limit_mb, call_timeout, timeout, seed,
                                                 device, no_seccomp, no_landlock, no_netns, profile,
                                                 allow, no_lint, shape_scale, size_policy, baselines,
-                                                sanitize, no_sanitize)
+                                                sanitize, no_sanitize, metrics, no_metrics)
 
 void AddSanitizeFlag(CLI::App* app, EvalFlags& f) {
   app->add_flag("--sanitize", f.sanitize,
@@ -69,6 +69,18 @@ void AddSanitizeFlag(CLI::App* app, EvalFlags& f) {
 void AddNoSanitizeFlag(CLI::App* app, EvalFlags& f) {
   app->add_flag("--no-sanitize", f.no_sanitize,
                 "CUDA: do not run compute-sanitizer on each task's new best candidate");
+}
+
+void AddMetricsFlag(CLI::App* app, EvalFlags& f) {
+  app->add_flag("--metrics", f.metrics,
+                "After timing, profile each passing candidate on its timed case (CUDA: ncu; CPU: "
+                "perf_event counters) and diagnose what limits it (docs/PROFILING.md)");
+}
+
+void AddNoMetricsFlag(CLI::App* app, EvalFlags& f) {
+  app->add_flag("--no-metrics", f.no_metrics,
+                "Do not profile passing candidates (the profiler's diagnosis is then missing "
+                "from the feedback)");
 }
 
 nlohmann::json EvalFlagsToJson(const EvalFlags& f) { return f; }
@@ -123,6 +135,7 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   if (f.memory_limit_mb < 0) return Status::Invalid("--memory-limit: must not be negative");
   o.time = !f.no_time;
   o.sanitize = f.sanitize;
+  o.metrics = f.metrics;
   o.flush = *flush;
   o.timing.budget_seconds = f.time_budget;
   o.timing.warmup_seconds = f.warmup;

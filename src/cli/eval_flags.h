@@ -37,11 +37,19 @@ struct EvalFlags {
   // --no-sanitize: not on each task's new best (run/sanitize.h).
   bool sanitize = false;
   bool no_sanitize = false;
+  // eval and bench --metrics: profiler counters and their diagnosis for each
+  // passing candidate; optimize --no-metrics: not for each (it profiles
+  // every passing candidate, for the next prompt). run/profile_stage.h.
+  bool metrics = false;
+  bool no_metrics = false;
 };
 
 // eval's --sanitize; bench's and optimize's --no-sanitize.
 void AddSanitizeFlag(CLI::App* app, EvalFlags& f);
 void AddNoSanitizeFlag(CLI::App* app, EvalFlags& f);
+// eval's and bench's --metrics; optimize's --no-metrics.
+void AddMetricsFlag(CLI::App* app, EvalFlags& f);
+void AddNoMetricsFlag(CLI::App* app, EvalFlags& f);
 
 void AddEvalFlags(CLI::App* app, EvalFlags& f);
 // The flags as stored with a run (so `--resume` evaluates the same way),

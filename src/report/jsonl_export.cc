@@ -51,6 +51,18 @@ std::optional<ExportOptions::Keep> ParseKeep(const std::string& name) {
   return std::nullopt;
 }
 
+// The profiler's diagnosis and its summary metrics (docs/PROFILING.md),
+// without the per-kernel detail that only the full verdict carries; null
+// when the attempt was not profiled.
+json ProfileOf(const json& verdict) {
+  if (!verdict.is_object() || !verdict.contains("profile")) return nullptr;
+  const json& p = verdict["profile"];
+  if (!p.value("not_run", "").empty()) return {{"not_run", p.value("not_run", "")}};
+  return {{"tool", p.value("tool", "")},
+          {"diagnosis", p.value("diagnosis", json::object())},
+          {"summary", p.value("summary", json::object())}};
+}
+
 json AttemptRow(const RunData& run, const AttemptView& a, bool is_best, bool with_verdict) {
   const CandidateRow& c = a.candidate;
   json row = {{"run_id", run.run.id},
@@ -81,6 +93,7 @@ json AttemptRow(const RunData& run, const AttemptView& a, bool is_best, bool wit
     row["checks_failed"] = e.checks_failed;
     row["timings"] = TimingsOf(e);
     row["evaluation_tries"] = e.tries;
+    row["profile"] = ProfileOf(ParsedOr(e.verdict, nullptr));
     if (with_verdict) row["verdict"] = ParsedOr(e.verdict, nullptr);
   } else {
     row["reason"] = a.call && !a.call->ok ? a.call->error : "";

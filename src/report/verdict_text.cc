@@ -71,12 +71,33 @@ std::string FormatVerdict(const Verdict& v, bool color) {
     out += fmt::format("  compute-sanitizer{}: {} ({})\n",
                        v.sanitizer->case_label.empty() ? "" : " on " + v.sanitizer->case_label,
                        DescribeSanitizer(*v.sanitizer), FormatSeconds(v.sanitizer->seconds));
+  if (v.profile) out += ProfileText(*v.profile);
   int passed = static_cast<int>(v.checks.size()) - v.checks_failed();
   out += fmt::format("  checks: {} passed, {} failed; build {}{}; total {}\n", passed,
                      v.checks_failed(), FormatSeconds(v.build_seconds),
                      v.build_cached ? " (cached)" : "", FormatSeconds(v.total_seconds));
   for (const auto& n : v.notes) out += "  note: " + n + "\n";
   if (!v.sandbox_missing.empty()) out += "  sandbox: not in force: " + v.sandbox_missing + "\n";
+  return out;
+}
+
+std::string ProfileText(const ProfileReport& p) {
+  if (!p.ran()) return "  profile: not run: " + p.not_run + "\n";
+  std::string out =
+      fmt::format("  profile ({}, {}): {}\n", p.tool, FormatSeconds(p.seconds), p.diagnosis.label);
+  for (const auto& e : p.diagnosis.evidence) out += "    " + e + "\n";
+  if (!p.diagnosis.fix.empty()) out += "    likely fix: " + p.diagnosis.fix + "\n";
+  for (size_t i = 0; i < p.kernels.size() && i < 3; ++i) {
+    const ProfileKernel& k = p.kernels[i];
+    auto at = [&](const char* m) {
+      auto it = k.metrics.find(m);
+      return it == k.metrics.end() ? -1.0 : it->second;
+    };
+    out += fmt::format("    kernel {} x{}: {:.1f} us, memory {:.0f}%, SM {:.0f}%\n", k.name,
+                       k.launches, at(metric::kDuration), at(metric::kMemorySol),
+                       at(metric::kComputeSol));
+  }
+  for (const auto& m : p.missing) out += "    not counted: " + m + "\n";
   return out;
 }
 

@@ -12,5 +12,8 @@ std::string FormatVerdict(const Verdict& v, bool color);
 std::string FormatSeconds(double s);
 // "memcheck: 0 errors; racecheck: 1 error (Race reported between ...)".
 std::string DescribeSanitizer(const Verdict::Sanitizer& s);
+// The profile's diagnosis, evidence, longest kernels and missing counters,
+// indented lines.
+std::string ProfileText(const ProfileReport& p);
 
 }  // namespace hone

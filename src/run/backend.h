@@ -64,7 +64,11 @@ struct BackendTraits {
   // more); a driver may hold several descriptors per visible device.
   int open_files = 64;
   bool sanitizer = false;  // compute-sanitizer can run its candidates (run/sanitize.h)
-  bool compat = true;      // it runs KernelBench ModelNew files (.py) through a shim
+  // What measures a passing candidate's counters (run/profile_stage.h):
+  // "perf_event" (the sandbox's threads, run/cpu_counters.h), "ncu"
+  // (run/ncu_profile.h), or "" for none.
+  std::string profiler = "perf_event";
+  bool compat = true;  // it runs KernelBench ModelNew files (.py) through a shim
 };
 
 // What every backend has, as values fixed when it is made.

@@ -13,6 +13,7 @@
 #include "run/compat_stages.h"
 #include "run/native_reference.h"
 #include "run/oracle_reference.h"
+#include "run/profile_stage.h"
 #include "run/run_state.h"
 #include "run/sandbox_launcher.h"
 #include "run/sanitize_stage.h"
@@ -83,6 +84,7 @@ class Run {
   CompatStages compat_;
   std::unique_ptr<ReferenceSource> reference_;
   std::unique_ptr<BaselineStage> baselines_;  // PyTorch tasks only
+  std::filesystem::path cand_lib_;            // the candidate, built
 };
 
 Status Run::Execute(const std::filesystem::path& candidate) {
@@ -108,21 +110,20 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
   clock.Done("lint");
   if (s_.decided()) return Status::Ok();
   if (baselines_) baselines_->LookUp();
-  std::filesystem::path cand_lib;
-  HONE_RETURN_IF_ERROR(build.Build(candidate, &cand_lib));
+  HONE_RETURN_IF_ERROR(build.Build(candidate, &cand_lib_));
   clock.Done("build");
   if (s_.decided()) return Status::Ok();
   HONE_ASSIGN_OR_RETURN(s_.cases, ResolveCases(s_.task, s_.backend.traits().tasks_as));
   s_.dist_names = reference_->DistributionNames();
   HONE_RETURN_IF_ERROR(
-      StartStage(s_, launcher_, runner_, *reference_, baselines_.get()).Run(cand_lib));
+      StartStage(s_, launcher_, runner_, *reference_, baselines_.get()).Run(cand_lib_));
   clock.Done("start");
   if (s_.decided()) return Status::Ok();
   HONE_RETURN_IF_ERROR(VerifyStage(s_, runner_, checks_, *reference_).Run());
   if (s_.decided()) return Status::Ok();
   clock.Done("verify");
   if (s_.opt.sanitize) {
-    HONE_RETURN_IF_ERROR(SanitizeStage(s_, runner_, *reference_).Run(cand_lib));
+    HONE_RETURN_IF_ERROR(SanitizeStage(s_, runner_, *reference_).Run(cand_lib_));
     clock.Done("sanitize");
     if (s_.decided()) return Status::Ok();
   }
@@ -148,6 +149,10 @@ Status Run::TimeAndConclude(StageClock& clock) {
   // Idle CPU time is counted between all calls; the check (with its quiet
   // pause) runs once, after the last call.
   if (!s_.decided()) checks_.CheckNoWorkAfterReturn();
+  if (!s_.decided() && s_.opt.metrics && s_.v.candidate_time) {
+    HONE_RETURN_IF_ERROR(ProfileStage(s_, runner_, *reference_).Run(cand_lib_));
+    clock.Done("profile");
+  }
   if (!s_.decided() && baselines_ && s_.v.candidate_time) {
     HONE_RETURN_IF_ERROR(TimeBaselines());
     clock.Done("baselines");

@@ -64,6 +64,9 @@ struct EvalOptions {
   // after verification, before timing (run/sanitize.h). memcheck errors fail
   // the verdict; the others are reported.
   bool sanitize = false;
+  // Profiler counters of a passing candidate on its timed case, after
+  // timing, with the judge's diagnosis (run/profile_stage.h).
+  bool metrics = false;
 };
 
 struct EvaluatorEnv {

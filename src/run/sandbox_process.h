@@ -129,6 +129,8 @@ class SandboxProcess {
                    uint64_t rng_seed = 0);
 
   bool alive() const { return pid_ > 0; }
+  // For counters the worker opens on the sandbox (run/cpu_counters.h).
+  pid_t pid() const { return pid_; }
   // CPU time all the sandbox's threads have used, read by the worker from
   // /proc (the sandbox cannot forge it); 0 when it cannot be read.
   uint64_t CpuNanos() const;

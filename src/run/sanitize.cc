@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/subprocess.h"
+#include "run/cuda_tools.h"
 
 namespace hone {
 namespace {
@@ -28,25 +29,6 @@ bool IsHeadline(const std::string& body) {
 }
 
 }  // namespace
-
-std::optional<std::filesystem::path> FindComputeSanitizer() {
-  std::vector<std::filesystem::path> dirs;
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream ss(path);
-    std::string d;
-    while (std::getline(ss, d, ':'))
-      if (!d.empty()) dirs.push_back(d);
-  }
-  if (const char* home = std::getenv("CUDA_HOME"))
-    dirs.push_back(std::filesystem::path(home) / "bin");
-  dirs.push_back("/usr/local/cuda/bin");
-  for (const auto& d : dirs) {
-    std::error_code ec;
-    auto p = d / "compute-sanitizer";
-    if (std::filesystem::is_regular_file(p, ec)) return p;
-  }
-  return std::nullopt;
-}
 
 std::chrono::milliseconds SanitizeToolTimeout() {
   if (const char* v = std::getenv("HONE_SANITIZE_TIMEOUT")) {
@@ -102,10 +84,7 @@ std::vector<Verdict::SanitizerTool> RunSanitizer(const SanitizeJob& job) {
   for (const std::string& tool : job.tools) {
     // A clean environment, as every sandbox gets: nothing of the worker's
     // (API keys) reaches the candidate. The tool keeps its files in scratch.
-    std::vector<std::string> argv = {"env", "-i", "HOME=" + job.scratch.string(),
-                                     "TMPDIR=" + job.scratch.string()};
-    for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES"})
-      if (const char* v = std::getenv(name)) argv.push_back(std::string(name) + "=" + v);
+    std::vector<std::string> argv = CleanToolEnvironment(job.scratch);
     std::vector<std::string> command = {
         job.compute_sanitizer.string(), "--tool", tool, "--error-exitcode",
         std::to_string(kSanitizerErrorExit), "--print-limit", "10",

@@ -40,10 +40,6 @@ struct SanitizeJob {
   std::chrono::milliseconds timeout{std::chrono::minutes(2)};
 };
 
-// compute-sanitizer on PATH, beside nvcc, or under CUDA_HOME or
-// /usr/local/cuda; nothing when none is there.
-std::optional<std::filesystem::path> FindComputeSanitizer();
-
 // How long one tool may run: HONE_SANITIZE_TIMEOUT seconds when set to a
 // positive number, else 120 s.
 std::chrono::milliseconds SanitizeToolTimeout();

@@ -1,8 +1,9 @@
 #include "run/sanitize_stage.h"
 
-#include "core/fs.h"
+#include "run/cuda_tools.h"
 #include "run/sandbox_launcher.h"
 #include "run/sanitize.h"
+#include "run/standalone_tensors.h"
 
 namespace hone {
 namespace {
@@ -20,20 +21,6 @@ const CaseShapes& SmallestCase(const std::vector<CaseShapes>& cases) {
     if (elements(cs) < elements(*smallest)) smallest = &cs;
   return *smallest;
 }
-
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string t;
-  for (size_t d = 0; d < shape.size(); ++d) t += (d ? "x" : "") + std::to_string(shape[d]);
-  return t;
-}
-
-struct RemoveOnExit {
-  std::filesystem::path dir;
-  ~RemoveOnExit() {
-    std::error_code e;
-    std::filesystem::remove_all(dir, e);
-  }
-};
 
 }  // namespace
 
@@ -53,7 +40,7 @@ Status SanitizeStage::Run(const std::filesystem::path& library) {
     report.not_run = "a ModelNew runs in Python; compute-sanitizer runs native .cu candidates";
     return done();
   }
-  std::optional<std::filesystem::path> tool = FindComputeSanitizer();
+  std::optional<std::filesystem::path> tool = FindCudaTool("compute-sanitizer");
   if (!tool) {
     report.not_run = "compute-sanitizer not found (PATH, CUDA_HOME/bin, /usr/local/cuda/bin)";
     return done();
@@ -67,13 +54,10 @@ Status SanitizeStage::Run(const std::filesystem::path& library) {
                         reference_.Reference(smallest, s_.opt.seed * 1000003ull + 7, 0, 0, false));
   LoadInputs(*s_.store, *s_.cand.arena, s_.cand.sets[0], ref.inputs);
   HONE_RETURN_IF_ERROR(s_.cand.arena->Sync());
-  std::error_code ec;
-  HONE_ASSIGN_OR_RETURN(std::filesystem::path scratch,
-                        MakeTempDir(std::filesystem::temp_directory_path(ec), "hone-sanitize"));
-  // The sandbox drops to 'nobody'; the tool writes its files here.
-  std::filesystem::permissions(scratch, std::filesystem::perms::all, ec);
-  RemoveOnExit remove{scratch};
-  HONE_ASSIGN_OR_RETURN(SanitizeJob job, MakeJob(*tool, library, scratch));
+  ToolScratch scratch;
+  std::string error;
+  if (!scratch.Create("hone-sanitize", &error)) return Status::Internal(error);
+  HONE_ASSIGN_OR_RETURN(SanitizeJob job, MakeJob(*tool, library, scratch.path()));
   s_.Progress("sanitize " + smallest.c->label);
   report.tools = RunSanitizer(job);
   RecordFindings(report, smallest.c->label);
@@ -92,19 +76,7 @@ Result<SanitizeJob> SanitizeStage::MakeJob(const std::filesystem::path& tool,
   job.timeout = SanitizeToolTimeout();
   job.sandbox_args = ConfinementArgs(BaseConfig(s_.env, s_.backend, s_.opt));
   job.pci_bus_id = arena.pci_bus_id();
-  const SetLayout& set = s_.cand.sets[0];
-  for (size_t i = 0; i < set.inputs.size(); ++i) {
-    const Placement& p = set.inputs[i];
-    std::string bytes(p.bytes, '\0');
-    arena.Read(p.offset, bytes.data(), p.bytes);
-    std::filesystem::path file = scratch / ("input_" + std::to_string(i) + ".bin");
-    HONE_RETURN_IF_ERROR(WriteFileAtomic(file, bytes));
-    job.tensors.push_back("in:" + std::to_string(static_cast<int>(p.dtype)) + ":" +
-                          ShapeText(p.shape) + ":" + file.string());
-  }
-  for (const Placement& p : set.outputs)
-    job.tensors.push_back("out:" + std::to_string(static_cast<int>(p.dtype)) + ":" +
-                          ShapeText(p.shape));
+  HONE_ASSIGN_OR_RETURN(job.tensors, StandaloneTensorSpecs(arena, s_.cand.sets[0], scratch));
   return job;
 }
 

@@ -44,6 +44,21 @@ Verdict::TuneTrial TrialOf(const std::string& params, const Verdict& v) {
   return t;
 }
 
+// The fastest variant evaluated again with the profiler, for its profile
+// alone: the verdict that chose it stands.
+Status ProfileWinner(Evaluator& evaluator, const Task& task, const fs::path& file,
+                     const EvalOptions& options, const ProgressFn& progress, Verdict& out) {
+  ProgressFn inner = [&](const std::string& stage) {
+    if (progress) progress(out.tuned_params + " (profile): " + stage);
+  };
+  HONE_ASSIGN_OR_RETURN(Verdict profiled, evaluator.Evaluate(task, file, options, inner));
+  if (profiled.profile)
+    out.profile = std::move(profiled.profile);
+  else
+    out.profile.emplace().not_run = "the fastest variant did not pass again: " + profiled.reason;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<Verdict> EvaluateTuned(Evaluator& evaluator, Builder* builder, const Task& task,
@@ -66,7 +81,11 @@ Result<Verdict> EvaluateTuned(Evaluator& evaluator, Builder* builder, const Task
   if (progress) progress("building " + std::to_string(files.size()) + " tuning variants");
   Prebuild(builder, files);
 
+  // Variants are compared by time; only the winner is profiled, below.
+  EvalOptions variant_options = options;
+  variant_options.metrics = false;
   std::optional<Verdict> best, first;
+  size_t best_index = 0;
   double best_median = 0;
   std::vector<Verdict::TuneTrial> trials;
   for (size_t i = 0; i < files.size(); ++i) {
@@ -74,7 +93,7 @@ Result<Verdict> EvaluateTuned(Evaluator& evaluator, Builder* builder, const Task
     ProgressFn inner = [&](const std::string& stage) {
       if (progress) progress(params + ": " + stage);
     };
-    HONE_ASSIGN_OR_RETURN(Verdict v, evaluator.Evaluate(task, files[i], options, inner));
+    HONE_ASSIGN_OR_RETURN(Verdict v, evaluator.Evaluate(task, files[i], variant_options, inner));
     v.candidate = candidate.string();
     v.tuned_params = params;
     trials.push_back(TrialOf(params, v));
@@ -82,12 +101,15 @@ Result<Verdict> EvaluateTuned(Evaluator& evaluator, Builder* builder, const Task
     double median = trials.back().median_seconds;
     if (v.status == VerdictStatus::kPassed && (!best || (median > 0 && median < best_median))) {
       best = v;
+      best_index = i;
       best_median = median;
     }
     if (!first) first = std::move(v);
   }
   Verdict out = best ? *best : *first;
   out.tune_trials = std::move(trials);
+  if (best && options.metrics)
+    HONE_RETURN_IF_ERROR(ProfileWinner(evaluator, task, files[best_index], options, progress, out));
   return out;
 }
 

@@ -6,7 +6,8 @@
 // (Verdict::tune_trials). When none passes, the first variant's verdict
 // stands, with the trials. A candidate without tunables is evaluated as it
 // is. The variant sources live in a temporary folder removed at the end;
-// the verdict names the original candidate.
+// the verdict names the original candidate. With EvalOptions::metrics only
+// the fastest variant is profiled, by one more evaluation of it.
 //
 // Native candidates (.cpp, .cu) only: a ModelNew file (.py) that declares
 // tunables is Status::Invalid, as is a malformed declaration (naming its

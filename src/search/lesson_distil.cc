@@ -80,14 +80,15 @@ LessonRow AgainstReference(const LessonSubject& s, const AttemptFacts& best) {
   l.speedup_before = 1;
   l.sol_before = ReferenceSol(best);
   l.change = ChangeText(s.reference_source, best);
-  l.evidence = json{{"run_id", s.run_id},
-                    {"seq", best.seq},
-                    {"kind", best.kind},
-                    {"evaluation_id", best.evaluation_id},
-                    {"timed_case", best.timed_case},
-                    {"candidate_median_us", Opt(best.median_us)},
-                    {"reference_median_us", Opt(best.ref_median_us)}}
-                   .dump();
+  json evidence = json{{"run_id", s.run_id},
+                       {"seq", best.seq},
+                       {"kind", best.kind},
+                       {"evaluation_id", best.evaluation_id},
+                       {"timed_case", best.timed_case},
+                       {"candidate_median_us", Opt(best.median_us)},
+                       {"reference_median_us", Opt(best.ref_median_us)}};
+  if (!best.profile_label.empty()) evidence["profile_after"] = best.profile_label;
+  l.evidence = evidence.dump();
   return l;
 }
 
@@ -98,16 +99,18 @@ LessonRow AgainstParent(const LessonSubject& s, const AttemptFacts& a, const Att
   l.speedup_before = p.speedup;
   l.sol_before = p.sol_percent;
   l.change = ChangeText(p.source, a);
-  l.evidence = json{{"run_id", s.run_id},
-                    {"seq", a.seq},
-                    {"kind", a.kind},
-                    {"evaluation_id", a.evaluation_id},
-                    {"basis_seq", p.seq},
-                    {"basis_evaluation_id", p.evaluation_id},
-                    {"timed_case", a.timed_case},
-                    {"candidate_median_us", Opt(a.median_us)},
-                    {"basis_median_us", Opt(p.median_us)}}
-                   .dump();
+  json evidence = json{{"run_id", s.run_id},
+                       {"seq", a.seq},
+                       {"kind", a.kind},
+                       {"evaluation_id", a.evaluation_id},
+                       {"basis_seq", p.seq},
+                       {"basis_evaluation_id", p.evaluation_id},
+                       {"timed_case", a.timed_case},
+                       {"candidate_median_us", Opt(a.median_us)},
+                       {"basis_median_us", Opt(p.median_us)}};
+  if (!a.profile_label.empty()) evidence["profile_after"] = a.profile_label;
+  if (!p.profile_label.empty()) evidence["profile_before"] = p.profile_label;
+  l.evidence = evidence.dump();
   return l;
 }
 
@@ -166,6 +169,8 @@ std::optional<AttemptFacts> FactsOf(const CandidateWithEvaluation& row) {
   if (v.is_object() && v.contains("tuning") && v["tuning"].is_object())
     f.tuned_params = v["tuning"].value("params", "");
   if (f.sol_percent && *f.sol_percent <= 0) f.sol_percent.reset();
+  if (v.is_object() && v.contains("profile") && v["profile"].is_object())
+    f.profile_label = v["profile"].value("diagnosis", json::object()).value("label", "");
   return f;
 }
 

@@ -56,6 +56,8 @@ struct AttemptFacts {
   std::optional<double> median_us, ci_low_us, ci_high_us, ref_median_us;
   std::string tuned_params;  // "BLOCK=128"; "" when it declared none
   std::string timed_case;
+  // The profiler's diagnosis (measure/profile_judge.h); "" when not profiled.
+  std::string profile_label;
 };
 
 // The facts of a stored attempt; none unless its latest evaluation finished

@@ -38,6 +38,16 @@ std::string SolText(const LessonRow& l) {
   return fmt::format(", SOL {:.1f}% -> {:.1f}%", *l.sol_before, *l.sol_after);
 }
 
+// ", profiler: underutilised, memory-bound -> near the memory ceiling", from
+// the diagnoses the lesson's evidence kept; "" when it has none.
+std::string ProfilerText(const LessonRow& l) {
+  json e = json::parse(l.evidence, nullptr, false);
+  if (!e.is_object()) return "";
+  std::string before = e.value("profile_before", ""), after = e.value("profile_after", "");
+  if (after.empty()) return "";
+  return ", profiler: " + (before.empty() ? "" : before + " -> ") + after;
+}
+
 Result<std::vector<ShownLesson>> ReadFrozen(const std::filesystem::path& file) {
   HONE_ASSIGN_OR_RETURN(std::string text, ReadFile(file));
   json j = json::parse(text, nullptr, false);
@@ -93,9 +103,9 @@ std::string LessonPromptLine(const RecalledLesson& r) {
   std::string gain =
       l.basis == "reference"
           ? fmt::format("the best kernel ran {:.2f}x faster than the task's reference{}",
-                        l.speedup_after, SolText(l))
+                        l.speedup_after, SolText(l) + ProfilerText(l))
           : fmt::format("one change took a kernel from {:.2f}x to {:.2f}x the reference's speed{}",
-                        l.speedup_before, l.speedup_after, SolText(l));
+                        l.speedup_before, l.speedup_after, SolText(l) + ProfilerText(l));
   return head + gain + (l.change.empty() ? "." : ". What changed: " + l.change);
 }
 

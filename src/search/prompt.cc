@@ -7,6 +7,7 @@
 
 #include "core/fs.h"
 #include "core/hash.h"
+#include "measure/profile_judge.h"
 #include "report/verdict_text.h"
 #include "task/task_text.h"
 
@@ -184,6 +185,7 @@ std::string PassedText(const Verdict& v) {
   if (v.precision_bound > 0)
     out += fmt::format("precision: relative L2 error {:.2e} against float64 (bound {:.2e})\n",
                        v.precision_error, v.precision_bound);
+  if (v.profile) out += DiagnosisText(*v.profile);
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "measure/device_state.h"
 #include "measure/machine.h"
+#include "measure/profile.h"
 #include "measure/stats.h"
 
 namespace hone {
@@ -122,6 +123,10 @@ struct Verdict {
     }
   };
   std::optional<Sanitizer> sanitizer;
+
+  // Profiler counters on the timed case and their diagnosis
+  // (run/profile_stage.h), when asked for.
+  std::optional<ProfileReport> profile;
 
   // The stray-write watch (run/stray_writes.h): the candidate calls it
   // covered, the time its fingerprints took, the most bytes one looked at.

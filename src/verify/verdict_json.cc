@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "verify/profile_json.h"
 #include "wire/protocol.h"
 
 namespace hone {
@@ -167,6 +168,7 @@ Result<Verdict> VerdictFromJson(const nlohmann::json& j) {
         san.tools.push_back(tool);
       }
     }
+    if (j.contains("profile")) v.profile = ProfileFromJson(j["profile"]);
     if (j.contains("guard")) {
       const auto& g = j["guard"];
       v.guard.calls = g.value("calls", 0);
@@ -289,6 +291,7 @@ nlohmann::json VerdictToJson(const Verdict& v) {
                       {"errors", v.sanitizer->errors()},
                       {"tools", tools}};
   }
+  if (v.profile) j["profile"] = ProfileToJson(*v.profile);
   if (!v.kernels_launched.empty()) j["kernels_launched"] = v.kernels_launched;
   if (!v.shapes.empty()) j["shapes"] = v.shapes;
   if (!v.tune_trials.empty()) {

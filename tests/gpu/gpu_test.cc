@@ -12,7 +12,9 @@
 
 #include "cuda/cuda_backend.h"
 #include "integration/test_env.h"
+#include "measure/profile_judge.h"
 #include "report/verdict_text.h"
+#include "run/cuda_tools.h"
 #include "run/sanitize.h"
 #include "task/task_loader.h"
 
@@ -230,9 +232,48 @@ const Verdict::SanitizerTool* Tool(const Verdict& v, const std::string& name) {
   return nullptr;
 }
 
+// An example task's solution, timed and profiled (run/profile_stage.h).
+Verdict Profiled(const std::string& task_name, const std::string& solution) {
+  std::filesystem::path dir = SourceDir() / "tasks/examples" / task_name;
+  auto task = LoadNativeTask(dir);
+  EXPECT_TRUE(task.ok()) << task.status().message();
+  if (!task.ok()) return {};
+  EvalOptions o;
+  o.timing.budget_seconds = 0.5;
+  o.metrics = true;
+  auto v = Env()->evaluator->Evaluate(*task, dir / "solutions" / solution, o);
+  EXPECT_TRUE(v.ok()) << v.status().message();
+  return v.ok() ? *v : Verdict{};
+}
+
+// The issue's own example: the naive softmax and layernorm leave the GPU
+// idle for want of parallelism, the fast ones run near the memory ceiling.
+TEST(CudaProfileTest, TellsTheNaiveFromTheFastSolutions) {
+  REQUIRE_GPU();
+  if (!FindCudaTool("ncu")) GTEST_SKIP() << "ncu (Nsight Compute) not installed";
+  for (const char* task : {"softmax", "layernorm"}) {
+    for (const char* solution : {"naive.cu", "fast.cu"}) {
+      SCOPED_TRACE(std::string(task) + "/" + solution);
+      Verdict v = Profiled(task, solution);
+      ASSERT_EQ(v.status, VerdictStatus::kPassed) << v.reason;
+      ASSERT_TRUE(v.profile.has_value());
+      ASSERT_EQ(v.profile->not_run, "");
+      EXPECT_EQ(v.profile->tool.rfind("ncu ", 0), 0u) << v.profile->tool;
+      ASSERT_FALSE(v.profile->kernels.empty());
+      EXPECT_GT(v.profile->summary.at(metric::kDuration), 0);
+      EXPECT_LT(v.profile->seconds, 60);
+      const std::string& label = v.profile->diagnosis.label;
+      if (std::string(solution) == "naive.cu")
+        EXPECT_EQ(label.rfind("underutilised", 0), 0u) << DiagnosisText(*v.profile);
+      else
+        EXPECT_EQ(label, "near the memory ceiling") << DiagnosisText(*v.profile);
+    }
+  }
+}
+
 TEST(CudaSanitizeTest, ACorrectKernelIsCleanUnderEveryTool) {
   REQUIRE_GPU();
-  if (!FindComputeSanitizer()) GTEST_SKIP() << "compute-sanitizer not installed";
+  if (!FindCudaTool("compute-sanitizer")) GTEST_SKIP() << "compute-sanitizer not installed";
   Verdict v = Sanitized(SourceDir() / "tests/adversarial/cuda/correct.cu");
   EXPECT_EQ(v.status, VerdictStatus::kPassed) << v.reason;
   ASSERT_TRUE(v.sanitizer.has_value());
@@ -247,7 +288,7 @@ TEST(CudaSanitizeTest, ACorrectKernelIsCleanUnderEveryTool) {
 
 TEST(CudaSanitizeTest, AReadPastAnInputFailsUnderMemcheck) {
   REQUIRE_GPU();
-  if (!FindComputeSanitizer()) GTEST_SKIP() << "compute-sanitizer not installed";
+  if (!FindCudaTool("compute-sanitizer")) GTEST_SKIP() << "compute-sanitizer not installed";
   Verdict v = Sanitized(SourceDir() / "tests/sanitize/read_past_input.cu");
   EXPECT_EQ(v.status, VerdictStatus::kRuntimeError) << v.reason;
   EXPECT_NE(v.reason.find("memcheck"), std::string::npos) << v.reason;
@@ -259,7 +300,7 @@ TEST(CudaSanitizeTest, AReadPastAnInputFailsUnderMemcheck) {
 
 TEST(CudaSanitizeTest, ASharedMemoryRaceIsReportedNotFailed) {
   REQUIRE_GPU();
-  if (!FindComputeSanitizer()) GTEST_SKIP() << "compute-sanitizer not installed";
+  if (!FindCudaTool("compute-sanitizer")) GTEST_SKIP() << "compute-sanitizer not installed";
   Verdict v = Sanitized(SourceDir() / "tests/sanitize/shared_race.cu");
   EXPECT_EQ(v.status, VerdictStatus::kPassed) << v.reason;
   const auto* racecheck = Tool(v, "racecheck");

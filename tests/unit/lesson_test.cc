@@ -185,7 +185,8 @@ TEST(FactsOfTest, OnlyAPassedTimedAttemptWithASource) {
   e.cand_median_us = 4;
   e.verdict = R"({"timing": {"case": "N=7", "speedup_resolved": true,
                              "speedup_interval": [2.25, 2.75]},
-                  "tuning": {"params": "U=4"}})";
+                  "tuning": {"params": "U=4"},
+                  "profile": {"diagnosis": {"label": "near the memory ceiling"}}})";
   row.evaluation = e;
   auto f = FactsOf(row);
   ASSERT_TRUE(f);
@@ -198,6 +199,7 @@ TEST(FactsOfTest, OnlyAPassedTimedAttemptWithASource) {
   EXPECT_EQ(f->speedup_low, 2.25);
   EXPECT_EQ(f->timed_case, "N=7");
   EXPECT_EQ(f->tuned_params, "U=4");
+  EXPECT_EQ(f->profile_label, "near the memory ceiling");
   row.evaluation->status = "incorrect";
   EXPECT_FALSE(FactsOf(row));
   row.evaluation->status = "passed";
@@ -267,6 +269,29 @@ TEST(LessonPromptLineTest, SaysWhereItWasLearntTheGainAndTheChange) {
   EXPECT_TRUE(Contains(LessonPromptLine({l, 1}),
                        "one change took a kernel from 0.50x to 3.00x the reference's speed. "))
       << LessonPromptLine({l, 1});
+  l.evidence = R"({"profile_before": "underutilised, memory-bound",
+                   "profile_after": "near the memory ceiling"})";
+  EXPECT_TRUE(Contains(LessonPromptLine({l, 1}),
+                       "3.00x the reference's speed, profiler: underutilised, memory-bound -> near "
+                       "the memory ceiling. "))
+      << LessonPromptLine({l, 1});
+}
+
+TEST(LessonDistilTest, KeepsTheProfilerDiagnosesOfAStep) {
+  AttemptFacts before = Passed(0, 1.0), after = Passed(1, 3.0, {0});
+  before.profile_label = "underutilised, memory-bound";
+  after.profile_label = "near the memory ceiling";
+  std::vector<LessonRow> lessons = DistilLessons(Subject(), {before, after});
+  bool step = false;
+  for (const auto& l : lessons) {
+    auto e = nlohmann::json::parse(l.evidence);
+    EXPECT_EQ(e.value("profile_after", ""), "near the memory ceiling") << l.evidence;
+    if (l.basis == "parent") {
+      step = true;
+      EXPECT_EQ(e.value("profile_before", ""), "underutilised, memory-bound") << l.evidence;
+    }
+  }
+  EXPECT_TRUE(step) << "a 3x step from its parent is a lesson";
 }
 
 }  // namespace

@@ -1,0 +1,39 @@
+// The CUDA toolkit's tools that hone runs beside a candidate
+// (compute-sanitizer, Nsight Compute's ncu), and the clean environment they
+// run in. Thread-safe (no state).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hone {
+
+// `name` on PATH, under CUDA_HOME/bin or in /usr/local/cuda/bin; nothing
+// when none is there.
+std::optional<std::filesystem::path> FindCudaTool(const std::string& name);
+
+// `env -i` and the variables a tool needs: HOME and TMPDIR in `scratch`
+// (the tool keeps its files there), PATH, LD_LIBRARY_PATH and
+// CUDA_VISIBLE_DEVICES from the worker. Nothing else of the worker's
+// environment (API keys) reaches the candidate.
+std::vector<std::string> CleanToolEnvironment(const std::filesystem::path& scratch);
+
+// A folder for one tool run that the sandbox (which drops to 'nobody') can
+// write; removed with everything in it when this goes.
+class ToolScratch {
+ public:
+  ToolScratch() = default;
+  ToolScratch(const ToolScratch&) = delete;
+  ToolScratch& operator=(const ToolScratch&) = delete;
+  ~ToolScratch();
+  // Makes the folder under the system's temporary folder, named `prefix`-*.
+  bool Create(const std::string& prefix, std::string* error);
+  const std::filesystem::path& path() const { return dir_; }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+}  // namespace hone

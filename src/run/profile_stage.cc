@@ -1,0 +1,126 @@
+#include "run/profile_stage.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "measure/profile_judge.h"
+#include "run/cpu_counters.h"
+#include "run/cuda_tools.h"
+#include "run/ncu_profile.h"
+#include "run/sandbox_launcher.h"
+#include "run/sandbox_process.h"
+#include "run/standalone_tensors.h"
+
+namespace hone {
+namespace {
+
+// CPU: enough calls for the counters to cover about a quarter of a second.
+int CpuCalls(const Verdict& v) {
+  double median = v.candidate_time ? v.candidate_time->summary.median : 0;
+  if (median <= 0) return 3;
+  return static_cast<int>(std::clamp(std::ceil(0.25 / median), 3.0, 200.0));
+}
+
+double IdealBytes(const RunState& s) {
+  if (!s.task.cost_bytes || s.cases.empty()) return 0;
+  auto bytes = s.task.cost_bytes->Eval(s.cases.front().c->symbols);
+  return bytes.ok() ? *bytes : 0;
+}
+
+}  // namespace
+
+Status ProfileStage::Run(const std::filesystem::path& library) {
+  ProfileReport& report = s_.v.profile.emplace();
+  auto started = RunState::Clock::now();
+  const std::string& profiler = s_.backend.traits().profiler;
+  if (s_.compat)
+    report.not_run = "a ModelNew runs in Python; the profiler measures native candidates";
+  else if (profiler.empty())
+    report.not_run = "the " + s_.backend.traits().label + " backend has no profiler";
+  if (report.ran()) {
+    report.case_label = s_.cases.front().c->label;
+    s_.Progress("profile " + report.case_label);
+    HONE_RETURN_IF_ERROR(LoadTimedInputs());
+    if (profiler == "ncu")
+      HONE_RETURN_IF_ERROR(ProfileGpu(library, report));
+    else
+      ProfileCpu(report);
+  }
+  if (report.ran()) {
+    JudgeContext context;
+    context.backend = profiler == "ncu" ? "cuda" : "cpu";
+    context.sol_percent = s_.v.sol_percent;
+    context.ideal_bytes = IdealBytes(s_);
+    context.cores =
+        profiler != "ncu" && s_.opt.threads > 0 ? s_.opt.threads : s_.backend.machine().cores;
+    report.diagnosis = JudgeProfile(report, context);
+  }
+  if (report.seconds == 0)
+    report.seconds = std::chrono::duration<double>(RunState::Clock::now() - started).count();
+  return Status::Ok();
+}
+
+Status ProfileStage::LoadTimedInputs() {
+  HONE_ASSIGN_OR_RETURN(
+      RefSet ref,
+      reference_.Reference(s_.cases.front(), s_.opt.seed * 1000003ull + 11, 0, 0, false));
+  LoadInputs(*s_.store, *s_.cand.arena, s_.cand.sets[0], ref.inputs);
+  for (const Ids* ids : {&ref.inputs, &ref.expected, &ref.ref64}) Release(*s_.store, *ids);
+  return s_.cand.arena->Sync();
+}
+
+Status ProfileStage::ProfileGpu(const std::filesystem::path& library, ProfileReport& report) {
+  std::optional<std::filesystem::path> ncu = FindCudaTool("ncu");
+  if (!ncu) {
+    report.not_run = "ncu (Nsight Compute) not found (PATH, CUDA_HOME/bin, /usr/local/cuda/bin)";
+    return Status::Ok();
+  }
+  ToolScratch scratch;
+  std::string error;
+  if (!scratch.Create("hone-profile", &error)) return Status::Internal(error);
+  NcuJob job;
+  job.ncu = *ncu;
+  job.sandbox = s_.backend.sandbox_executable();
+  job.library = library;
+  job.scratch = scratch.path();
+  job.timeout = ProfileTimeout();
+  job.sandbox_args = ConfinementArgs(BaseConfig(s_.env, s_.backend, s_.opt));
+  job.pci_bus_id = s_.cand.arena->pci_bus_id();
+  HONE_ASSIGN_OR_RETURN(job.tensors,
+                        StandaloneTensorSpecs(*s_.cand.arena, s_.cand.sets[0], scratch.path()));
+  std::string label = report.case_label;
+  report = RunNcu(job);
+  report.case_label = label;
+  return Status::Ok();
+}
+
+void ProfileStage::ProfileCpu(ProfileReport& report) {
+  report.tool = "perf_event";
+  SandboxProcess& sandbox = *s_.cand.sandbox;
+  CpuCounters counters;
+  bool opened = counters.Open(sandbox.pid());
+  report.missing = counters.missing();
+  int calls = CpuCalls(s_.v);
+  uint64_t cpu_before = sandbox.SettledCpuNanos();
+  double wall = 0;
+  counters.Start();
+  for (int i = 0; i < calls; ++i) {
+    CallOutcome o;
+    auto t0 = RunState::Clock::now();
+    if (!runner_.Call(0, 0, "profiling call " + std::to_string(i + 1), &o)) {
+      report.not_run = "a profiling call failed: " + s_.v.reason;
+      return;
+    }
+    wall += std::chrono::duration<double>(RunState::Clock::now() - t0).count();
+  }
+  counters.Stop();
+  uint64_t cpu_after = sandbox.SettledCpuNanos();
+  report.calls = calls;
+  if (opened)
+    for (const auto& [name, total] : counters.Read()) report.summary[name] = total / calls;
+  if (cpu_after > cpu_before)
+    report.summary[metric::kTaskClock] = (cpu_after - cpu_before) * 1e-9 / calls;
+  report.summary[metric::kWallClock] = wall / calls;
+}
+
+}  // namespace hone
