@@ -36,9 +36,10 @@ size_t PlaceSet(const Task& task, const CaseShapes& cs, bool f64, size_t offset,
       p.dtype = Widen(decls[i].dtype, f64);
       p.shape = shapes[i];
       p.numel = NumElements(p.shape);
-      p.offset = offset;
       p.bytes = static_cast<size_t>(p.numel) * DtypeSize(p.dtype);
-      offset += AlignArena(std::max<size_t>(p.bytes, 1)) + guard;
+      // The padding before an aligned tensor is part of the guard before it.
+      p.offset = TensorStart(offset, p.bytes);
+      offset = p.offset + AlignArena(std::max<size_t>(p.bytes, 1)) + guard;
       list.push_back(p);
     }
   };

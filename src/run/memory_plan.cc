@@ -107,8 +107,10 @@ MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bo
   }
   d.pytorch = pytorch;
   d.compat = compat;
-  d.guards_per_set =
-      static_cast<int64_t>((task.inputs.size() + task.outputs.size()) * (kGuardBytes + 255));
+  // Each tensor: its guard, its rounding, and at most the padding that
+  // starts a large tensor on a kLargeTensorAlign boundary.
+  d.guards_per_set = static_cast<int64_t>((task.inputs.size() + task.outputs.size()) *
+                                          (kGuardBytes + 255 + kLargeTensorAlign));
   d.guards_fixed = static_cast<int64_t>(kGuardBytes + kTailGuardBytes);
   if (pytorch) {
     d.forward_peak = task.pytorch->forward_peak_bytes;
