@@ -1,0 +1,33 @@
+// What each strategy of an auto run (search/auto_strategy.h) was given and
+// what it gained, read back from the stored attempts: the arm is the kind's
+// prefix (store/candidate_kind.h), the gain of an attempt how much it raised
+// its task's best speedup, in the order proposed (seq), as the bandit
+// counted it. Pure functions of a RunData.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "report/run_data.h"
+
+namespace hone {
+
+struct ArmSummary {
+  std::string arm;
+  int calls = 0, passed = 0;  // calls: attempts and calls for ideas
+  double gain = 0;            // summed raises of the best speedup
+  double cost_usd = 0;
+  int64_t tokens = 0;
+};
+
+// One per arm, in the order first proposed; empty unless the run's config
+// names the auto strategy.
+std::vector<ArmSummary> SummarizeArms(const RunData& run);
+
+// "arms (auto): ..." then one line per arm; "" for none.
+std::string ArmSummaryText(const std::vector<ArmSummary>& arms);
+nlohmann::json ArmSummaryJson(const std::vector<ArmSummary>& arms);
+
+}  // namespace hone
