@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/speedup_gain.h"
 #include "store/candidate_kind.h"
 
 namespace hone {
@@ -51,7 +52,7 @@ std::vector<ArmSummary> SummarizeArms(const RunData& run) {
     if (!a->passed() || !a->evaluation->speedup) continue;
     ++s.passed;
     double& task_best = best[a->candidate.task_hash];
-    s.gain += std::max(0.0, *a->evaluation->speedup - task_best);
+    s.gain += SpeedupGain(task_best, *a->evaluation->speedup);
     task_best = std::max(task_best, *a->evaluation->speedup);
   }
   return arms;

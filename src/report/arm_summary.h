@@ -1,8 +1,8 @@
 // What each strategy of an auto run (search/auto_strategy.h) was given and
 // what it gained, read back from the stored attempts: the arm is the kind's
 // prefix (store/candidate_kind.h), the gain of an attempt how much it raised
-// its task's best speedup, in the order proposed (seq), as the bandit
-// counted it. Pure functions of a RunData.
+// its task's best speedup (core/speedup_gain.h), in the order proposed
+// (seq), as the bandit counted it. Pure functions of a RunData.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@ namespace hone {
 struct ArmSummary {
   std::string arm;
   int calls = 0, passed = 0;  // calls: attempts and calls for ideas
-  double gain = 0;            // summed raises of the best speedup
+  double gain = 0;            // summed SpeedupGain over the task's best so far
   double cost_usd = 0;
   int64_t tokens = 0;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/speedup_gain.h"
 #include "search/bandit.h"
 #include "store/candidate_kind.h"
 
@@ -91,7 +92,7 @@ void AutoStrategy::Deliver(AttemptResult r) {
   s.tokens += r.reply.input_tokens + r.reply.output_tokens;
   if (r.passed()) {
     ++s.passed;
-    s.gain += std::max(0.0, r.speedup() - best_);
+    s.gain += SpeedupGain(best_, r.speedup());
     best_ = std::max(best_, r.speedup());
   }
   arms_[arm].strategy->Observe(r);

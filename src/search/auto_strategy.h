@@ -3,14 +3,17 @@
 // share `calls` LLM calls; each call goes to the arm with the highest UCB1
 // score (search/bandit.h) on gain per unit of cost observed so far.
 //
-// Gain of an attempt: how much it raised the run's best speedup (0 when it
-// did not pass or was no faster than the best before it; the first passing
-// kernel raises it from 0). Cost: the reply's US dollars; when no call of
-// the run has a price, its tokens (input + output); when none reports
-// tokens either, one per call. An arm's value is its summed gain over its
-// summed cost, scaled by the largest arm's; pulls are the calls it was
-// given. An untried arm is tried first, in the order the arms are listed;
-// ties go to the first listed.
+// Gain of an attempt: how much it raised the run's best speedup, as
+// ln(new best / old best) (core/speedup_gain.h): scale-free, so a 10% step counts the
+// same at 0.1x as at 5x. The first passing kernel sets the best and gains
+// nothing (finding a correct kernel is not a speedup); a raise within
+// kGainNoiseFloor is timing noise and gains nothing either. Cost: the
+// reply's US dollars; when no call of the run has a price, its tokens
+// (input + output); when none reports tokens either, one per call. An
+// arm's value is its summed gain over its summed cost, scaled by the
+// largest arm's; pulls are the calls it was given. An untried arm is tried
+// first, in the order the arms are listed; ties go to the first listed.
+// While no arm has gained, the calls go round the arms.
 //
 // Every proposal is stored with its arm in the kind (store/candidate_kind.h:
 // "evolve:mutate", "tree:idea"); results go back to the arm that proposed
@@ -45,7 +48,7 @@ class AutoStrategy : public SearchStrategy {
  public:
   struct ArmStats {
     int proposed = 0, observed = 0, passed = 0;
-    double gain = 0;  // summed raises of the run's best speedup
+    double gain = 0;  // summed SpeedupGain: ln of the raises of the run's best speedup
     double dollars = 0;
     int64_t tokens = 0;
   };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "search/bandit.h"
@@ -82,7 +83,9 @@ bool TreeStrategy::Expandable(const Node& n) const {
          n.gain >= 1.0;
 }
 
-double TreeStrategy::Reward(const Node& n) { return std::max(0.0, n.gain - 1.0); }
+double TreeStrategy::Reward(const Node& n) {
+  return n.gain > 1.0 ? std::min(1.0, std::log(n.gain)) : 0.0;
+}
 
 BanditArm TreeStrategy::ArmOf(const Node& n) const {
   double sum = Reward(n);
@@ -105,13 +108,7 @@ int TreeStrategy::ChooseNode() const {
     return nodes_[static_cast<size_t>(a)].speedup > nodes_[static_cast<size_t>(b)].speedup;
   });
   std::vector<BanditArm> arms;
-  std::vector<double> means;
-  for (int i : open) {
-    arms.push_back(ArmOf(nodes_[static_cast<size_t>(i)]));
-    means.push_back(arms.back().value);
-  }
-  std::vector<double> values = ScaledByLargest(means);
-  for (size_t k = 0; k < arms.size(); ++k) arms[k].value = values[k];
+  for (int i : open) arms.push_back(ArmOf(nodes_[static_cast<size_t>(i)]));
   int chosen = ChooseUcb(arms, kTreeExploration);
   return chosen < 0 ? -1 : open[static_cast<size_t>(chosen)];
 }

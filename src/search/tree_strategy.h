@@ -12,17 +12,18 @@
 // implements (kind "idea", the idea as the attempt's label).
 //
 // Gain: a node's speedup over the kernel it improved upon (its parent; for
-// an adopted root, the fastest node before it; 1 for the first root); its
-// reward is the gain's excess over 1 (0 for a regression or a failure).
+// an adopted root, the fastest node before it; 1 for the first root). Its
+// reward: ln(gain), capped at 1, and 0 for no gain, a regression or a
+// failure; scale-free, so a 10% step counts the same at 0.1x as at 5x.
 // Expandable: a passed node less than `depth` deep, no slower than its
 // parent, whose last call for ideas brought new ones. The node expanded is
 // the expandable one with the highest UCB1 score (search/bandit.h) over
 // its rewards: its own and each finished child's (what expanding it
-// brought; a failed child, a failed call for ideas or one with no new idea
-// count 0). Value: their mean, scaled by the largest such mean; pulls: how
-// many there are; exploration kTreeExploration; on a tie the faster kernel,
-// then the older node. So the node whose step gained most is expanded
-// next, and a node whose ideas stop paying gives way to others.
+// brought; a failed call for ideas or one with no new idea counts 0).
+// Value: their mean; pulls: how many there are; exploration
+// kTreeExploration; on a tie the faster kernel, then the older node. So
+// the node whose step gained most is expanded next, and a node whose ideas
+// stop paying gives way to others.
 //
 // Failed ideas keep their reason (the verdict's status and first line, no
 // code in the reply, or the LLM call's error). Every call for ideas lists
@@ -110,10 +111,10 @@ class TreeStrategy : public SearchStrategy {
   void ObserveKernel(const AttemptResult& r, Node& node);
   void ObserveIdeas(const AttemptResult& r, int node);
   bool HasRoot() const;
-  // A passed node's reward: its gain's excess over 1, never negative.
+  // A node's own reward: ln(gain) in [0, 1].
   static double Reward(const Node& n);
   // The node as a bandit arm: the mean of its and its finished children's
-  // rewards (unscaled), and how many there are.
+  // rewards, and how many there are.
   BanditArm ArmOf(const Node& n) const;
   bool Expandable(const Node& n) const;
   // The normalised ideas a new idea for `node` must not repeat.
