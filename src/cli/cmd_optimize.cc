@@ -159,10 +159,10 @@ void PrintStrategySummary(const nlohmann::json& j) {
                           a["gain"].get<double>());
     std::cout << "arms: " << arms << "\n";
   } else if (j.contains("nodes")) {
-    std::cout << fmt::format("idea tree: {} nodes ({} ideas), {} passed, {} failed, {} expansions\n",
-                             j["nodes"].get<int>(), j["ideas"].get<int>(),
-                             j["passed"].get<int>(), j["failed"].get<int>(),
-                             j["expansions"].get<int>());
+    std::cout << fmt::format(
+        "idea tree: {} nodes ({} ideas), {} passed, {} failed, {} expansions\n",
+        j["nodes"].get<int>(), j["ideas"].get<int>(), j["passed"].get<int>(),
+        j["failed"].get<int>(), j["expansions"].get<int>());
   }
 }
 

@@ -1,8 +1,10 @@
 // What each strategy of an auto run (search/auto_strategy.h) was given and
 // what it gained, read back from the stored attempts: the arm is the kind's
 // prefix (store/candidate_kind.h), the gain of an attempt how much it raised
-// its task's best speedup (core/speedup_gain.h), in the order proposed
-// (seq), as the bandit counted it. Pure functions of a RunData.
+// its task's best speedup (core/speedup_gain.h), in seq order. The bandit
+// takes a round's results in the order proposed, which seqs (the order
+// replies were stored) may not follow, so two raises in one round may be
+// credited differently here. Pure functions of a RunData.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +24,7 @@ struct ArmSummary {
   int64_t tokens = 0;
 };
 
-// One per arm, in the order first proposed; empty unless the run's config
+// One per arm, in the order of its first seq; empty unless the run's config
 // names the auto strategy.
 std::vector<ArmSummary> SummarizeArms(const RunData& run);
 

@@ -735,10 +735,9 @@ std::string IdeaNodeHtml(const RunData& run, const IdeaTree& t, size_t node) {
   const IdeaNode& n = t.nodes[node];
   const AttemptView& a = run.attempts[n.attempt];
   const CandidateRow& c = a.candidate;
-  std::string name = OwnKind(c.kind) == kIdeaKind ? HtmlEscape(c.label)
-                     : OwnKind(c.kind) == kRootKind
-                         ? std::string("root")
-                         : "root taken from " + HtmlEscape(c.kind);
+  std::string name = OwnKind(c.kind) == kIdeaKind   ? HtmlEscape(c.label)
+                     : OwnKind(c.kind) == kRootKind ? std::string("root")
+                                                    : "root taken from " + HtmlEscape(c.kind);
   std::string result = OutcomeSpan(a.outcome);
   if (a.passed()) {
     result += " " + FormatSpeedup(a.evaluation->speedup);
@@ -746,9 +745,9 @@ std::string IdeaNodeHtml(const RunData& run, const IdeaTree& t, size_t node) {
   } else if (std::string why = AttemptReason(a); !why.empty()) {
     result += ": " + ReasonHtml(why);
   }
-  std::string out = fmt::format("<li><b>#{}</b> {} &mdash; {}{}", c.seq, name, result,
-                                n.expansions ? fmt::format(" &middot; expanded {}x", n.expansions)
-                                             : "");
+  std::string out =
+      fmt::format("<li><b>#{}</b> {} &mdash; {}{}", c.seq, name, result,
+                  n.expansions ? fmt::format(" &middot; expanded {}x", n.expansions) : "");
   if (!n.children.empty()) {
     out += "<ul>";
     for (size_t child : n.children) out += IdeaNodeHtml(run, t, child);

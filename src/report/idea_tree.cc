@@ -13,7 +13,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr size_t kIdeaChars = 90;    // an idea in the text tree
+constexpr size_t kIdeaChars = 90;     // an idea in the text tree
 constexpr size_t kReasonChars = 100;  // a failure's first line
 
 bool Is(const AttemptView& a, const char* kind) { return OwnKind(a.candidate.kind) == kind; }
@@ -52,8 +52,10 @@ std::optional<double> SpeedupOf(const AttemptView& a) {
 
 void Count(IdeaTree& t, const AttemptView& a) {
   ++t.ideas;
-  if (a.passed()) ++t.passed;
-  else if (a.outcome != "pending" && a.outcome != "not_evaluated") ++t.failed;
+  if (a.passed())
+    ++t.passed;
+  else if (a.outcome != "pending" && a.outcome != "not_evaluated")
+    ++t.failed;
 }
 
 std::string Cut(const std::string& text, size_t max) { return FirstLine(text, max); }
@@ -139,9 +141,9 @@ IdeaTree BuildIdeaTree(const RunData& run, const std::string& task_hash) {
 }
 
 std::string IdeaTreeText(const RunData& run, const IdeaTree& t) {
-  std::string out =
-      fmt::format("idea tree: {} root(s), {} idea(s) ({} passed, {} failed), {} call(s) for ideas\n",
-                  t.roots.size(), t.ideas, t.passed, t.failed, t.expansions);
+  std::string out = fmt::format(
+      "idea tree: {} root(s), {} idea(s) ({} passed, {} failed), {} call(s) for ideas\n",
+      t.roots.size(), t.ideas, t.passed, t.failed, t.expansions);
   for (size_t r : t.roots) NodeLines(run, t, r, out);
   return out;
 }

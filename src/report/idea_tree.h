@@ -17,17 +17,17 @@
 namespace hone {
 
 struct IdeaNode {
-  size_t attempt = 0;             // index into RunData::attempts
-  std::optional<size_t> parent;   // index into IdeaTree::nodes; none for a root
-  std::vector<size_t> children;   // indices into IdeaTree::nodes, in seq order
+  size_t attempt = 0;            // index into RunData::attempts
+  std::optional<size_t> parent;  // index into IdeaTree::nodes; none for a root
+  std::vector<size_t> children;  // indices into IdeaTree::nodes, in seq order
   int depth = 0;
-  int expansions = 0;            // calls for ideas on its kernel
-  std::optional<double> gain;    // its speedup over its parent's, both passed
+  int expansions = 0;          // calls for ideas on its kernel
+  std::optional<double> gain;  // its speedup over its parent's, both passed
 };
 
 struct IdeaTree {
-  std::vector<IdeaNode> nodes;  // in seq order
-  std::vector<size_t> roots;    // indices into nodes
+  std::vector<IdeaNode> nodes;            // in seq order
+  std::vector<size_t> roots;              // indices into nodes
   int ideas = 0, passed = 0, failed = 0;  // idea nodes (not roots)
   int expansions = 0;                     // calls for ideas
   bool empty() const { return nodes.empty(); }

@@ -79,9 +79,9 @@ class AutoStrategy : public SearchStrategy {
   std::vector<AutoArm> arms_;
   std::vector<ArmStats> stats_;
   int calls_, issued_ = 0;
-  double best_ = 0;                    // the run's best speedup so far
-  std::map<int, Pending> pending_;     // this round's proposals by id
-  std::vector<AttemptResult> round_;   // their results, held until all are in
+  double best_ = 0;                   // the run's best speedup so far
+  std::map<int, Pending> pending_;    // this round's proposals by id
+  std::vector<AttemptResult> round_;  // their results, held until all are in
 };
 
 }  // namespace hone

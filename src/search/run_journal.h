@@ -14,8 +14,9 @@
 // tree and auto strategies replay exactly (tree and auto decide only on
 // complete sets of results, never on the order they arrived in); evolve
 // replays as far as its proposals come out the same (its choices depend on
-// the order results arrived in) and asks the model anew from there. Stored attempts keep their sequence
-// numbers; new ones continue after the largest.
+// the order results arrived in) and asks the model anew from there. Stored
+// attempts keep their sequence numbers; new ones continue after the
+// largest.
 //
 // One thread (the search loop's). The Store must outlive the journal.
 #pragma once

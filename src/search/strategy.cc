@@ -25,7 +25,8 @@ Status ValidateTree(const StrategyOptions& o) {
 }
 
 Status ValidateArms(const std::vector<std::string>& arms) {
-  if (arms.empty()) return Status::Invalid("--arms: name at least one of sample, refine, evolve, tree");
+  if (arms.empty())
+    return Status::Invalid("--arms: name at least one of sample, refine, evolve, tree");
   for (size_t i = 0; i < arms.size(); ++i) {
     if (std::find(std::begin(kArmNames), std::end(kArmNames), arms[i]) == std::end(kArmNames))
       return Status::Invalid("--arms: expected sample, refine, evolve or tree, got '" + arms[i] +

@@ -78,10 +78,10 @@ class SearchStrategy {
 };
 
 struct StrategyOptions {
-  std::string name = "refine";                       // sample, refine, evolve, tree, auto
-  int samples = 8;                                   // sample: candidates
-  int chains = 2, turns = 4;                         // refine
-  int islands = 2, population = 4, generations = 4;  // evolve: initial samples per island
+  std::string name = "refine";                          // sample, refine, evolve, tree, auto
+  int samples = 8;                                      // sample: candidates
+  int chains = 2, turns = 4;                            // refine
+  int islands = 2, population = 4, generations = 4;     // evolve: initial samples per island
   int ideas = 3, expansions = 4, depth = 3, roots = 3;  // tree (search/tree_strategy.h)
   int auto_calls = 24;                                  // auto: LLM calls over the arms
   std::vector<std::string> arms = {"sample", "refine", "evolve", "tree"};  // auto

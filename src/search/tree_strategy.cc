@@ -53,9 +53,9 @@ std::vector<ChatMessage> Window(const std::vector<ChatMessage>& chat) {
 
 TreeStrategy::TreeStrategy(StrategyContext context, TreeOptions options)
     : context_(std::move(context)), options_(options) {
-  first_turn_ = context_.prompts->FirstTurn(*context_.task, context_.backend, context_.machine,
-                                            context_.reference, context_.lessons);
-  root_chat_ = {{"user", first_turn_}};
+  root_chat_ = {
+      {"user", context_.prompts->FirstTurn(*context_.task, context_.backend, context_.machine,
+                                           context_.reference, context_.lessons)}};
 }
 
 Proposal TreeStrategy::Base(const std::string& kind, const std::string& user) const {
@@ -67,9 +67,8 @@ Proposal TreeStrategy::Base(const std::string& kind, const std::string& user) co
 }
 
 bool TreeStrategy::HasRoot() const {
-  return std::any_of(nodes_.begin(), nodes_.end(), [](const Node& n) {
-    return n.parent < 0 && n.state == NodeState::kPassed;
-  });
+  return std::any_of(nodes_.begin(), nodes_.end(),
+                     [](const Node& n) { return n.parent < 0 && n.state == NodeState::kPassed; });
 }
 
 int TreeStrategy::RootOf(int node) const {
@@ -79,8 +78,7 @@ int TreeStrategy::RootOf(int node) const {
 }
 
 bool TreeStrategy::Expandable(const Node& n) const {
-  return n.state == NodeState::kPassed && n.depth < options_.depth && !n.exhausted &&
-         n.gain >= 1.0;
+  return n.state == NodeState::kPassed && n.depth < options_.depth && !n.exhausted && n.gain >= 1.0;
 }
 
 double TreeStrategy::Reward(const Node& n) {
@@ -160,10 +158,10 @@ IdeaHistory TreeStrategy::History(int node) const {
 
 TreeStrategy::Queued TreeStrategy::IdeasCall(int node) {
   Node& n = nodes_[static_cast<size_t>(node)];
-  Proposal p = Base(kIdeasKind, context_.prompts->IdeasTurn(
-                                    *context_.task, context_.backend, context_.machine, n.kernel,
-                                    History(node), options_.ideas, context_.reference,
-                                    context_.lessons));
+  Proposal p =
+      Base(kIdeasKind, context_.prompts->IdeasTurn(
+                           *context_.task, context_.backend, context_.machine, n.kernel,
+                           History(node), options_.ideas, context_.reference, context_.lessons));
   p.wants_code = false;
   p.parents = {n.attempt};
   p.lineage = RootOf(node);
@@ -176,10 +174,10 @@ TreeStrategy::Queued TreeStrategy::IdeasCall(int node) {
 Proposal TreeStrategy::Implement(int node) const {
   const Node& child = nodes_[static_cast<size_t>(node)];
   const Node& parent = nodes_[static_cast<size_t>(child.parent)];
-  Proposal p = Base(kIdeaKind, context_.prompts->IdeaTurn(
-                                   *context_.task, context_.backend, context_.machine,
-                                   parent.kernel, child.idea, context_.reference,
-                                   context_.lessons));
+  Proposal p =
+      Base(kIdeaKind, context_.prompts->IdeaTurn(*context_.task, context_.backend, context_.machine,
+                                                 parent.kernel, child.idea, context_.reference,
+                                                 context_.lessons));
   p.label = child.idea;
   p.parents = {parent.attempt};
   p.lineage = RootOf(node);
@@ -254,8 +252,8 @@ void TreeStrategy::ObserveIdeas(const AttemptResult& r, int node) {
   }
   n.exhausted = fresh.empty();
   n.fruitless += n.exhausted;
-  n.expansion_note = fresh.empty() ? "the reply held no new idea"
-                                   : fmt::format("{} new idea(s)", fresh.size());
+  n.expansion_note =
+      fresh.empty() ? "the reply held no new idea" : fmt::format("{} new idea(s)", fresh.size());
   const int depth = n.depth + 1;  // `n` dangles once children are added
   for (std::string& idea : fresh) {
     Node child;
@@ -277,11 +275,12 @@ void TreeStrategy::Observe(const AttemptResult& r) {
     return;
   }
   auto it = node_of_.find(id);
-  if (it == node_of_.end()) return;  // not this strategy's
+  // Not this strategy's proposal (an adopted root is another's).
+  if (it == node_of_.end() || nodes_[static_cast<size_t>(it->second)].adopted) return;
   --outstanding_;
   Node& n = nodes_[static_cast<size_t>(it->second)];
   ObserveKernel(r, n);
-  if (n.parent >= 0 || n.adopted) return;
+  if (n.parent >= 0) return;
   // A root attempt: the next one (if any is needed) sees what came of it.
   if (!r.reply.ok) return;
   root_chat_.push_back({"assistant", r.reply.text});
@@ -324,8 +323,9 @@ nlohmann::json TreeStrategy::Summary() const {
         (best < 0 || n.speedup > nodes_[static_cast<size_t>(best)].speedup))
       best = static_cast<int>(i);
   }
-  nlohmann::json j = {{"nodes", nodes_.size()}, {"ideas", ideas},          {"passed", passed},
-                      {"failed", failed},       {"expansions", expansions_}, {"best", nullptr}};
+  nlohmann::json j = {{"nodes", nodes_.size()},    {"ideas", ideas},
+                      {"passed", passed},          {"failed", failed},
+                      {"expansions", expansions_}, {"best", nullptr}};
   if (best >= 0) {
     const Node& b = nodes_[static_cast<size_t>(best)];
     j["best"] = {{"id", b.attempt}, {"speedup", b.speedup}, {"depth", b.depth}, {"idea", b.idea}};

@@ -76,8 +76,8 @@ class TreeStrategy : public SearchStrategy {
     double speedup = 0;
     double gain = 0;  // passed: over the kernel it improved upon
     int expansions = 0;
-    int fruitless = 0;       // calls for ideas that failed or brought no new idea
-    bool exhausted = false;  // its last call for ideas brought no new one
+    int fruitless = 0;           // calls for ideas that failed or brought no new idea
+    bool exhausted = false;      // its last call for ideas brought no new one
     std::string expansion_note;  // what came of its last call for ideas
     bool adopted = false;        // a root from another strategy's attempt
     std::vector<int> children;   // indices, in the order made
@@ -125,13 +125,12 @@ class TreeStrategy : public SearchStrategy {
 
   StrategyContext context_;
   TreeOptions options_;
-  std::string first_turn_;
   std::vector<Node> nodes_;
-  std::deque<Queued> queued_;         // implementations of the last expansion's ideas
-  std::map<int, int> node_of_;        // attempt id -> node index
-  std::map<int, int> expanding_;      // id of a call for ideas -> the node it expands
+  std::deque<Queued> queued_;           // implementations of the last expansion's ideas
+  std::map<int, int> node_of_;          // attempt id -> node index
+  std::map<int, int> expanding_;        // id of a call for ideas -> the node it expands
   std::vector<ChatMessage> root_chat_;  // the root chain's history
-  int outstanding_ = 0;               // proposed, not yet observed
+  int outstanding_ = 0;                 // proposed, not yet observed
   int root_turns_ = 0, expansions_ = 0;
 };
 

@@ -13,9 +13,9 @@ TEST(IdeaListTest, ReadsTheNumberedListInTheIdeasBlock) {
   const char* reply =
       "The kernel is memory bound.\n\n```ideas\n1. Vectorise the inner loop with AVX2.\n"
       "2. Split the rows over all cores.\n3) Fuse the two passes into one.\n```\nGood luck.";
-  EXPECT_EQ(ParseIdeas(reply, 5), (Ideas{"Vectorise the inner loop with AVX2.",
-                                          "Split the rows over all cores.",
-                                          "Fuse the two passes into one."}));
+  EXPECT_EQ(ParseIdeas(reply, 5),
+            (Ideas{"Vectorise the inner loop with AVX2.", "Split the rows over all cores.",
+                   "Fuse the two passes into one."}));
 }
 
 TEST(IdeaListTest, TakesAtMostTheNumberAskedFor) {
@@ -26,8 +26,8 @@ TEST(IdeaListTest, ReadsBulletsWithoutAFenceAndSkipsTheIntroduction) {
   const char* reply =
       "Here are some ideas:\n\n- **Tiling**: block the loops for the L2 cache.\n"
       "* Use `__restrict__` pointers.\n";
-  EXPECT_EQ(ParseIdeas(reply, 5), (Ideas{"Tiling: block the loops for the L2 cache.",
-                                          "Use `__restrict__` pointers."}));
+  EXPECT_EQ(ParseIdeas(reply, 5),
+            (Ideas{"Tiling: block the loops for the L2 cache.", "Use `__restrict__` pointers."}));
 }
 
 TEST(IdeaListTest, JoinsWrappedLinesAndNestedBulletsToTheirItem) {

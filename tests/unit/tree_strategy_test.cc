@@ -176,8 +176,9 @@ TEST_F(TreeStrategyTest, FailedIdeasKeepTheirReasonAndAreNotProposedAgain) {
   Proposal call = One(*tree);
   ASSERT_EQ(call.parents, std::vector<int>{children[1].id});
   const std::string& prompt = UserText(call);
-  EXPECT_TRUE(Contains(prompt, "- Use AVX2 -- failed on another kernel: compile_error: x.cpp:3: "
-                               "error: expected ';'"))
+  EXPECT_TRUE(Contains(prompt,
+                       "- Use AVX2 -- failed on another kernel: compile_error: x.cpp:3: "
+                       "error: expected ';'"))
       << prompt;
   EXPECT_TRUE(Contains(prompt, "- Use OpenMP -- failed on another kernel: no usable code"));
   EXPECT_TRUE(Contains(prompt, "Propose 3 distinct ideas"));
