@@ -200,6 +200,19 @@ TEST_F(TreeAutoTest, TreeExpandsTheIdeaThatGainedAndTheReportShowsTheTree) {
   }
   EXPECT_EQ(ideas_calls, 2);
 
+  // Resumed when finished, it replays every call (asking none) and says
+  // what the tree did.
+  const int asked = answered_.load();
+  auto again = RunHone({"optimize", "--resume", "1", "--store", db_.string()});
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(answered_.load(), asked);
+  EXPECT_TRUE(Has(again.output,
+                  "7 LLM calls (0 failed after retries, 0 without usable code, 2 "
+                  "asking for ideas, not code)"))
+      << again.output;
+  EXPECT_TRUE(Has(again.output, "idea tree: 5 nodes (4 ideas), 4 passed, 1 failed, 2 expansions"))
+      << again.output;
+
   auto report = RunHone({"report", "1", "--store", db_.string()});
   ASSERT_EQ(report.exit_code, 0) << report.output;
   EXPECT_TRUE(Has(report.output, "attempts: 5")) << "calls for ideas are not attempts\n"
@@ -265,6 +278,14 @@ TEST_F(TreeAutoTest, AutoSpreadsItsCallsAndFindsTheFastKernelThroughTheTree) {
   EXPECT_TRUE(Has(report.output, "idea tree:")) << report.output;
   EXPECT_TRUE(Has(report.output, std::string(kFastIdea) + ": passed")) << report.output;
   auto as_json = RunHone({"report", "1", "--store", db_.string(), "--json"});
+  // Resumed when finished, it replays every call (asking none) and ends
+  // with the same arms.
+  const int asked = answered_.load();
+  auto again = RunHone({"optimize", "--resume", "1", "--store", db_.string()});
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(answered_.load(), asked);
+  EXPECT_TRUE(Has(again.output, "arms: sample 4 calls, gain 0.00; tree 6 calls, gain "))
+      << again.output;
   json report_arms = json::parse(as_json.output)["arms"];
   ASSERT_EQ(report_arms.size(), 2u);
   for (const json& a : report_arms) {
