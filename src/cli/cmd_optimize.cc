@@ -148,6 +148,24 @@ void PrintLessons(const OptimizeResult& r) {
                              r.lessons_added);
 }
 
+// What the tree or auto strategy did, one line (their Summary()).
+void PrintStrategySummary(const nlohmann::json& j) {
+  if (!j.is_object()) return;
+  if (j.contains("arms")) {
+    std::string arms;
+    for (const auto& a : j["arms"])
+      arms += fmt::format("{}{} {} calls, gain {:.2f}", arms.empty() ? "" : "; ",
+                          a["arm"].get<std::string>(), a["proposed"].get<int>(),
+                          a["gain"].get<double>());
+    std::cout << "arms: " << arms << "\n";
+  } else if (j.contains("nodes")) {
+    std::cout << fmt::format(
+        "idea tree: {} nodes ({} ideas), {} passed, {} failed, {} expansions\n",
+        j["nodes"].get<int>(), j["ideas"].get<int>(), j["passed"].get<int>(),
+        j["failed"].get<int>(), j["expansions"].get<int>());
+  }
+}
+
 void PrintSummary(const OptimizeResult& r, const std::filesystem::path& run_dir,
                   const std::string& output) {
   const Spend& s = r.spend;
@@ -157,8 +175,9 @@ void PrintSummary(const OptimizeResult& r, const std::filesystem::path& run_dir,
     verdicts += fmt::format("{}{} {}", verdicts.empty() ? "" : ", ", n, name);
   std::cout << fmt::format("stopped: {}\n", r.stop_reason);
   std::cout << fmt::format(
-      "{} LLM calls ({} failed after retries, {} without usable code{}), {} evaluated: {}\n",
+      "{} LLM calls ({} failed after retries, {} without usable code{}{}), {} evaluated: {}\n",
       s.candidates, r.llm_failures, r.extraction_failures,
+      r.planning_calls ? fmt::format(", {} asking for ideas, not code", r.planning_calls) : "",
       r.cancelled ? fmt::format("; {} more cancelled", r.cancelled) : "", r.evaluated,
       verdicts.empty() ? "none" : verdicts);
   if (r.llm_failures > 0) std::cout << "last LLM failure: " << r.last_llm_error << "\n";
@@ -173,6 +192,7 @@ void PrintSummary(const OptimizeResult& r, const std::filesystem::path& run_dir,
     std::cout << "best: none passed\n";
   std::cout << fmt::format("spent: {} input + {} output tokens, ${:.4f}, {:.1f} s\n",
                            s.input_tokens, s.output_tokens, s.dollars, s.seconds);
+  PrintStrategySummary(r.strategy_summary);
   std::cout << "run record: " << run_dir.string() << "\n";
   if (r.replayed > 0 || r.stored_verdicts > 0)
     std::cout << fmt::format("resumed: {} stored replies and {} stored verdicts reused\n",

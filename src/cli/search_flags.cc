@@ -16,7 +16,8 @@ void AddSearchFlags(CLI::App* sub, SearchFlags& f, const std::string& what) {
                   "provider:model, e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5, "
                   "vllm:Qwen/Qwen3-32B");
   sub->add_option("--base-url", f.base_url, "The endpoint's base URL (overrides the provider's)");
-  sub->add_option("--strategy", f.strategy.name, "sample, refine or evolve")->capture_default_str();
+  sub->add_option("--strategy", f.strategy.name, "sample, refine, evolve, tree or auto")
+      ->capture_default_str();
   sub->add_option("--samples", f.strategy.samples, "sample: candidates")->capture_default_str();
   sub->add_option("--chains", f.strategy.chains, "refine: independent chains")
       ->capture_default_str();
@@ -26,6 +27,21 @@ void AddSearchFlags(CLI::App* sub, SearchFlags& f, const std::string& what) {
                   "evolve: initial samples per island, and children per generation")
       ->capture_default_str();
   sub->add_option("--generations", f.strategy.generations, "evolve: generations")
+      ->capture_default_str();
+  sub->add_option("--ideas", f.strategy.ideas, "tree: ideas asked for per expansion")
+      ->capture_default_str();
+  sub->add_option("--expansions", f.strategy.expansions, "tree: calls for ideas in all")
+      ->capture_default_str();
+  sub->add_option("--depth", f.strategy.depth, "tree: nodes this deep are not expanded")
+      ->capture_default_str();
+  sub->add_option("--roots", f.strategy.roots, "tree: attempts at a first passing kernel")
+      ->capture_default_str();
+  sub->add_option("--auto-calls", f.strategy.auto_calls,
+                  "auto: LLM calls the bandit spreads over the strategies")
+      ->capture_default_str();
+  sub->add_option("--arms", f.strategy.arms,
+                  "auto: the strategies to spread calls over, comma-separated")
+      ->delimiter(',')
       ->capture_default_str();
   sub->add_option("--budget-candidates", f.budget.max_candidates,
                   "Most LLM calls of " + what + " (0: no limit)");
@@ -74,7 +90,13 @@ json SearchFlagsToJson(const SearchFlags& f) {
             {"turns", st.turns},
             {"islands", st.islands},
             {"population", st.population},
-            {"generations", st.generations}}},
+            {"generations", st.generations},
+            {"ideas", st.ideas},
+            {"expansions", st.expansions},
+            {"depth", st.depth},
+            {"roots", st.roots},
+            {"auto_calls", st.auto_calls},
+            {"arms", st.arms}}},
           {"budget",
            {{"candidates", b.max_candidates},
             {"tokens", b.max_tokens},
@@ -104,6 +126,12 @@ void SearchFlagsFromJson(const json& c, SearchFlags& f) {
   f.strategy.islands = st.value("islands", f.strategy.islands);
   f.strategy.population = st.value("population", f.strategy.population);
   f.strategy.generations = st.value("generations", f.strategy.generations);
+  f.strategy.ideas = st.value("ideas", f.strategy.ideas);
+  f.strategy.expansions = st.value("expansions", f.strategy.expansions);
+  f.strategy.depth = st.value("depth", f.strategy.depth);
+  f.strategy.roots = st.value("roots", f.strategy.roots);
+  f.strategy.auto_calls = st.value("auto_calls", f.strategy.auto_calls);
+  f.strategy.arms = st.value("arms", f.strategy.arms);
   auto b = c.value("budget", json::object());
   f.budget.max_candidates = b.value("candidates", 0);
   f.budget.max_tokens = b.value("tokens", int64_t{0});

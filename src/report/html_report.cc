@@ -9,6 +9,9 @@
 #include <set>
 
 #include "core/fs.h"
+#include "report/arm_summary.h"
+#include "report/idea_tree.h"
+#include "store/candidate_kind.h"
 
 namespace hone {
 namespace {
@@ -238,6 +241,8 @@ details > summary { cursor: pointer; }
 .passed { color: #1a7f37; font-weight: 600; }
 .failed { color: #cf222e; font-weight: 600; }
 .other { color: #9a6700; font-weight: 600; }
+ul.tree, ul.tree ul { padding-left: 22px; margin: 2px 0; }
+ul.tree li { margin: 2px 0; }
 )css";
 
 // Catches every script error, before anything else runs: shown in a banner
@@ -725,6 +730,54 @@ std::string AttemptsHtml(const RunData& run, const std::string& task_hash) {
   return out + "</table></details>\n";
 }
 
+// One node of the idea tree and, nested, its children.
+std::string IdeaNodeHtml(const RunData& run, const IdeaTree& t, size_t node) {
+  const IdeaNode& n = t.nodes[node];
+  const AttemptView& a = run.attempts[n.attempt];
+  const CandidateRow& c = a.candidate;
+  std::string name = OwnKind(c.kind) == kIdeaKind   ? HtmlEscape(c.label)
+                     : OwnKind(c.kind) == kRootKind ? std::string("root")
+                                                    : "root taken from " + HtmlEscape(c.kind);
+  std::string result = OutcomeSpan(a.outcome);
+  if (a.passed()) {
+    result += " " + FormatSpeedup(a.evaluation->speedup);
+    if (n.gain) result += fmt::format(" ({:.2f}x its parent)", *n.gain);
+  } else if (std::string why = AttemptReason(a); !why.empty()) {
+    result += ": " + ReasonHtml(why);
+  }
+  std::string out =
+      fmt::format("<li><b>#{}</b> {} &mdash; {}{}", c.seq, name, result,
+                  n.expansions ? fmt::format(" &middot; expanded {}x", n.expansions) : "");
+  if (!n.children.empty()) {
+    out += "<ul>";
+    for (size_t child : n.children) out += IdeaNodeHtml(run, t, child);
+    out += "</ul>";
+  }
+  return out + "</li>\n";
+}
+
+std::string IdeaTreeHtml(const RunData& run, const IdeaTree& t) {
+  std::string out = fmt::format(
+      "<h4>Idea tree</h4>\n<p class=\"meta\">{} root(s) &middot; {} idea(s): {} passed, {} "
+      "failed &middot; {} call(s) for ideas</p>\n<ul class=\"tree\">\n",
+      t.roots.size(), t.ideas, t.passed, t.failed, t.expansions);
+  for (size_t r : t.roots) out += IdeaNodeHtml(run, t, r);
+  return out + "</ul>\n";
+}
+
+std::string ArmsHtml(const std::vector<ArmSummary>& arms) {
+  std::string out =
+      "<h3>Strategies (auto)</h3>\n<table><tr><th>strategy</th><th class=\"n\">calls</th>"
+      "<th class=\"n\">passed</th><th class=\"n\">gain of the best speedup</th>"
+      "<th class=\"n\">cost $</th><th class=\"n\">tokens</th></tr>\n";
+  for (const ArmSummary& a : arms)
+    out += fmt::format(
+        "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.2f}</td>"
+        "<td class=\"n\">{:.4f}</td><td class=\"n\">{}</td></tr>\n",
+        HtmlEscape(a.arm), a.calls, a.passed, a.gain, a.cost_usd, a.tokens);
+  return out + "</table>\n";
+}
+
 std::string TaskSectionHtml(const RunData& run, const RunSummary& s, size_t i) {
   const TaskSummary& t = s.tasks[i];
   std::string out = fmt::format(
@@ -733,6 +786,8 @@ std::string TaskSectionHtml(const RunData& run, const RunSummary& s, size_t i) {
       i, HtmlEscape(t.name), HtmlEscape(t.category.empty() ? "-" : t.category), t.attempts,
       t.passed, FormatSpeedup(t.speedup), FormatSpeedup(t.speedup_compile));
   out += t.best ? KernelHtml(run.attempts[*t.best]) : "<p>No correct kernel.</p>\n";
+  if (IdeaTree tree = BuildIdeaTree(run, t.task_hash); !tree.empty())
+    out += IdeaTreeHtml(run, tree);
   if (t.attempts > 0) out += AttemptsHtml(run, t.task_hash);
   return out;
 }
@@ -749,6 +804,7 @@ std::string BodyHtml(const RunData& run, const RunSummary& s, const json& data,
   std::string out = HeaderHtml(run, s, generated);
   out += "<h2>Metrics</h2>\n" + MetricsHtml(run.metrics);
   if (s.optimize) out += SpendHtml(s.spend);
+  if (auto arms = SummarizeArms(run); !arms.empty()) out += ArmsHtml(arms);
   out += "<h2>Plots</h2>\n" + PlotsHtml(data, s);
   out += "<h2>Tasks</h2>\n" + TaskTableHtml(run, s);
   out += "<h2>Best kernels and attempts</h2>\n";

@@ -5,6 +5,8 @@
 #include <ctime>
 #include <map>
 
+#include "store/candidate_kind.h"
+
 namespace hone {
 namespace {
 
@@ -21,6 +23,7 @@ std::optional<double> ParseTime(const std::string& text) {
 }
 
 std::string OutcomeOf(const AttemptView& a) {
+  if (!AsksForCode(a.candidate.kind)) return a.call && !a.call->ok ? "llm_error" : "answered";
   if (a.evaluation) return a.evaluation->state == "finished" ? a.evaluation->status : "pending";
   if (a.call && !a.call->ok) return "llm_error";
   if (!a.candidate.source) return "no_code";
@@ -73,19 +76,21 @@ Result<RunData> LoadRunData(Store& store, int64_t run_id) {
                                   ? a.evaluation->finished
                                   : a.candidate.created;
     a.at_seconds = std::max(0.0, SecondsBetween(d.run.created, done));
-    d.attempts.push_back(std::move(a));
+    (AsksForCode(a.candidate.kind) ? d.attempts : d.planning).push_back(std::move(a));
   }
-  std::sort(d.attempts.begin(), d.attempts.end(), [](const AttemptView& x, const AttemptView& y) {
-    return x.candidate.id < y.candidate.id;
-  });
+  for (auto* list : {&d.attempts, &d.planning})
+    std::sort(list->begin(), list->end(), [](const AttemptView& x, const AttemptView& y) {
+      return x.candidate.id < y.candidate.id;
+    });
   HONE_ASSIGN_OR_RETURN(d.tasks, TasksOf(store, run_id, d.attempts));
   std::map<std::string, const RunTaskRow*> task_of;
   for (const auto& t : d.tasks) task_of[t.task_hash] = &t;
-  for (auto& a : d.attempts) {
-    auto it = task_of.find(a.candidate.task_hash);
-    a.task_name = it != task_of.end() ? it->second->name : a.candidate.task_hash.substr(0, 12);
-    a.category = it != task_of.end() ? it->second->category : "";
-  }
+  for (auto* list : {&d.attempts, &d.planning})
+    for (auto& a : *list) {
+      auto it = task_of.find(a.candidate.task_hash);
+      a.task_name = it != task_of.end() ? it->second->name : a.candidate.task_hash.substr(0, 12);
+      a.category = it != task_of.end() ? it->second->category : "";
+    }
   d.metrics = ComputeSuiteMetrics(SuiteTasksOf(d), OutcomesOf(d));
   return d;
 }

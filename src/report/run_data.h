@@ -34,6 +34,11 @@ struct RunData {
   RunRow run;
   std::vector<RunTaskRow> tasks;      // the suite, in order
   std::vector<AttemptView> attempts;  // in the order they were stored
+  // Calls that asked for no code (store/candidate_kind.h: the tree
+  // strategy's calls for ideas), in the order stored: not candidates, so not
+  // among `attempts` nor in any metric; their cost is in `calls`. Outcome
+  // "answered" or "llm_error".
+  std::vector<AttemptView> planning;
   std::vector<LlmCallRow> calls;
   SuiteMetrics metrics;
 };

@@ -7,6 +7,8 @@
 #include <set>
 
 #include "llm/provenance.h"
+#include "report/arm_summary.h"
+#include "report/idea_tree.h"
 
 namespace hone {
 namespace {
@@ -229,7 +231,13 @@ std::string RunSummaryText(const RunData& run, const RunSummary& s) {
   out += OutcomeLine(s);
   out += "\n" + SuiteMetricsTable(run.metrics);
   out += "\nbest kernel per task:\n" + TaskTable(run, s);
+  for (const auto& t : s.tasks) {
+    IdeaTree tree = BuildIdeaTree(run, t.task_hash);
+    if (tree.empty()) continue;
+    out += "\n" + (s.tasks.size() > 1 ? t.name + ": " : std::string()) + IdeaTreeText(run, tree);
+  }
   if (s.optimize) out += "\n" + SpendText(s.spend);
+  if (std::string arms = ArmSummaryText(SummarizeArms(run)); !arms.empty()) out += arms;
   if (std::string f = FailureText(s); !f.empty()) out += "\n" + f;
   return out;
 }
@@ -251,7 +259,9 @@ json RunSummaryJson(const RunData& run, const RunSummary& s) {
               {"cand_median_us", Opt(a.evaluation->cand_median_us)},
               {"ref_median_us", Opt(a.evaluation->ref_median_us)}};
     }
+    IdeaTree tree = BuildIdeaTree(run, t.task_hash);
     tasks.push_back({{"task", t.name},
+                     {"idea_tree", tree.empty() ? json(nullptr) : IdeaTreeJson(run, tree)},
                      {"task_hash", t.task_hash},
                      {"category", t.category},
                      {"attempts", t.attempts},
@@ -287,6 +297,7 @@ json RunSummaryJson(const RunData& run, const RunSummary& s) {
                   {"output_tokens", s.spend.output_tokens},
                   {"cost_usd", s.spend.cost_usd},
                   {"llm_seconds", s.spend.seconds}};
+  if (auto arms = SummarizeArms(run); !arms.empty()) j["arms"] = ArmSummaryJson(arms);
   return j;
 }
 

@@ -19,6 +19,7 @@
 #include "search/lesson_recall.h"
 #include "search/run_journal.h"
 #include "search/run_record.h"
+#include "store/candidate_kind.h"
 #include "verify/verdict_json.h"
 
 namespace hone {
@@ -145,6 +146,8 @@ std::string AttemptLine(const AttemptResult& r) {
            (r.reply.attempts > 1 ? " after " + std::to_string(r.reply.attempts) + " attempts"
                                  : "") +
            ": " + r.reply.error;
+  if (!r.proposal.wants_code)
+    return head + "a reply with " + std::string(OwnKind(r.proposal.kind)) + " (no code asked for)";
   if (!r.verdict)
     return head + "no usable code in the reply (" +
            (r.extraction.detail.empty() ? std::string(ExtractFailureName(r.extraction.failure))
@@ -210,13 +213,19 @@ Status Loop::Receive(AttemptResult r) {
   result_.spend.input_tokens += r.reply.input_tokens;
   result_.spend.output_tokens += r.reply.output_tokens;
   result_.spend.dollars += r.reply.cost_usd;
-  if (r.reply.ok) r.extraction = ExtractCode(r.reply.text, flavour_, r.reply.truncated);
+  const bool wants_code = r.proposal.wants_code;
+  if (r.reply.ok && wants_code)
+    r.extraction = ExtractCode(r.reply.text, flavour_, r.reply.truncated);
   // Stored before anything else happens to it: a paid-for reply is never lost.
   if (journal_) HONE_RETURN_IF_ERROR(journal_->RecordReply(r));
   if (!r.reply.ok) {
     ++result_.llm_failures;
     result_.last_llm_error = r.reply.error;
     return Finish(r, {});
+  }
+  if (!wants_code) {
+    ++result_.planning_calls;
+    return Finish(r, {});  // the strategy reads the reply itself
   }
   if (r.extraction.failure != ExtractFailure::kNone) {
     ++result_.extraction_failures;
@@ -415,6 +424,7 @@ Result<OptimizeResult> Optimizer::Run(const OptimizeProgress& progress) {
     return loop.Run();
   }();
   if (!result.ok()) return result;
+  result->strategy_summary = strategy->Summary();
   if (journal) result->replayed = journal->replayed();
   result->provenance = provenance;
   for (const ShownLesson& l : shown) result->lessons_shown.push_back(l.id);
@@ -446,6 +456,7 @@ std::string OptimizeResultJson(const OptimizeResult& r, const std::string& model
                       {"cancelled", r.cancelled},
                       {"interrupted", r.interrupted},
                       {"extraction_failures", r.extraction_failures},
+                      {"planning_calls", r.planning_calls},
                       {"verdicts", r.verdicts},
                       {"input_tokens", s.input_tokens},
                       {"output_tokens", s.output_tokens},
@@ -457,6 +468,7 @@ std::string OptimizeResultJson(const OptimizeResult& r, const std::string& model
                       {"llm", ProvenanceJson(r.provenance)},
                       {"lessons", {{"shown", r.lessons_shown}, {"added", r.lessons_added}}}};
   if (!r.lessons_error.empty()) j["lessons"]["error"] = r.lessons_error;
+  if (!r.strategy_summary.is_null()) j["strategy_summary"] = r.strategy_summary;
   if (r.best_id >= 0) {
     j["best"] = {{"id", r.best_id}, {"candidate", r.best_candidate.string()}};
     if (r.best_verdict) j["best"]["verdict"] = VerdictToJson(*r.best_verdict);

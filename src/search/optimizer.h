@@ -2,7 +2,9 @@
 // concurrently (up to `llm_concurrency` calls in flight), extracts the code
 // of each reply, warms the compile cache in a build pool and evaluates the
 // candidates one at a time while further LLM calls run, feeds every result
-// back to the strategy, and stops on the budget, the target speedup, or
+// back to the strategy (a reply to a call that asked for no code, such as
+// the tree strategy's call for ideas, is stored and handed back as it is),
+// and stops on the budget, the target speedup, or
 // when the strategy has nothing more to propose.
 //
 // Every attempt is recorded as it completes (search/run_record.h), and in
@@ -21,6 +23,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +73,7 @@ struct OptimizeResult {
   int cancelled = 0;            // calls cancelled when the search stopped (not counted as asked)
   bool interrupted = false;     // OptimizeOptions::interrupted stopped it
   int extraction_failures = 0;  // replies with no usable code
+  int planning_calls = 0;       // calls that asked for no code (Proposal::wants_code false)
   int evaluated = 0, passed = 0;
   std::map<std::string, int> verdicts;  // status name -> count
   int best_id = -1;                     // -1: nothing passed
@@ -83,6 +87,7 @@ struct OptimizeResult {
   std::vector<int64_t> lessons_shown;  // ids of the lessons the first turn showed
   int lessons_added = 0;               // lessons distilled from this run
   std::string lessons_error;  // why distilling failed (the search's result stands); "" when not
+  nlohmann::json strategy_summary;  // SearchStrategy::Summary(); null when it had none
 };
 
 struct OptimizeEvent {  // for live progress

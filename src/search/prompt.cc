@@ -36,6 +36,10 @@ const std::vector<TemplateSpec>& TemplateSpecs() {
       {"evolve.txt", {"backend", "language", "lang_tag", "context", "parents", "goal"}},
       {"evolve_parent.txt", {"number", "lang_tag", "code", "summary"}},
       {"lessons.txt", {"lessons"}},
+      {"ideas.txt",
+       {"backend", "language", "lang_tag", "context", "code", "summary", "applied", "tried",
+        "count"}},
+      {"idea.txt", {"backend", "language", "lang_tag", "context", "code", "summary", "idea"}},
   };
   return kSpecs;
 }
@@ -433,6 +437,51 @@ std::string PromptBuilder::EvolveTurn(const Task& task, const std::string& backe
   values["parents"] = shown;
   values["goal"] = EvolveGoal(parents.size());
   return Render("evolve", values);
+}
+
+namespace {
+
+// Lines "- item", or "none" for an empty list (a template's section then
+// still reads as a sentence).
+std::string BulletsOrNone(const std::vector<std::string>& items) {
+  if (items.empty()) return "none";
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "- " : "\n- ") + CapLine(item, kDetailCap);
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> PromptBuilder::KernelValues(
+    const Task& task, const std::string& backend, const MachineInfo& machine,
+    const PromptAttempt& kernel, const ReferenceTiming& reference,
+    const std::vector<std::string>& lessons) const {
+  auto values = BackendValues(backend);
+  values["context"] = Context(task, backend, machine, reference, lessons);
+  values["code"] = TrimRight(kernel.code);
+  values["summary"] = FeedbackSummary(kernel.verdict);
+  return values;
+}
+
+std::string PromptBuilder::IdeasTurn(const Task& task, const std::string& backend,
+                                     const MachineInfo& machine, const PromptAttempt& kernel,
+                                     const IdeaHistory& history, int count,
+                                     const ReferenceTiming& reference,
+                                     const std::vector<std::string>& lessons) const {
+  auto values = KernelValues(task, backend, machine, kernel, reference, lessons);
+  values["applied"] = BulletsOrNone(history.applied);
+  values["tried"] = BulletsOrNone(history.tried);
+  values["count"] = std::to_string(count);
+  return Render("ideas", values);
+}
+
+std::string PromptBuilder::IdeaTurn(const Task& task, const std::string& backend,
+                                    const MachineInfo& machine, const PromptAttempt& kernel,
+                                    const std::string& idea, const ReferenceTiming& reference,
+                                    const std::vector<std::string>& lessons) const {
+  auto values = KernelValues(task, backend, machine, kernel, reference, lessons);
+  values["idea"] = TrimRight(idea);
+  return Render("idea", values);
 }
 
 std::string FeedbackSummary(const Verdict& v) {

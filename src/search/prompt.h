@@ -41,6 +41,16 @@ struct PromptAttempt {
   Verdict verdict;
 };
 
+// Tree strategy: what a call for ideas on one kernel shows besides the
+// kernel, so the model neither repeats itself nor proposes what failed.
+struct IdeaHistory {
+  std::vector<std::string> applied;  // the ideas that led from the root to the kernel, in order
+  // Ideas already tried, each with its outcome ("passed, 1.12x the speed of
+  // the kernel it changed", "compile_error: ..."): those tried on this
+  // kernel and those that failed anywhere in the search.
+  std::vector<std::string> tried;
+};
+
 // At most this many lessons go into a prompt's "Lessons from similar tasks"
 // section, each cut to about 600 characters.
 inline constexpr size_t kMaxPromptLessons = 3;
@@ -80,6 +90,19 @@ class PromptBuilder {
                          const std::vector<PromptAttempt>& parents,
                          const ReferenceTiming& reference = {},
                          const std::vector<std::string>& lessons = {}) const;
+  // Tree: the context, one kernel with its result and the ideas of
+  // `history`, asking for `count` new optimisation ideas as a numbered list
+  // (search/idea_list.h reads it) and no code.
+  std::string IdeasTurn(const Task& task, const std::string& backend, const MachineInfo& machine,
+                        const PromptAttempt& kernel, const IdeaHistory& history, int count,
+                        const ReferenceTiming& reference = {},
+                        const std::vector<std::string>& lessons = {}) const;
+  // Tree: the context, one kernel with its result and one idea, asking for
+  // the kernel with that idea applied.
+  std::string IdeaTurn(const Task& task, const std::string& backend, const MachineInfo& machine,
+                       const PromptAttempt& kernel, const std::string& idea,
+                       const ReferenceTiming& reference = {},
+                       const std::vector<std::string>& lessons = {}) const;
   // A content hash of every template and the contract header: which prompts
   // a stored reply answered.
   std::string version() const;
@@ -94,6 +117,13 @@ class PromptBuilder {
   std::string Context(const Task& task, const std::string& backend, const MachineInfo& machine,
                       const ReferenceTiming& reference,
                       const std::vector<std::string>& lessons) const;
+  // The backend's values, the context, and one kernel's code and result:
+  // what the tree's templates share.
+  std::map<std::string, std::string> KernelValues(const Task& task, const std::string& backend,
+                                                  const MachineInfo& machine,
+                                                  const PromptAttempt& kernel,
+                                                  const ReferenceTiming& reference,
+                                                  const std::vector<std::string>& lessons) const;
   // lessons.txt rendered after a blank line, or "" when there are none.
   std::string LessonsSection(const std::vector<std::string>& lessons) const;
 

@@ -82,14 +82,16 @@ Status RunJournal::RecordReply(const AttemptResult& r) {
   c.task_hash = task_hash_;
   c.seq = SeqOf(p.id);
   c.kind = p.kind;
+  c.label = p.label;
   c.lineage = p.lineage;
   c.turn = p.turn;
   for (int parent : p.parents) c.parents.push_back(SeqOf(parent));
   c.backend = backend_;
-  if (r.reply.ok && r.extraction.failure == ExtractFailure::kNone) c.source = r.extraction.code;
+  if (r.reply.ok && p.wants_code && r.extraction.failure == ExtractFailure::kNone)
+    c.source = r.extraction.code;
   c.prompt = PromptText(p);
   c.reply = r.reply.text;
-  if (r.reply.ok)
+  if (r.reply.ok && p.wants_code)
     c.extraction = json({{"failure", ExtractFailureName(r.extraction.failure)},
                          {"detail", r.extraction.detail}})
                        .dump();

@@ -10,11 +10,13 @@
 // Resuming: the strategy is run again from the start. A proposal whose
 // prompt equals a stored attempt's prompt (not yet used in this replay)
 // gets that attempt's reply instead of a new LLM call, and a stored
-// finished evaluation's verdict instead of a new evaluation. Sample and
-// refine strategies replay exactly; evolve replays as far as its proposals
-// come out the same (its choices depend on the order results arrived in)
-// and asks the model anew from there. Stored attempts keep their sequence
-// numbers; new ones continue after the largest.
+// finished evaluation's verdict instead of a new evaluation. Sample, refine,
+// tree and auto strategies replay exactly (tree and auto decide only on
+// complete sets of results, never on the order they arrived in); evolve
+// replays as far as its proposals come out the same (its choices depend on
+// the order results arrived in) and asks the model anew from there. Stored
+// attempts keep their sequence numbers; new ones continue after the
+// largest.
 //
 // One thread (the search loop's). The Store must outlive the journal.
 #pragma once

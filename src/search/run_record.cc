@@ -55,12 +55,13 @@ Status RunRecord::Append(const AttemptResult& r, const std::filesystem::path& ca
   const Proposal& p = r.proposal;
   nlohmann::json j = {{"id", p.id},
                       {"kind", p.kind},
+                      {"label", p.label},
                       {"lineage", p.lineage},
                       {"turn", p.turn},
                       {"parents", p.parents},
                       {"prompt", PromptToJson(p)},
                       {"reply", ReplyToJson(r.reply)}};
-  if (r.reply.ok)
+  if (r.reply.ok && p.wants_code)
     j["extraction"] = {{"failure", ExtractFailureName(r.extraction.failure)},
                        {"detail", r.extraction.detail}};
   if (!candidate.empty()) j["candidate"] = candidate.string();

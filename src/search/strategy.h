@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,7 +27,11 @@ struct Proposal {
   int lineage = 0;           // refine: the chain; evolve: the island; sample: the sample
   int turn = 0;              // refine: 0-based turn within the chain
   std::vector<int> parents;  // ids of the attempts whose code this one builds on
-  std::string kind;          // "sample", "refine", "mutate", "crossover", ...
+  std::string kind;          // "sample", "refine", "mutate", ... (store/candidate_kind.h)
+  std::string label;         // tree: the idea the attempt implements; stored with it
+  // False for a call that asks for no code (the tree's call for ideas): its
+  // reply is stored and handed back as it is, never extracted or evaluated.
+  bool wants_code = true;
   std::string system;
   std::vector<ChatMessage> messages;
 };
@@ -61,22 +66,34 @@ class SearchStrategy {
   // strategy waits for results. Ids come from `next_id`, incremented.
   virtual std::vector<Proposal> Propose(int max, int* next_id) = 0;
   virtual void Observe(const AttemptResult& result) = 0;
+  // The result of a proposal another strategy made in the same run (the
+  // auto strategy's other arms), for strategies that build on the best
+  // kernel known; ignored by default.
+  virtual void ObserveElsewhere(const AttemptResult&) {}
   // True when no proposal will ever come again.
   virtual bool Finished() const = 0;
+  // What the strategy did, for the run's summary (summary.json,
+  // "strategy_summary"); null when it has nothing to add.
+  virtual nlohmann::json Summary() const { return nullptr; }
 };
 
 struct StrategyOptions {
-  std::string name = "refine";                       // sample, refine, evolve
-  int samples = 8;                                   // sample: candidates
-  int chains = 2, turns = 4;                         // refine
-  int islands = 2, population = 4, generations = 4;  // evolve: initial samples per island
+  std::string name = "refine";                          // sample, refine, evolve, tree, auto
+  int samples = 8;                                      // sample: candidates
+  int chains = 2, turns = 4;                            // refine
+  int islands = 2, population = 4, generations = 4;     // evolve: initial samples per island
+  int ideas = 3, expansions = 4, depth = 3, roots = 3;  // tree (search/tree_strategy.h)
+  int auto_calls = 24;                                  // auto: LLM calls over the arms
+  std::vector<std::string> arms = {"sample", "refine", "evolve", "tree"};  // auto
 };
 
 // Status::Invalid naming the flag: an unknown strategy, a count that must
 // be positive. Checked before a run is stored.
 Status ValidateStrategyOptions(const StrategyOptions& options);
 
-// The strategy `options.name`, or an error naming the known ones.
+// The strategy `options.name`, or an error naming the known ones. For
+// `auto`, each arm is sized so that it alone could make `auto_calls` calls
+// (search/auto_strategy.h).
 Result<std::unique_ptr<SearchStrategy>> MakeStrategy(const StrategyOptions& options,
                                                      const StrategyContext& context);
 

@@ -78,6 +78,7 @@ Result<ImportResult> ImportRunFolder(Store& store, const std::filesystem::path& 
     c.task_hash = task_hash;
     c.seq = a["id"].get<int>();
     c.kind = a.value("kind", "");
+    c.label = a.value("label", "");  // the tree strategy's idea
     c.lineage = a.value("lineage", 0);
     c.turn = a.value("turn", 0);
     if (a.contains("parents") && a["parents"].is_array())

@@ -381,6 +381,9 @@ TEST_F(OptimizeTest, BadOptionsAreRefusedBeforeAnythingIsStored) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
       {{"--strategy", "foo"}, "--strategy"},
       {{"--strategy", "sample", "--samples", "0"}, "--samples"},
+      {{"--strategy", "tree", "--ideas", "0"}, "--ideas"},
+      {{"--strategy", "auto", "--arms", "sample,bogus"}, "--arms"},
+      {{"--strategy", "auto", "--auto-calls", "-1"}, "--auto-calls"},
       {{"--reasoning-effort", "extreme"}, "--reasoning-effort"},
       {{"--budget-dollars", "0.001"}, "--prices"},  // no price for this model
       {{"-o", "/nonexistent-hone-dir/sub/best.cpp"}, "does not exist"},

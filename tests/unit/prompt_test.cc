@@ -315,6 +315,33 @@ TEST_F(PromptTest, EvolveTurnShowsParentsAndAsksForAFasterKernel) {
   EXPECT_FALSE(Contains(one, "combine"));
 }
 
+TEST_F(PromptTest, IdeasTurnShowsTheKernelTheIdeasTriedAndAsksForAListWithoutCode) {
+  PromptAttempt k{"// the node's kernel\nint k;\n", WithStatus(VerdictStatus::kPassed, "ok")};
+  IdeaHistory h;
+  h.applied = {"Vectorise the loop", "Split the rows"};
+  h.tried = {"Unroll by 4 -- failed: compile_error: x.cpp:1: error"};
+  std::string turn = b().IdeasTurn(task_, "cpu", Cpu(), k, h, 4);
+  EXPECT_TRUE(Contains(turn, ContractArgumentsText(task_)));
+  EXPECT_TRUE(Contains(turn, "```cpp\n// the node's kernel\nint k;\n```"));
+  EXPECT_TRUE(Contains(turn, FeedbackSummary(k.verdict)));
+  EXPECT_TRUE(Contains(turn, "- Vectorise the loop\n- Split the rows"));
+  EXPECT_TRUE(Contains(turn, "- Unroll by 4 -- failed: compile_error: x.cpp:1: error"));
+  EXPECT_TRUE(Contains(turn, "Propose 4 distinct ideas"));
+  EXPECT_TRUE(Contains(turn, "```ideas"));
+  EXPECT_TRUE(Contains(turn, "Write no code"));
+  // Nothing applied or tried yet: the sections say so.
+  std::string fresh = b().IdeasTurn(task_, "cpu", Cpu(), k, {}, 3);
+  EXPECT_TRUE(Contains(fresh, "on the way to this kernel\n\nnone"));
+}
+
+TEST_F(PromptTest, IdeaTurnAsksForTheKernelWithOneIdeaApplied) {
+  PromptAttempt k{"// the parent\nint p;\n", WithStatus(VerdictStatus::kPassed, "ok")};
+  std::string turn = b().IdeaTurn(task_, "cpu", Cpu(), k, "Block the loop for the L2 cache");
+  EXPECT_TRUE(Contains(turn, "```cpp\n// the parent\nint p;\n```"));
+  EXPECT_TRUE(Contains(turn, "# The change to make\n\nBlock the loop for the L2 cache"));
+  EXPECT_TRUE(Contains(turn, "exactly one fenced code block (```cpp ... ```)"));
+}
+
 TEST(RenderTemplateTest, ReplacesOnceAndNamesMissingValues) {
   auto r = RenderTemplate("a {{x}} b {{ y }}", {{"x", "{{y}}"}, {"y", "2"}}, "t.txt");
   ASSERT_TRUE(r.ok()) << r.status().message();
