@@ -34,6 +34,14 @@ std::vector<std::string> CleanToolEnvironment(const std::filesystem::path& scrat
   return argv;
 }
 
+std::chrono::milliseconds ToolTimeout(const char* name, std::chrono::milliseconds fallback) {
+  if (const char* v = std::getenv(name)) {
+    double s = std::atof(v);
+    if (s > 0) return std::chrono::milliseconds(static_cast<int64_t>(s * 1000));
+  }
+  return fallback;
+}
+
 ToolScratch::~ToolScratch() {
   if (dir_.empty()) return;
   std::error_code e;

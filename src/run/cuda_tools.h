@@ -3,6 +3,7 @@
 // run in. Thread-safe (no state).
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -19,6 +20,10 @@ std::optional<std::filesystem::path> FindCudaTool(const std::string& name);
 // CUDA_VISIBLE_DEVICES from the worker. Nothing else of the worker's
 // environment (API keys) reaches the candidate.
 std::vector<std::string> CleanToolEnvironment(const std::filesystem::path& scratch);
+
+// How long one tool run may take: the environment variable `name` in
+// seconds when it is set to a positive number, else `fallback`.
+std::chrono::milliseconds ToolTimeout(const char* name, std::chrono::milliseconds fallback);
 
 // A folder for one tool run that the sandbox (which drops to 'nobody') can
 // write; removed with everything in it when this goes.

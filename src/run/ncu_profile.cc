@@ -262,11 +262,7 @@ class GpuProfileLock {
 }  // namespace
 
 std::chrono::milliseconds ProfileTimeout() {
-  if (const char* v = std::getenv("HONE_PROFILE_TIMEOUT")) {
-    double s = std::atof(v);
-    if (s > 0) return std::chrono::milliseconds(static_cast<int64_t>(s * 1000));
-  }
-  return std::chrono::seconds(120);
+  return ToolTimeout("HONE_PROFILE_TIMEOUT", std::chrono::seconds(120));
 }
 
 std::vector<std::string> NcuArguments(const NcuJob& job) {

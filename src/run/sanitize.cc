@@ -31,11 +31,7 @@ bool IsHeadline(const std::string& body) {
 }  // namespace
 
 std::chrono::milliseconds SanitizeToolTimeout() {
-  if (const char* v = std::getenv("HONE_SANITIZE_TIMEOUT")) {
-    double s = std::atof(v);
-    if (s > 0) return std::chrono::milliseconds(static_cast<int64_t>(s * 1000));
-  }
-  return std::chrono::minutes(2);
+  return ToolTimeout("HONE_SANITIZE_TIMEOUT", std::chrono::minutes(2));
 }
 
 Verdict::SanitizerTool ReadSanitizerOutput(const std::string& tool, const std::string& output,

@@ -16,6 +16,7 @@
 
 #include "core/fs.h"
 #include "core/paths.h"
+#include "integration/fixture_kernels.h"
 #include "integration/test_env.h"
 #include "search/optimizer.h"
 #include "search/run_record.h"
@@ -27,28 +28,6 @@ namespace hone {
 namespace {
 
 using namespace hone::testing;
-
-const char* kBroken = R"(#include <hone/kernel.h>
-HONE_EXPORT int hone_forward(const hone_args* args) { this does not compile; }
-)";
-
-// Correct, and about 50 times slower than it needs to be.
-const char* kSlow = R"(#include <hone/kernel.h>
-HONE_EXPORT int hone_forward(const hone_args* args) {
-  const float* a = static_cast<const float*>(args->inputs[0].data);
-  const float* b = static_cast<const float*>(args->inputs[1].data);
-  volatile float* out = static_cast<float*>(args->outputs[0].data);
-  int64_t n = hone_numel(&args->outputs[0]);
-  for (int rep = 0; rep < 50; ++rep)
-    for (int64_t i = 0; i < n; ++i) out[i] = a[i] + 2.0f * b[i];
-  return 0;
-}
-)";
-
-// Correct and as fast as the reference: the catalogue's correct candidate.
-std::string FastKernel() {
-  return ReadFile(SourceDir() / "tests/adversarial/cpu/correct.cpp").value();
-}
 
 std::string Fenced(const std::string& code) {
   return "Here is the kernel.\n\n```cpp\n" + code + "```\nIt should be fast.";

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/fs.h"
+#include "integration/fixture_kernels.h"
 #include "integration/test_env.h"
 #include "search/optimizer.h"
 #include "support/fake_llm_server.h"
@@ -63,23 +64,11 @@ TEST(ProfileEvalTest, TheTerminalSummaryShowsTheDiagnosis) {
   EXPECT_NE(r.output.find("likely fix: "), std::string::npos) << r.output;
 }
 
-// A correct, single-threaded kernel of the fixture task (out = a + 2 b).
-const char* kKernel = R"(#include <hone/kernel.h>
-HONE_EXPORT int hone_forward(const hone_args* args) {
-  const float* a = static_cast<const float*>(args->inputs[0].data);
-  const float* b = static_cast<const float*>(args->inputs[1].data);
-  float* out = static_cast<float*>(args->outputs[0].data);
-  int64_t n = hone_numel(&args->outputs[0]);
-  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + 2.0f * b[i];
-  return 0;
-}
-)";
-
 TEST(ProfileFeedbackTest, TheNextTurnCarriesTheDiagnosis) {
   FakeLlmServer server;
   ASSERT_TRUE(server.Start().ok());
   for (int i = 0; i < 2; ++i)
-    server.Enqueue(FakeResponse{200, {}, OpenAiReply("```cpp\n" + std::string(kKernel) + "```")});
+    server.Enqueue(FakeResponse{200, {}, OpenAiReply("```cpp\n" + FastKernel() + "```")});
   auto model = ParseModelSpec("openai-compatible:fake-model", server.base_url());
   ASSERT_TRUE(model.ok());
   Provider provider(*model, MakeCurlHttpClient(), RetryPolicy{}, PriceTable::Defaults(), 1);

@@ -21,15 +21,12 @@
 #include "core/subprocess.h"
 #include "run/cpu_backend.h"
 #include "run/evaluator.h"
+#include "support/source_dir.h"
 
 namespace hone::testing {
 
-// The source and build trees; HONE_SOURCE_DIR and HONE_BINARY_DIR override
-// them when the tests run from a copy (scripts/gpu-check on a GPU machine).
-inline std::filesystem::path SourceDir() {
-  const char* e = std::getenv("HONE_SOURCE_DIR");
-  return e && *e ? std::filesystem::path(e) : std::filesystem::path(HONE_TEST_SOURCE_DIR);
-}
+// The build tree; HONE_BINARY_DIR overrides it when the tests run from a
+// copy (scripts/gpu-check on a GPU machine). SourceDir: support/source_dir.h.
 inline std::filesystem::path BinaryDir() {
   const char* e = std::getenv("HONE_BINARY_DIR");
   return e && *e ? std::filesystem::path(e) : std::filesystem::path(HONE_TEST_BINARY_DIR);

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "core/fs.h"
+#include "integration/fixture_kernels.h"
 #include "integration/test_env.h"
 #include "store/candidate_kind.h"
 #include "store/store.h"
@@ -27,27 +28,6 @@ namespace {
 
 using namespace hone::testing;
 using json = nlohmann::json;
-
-const char* kBroken = R"(#include <hone/kernel.h>
-HONE_EXPORT int hone_forward(const hone_args* args) { this does not compile; }
-)";
-
-// Correct, and about 50 times slower than it needs to be.
-const char* kSlow = R"(#include <hone/kernel.h>
-HONE_EXPORT int hone_forward(const hone_args* args) {
-  const float* a = static_cast<const float*>(args->inputs[0].data);
-  const float* b = static_cast<const float*>(args->inputs[1].data);
-  volatile float* out = static_cast<float*>(args->outputs[0].data);
-  int64_t n = hone_numel(&args->outputs[0]);
-  for (int rep = 0; rep < 50; ++rep)
-    for (int64_t i = 0; i < n; ++i) out[i] = a[i] + 2.0f * b[i];
-  return 0;
-}
-)";
-
-std::string FastKernel() {
-  return ReadFile(SourceDir() / "tests/adversarial/cpu/correct.cpp").value();
-}
 
 constexpr char kFastIdea[] = "Drop the 50 repeated passes (fast)";
 constexpr char kBrokenIdea[] = "Unroll the loop (broken)";

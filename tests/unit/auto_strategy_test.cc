@@ -12,6 +12,7 @@
 
 #include "search/strategy.h"
 #include "store/candidate_kind.h"
+#include "support/source_dir.h"
 #include "task/task_loader.h"
 
 namespace hone {
@@ -227,10 +228,7 @@ TEST(AutoStrategyTest, StopsAtItsCallsOrWhenEveryArmIsDone) {
   EXPECT_TRUE(capped.strategy->Finished());
 }
 
-fs::path SourceDir() {
-  const char* e = std::getenv("HONE_SOURCE_DIR");
-  return e && *e ? fs::path(e) : fs::path(HONE_SOURCE_PROMPTS_DIR).parent_path();
-}
+using testing::SourceDir;
 
 // MakeStrategy builds the real arms, each proposing under its own name.
 TEST(AutoStrategyTest, MakeStrategyBuildsEveryArm) {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "support/source_dir.h"
+
 namespace hone {
 namespace {
 
@@ -680,12 +682,7 @@ TEST(LintTextTest, PathologicalInputsStayFast) {
 
 // ---------------------------------------------------- the project's code
 
-// The source tree: $HONE_SOURCE_DIR when the tests run from a copy, else the
-// checkout this binary was built from.
-fs::path SourceDir() {
-  const char* e = std::getenv("HONE_SOURCE_DIR");
-  return e && *e ? fs::path(e) : fs::path(HONE_SOURCE_PROMPTS_DIR).parent_path();
-}
+using testing::SourceDir;
 
 std::string Slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -12,13 +12,14 @@
 #include "measure/profile_judge.h"
 #include "run/cpu_counters.h"
 #include "run/ncu_profile.h"
+#include "support/source_dir.h"
 #include "verify/profile_json.h"
 
 namespace hone {
 namespace {
 
 std::string Fixture(const std::string& name) {
-  auto text = ReadFile(std::filesystem::path(HONE_TEST_SOURCE_DIR) / "tests/unit/data" / name);
+  auto text = ReadFile(testing::SourceDir() / "tests/unit/data" / name);
   EXPECT_TRUE(text.ok()) << name;
   return text.ok() ? *text : "";
 }

@@ -8,6 +8,7 @@
 
 #include "core/fs.h"
 #include "core/paths.h"
+#include "support/source_dir.h"
 #include "task/task_loader.h"
 #include "task/task_text.h"
 
@@ -16,12 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The source tree: $HONE_SOURCE_DIR when the tests run from a copy, else the
-// checkout this binary was built from.
-fs::path SourceDir() {
-  const char* e = std::getenv("HONE_SOURCE_DIR");
-  return e && *e ? fs::path(e) : fs::path(HONE_SOURCE_PROMPTS_DIR).parent_path();
-}
+using testing::SourceDir;
 
 std::string Slurp(const fs::path& p) { return ReadFile(p).value(); }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "support/source_dir.h"
 #include "task/task_loader.h"
 
 namespace hone {
@@ -12,10 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path SourceDir() {
-  const char* e = std::getenv("HONE_SOURCE_DIR");
-  return e && *e ? fs::path(e) : fs::path(HONE_SOURCE_PROMPTS_DIR).parent_path();
-}
+using testing::SourceDir;
 
 TaskSignature Load(const std::string& folder) {
   auto task = LoadNativeTask(SourceDir() / folder);

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "store/candidate_kind.h"
+#include "support/source_dir.h"
 #include "task/task_loader.h"
 
 namespace hone {
@@ -17,10 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path SourceDir() {
-  const char* e = std::getenv("HONE_SOURCE_DIR");
-  return e && *e ? fs::path(e) : fs::path(HONE_SOURCE_PROMPTS_DIR).parent_path();
-}
+using testing::SourceDir;
 
 bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
