@@ -66,28 +66,12 @@ Result<fs::path> FindScript(const OracleOptions& options) {
   return fs::absolute(p, ec);
 }
 
-// Runs `<python> <script> --check`; an empty string when it passes, else why not.
-std::string CheckPython(const std::string& python, const fs::path& script,
-                        std::chrono::milliseconds timeout) {
-  CommandOptions o;
-  o.timeout = timeout;
-  o.max_output_bytes = 16 << 10;
-  auto r = RunCommand({python, script.string(), "--check"}, o);
-  if (!r.ok()) return r.status().message();
-  if (r->succeeded()) return "";
-  std::string why = r->timed_out     ? "timed out"
-                    : r->term_signal ? "signal " + std::to_string(r->term_signal)
-                                     : "exit " + std::to_string(r->exit_code);
-  std::string line = FirstLine(r->output);
-  return line.empty() ? why : why + ": " + line;
-}
-
-// An interpreter named by the caller (OracleOptions::python or HONE_PYTHON) is
-// not checked here: the hello fails with exit code 3 when it has no torch,
-// which costs one torch import instead of two.
-Result<std::string> ChoosePython(const OracleOptions& options, const fs::path& script) {
-  if (!options.python.empty()) return options.python;
-  if (std::string e = Env("HONE_PYTHON"); !e.empty()) return e;
+// The interpreters to try, in order: the one the caller names
+// (OracleOptions::python or HONE_PYTHON) alone, else every `python3` on PATH
+// and /usr/bin/python3.
+std::vector<std::string> PythonCandidates(const OracleOptions& options) {
+  if (!options.python.empty()) return {options.python};
+  if (std::string e = Env("HONE_PYTHON"); !e.empty()) return {e};
   std::vector<std::string> candidates;
   std::set<std::string> seen;
   auto add = [&](const fs::path& p) {
@@ -102,15 +86,7 @@ Result<std::string> ChoosePython(const OracleOptions& options, const fs::path& s
     if (!dir.empty()) add(fs::path(dir) / "python3");
   }
   add("/usr/bin/python3");
-  std::string tried;
-  for (const auto& py : candidates) {
-    std::string why = CheckPython(py, script, options.check_timeout);
-    if (why.empty()) return py;
-    tried += (tried.empty() ? "" : "; ") + py + " (" + why + ")";
-  }
-  return Status::Unavailable("no python3 that imports torch (tried: " +
-                             (tried.empty() ? std::string("none found") : tried) +
-                             "): " + kInstallHint);
+  return candidates;
 }
 
 std::vector<int64_t> Shape(const json& j) {
@@ -143,10 +119,27 @@ std::map<std::string, int64_t> IntMap(const json& j) {
 
 }  // namespace
 
+// Each interpreter is started as the oracle itself: one that cannot import
+// torch (or cannot run) fails its hello with exit code 3, and the next is
+// tried. A separate `--check` first would import torch twice, seconds each.
 Result<std::unique_ptr<OracleClient>> OracleClient::Start(const OracleOptions& options) {
   HONE_ASSIGN_OR_RETURN(fs::path script, FindScript(options));
-  HONE_ASSIGN_OR_RETURN(std::string python, ChoosePython(options, script));
+  std::vector<std::string> candidates = PythonCandidates(options);
+  std::string tried;
+  for (const std::string& python : candidates) {
+    auto c = StartWith(options, script, python);
+    if (c.ok() || candidates.size() == 1) return c;
+    if (c.status().code() != StatusCode::kUnavailable) return c;
+    tried += (tried.empty() ? "" : "; ") + c.status().message();
+  }
+  return Status::Unavailable("no python3 that imports torch (tried: " +
+                             (tried.empty() ? std::string("none found") : tried) +
+                             "): " + kInstallHint);
+}
 
+Result<std::unique_ptr<OracleClient>> OracleClient::StartWith(const OracleOptions& options,
+                                                              const fs::path& script,
+                                                              const std::string& python) {
   std::unique_ptr<OracleClient> c(new OracleClient());
   c->python_ = python;
   c->script_ = script;

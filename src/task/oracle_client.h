@@ -33,8 +33,9 @@ namespace hone {
 
 struct OracleOptions {
   // The interpreter. Empty: HONE_PYTHON when set (no fallback when it cannot
-  // import torch; a named interpreter is not --checked, its hello fails), else the first of every
-  // `python3` on PATH and /usr/bin/python3 for which `<python> <script> --check` exits 0.
+  // import torch), else the first of every `python3` on PATH and
+  // /usr/bin/python3 whose oracle starts (one without torch or numpy ends
+  // its hello with exit code 3, and the next is tried).
   std::string python;
   // hone_oracle.py. Empty: HONE_ORACLE when set, else hone_oracle.py in
   // FindPythonDir() (core/paths.h: an install's share/hone/python, else the
@@ -44,7 +45,6 @@ struct OracleOptions {
   // Where the oracle's stderr goes (appended). Empty: a temporary file,
   // removed when the client ends; its tail is quoted in error messages.
   std::filesystem::path stderr_log;
-  std::chrono::milliseconds check_timeout{std::chrono::seconds(60)};  // each --check
   std::chrono::milliseconds hello_timeout{std::chrono::seconds(60)};  // torch import
 };
 
@@ -166,6 +166,11 @@ class OracleClient {
   std::string StderrTail(size_t max_bytes = 4096) const;
 
  private:
+  // Start with the interpreter `python`: Status::Unavailable when it cannot
+  // run or import torch.
+  static Result<std::unique_ptr<OracleClient>> StartWith(const OracleOptions& options,
+                                                         const std::filesystem::path& script,
+                                                         const std::string& python);
   OracleClient() = default;
   // Closes its pipes, gives it `grace` to end, then kills its process group
   // and reaps it; returns how it ended ("exit code 1", "signal 9", "killed").

@@ -135,6 +135,31 @@ TEST(OracleClientStart, NamedPythonWithoutTorchIsUnavailable) {
   fs::remove_all(dir, ec);
 }
 
+// The first python3 on PATH cannot import torch: the search starts the
+// next one as the oracle, with no separate check of either.
+TEST(OracleClientStart, SkipsAPythonWithoutTorchOnThePath) {
+  fs::path dir = std::move(MakeTempDir(fs::temp_directory_path(), "oracle-test")).value();
+  {
+    std::ofstream out(dir / "python3");
+    out << "#!/bin/sh\necho 'no torch here' >&2\nexit 3\n";
+  }
+  fs::permissions(dir / "python3", fs::perms::owner_all);
+  std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  std::string named = std::getenv("HONE_PYTHON") ? std::getenv("HONE_PYTHON") : "";
+  setenv("PATH", (dir.string() + ":" + path).c_str(), 1);
+  unsetenv("HONE_PYTHON");
+  OracleOptions o = TestOptions();
+  o.python.clear();
+  auto c = OracleClient::Start(o);
+  setenv("PATH", path.c_str(), 1);
+  if (!named.empty()) setenv("HONE_PYTHON", named.c_str(), 1);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  std::unique_ptr<OracleClient> client;
+  START_OR_SKIP(client, c);
+  EXPECT_NE(client->python(), (dir / "python3").string());
+}
+
 TEST_F(OracleClientTest, HelloChecksTheProtocol) {
   EXPECT_EQ(client_->hello().value("protocol", 0), kOracleProtocol);
   EXPECT_FALSE(client_->python().empty());
