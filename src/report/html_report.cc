@@ -676,6 +676,26 @@ std::string ChecksHtml(const std::string& checks_json) {
   return out + "</table></details>\n";
 }
 
+// The profiler's diagnosis of a verdict (docs/PROFILING.md): its label,
+// evidence and likely fix; "" when the verdict has none.
+std::string ProfileHtml(const std::string& verdict) {
+  json v = json::parse(verdict, nullptr, false);
+  if (!v.is_object() || !v.contains("profile") || !v["profile"].is_object()) return "";
+  const json& p = v["profile"];
+  if (!p.value("not_run", "").empty())
+    return "<p>profiler: not run: " + HtmlEscape(p.value("not_run", "")) + "</p>\n";
+  const json d = p.value("diagnosis", json::object());
+  if (d.value("label", "").empty()) return "";
+  std::string out = fmt::format("<p>profiler ({}): <b>{}</b></p>\n<ul>",
+                                HtmlEscape(p.value("tool", "")), HtmlEscape(d.value("label", "")));
+  for (const auto& e : d.value("evidence", json::array()))
+    if (e.is_string()) out += "<li>" + HtmlEscape(e.get<std::string>()) + "</li>";
+  out += "</ul>\n";
+  if (!d.value("fix", "").empty())
+    out += "<p>likely fix: " + HtmlEscape(d.value("fix", "")) + "</p>\n";
+  return out;
+}
+
 std::string KernelHtml(const AttemptView& a) {
   const CandidateRow& c = a.candidate;
   const EvaluationRow& e = *a.evaluation;
@@ -696,6 +716,7 @@ std::string KernelHtml(const AttemptView& a) {
           : "-",
       Num(e.ref_median_us, "{:.3f}"), e.reps > 0 ? std::to_string(e.reps) : "-",
       Num(e.sol_percent, "{:.1f}"));
+  out += ProfileHtml(e.verdict);
   out += ChecksHtml(e.checks);
   if (c.source)
     out += fmt::format("<details><summary>source: {} line(s)</summary><pre>{}</pre></details>\n",

@@ -226,6 +226,25 @@ TEST_F(HtmlReportTest, JsonSummaryHasRunMetricsTasksAndOutcomes) {
   EXPECT_EQ(j["spend"]["calls"], 8);
 }
 
+// The best kernel's section shows the profiler's diagnosis of it.
+TEST_F(HtmlReportTest, TheBestKernelShowsItsProfile) {
+  json v = json::parse(PassedVerdict(3.0, std::nullopt, 60));
+  v["profile"] = {{"tool", "ncu 2025.3.1"},
+                  {"diagnosis",
+                   {{"label", "underutilised, memory-bound"},
+                    {"evidence", {"the grid (64 blocks) leaves 68 of the 132 SMs idle"}},
+                    {"fix", "launch <more> blocks"}}},
+                  {"not_run", ""}};
+  Attempt("h_add", 9, "int f;", "passed", v.dump());
+  RunData d = Load();
+  std::string html = RenderHtmlReport(d, SummarizeRun(d), kStubChartJs, "2026-01-01T00:00:00Z");
+  EXPECT_NE(html.find("profiler (ncu 2025.3.1): <b>underutilised, memory-bound</b>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<li>the grid (64 blocks) leaves 68 of the 132 SMs idle</li>"),
+            std::string::npos);
+  EXPECT_NE(html.find("likely fix: launch &lt;more&gt; blocks"), std::string::npos);
+}
+
 TEST_F(HtmlReportTest, PageLoadsNothingFromTheNetwork) {
   RunData d = Load();
   std::string js = ChartJs();
