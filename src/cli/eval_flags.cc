@@ -21,6 +21,10 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
                   "(clflush the tensors), none")
       ->capture_default_str();
   app->add_option("--threads", f.threads, "OpenMP threads in the sandbox (0: all cores)");
+  app->add_option("--input-sets", f.input_sets,
+                  "Buffer slots (value sets, each at its own place in memory) that timed calls "
+                  "rotate through; fewer when memory is short")
+      ->capture_default_str();
   app->add_option("--memory-limit", f.memory_limit_mb,
                   "Memory for the candidate's own allocations in MiB (default: an eighth of RAM, "
                   "at most 2048)");
@@ -54,7 +58,7 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
 }
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalFlags, no_time, time_budget, warmup, min_reps,
-                                                max_reps, target_rse, flush, threads,
+                                                max_reps, target_rse, flush, threads, input_sets,
                                                 memory_limit_mb, call_timeout, timeout, seed,
                                                 device, no_seccomp, no_landlock, no_netns, profile,
                                                 allow, no_lint, shape_scale, size_policy, baselines,
@@ -128,6 +132,8 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   if (f.target_rse <= 0) return Status::Invalid("--target-rse: must be positive");
   if (f.device < 0) return Status::Invalid("--device: must not be negative");
   if (f.threads < 0) return Status::Invalid("--threads: must not be negative (0: all cores)");
+  if (f.input_sets < 1 || f.input_sets > 64)
+    return Status::Invalid("--input-sets: must be between 1 and 64");
   if (f.min_reps < 3 || f.max_reps < f.min_reps)
     return Status::Invalid("--min-reps/--max-reps: need 3 <= min-reps <= max-reps");
   if (f.call_timeout <= 0) return Status::Invalid("--call-timeout: must be positive");
@@ -143,6 +149,7 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   o.timing.max_reps = f.max_reps;
   o.timing.target_rse = f.target_rse;
   o.threads = f.threads;
+  o.input_sets = f.input_sets;
   o.memory_limit_bytes = static_cast<size_t>(f.memory_limit_mb * 1024 * 1024);
   o.max_call_timeout = std::chrono::milliseconds(static_cast<int64_t>(f.call_timeout * 1000));
   o.min_call_timeout = std::min(o.min_call_timeout, o.max_call_timeout);

@@ -20,6 +20,7 @@ struct EvalFlags {
   double target_rse = 0.01;
   std::string flush = "llc";
   int threads = 0;
+  int input_sets = 3;  // buffer slots timed calls rotate through (EvalOptions::input_sets)
   double memory_limit_mb = 0;
   double call_timeout = 10;
   double timeout = 600;
