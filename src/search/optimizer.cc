@@ -294,9 +294,19 @@ Result<std::optional<Verdict>> Loop::Evaluate(const AttemptResult& r,
 }
 
 Status Loop::Finish(AttemptResult& r, const std::filesystem::path& candidate) {
+  const bool from_store = verdict_from_store_.count(r.proposal.id) > 0;
   // The run folder has the attempts finished before a crash already.
-  if (!verdict_from_store_.count(r.proposal.id)) HONE_RETURN_IF_ERROR(record_.Append(r, candidate));
-  strategy_.Observe(r);
+  if (!from_store) HONE_RETURN_IF_ERROR(record_.Append(r, candidate));
+  if (r.verdict && !from_store) {
+    // The strategy sees the verdict a resumed run will read back, not the
+    // live one: times do not survive the store exactly, and a prompt that
+    // quotes them would differ on replay and be asked again.
+    AttemptResult seen = r;
+    HONE_ASSIGN_OR_RETURN(seen.verdict, VerdictAsStored(*r.verdict));
+    strategy_.Observe(seen);
+  } else {
+    strategy_.Observe(r);
+  }
   Progress("candidate " + std::to_string(r.proposal.id) + " done", AttemptLine(r));
   return Status::Ok();
 }

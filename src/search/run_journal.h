@@ -10,7 +10,9 @@
 // Resuming: the strategy is run again from the start. A proposal whose
 // prompt equals a stored attempt's prompt (not yet used in this replay)
 // gets that attempt's reply instead of a new LLM call, and a stored
-// finished evaluation's verdict instead of a new evaluation. Sample, refine,
+// finished evaluation's verdict instead of a new evaluation. The live run's
+// strategy is handed verdicts as stored too (verify/verdict_json.h:
+// VerdictAsStored), so both see the same values. Sample, refine,
 // tree and auto strategies replay exactly (tree and auto decide only on
 // complete sets of results, never on the order they arrived in); evolve
 // replays as far as its proposals come out the same (its choices depend on

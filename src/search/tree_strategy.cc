@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/speedup_gain.h"
 #include "search/bandit.h"
 #include "search/idea_list.h"
 #include "store/candidate_kind.h"
@@ -77,12 +78,24 @@ int TreeStrategy::RootOf(int node) const {
   return node;
 }
 
+bool TreeStrategy::SlowerThanParent(const Node& n) const {
+  if (n.gain * (1 + kGainNoiseFloor) >= 1.0) return false;
+  if (n.parent < 0) return true;
+  // Both timed with an interval: slower only when the intervals are apart.
+  const Verdict& mine = n.kernel.verdict;
+  const Verdict& parent = nodes_[static_cast<size_t>(n.parent)].kernel.verdict;
+  if (mine.speedup_high <= 0 || parent.speedup_low <= 0) return true;
+  return mine.speedup_high < parent.speedup_low;
+}
+
 bool TreeStrategy::Expandable(const Node& n) const {
-  return n.state == NodeState::kPassed && n.depth < options_.depth && !n.exhausted && n.gain >= 1.0;
+  return n.state == NodeState::kPassed && n.depth < options_.depth && !n.exhausted &&
+         !SlowerThanParent(n);
 }
 
 double TreeStrategy::Reward(const Node& n) {
-  return n.gain > 1.0 ? std::min(1.0, std::log(n.gain)) : 0.0;
+  // A gain under the noise floor is timing noise, as for auto's arms.
+  return n.gain > 1 + kGainNoiseFloor ? std::min(1.0, std::log(n.gain)) : 0.0;
 }
 
 BanditArm TreeStrategy::ArmOf(const Node& n) const {

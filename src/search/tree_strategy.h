@@ -13,10 +13,14 @@
 //
 // Gain: a node's speedup over the kernel it improved upon (its parent; for
 // an adopted root, the fastest node before it; 1 for the first root). Its
-// reward: ln(gain), capped at 1, and 0 for no gain, a regression or a
-// failure; scale-free, so a 10% step counts the same at 0.1x as at 5x.
-// Expandable: a passed node less than `depth` deep, no slower than its
-// parent, whose last call for ideas brought new ones. The node expanded is
+// reward: ln(gain), capped at 1, and 0 for a gain under the noise floor
+// (core/speedup_gain.h: kGainNoiseFloor), a regression or a failure;
+// scale-free, so a 10% step counts the same at 0.1x as at 5x.
+// Expandable: a passed node less than `depth` deep, not slower than its
+// parent beyond timing noise (slower by more than the noise floor and, when
+// both have a speedup interval, with the intervals apart: an idea that
+// changed nothing stays expandable whichever side of its parent it was
+// measured), whose last call for ideas brought new ones. The node expanded is
 // the expandable one with the highest UCB1 score (search/bandit.h) over
 // its rewards: its own and each finished child's (what expanding it
 // brought; a failed call for ideas or one with no new idea counts 0).
@@ -37,8 +41,10 @@
 // expansion at a time, and the next node is chosen only once every child of
 // the last one has its result; nodes are kept in the order proposed and
 // statistics computed from them afresh. So the proposals depend on the
-// results only, not on the order concurrent replies arrived in. Driven by
-// one thread (the loop's); never blocks.
+// results only, not on the order concurrent replies arrived in. The results
+// must be the ones a resumed run reads back: the loop hands over verdicts as
+// stored (verify/verdict_json.h: VerdictAsStored), since the prompts quote
+// their times. Driven by one thread (the loop's); never blocks.
 #pragma once
 
 #include <deque>
@@ -116,6 +122,9 @@ class TreeStrategy : public SearchStrategy {
   // The node as a bandit arm: the mean of its and its finished children's
   // rewards, and how many there are.
   BanditArm ArmOf(const Node& n) const;
+  // Measurably slower than its parent (above); a node without one is
+  // compared with 1.
+  bool SlowerThanParent(const Node& n) const;
   bool Expandable(const Node& n) const;
   // The normalised ideas a new idea for `node` must not repeat.
   std::vector<std::string> Known(int node) const;

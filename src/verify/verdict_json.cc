@@ -197,6 +197,17 @@ Result<Verdict> VerdictFromJson(const nlohmann::json& j) {
   }
 }
 
+Result<Verdict> VerdictAsStored(const Verdict& v) {
+  // Through the text, as the store writes it: a NaN becomes null on the way.
+  std::string text;
+  try {
+    text = VerdictToJson(v).dump();
+  } catch (const nlohmann::json::exception& e) {
+    return Status::Invalid(std::string("a verdict that cannot be stored: ") + e.what());
+  }
+  return VerdictFromJson(nlohmann::json::parse(text));
+}
+
 nlohmann::json MachineToJson(const MachineInfo& m) {
   return {{"kind", m.kind},
           {"name", m.cpu_model},

@@ -15,6 +15,13 @@ nlohmann::json VerdictToJson(const Verdict& v);
 // state's throttle bits and the sandbox's feature bits, which come back
 // empty. Status::Invalid when `j` is not a verdict (no known status).
 Result<Verdict> VerdictFromJson(const nlohmann::json& j);
+// The verdict as the store keeps it and a resumed search reads it back:
+// VerdictFromJson of VerdictToJson's text. Not the same as `v`: times are
+// written in microseconds and read back in seconds, which is not exact, and
+// some bits come back empty (above). A search strategy must decide from
+// this form, so that the live run and its replay see the same verdict.
+// Status::Invalid only if VerdictToJson wrote something its inverse rejects.
+Result<Verdict> VerdictAsStored(const Verdict& v);
 // "passed" -> kPassed, ...; nullopt for an unknown name.
 std::optional<VerdictStatus> ParseStatusName(std::string_view name);
 nlohmann::json MachineToJson(const MachineInfo& m);

@@ -181,11 +181,13 @@ TEST_F(TreeAutoTest, TreeExpandsTheIdeaThatGainedAndTheReportShowsTheTree) {
   EXPECT_EQ(ideas_calls, 2);
 
   // Resumed when finished, it replays every call (asking none) and says
-  // what the tree did.
+  // what the tree did. The prompts quote measured times: the live run's
+  // strategy saw each verdict as stored, so the resumed run, reading them
+  // back, builds the same prompts word for word whatever was measured.
   const int asked = answered_.load();
   auto again = RunHone({"optimize", "--resume", "1", "--store", db_.string()});
   ASSERT_EQ(again.exit_code, 0) << again.output;
-  EXPECT_EQ(answered_.load(), asked);
+  EXPECT_EQ(answered_.load(), asked) << again.output;
   EXPECT_TRUE(Has(again.output,
                   "7 LLM calls (0 failed after retries, 0 without usable code, 2 "
                   "asking for ideas, not code)"))

@@ -474,6 +474,36 @@ TEST_F(StoreTest, RoundTripsCandidateBuildEvaluationAndLlmCall) {
   EXPECT_EQ((*s->GetTask(f.task))->name, "vector_add");
 }
 
+// A resumed search reads its verdicts back from the store and must make the
+// choices the live run made (search/run_journal.h): the live run's strategy
+// is given VerdictAsStored, which must be exactly what comes back, even for
+// times that the microsecond round trip does not return unchanged.
+TEST_F(StoreTest, AVerdictAsStoredIsExactlyWhatIsReadBack) {
+  auto s = OpenOrDie();
+  ASSERT_NE(s, nullptr);
+  Fixture f = MakeRun(*s);
+  auto c = s->AddCandidate(Candidate(f, 0, "int a;"));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  Verdict live = PassedVerdict(0.09);
+  live.candidate_time->summary.median = 57015e-9;  // 57.015 us: (x * 1e6) * 1e-6 != x
+  live.candidate_time->summary.ci_high = 57465e-9;
+  auto e = s->BeginEvaluation(f.run, WorkKey(f.task, SourceHash("int a;"), "o"), f.task, *c);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  ASSERT_TRUE(s->FinishEvaluation(*e, live).ok());
+  auto row = s->GetEvaluation(*e);
+  ASSERT_TRUE(row.ok()) << row.status().message();
+  auto back = VerdictFromJson(nlohmann::json::parse(row->verdict));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_NE(back->candidate_time->summary.median, live.candidate_time->summary.median)
+      << "the premise: the store does not return every time unchanged";
+
+  auto as_stored = VerdictAsStored(live);
+  ASSERT_TRUE(as_stored.ok()) << as_stored.status().message();
+  EXPECT_EQ(as_stored->candidate_time->summary.median, back->candidate_time->summary.median);
+  EXPECT_EQ(as_stored->candidate_time->summary.ci_high, back->candidate_time->summary.ci_high);
+  EXPECT_EQ(VerdictToJson(*as_stored).dump(), VerdictToJson(*back).dump());
+}
+
 TEST_F(StoreTest, PendingWorkSurvivesACrash) {
   Fixture f;
   int64_t e1 = 0, e2 = 0;

@@ -229,6 +229,44 @@ TEST_F(TreeStrategyTest, ANodeWithNoNewIdeasIsNotExpandedAgain) {
   EXPECT_EQ(tree->nodes()[0].expansion_note, "the reply held no new idea");
 }
 
+// An idea that changed nothing is measured on either side of its parent by
+// chance; whichever side, it stays expandable. Only a kernel measurably
+// slower (beyond the noise floor, and with the speedup intervals apart when
+// both have one) is not expanded.
+TEST_F(TreeStrategyTest, OnlyAMeasurablySlowerNodeIsNotExpanded) {
+  auto Within = [](AttemptResult r, double low, double high) {
+    r.verdict->speedup_low = low;
+    r.verdict->speedup_high = high;
+    return r;
+  };
+  // The root passes at 1.0 within `root_ci`; of ideas A and B, B fails and
+  // A passes as `a`: the node the second call for ideas expands.
+  auto SecondExpansion = [&](std::pair<double, double> root_ci, const AttemptResult& a_template) {
+    auto tree = Make({2, 4, 3, 1});
+    Proposal root = One(*tree);
+    tree->Observe(Within(Passed(root, 1.0), root_ci.first, root_ci.second));
+    Proposal call = One(*tree);
+    tree->Observe(Replied(call, IdeasReply({"A", "B"})));
+    auto children = Propose(*tree);
+    EXPECT_EQ(children.size(), 2u);
+    if (children.size() != 2u) return -1;
+    AttemptResult a = a_template;
+    a.proposal = children[0];
+    tree->Observe(a);
+    tree->Observe(Failed(children[1], VerdictStatus::kIncorrect, "wrong"));
+    Proposal next = One(*tree);
+    EXPECT_EQ(next.kind, kIdeasKind);
+    return next.parents.empty() ? -1 : next.parents.front() == children[0].id ? 1 : 0;
+  };
+  Proposal any;
+  EXPECT_EQ(SecondExpansion({0, 0}, Passed(any, 0.99)), 1) << "1% slower: timing noise";
+  EXPECT_EQ(SecondExpansion({0, 0}, Passed(any, 0.9)), 0) << "10% slower, no intervals";
+  EXPECT_EQ(SecondExpansion({0.9, 1.1}, Within(Passed(any, 0.9), 0.8, 1.0)), 1)
+      << "10% slower, but within the root's interval";
+  EXPECT_EQ(SecondExpansion({0.95, 1.05}, Within(Passed(any, 0.9), 0.85, 0.94)), 0)
+      << "10% slower with the intervals apart";
+}
+
 TEST_F(TreeStrategyTest, AFailedCallForIdeasSpendsAnExpansionOnly) {
   auto tree = Make({2, 2, 3, 1});
   Proposal root = One(*tree);
