@@ -11,6 +11,7 @@
 
 #include "core/subprocess.h"
 #include "run/cuda_tools.h"
+#include "run/standalone_tensors.h"
 
 namespace hone {
 namespace {
@@ -314,17 +315,12 @@ ProfileReport RunNcu(const NcuJob& job) {
   report.tool = NcuVersion(job.ncu);
   std::vector<std::string> argv = CleanToolEnvironment(job.scratch);
   for (const auto& a : NcuArguments(job)) argv.push_back(a);
-  for (const auto& a :
-       {job.sandbox.string(), std::string("--cuda-pci"), job.pci_bus_id, std::string("--library"),
-        job.library.string(), std::string("--library-dir"), job.library.parent_path().string(),
-        std::string("--scratch"), job.scratch.string()})
+  std::vector<std::string> confinement = job.sandbox_args;
+  for (const char* relax : {"--no-seccomp", "--no-landlock", "--no-netns"})
+    confinement.push_back(relax);
+  for (const auto& a : StandaloneCommand(job.sandbox, job.pci_bus_id, job.library, job.scratch,
+                                         confinement, job.tensors))
     argv.push_back(a);
-  for (const auto& a : job.sandbox_args) argv.push_back(a);
-  for (const char* relax : {"--no-seccomp", "--no-landlock", "--no-netns"}) argv.push_back(relax);
-  for (const std::string& t : job.tensors) {
-    argv.push_back("--standalone-tensor");
-    argv.push_back(t);
-  }
   CommandOptions opts;
   opts.timeout = job.timeout;
   opts.cwd = job.scratch.string();

@@ -6,6 +6,7 @@
 
 #include "core/subprocess.h"
 #include "run/cuda_tools.h"
+#include "run/standalone_tensors.h"
 
 namespace hone {
 namespace {
@@ -81,24 +82,22 @@ std::vector<Verdict::SanitizerTool> RunSanitizer(const SanitizeJob& job) {
     // A clean environment, as every sandbox gets: nothing of the worker's
     // (API keys) reaches the candidate. The tool keeps its files in scratch.
     std::vector<std::string> argv = CleanToolEnvironment(job.scratch);
-    std::vector<std::string> command = {
-        job.compute_sanitizer.string(), "--tool", tool, "--error-exitcode",
-        std::to_string(kSanitizerErrorExit), "--print-limit", "10",
-        // Measured on the H100: with a host
-        // backtrace, or with the whole context
-        // destroyed, a memcheck error in the
-        // confined sandbox hangs the tool.
-        "--show-backtrace", "no", job.sandbox.string(), "--cuda-pci", job.pci_bus_id, "--library",
-        job.library.string(), "--library-dir", job.library.parent_path().string(), "--scratch",
-        job.scratch.string()};
-    if (tool == "memcheck")
-      command.insert(command.begin() + 3, {"--destroy-on-device-error", "kernel"});
+    // Measured on the H100: with a host backtrace, or with the whole context
+    // destroyed, a memcheck error in the confined sandbox hangs the tool.
+    std::vector<std::string> command = {job.compute_sanitizer.string(),
+                                        "--tool",
+                                        tool,
+                                        "--error-exitcode",
+                                        std::to_string(kSanitizerErrorExit),
+                                        "--print-limit",
+                                        "10",
+                                        "--show-backtrace",
+                                        "no"};
+    if (tool == "memcheck") command.insert(command.end(), {"--destroy-on-device-error", "kernel"});
     argv.insert(argv.end(), command.begin(), command.end());
-    argv.insert(argv.end(), job.sandbox_args.begin(), job.sandbox_args.end());
-    for (const std::string& t : job.tensors) {
-      argv.push_back("--standalone-tensor");
-      argv.push_back(t);
-    }
+    for (const auto& a : StandaloneCommand(job.sandbox, job.pci_bus_id, job.library, job.scratch,
+                                           job.sandbox_args, job.tensors))
+      argv.push_back(a);
     CommandOptions opts;
     opts.timeout = job.timeout;
     opts.cwd = job.scratch.string();

@@ -1,5 +1,7 @@
 #include "run/standalone_tensors.h"
 
+#include <fmt/format.h>
+
 #include "core/fs.h"
 
 namespace hone {
@@ -7,12 +9,16 @@ namespace {
 
 std::string ShapeText(const std::vector<int64_t>& shape) {
   std::string t;
-  for (size_t d = 0; d < shape.size(); ++d) t += (d ? "x" : "") + std::to_string(shape[d]);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (d) t += 'x';
+    t += std::to_string(shape[d]);
+  }
   return t;
 }
 
-std::string DtypePrefix(const char* role, const Placement& p) {
-  return std::string(role) + ":" + std::to_string(static_cast<int>(p.dtype)) + ":";
+// "in:0:4096x512" (sandbox/cuda/standalone.h).
+std::string Spec(const char* role, const Placement& p) {
+  return fmt::format("{}:{}:{}", role, static_cast<int>(p.dtype), ShapeText(p.shape));
 }
 
 }  // namespace
@@ -26,11 +32,33 @@ Result<std::vector<std::string>> StandaloneTensorSpecs(Arena& arena, const SetLa
     arena.Read(p.offset, bytes.data(), p.bytes);
     std::filesystem::path file = scratch / ("input_" + std::to_string(i) + ".bin");
     HONE_RETURN_IF_ERROR(WriteFileAtomic(file, bytes));
-    specs.push_back(DtypePrefix("in", p) + ShapeText(p.shape) + ":" + file.string());
+    specs.push_back(fmt::format("{}:{}", Spec("in", p), file.string()));
   }
-  for (const Placement& p : set.outputs)
-    specs.push_back(DtypePrefix("out", p) + ShapeText(p.shape));
+  for (const Placement& p : set.outputs) specs.push_back(Spec("out", p));
   return specs;
+}
+
+std::vector<std::string> StandaloneCommand(const std::filesystem::path& sandbox,
+                                           const std::string& pci_bus_id,
+                                           const std::filesystem::path& library,
+                                           const std::filesystem::path& scratch,
+                                           const std::vector<std::string>& confinement,
+                                           const std::vector<std::string>& tensors) {
+  std::vector<std::string> argv = {sandbox.string(),
+                                   "--cuda-pci",
+                                   pci_bus_id,
+                                   "--library",
+                                   library.string(),
+                                   "--library-dir",
+                                   library.parent_path().string(),
+                                   "--scratch",
+                                   scratch.string()};
+  argv.insert(argv.end(), confinement.begin(), confinement.end());
+  for (const std::string& t : tensors) {
+    argv.push_back("--standalone-tensor");
+    argv.push_back(t);
+  }
+  return argv;
 }
 
 }  // namespace hone

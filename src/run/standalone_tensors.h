@@ -20,4 +20,14 @@ namespace hone {
 Result<std::vector<std::string>> StandaloneTensorSpecs(Arena& arena, const SetLayout& set,
                                                        const std::filesystem::path& scratch);
 
+// The sandbox's command line for one standalone call: `sandbox` (hone-
+// sandbox-cuda) on the GPU `pci_bus_id`, the built `library`, its files in
+// `scratch`, then `confinement` (ConfinementArgs) and the tensors' specs.
+std::vector<std::string> StandaloneCommand(const std::filesystem::path& sandbox,
+                                           const std::string& pci_bus_id,
+                                           const std::filesystem::path& library,
+                                           const std::filesystem::path& scratch,
+                                           const std::vector<std::string>& confinement,
+                                           const std::vector<std::string>& tensors);
+
 }  // namespace hone

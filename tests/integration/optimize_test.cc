@@ -17,6 +17,7 @@
 #include "core/fs.h"
 #include "core/paths.h"
 #include "integration/fixture_kernels.h"
+#include "integration/kill_midrun.h"
 #include "integration/test_env.h"
 #include "search/optimizer.h"
 #include "search/run_record.h"
@@ -508,24 +509,9 @@ TEST_F(OptimizeTest, ResumeAfterSigkillLosesNothingAndRepeatsNothing) {
       "--run-dir",     (run_dir_ / "killed").string(),
       "--time-budget", "0.2",
       "--quiet"};
-  pid_t pid = SpawnHone(args);
   // Kill it once some attempts are stored and evaluated, mid-run.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   size_t stored_before = 0;
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (!std::filesystem::exists(db)) continue;
-    auto store = Store::Open(db);
-    if (!store.ok()) continue;
-    auto counts = (*store)->StatusCounts(1);
-    int finished = 0;
-    if (counts.ok())
-      for (const auto& [status, n] : *counts) finished += status == "pending" ? 0 : n;
-    if (finished >= 2) break;
-  }
-  kill(-pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  int status = KillOnceEvaluated(SpawnHone(args), db);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it could be killed";
   std::map<int, std::string> finished_before;  // seq -> when its evaluation finished
   {

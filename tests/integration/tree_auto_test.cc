@@ -18,6 +18,7 @@
 
 #include "core/fs.h"
 #include "integration/fixture_kernels.h"
+#include "integration/kill_midrun.h"
 #include "integration/test_env.h"
 #include "store/candidate_kind.h"
 #include "store/store.h"
@@ -280,22 +281,7 @@ TEST_F(TreeAutoTest, AutoSpreadsItsCallsAndFindsTheFastKernelThroughTheTree) {
 
 void TreeAutoTest::KillAndResume(const std::vector<std::string>& strategy) {
   AnswerByRule(true, 300);
-  pid_t pid = SpawnHone(Args("killed", strategy));
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (!std::filesystem::exists(db_)) continue;
-    auto store = Store::Open(db_);
-    if (!store.ok()) continue;
-    auto counts = (*store)->StatusCounts(1);
-    int finished = 0;
-    if (counts.ok())
-      for (const auto& [status, n] : *counts) finished += status == "pending" ? 0 : n;
-    if (finished >= 2) break;
-  }
-  kill(-pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  int status = KillOnceEvaluated(SpawnHone(Args("killed", strategy)), db_);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it could be killed";
   std::map<int, std::string> finished_before;  // seq -> when its evaluation finished
   auto before = Rows();
