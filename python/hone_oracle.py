@@ -1138,8 +1138,8 @@ def main(argv):
     try:
         import torch as _torch
         import numpy  # noqa: F401  (the tensor writer needs it)
-    except ImportError as e:
-        print(f"hone oracle: {sys.executable} cannot import {e.name or 'torch'} ({e}); "
+    except Exception as e:  # ImportError, or a torch whose own libraries fail to load (OSError)
+        print(f"hone oracle: {sys.executable} cannot import {getattr(e, 'name', None) or 'torch'} ({e}); "
               f"set HONE_PYTHON to a python3 with torch and numpy "
               f"(Debian: apt-get install python3-torch python3-numpy)", file=sys.stderr)
         return EXIT_NO_TORCH

@@ -106,7 +106,7 @@ void ExplainUnderuse(const GpuReading& g, const ProfileReport& r, const JudgeCon
     d.evidence.push_back(fmt::format("the grid ({:.0f} blocks) leaves {:.0f} of the {} SMs idle",
                                      g.grid, c.cores - g.grid, c.cores));
     fixes.push_back("launch enough blocks to fill every SM several times (split the work finer)");
-  } else if (g.waves >= 0 && g.waves < 1) {
+  } else if (g.grid > 0 && g.waves >= 0 && g.waves < 1) {
     d.evidence.push_back(fmt::format(
         "the grid ({:.0f} blocks) is {:.2f} of a full wave: each SM holds few warps to hide "
         "latency with",
@@ -162,10 +162,11 @@ std::string JoinFixes(const std::vector<std::string>& fixes) {
 void NearMemoryCeiling(const GpuReading& g, const JudgeContext& c, ProfileDiagnosis& d,
                        std::vector<std::string>& fixes) {
   d.label = "near the memory ceiling";
-  if (c.ideal_bytes > 0 && g.dram_bytes > 1.5 * c.ideal_bytes)
+  bool counted = c.ideal_bytes > 0 && g.dram_bytes > 0;
+  if (counted && g.dram_bytes > 1.5 * c.ideal_bytes)
     d.evidence.push_back(fmt::format("DRAM traffic is {:.1f}x the bytes the task must move",
                                      g.dram_bytes / c.ideal_bytes));
-  else if (c.sol_percent > 0 && c.sol_percent < 60)
+  else if (!counted && c.sol_percent > 0 && c.sol_percent < 60)
     d.evidence.push_back(
         "DRAM streams near its peak, yet the call takes longer than the task's "
         "bytes need: it moves more bytes than the task must");
@@ -218,10 +219,12 @@ ProfileDiagnosis JudgeGpu(const ProfileReport& r, const JudgeContext& c) {
     d.evidence.push_back(fmt::format("{:.0f} shared-memory bank conflicts", g.conflicts));
   // Near a ceiling, what warps wait on is the ceiling itself.
   AddStallEvidence(r, d, fixes, !near);
+  bool memory_advice =
+      near ? d.label == "near the memory ceiling" : dram >= g.compute || memory_work;
   if (fixes.empty())
-    fixes.push_back(d.label == "memory-bound" ? "coalesce and widen accesses, reuse data on chip"
-                                              : "fewer instructions per element, tensor cores "
-                                                "where they apply");
+    fixes.push_back(memory_advice ? "coalesce and widen accesses, reuse data on chip"
+                                  : "fewer instructions per element, tensor cores where they "
+                                    "apply");
   d.fix = JoinFixes(fixes);
   return d;
 }

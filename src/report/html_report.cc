@@ -12,6 +12,7 @@
 #include "report/arm_summary.h"
 #include "report/idea_tree.h"
 #include "store/candidate_kind.h"
+#include "verify/profile_json.h"
 
 namespace hone {
 namespace {
@@ -679,20 +680,16 @@ std::string ChecksHtml(const std::string& checks_json) {
 // The profiler's diagnosis of a verdict (docs/PROFILING.md): its label,
 // evidence and likely fix; "" when the verdict has none.
 std::string ProfileHtml(const std::string& verdict) {
-  json v = json::parse(verdict, nullptr, false);
-  if (!v.is_object() || !v.contains("profile") || !v["profile"].is_object()) return "";
-  const json& p = v["profile"];
-  if (!p.value("not_run", "").empty())
-    return "<p>profiler: not run: " + HtmlEscape(p.value("not_run", "")) + "</p>\n";
-  const json d = p.value("diagnosis", json::object());
-  if (d.value("label", "").empty()) return "";
-  std::string out = fmt::format("<p>profiler ({}): <b>{}</b></p>\n<ul>",
-                                HtmlEscape(p.value("tool", "")), HtmlEscape(d.value("label", "")));
-  for (const auto& e : d.value("evidence", json::array()))
-    if (e.is_string()) out += "<li>" + HtmlEscape(e.get<std::string>()) + "</li>";
+  std::optional<ProfileReport> p = ProfileOfVerdict(json::parse(verdict, nullptr, false));
+  if (!p) return "";
+  if (!p->ran()) return "<p>profiler: not run: " + HtmlEscape(p->not_run) + "</p>\n";
+  const ProfileDiagnosis& d = p->diagnosis;
+  if (d.label.empty()) return "";
+  std::string out = fmt::format("<p>profiler ({}): <b>{}</b></p>\n<ul>", HtmlEscape(p->tool),
+                                HtmlEscape(d.label));
+  for (const auto& e : d.evidence) out += "<li>" + HtmlEscape(e) + "</li>";
   out += "</ul>\n";
-  if (!d.value("fix", "").empty())
-    out += "<p>likely fix: " + HtmlEscape(d.value("fix", "")) + "</p>\n";
+  if (!d.fix.empty()) out += "<p>likely fix: " + HtmlEscape(d.fix) + "</p>\n";
   return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "verify/profile_json.h"
+
 namespace hone {
 namespace {
 
@@ -55,12 +57,17 @@ std::optional<ExportOptions::Keep> ParseKeep(const std::string& name) {
 // without the per-kernel detail that only the full verdict carries; null
 // when the attempt was not profiled.
 json ProfileOf(const json& verdict) {
-  if (!verdict.is_object() || !verdict.contains("profile")) return nullptr;
-  const json& p = verdict["profile"];
-  if (!p.value("not_run", "").empty()) return {{"not_run", p.value("not_run", "")}};
-  return {{"tool", p.value("tool", "")},
-          {"diagnosis", p.value("diagnosis", json::object())},
-          {"summary", p.value("summary", json::object())}};
+  std::optional<ProfileReport> p = ProfileOfVerdict(verdict);
+  if (!p) return nullptr;
+  if (!p->ran()) return {{"not_run", p->not_run}};
+  json summary = json::object();
+  for (const auto& [name, value] : p->summary) summary[name] = value;
+  return {{"tool", p->tool},
+          {"diagnosis",
+           {{"label", p->diagnosis.label},
+            {"evidence", p->diagnosis.evidence},
+            {"fix", p->diagnosis.fix}}},
+          {"summary", summary}};
 }
 
 json AttemptRow(const RunData& run, const AttemptView& a, bool is_best, bool with_verdict) {

@@ -89,13 +89,14 @@ std::string ProfileText(const ProfileReport& p) {
   if (!p.diagnosis.fix.empty()) out += "    likely fix: " + p.diagnosis.fix + "\n";
   for (size_t i = 0; i < p.kernels.size() && i < 3; ++i) {
     const ProfileKernel& k = p.kernels[i];
-    auto at = [&](const char* m) {
+    auto at = [&](const char* m, const char* format) {
       auto it = k.metrics.find(m);
-      return it == k.metrics.end() ? -1.0 : it->second;
+      return it == k.metrics.end() ? std::string("-")
+                                   : fmt::format(fmt::runtime(format), it->second);
     };
-    out += fmt::format("    kernel {} x{}: {:.1f} us, memory {:.0f}%, SM {:.0f}%\n", k.name,
-                       k.launches, at(metric::kDuration), at(metric::kMemorySol),
-                       at(metric::kComputeSol));
+    out += fmt::format("    kernel {} x{}: {} us, DRAM {}%, SM {}%\n", k.name, k.launches,
+                       at(metric::kDuration, "{:.1f}"), at(metric::kDram, "{:.0f}"),
+                       at(metric::kComputeSol, "{:.0f}"));
   }
   for (const auto& m : p.missing) out += "    not counted: " + m + "\n";
   return out;

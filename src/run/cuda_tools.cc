@@ -48,7 +48,7 @@ ToolScratch::~ToolScratch() {
   std::filesystem::remove_all(dir_, e);
 }
 
-bool ToolScratch::Create(const std::string& prefix, std::string* error) {
+bool ToolScratch::Create(const std::string& prefix, std::string* error, bool sandbox_writes) {
   std::error_code ec;
   auto dir = MakeTempDir(std::filesystem::temp_directory_path(ec), prefix);
   if (!dir.ok()) {
@@ -56,7 +56,8 @@ bool ToolScratch::Create(const std::string& prefix, std::string* error) {
     return false;
   }
   dir_ = *dir;
-  std::filesystem::permissions(dir_, std::filesystem::perms::all, ec);
+  std::filesystem::permissions(
+      dir_, sandbox_writes ? std::filesystem::perms::all : std::filesystem::perms::owner_all, ec);
   return true;
 }
 

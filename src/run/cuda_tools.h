@@ -25,16 +25,17 @@ std::vector<std::string> CleanToolEnvironment(const std::filesystem::path& scrat
 // seconds when it is set to a positive number, else `fallback`.
 std::chrono::milliseconds ToolTimeout(const char* name, std::chrono::milliseconds fallback);
 
-// A folder for one tool run that the sandbox (which drops to 'nobody') can
-// write; removed with everything in it when this goes.
+// A folder for one tool run; removed with everything in it when this goes.
 class ToolScratch {
  public:
   ToolScratch() = default;
   ToolScratch(const ToolScratch&) = delete;
   ToolScratch& operator=(const ToolScratch&) = delete;
   ~ToolScratch();
-  // Makes the folder under the system's temporary folder, named `prefix`-*.
-  bool Create(const std::string& prefix, std::string* error);
+  // Makes the folder under the system's temporary folder, named `prefix`-*:
+  // one the sandbox (which drops to 'nobody') can write, or, without
+  // `sandbox_writes`, one only the worker's user can (a tool's report).
+  bool Create(const std::string& prefix, std::string* error, bool sandbox_writes = true);
   const std::filesystem::path& path() const { return dir_; }
 
  private:

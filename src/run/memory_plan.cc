@@ -90,27 +90,38 @@ MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bo
                       bool compat) {
   const bool pytorch = task.pytorch.has_value();
   MemoryDemand d;
+  int64_t large_tensors = 0;  // of the case chosen
   for (const auto& cs : cases) {
     MemoryDemand c;
+    int64_t large = 0;
+    auto count_large = [&](int64_t bytes) {
+      large += bytes >= static_cast<int64_t>(kLargeTensorAlign);
+    };
     for (size_t i = 0; i < task.inputs.size(); ++i) {
       int64_t b = NumElements(cs.inputs[i]) * static_cast<int64_t>(DtypeSize(task.inputs[i].dtype));
+      count_large(b);
       c.inputs += b;
       if (!pytorch || static_cast<int>(i) < task.pytorch->num_forward_args)
         c.forward_arguments += b;
     }
     for (size_t i = 0; i < task.outputs.size(); ++i) {
       int64_t n = NumElements(cs.outputs[i]);
+      count_large(n * static_cast<int64_t>(DtypeSize(task.outputs[i].dtype)));
       c.outputs += n * static_cast<int64_t>(DtypeSize(task.outputs[i].dtype));
       c.outputs_f64 += n * static_cast<int64_t>(DtypeSize(Widen(task.outputs[i].dtype, true)));
     }
-    if (c.inputs + c.outputs > d.inputs + d.outputs) d = c;
+    if (c.inputs + c.outputs > d.inputs + d.outputs) {
+      d = c;
+      large_tensors = large;
+    }
   }
   d.pytorch = pytorch;
   d.compat = compat;
-  // Each tensor: its guard, its rounding, and at most the padding that
-  // starts a large tensor on a kLargeTensorAlign boundary.
-  d.guards_per_set = static_cast<int64_t>((task.inputs.size() + task.outputs.size()) *
-                                          (kGuardBytes + 255 + kLargeTensorAlign));
+  // Each tensor: its guard and its rounding; a large one, at most the
+  // padding that starts it on a kLargeTensorAlign boundary (run/arena.h).
+  d.guards_per_set =
+      static_cast<int64_t>((task.inputs.size() + task.outputs.size()) * (kGuardBytes + 255)) +
+      large_tensors * static_cast<int64_t>(kLargeTensorAlign);
   d.guards_fixed = static_cast<int64_t>(kGuardBytes + kTailGuardBytes);
   if (pytorch) {
     d.forward_peak = task.pytorch->forward_peak_bytes;

@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <map>
 #include <sstream>
+#include <thread>
 
+#include "core/fs.h"
 #include "core/subprocess.h"
 #include "run/cuda_tools.h"
 #include "run/standalone_tensors.h"
@@ -240,16 +242,24 @@ std::string NcuVersion(const std::filesystem::path& ncu) {
 }
 
 // Holds the GPU's profiling lock while it lives: one profile per GPU.
+// Waits at most `wait` for it; held() says whether it came.
 class GpuProfileLock {
  public:
-  explicit GpuProfileLock(const std::string& pci_bus_id) {
+  GpuProfileLock(const std::string& pci_bus_id, std::chrono::milliseconds wait) {
     std::string name = pci_bus_id;
     std::replace(name.begin(), name.end(), ':', '_');
     std::error_code ec;
     auto path = std::filesystem::temp_directory_path(ec) / ("hone-profile-" + name + ".lock");
     fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd_ >= 0) flock(fd_, LOCK_EX);
+    if (fd_ < 0) fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);  // another user's file
+    auto until = std::chrono::steady_clock::now() + wait;
+    while (fd_ >= 0 && !held_) {
+      held_ = flock(fd_, LOCK_EX | LOCK_NB) == 0;
+      if (held_ || std::chrono::steady_clock::now() >= until) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
   }
+  bool held() const { return held_; }
   ~GpuProfileLock() {
     if (fd_ >= 0) close(fd_);
   }
@@ -258,6 +268,7 @@ class GpuProfileLock {
 
  private:
   int fd_ = -1;
+  bool held_ = false;
 };
 
 }  // namespace
@@ -270,8 +281,11 @@ std::vector<std::string> NcuArguments(const NcuJob& job) {
   std::string metrics;
   for (const auto& m : Metrics()) metrics += (metrics.empty() ? "" : ",") + m.ncu;
   for (const auto& [name, label] : kLimits) metrics += "," + std::string(name);
-  return {job.ncu.string(),     "--csv", "--print-units",  "base",
-          "--target-processes", "all",   "--launch-count", std::to_string(job.max_kernels),
+  return {job.ncu.string(),     "--csv",
+          "--print-units",      "base",
+          "--log-file",         (job.report_dir / "ncu.csv").string(),
+          "--target-processes", "all",
+          "--launch-count",     std::to_string(job.max_kernels),
           "--metrics",          metrics};
 }
 
@@ -324,8 +338,11 @@ ProfileReport RunNcu(const NcuJob& job) {
   CommandOptions opts;
   opts.timeout = job.timeout;
   opts.cwd = job.scratch.string();
-  opts.max_output_bytes = 32u << 20;
-  GpuProfileLock lock(job.pci_bus_id);
+  GpuProfileLock lock(job.pci_bus_id, job.timeout);
+  if (!lock.held()) {
+    report.not_run = "another profile held this GPU for longer than the profile may take";
+    return report;
+  }
   auto r = RunCommand(argv, opts);
   if (!r.ok()) {
     report.not_run = r.status().message();
@@ -336,9 +353,11 @@ ProfileReport RunNcu(const NcuJob& job) {
     report.not_run = "ncu timed out after " + std::to_string(job.timeout.count() / 1000) + " s";
     return report;
   }
-  Status read = ReadNcuCsv(r->output, report);
+  auto log = ReadFile(job.report_dir / "ncu.csv");
+  std::string ncu_said = log.ok() ? *log : "";
+  Status read = ReadNcuCsv(ncu_said, report);
   if (!r->succeeded() || !read.ok()) {
-    std::string why = FirstError(r->output);
+    std::string why = FirstError(ncu_said + "\n" + r->output);
     report.not_run =
         why.empty() ? read.ok() ? "ncu exited with " + std::to_string(r->exit_code) : read.message()
                     : why;

@@ -33,7 +33,10 @@ struct NcuJob {
   std::filesystem::path sandbox;  // hone-sandbox-cuda
   std::filesystem::path library;  // the candidate, built
   std::string pci_bus_id;
-  std::filesystem::path scratch;          // input files; writable by the sandbox
+  std::filesystem::path scratch;  // input files; writable by the sandbox
+  // Where ncu writes its report (--log-file): a folder the sandbox cannot
+  // write, so the profiled code can neither fake nor garble its metrics.
+  std::filesystem::path report_dir;
   std::vector<std::string> tensors;       // --standalone-tensor specs, inputs first
   std::vector<std::string> sandbox_args;  // --read-dir ...; the job adds the --no-* it needs
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};
@@ -48,7 +51,7 @@ std::vector<std::string> NcuArguments(const NcuJob& job);
 ProfileReport RunNcu(const NcuJob& job);
 
 // ncu's CSV (--csv --print-units base; one row per kernel launch and
-// metric, among its other output lines) read into kernels, longest first,
+// metric, among its own other lines) read into kernels, longest first,
 // with the duration-weighted summary. A Status when no row is in it.
 Status ReadNcuCsv(const std::string& output, ProfileReport& report);
 

@@ -40,11 +40,12 @@ Status ProfileStage::Run(const std::filesystem::path& library) {
   if (report.ran()) {
     report.case_label = s_.cases.front().c->label;
     s_.Progress("profile " + report.case_label);
-    HONE_RETURN_IF_ERROR(LoadTimedInputs());
-    if (profiler == "ncu")
-      HONE_RETURN_IF_ERROR(ProfileGpu(library, report));
-    else
-      ProfileCpu(report);
+    // The verdict stands whatever happens to its profile: a failure of the
+    // worker's own here (the reference, a scratch file) is the profile's.
+    Status st = LoadTimedInputs();
+    if (st.ok() && profiler == "ncu") st = ProfileGpu(library, report);
+    if (st.ok() && profiler != "ncu") ProfileCpu(report);
+    if (!st.ok()) report.not_run = "profiling failed: " + st.message();
   }
   if (report.ran()) {
     JudgeContext context;
@@ -75,15 +76,21 @@ Status ProfileStage::ProfileGpu(const std::filesystem::path& library, ProfileRep
     report.not_run = "ncu (Nsight Compute) not found (PATH, CUDA_HOME/bin, /usr/local/cuda/bin)";
     return Status::Ok();
   }
-  ToolScratch scratch;
+  ToolScratch scratch, reports;
   std::string error;
-  if (!scratch.Create("hone-profile", &error)) return Status::Internal(error);
+  if (!scratch.Create("hone-profile", &error) ||
+      !reports.Create("hone-profile-report", &error, /*sandbox_writes=*/false))
+    return Status::Internal(error);
   NcuJob job;
   job.ncu = *ncu;
   job.sandbox = s_.backend.sandbox_executable();
   job.library = library;
   job.scratch = scratch.path();
-  job.timeout = ProfileTimeout();
+  job.report_dir = reports.path();
+  // Within what is left of the evaluation's time.
+  auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(s_.deadline - RunState::Clock::now());
+  job.timeout = std::max(std::chrono::milliseconds(1000), std::min(ProfileTimeout(), left));
   job.sandbox_args = ConfinementArgs(BaseConfig(s_.env, s_.backend, s_.opt));
   job.pci_bus_id = s_.cand.arena->pci_bus_id();
   HONE_ASSIGN_OR_RETURN(job.tensors,
@@ -101,8 +108,16 @@ void ProfileStage::ProfileCpu(ProfileReport& report) {
   bool opened = counters.Open(sandbox.pid());
   report.missing = counters.missing();
   int calls = CpuCalls(s_.v);
+  // Profiling calls are calls like any: one that fails decides the verdict.
+  // They are not started when the evaluation's time might run out in them.
+  double median = s_.v.candidate_time ? s_.v.candidate_time->summary.median : 0;
+  double left = std::chrono::duration<double>(s_.deadline - RunState::Clock::now()).count();
+  if (left < 4 * calls * median + 2) {
+    report.not_run = "too little of the evaluation's time left to profile";
+    return;
+  }
   uint64_t cpu_before = sandbox.SettledCpuNanos();
-  double wall = 0;
+  double wall = 0, reported = 0;
   counters.Start();
   for (int i = 0; i < calls; ++i) {
     CallOutcome o;
@@ -112,6 +127,7 @@ void ProfileStage::ProfileCpu(ProfileReport& report) {
       return;
     }
     wall += std::chrono::duration<double>(RunState::Clock::now() - t0).count();
+    reported += o.reported_seconds;
   }
   counters.Stop();
   uint64_t cpu_after = sandbox.SettledCpuNanos();
@@ -120,7 +136,9 @@ void ProfileStage::ProfileCpu(ProfileReport& report) {
     for (const auto& [name, total] : counters.Read()) report.summary[name] = total / calls;
   if (cpu_after > cpu_before)
     report.summary[metric::kTaskClock] = (cpu_after - cpu_before) * 1e-9 / calls;
-  report.summary[metric::kWallClock] = wall / calls;
+  // The call's own time where the sandbox reported it, not the round trip
+  // around it: for a short kernel the round trip would halve its busy cores.
+  report.summary[metric::kWallClock] = (reported > 0 ? reported : wall) / calls;
 }
 
 }  // namespace hone

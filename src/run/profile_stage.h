@@ -5,11 +5,13 @@
 // standalone sandbox (run/ncu_profile.h); CPU candidates perf_event
 // counters on their own sandbox's threads over a few calls
 // (run/cpu_counters.h). The profile is advice: a profiler that is missing
-// or fails leaves ProfileReport::not_run saying why and the verdict as it
-// was. A call that fails here decides the verdict, as any call does.
+// or fails, or a failure of the worker's own while profiling, leaves
+// ProfileReport::not_run saying why and the verdict as it was. The CPU
+// profile's calls are calls like any other: one that fails decides the
+// verdict, as it would have in timing; they are not started when the
+// evaluation's time might run out in them.
 //
-// Status is for the worker's own failures. Borrows everything; not
-// thread-safe.
+// Run returns Ok in every case. Borrows everything; not thread-safe.
 #pragma once
 
 #include <filesystem>

@@ -46,17 +46,19 @@ Verdict::TuneTrial TrialOf(const std::string& params, const Verdict& v) {
 
 // The fastest variant evaluated again with the profiler, for its profile
 // alone: the verdict that chose it stands.
-Status ProfileWinner(Evaluator& evaluator, const Task& task, const fs::path& file,
-                     const EvalOptions& options, const ProgressFn& progress, Verdict& out) {
+void ProfileWinner(Evaluator& evaluator, const Task& task, const fs::path& file,
+                   const EvalOptions& options, const ProgressFn& progress, Verdict& out) {
   ProgressFn inner = [&](const std::string& stage) {
     if (progress) progress(out.tuned_params + " (profile): " + stage);
   };
-  HONE_ASSIGN_OR_RETURN(Verdict profiled, evaluator.Evaluate(task, file, options, inner));
-  if (profiled.profile)
-    out.profile = std::move(profiled.profile);
+  auto profiled = evaluator.Evaluate(task, file, options, inner);
+  if (!profiled.ok())
+    out.profile.emplace().not_run =
+        "profiling the fastest variant failed: " + profiled.status().message();
+  else if (profiled->profile)
+    out.profile = std::move(profiled->profile);
   else
-    out.profile.emplace().not_run = "the fastest variant did not pass again: " + profiled.reason;
-  return Status::Ok();
+    out.profile.emplace().not_run = "the fastest variant did not pass again: " + profiled->reason;
 }
 
 }  // namespace
@@ -109,7 +111,7 @@ Result<Verdict> EvaluateTuned(Evaluator& evaluator, Builder* builder, const Task
   Verdict out = best ? *best : *first;
   out.tune_trials = std::move(trials);
   if (best && options.metrics)
-    HONE_RETURN_IF_ERROR(ProfileWinner(evaluator, task, files[best_index], options, progress, out));
+    ProfileWinner(evaluator, task, files[best_index], options, progress, out);
   return out;
 }
 

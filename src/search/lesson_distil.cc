@@ -9,6 +9,7 @@
 #include "core/fs.h"
 #include "search/extract.h"
 #include "search/source_change.h"
+#include "verify/profile_json.h"
 
 namespace hone {
 namespace {
@@ -169,8 +170,7 @@ std::optional<AttemptFacts> FactsOf(const CandidateWithEvaluation& row) {
   if (v.is_object() && v.contains("tuning") && v["tuning"].is_object())
     f.tuned_params = v["tuning"].value("params", "");
   if (f.sol_percent && *f.sol_percent <= 0) f.sol_percent.reset();
-  if (v.is_object() && v.contains("profile") && v["profile"].is_object())
-    f.profile_label = v["profile"].value("diagnosis", json::object()).value("label", "");
+  if (std::optional<ProfileReport> p = ProfileOfVerdict(v)) f.profile_label = p->diagnosis.label;
   return f;
 }
 

@@ -17,6 +17,33 @@ std::map<std::string, double> MetricsFrom(const nlohmann::json& j) {
   return m;
 }
 
+// A stored verdict may come from elsewhere (hone's import): every read
+// tolerates a missing or wrong-typed field.
+const nlohmann::json& Field(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json kNull;
+  if (!j.is_object()) return kNull;
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+
+std::string Str(const nlohmann::json& j, const char* key) {
+  const nlohmann::json& f = Field(j, key);
+  return f.is_string() ? f.get<std::string>() : "";
+}
+
+double Num(const nlohmann::json& j, const char* key) {
+  const nlohmann::json& f = Field(j, key);
+  return f.is_number() ? f.get<double>() : 0;
+}
+
+std::vector<std::string> Strings(const nlohmann::json& j) {
+  std::vector<std::string> out;
+  if (j.is_array())
+    for (const auto& e : j)
+      if (e.is_string()) out.push_back(e.get<std::string>());
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json ProfileToJson(const ProfileReport& p) {
@@ -44,27 +71,35 @@ nlohmann::json ProfileToJson(const ProfileReport& p) {
 ProfileReport ProfileFromJson(const nlohmann::json& j) {
   ProfileReport p;
   if (!j.is_object()) return p;
-  p.tool = j.value("tool", "");
-  p.case_label = j.value("case", "");
-  p.calls = j.value("calls", 0);
-  p.summary = MetricsFrom(j.value("summary", nlohmann::json::object()));
-  p.occupancy_limiter = j.value("occupancy_limiter", "");
-  for (const auto& k : j.value("kernels", nlohmann::json::array())) {
-    ProfileKernel kernel;
-    kernel.name = k.value("name", "");
-    kernel.launches = k.value("launches", 0);
-    kernel.occupancy_limiter = k.value("occupancy_limiter", "");
-    kernel.metrics = MetricsFrom(k.value("metrics", nlohmann::json::object()));
-    p.kernels.push_back(std::move(kernel));
-  }
-  const auto d = j.value("diagnosis", nlohmann::json::object());
-  p.diagnosis.label = d.value("label", "");
-  p.diagnosis.evidence = d.value("evidence", std::vector<std::string>{});
-  p.diagnosis.fix = d.value("fix", "");
-  p.missing = j.value("missing", std::vector<std::string>{});
-  p.not_run = j.value("not_run", "");
-  p.seconds = j.value("seconds", 0.0);
+  p.tool = Str(j, "tool");
+  p.case_label = Str(j, "case");
+  p.calls = static_cast<int>(Num(j, "calls"));
+  p.summary = MetricsFrom(Field(j, "summary"));
+  p.occupancy_limiter = Str(j, "occupancy_limiter");
+  const nlohmann::json& kernels = Field(j, "kernels");
+  if (kernels.is_array())
+    for (const auto& k : kernels) {
+      ProfileKernel kernel;
+      kernel.name = Str(k, "name");
+      kernel.launches = static_cast<int>(Num(k, "launches"));
+      kernel.occupancy_limiter = Str(k, "occupancy_limiter");
+      kernel.metrics = MetricsFrom(Field(k, "metrics"));
+      p.kernels.push_back(std::move(kernel));
+    }
+  const nlohmann::json& d = Field(j, "diagnosis");
+  p.diagnosis.label = Str(d, "label");
+  p.diagnosis.evidence = Strings(Field(d, "evidence"));
+  p.diagnosis.fix = Str(d, "fix");
+  p.missing = Strings(Field(j, "missing"));
+  p.not_run = Str(j, "not_run");
+  p.seconds = Num(j, "seconds");
   return p;
+}
+
+std::optional<ProfileReport> ProfileOfVerdict(const nlohmann::json& verdict) {
+  const nlohmann::json& p = Field(verdict, "profile");
+  if (!p.is_object()) return std::nullopt;
+  return ProfileFromJson(p);
 }
 
 }  // namespace hone

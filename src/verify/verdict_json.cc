@@ -168,7 +168,7 @@ Result<Verdict> VerdictFromJson(const nlohmann::json& j) {
         san.tools.push_back(tool);
       }
     }
-    if (j.contains("profile")) v.profile = ProfileFromJson(j["profile"]);
+    v.profile = ProfileOfVerdict(j);
     if (j.contains("guard")) {
       const auto& g = j["guard"];
       v.guard.calls = g.value("calls", 0);

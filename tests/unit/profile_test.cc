@@ -112,14 +112,15 @@ TEST(NcuCsvTest, OutputWithoutRowsIsAnError) {
 TEST(NcuCsvTest, AsksForTheDocumentedMetricSet) {
   NcuJob job;
   job.ncu = "/usr/local/cuda/bin/ncu";
+  job.report_dir = "/tmp/reports";
   job.max_kernels = 8;
   std::vector<std::string> args = NcuArguments(job);
   std::string all;
   for (const auto& a : args) all += a + " ";
   for (const char* m :
-       {"--csv", "--print-units base", "--launch-count 8", "dram__throughput", "sm__throughput",
-        "lts__throughput", "l1tex__throughput", "sm__warps_active",
-        "launch__occupancy_limit_registers", "launch__registers_per_thread",
+       {"--csv", "--print-units base", "--log-file /tmp/reports/ncu.csv", "--launch-count 8",
+        "dram__throughput", "sm__throughput", "lts__throughput", "l1tex__throughput",
+        "sm__warps_active", "launch__occupancy_limit_registers", "launch__registers_per_thread",
         "stalled_long_scoreboard", "stalled_barrier",
         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"})
     EXPECT_NE(all.find(m), std::string::npos) << m;
@@ -243,6 +244,45 @@ TEST(ProfileJsonTest, RoundTrips) {
   EXPECT_EQ(back.missing, r.missing);
   EXPECT_EQ(DiagnosisText(back), DiagnosisText(r));
   EXPECT_NE(DiagnosisText(r).find("likely fix: "), std::string::npos);
+}
+
+// A stored verdict may come from an import: wrong-typed or missing fields
+// read back as defaults, and nothing throws.
+TEST(ProfileJsonTest, ToleratesWhatAnImportedVerdictHolds) {
+  auto j = nlohmann::json::parse(R"({"tool": 7, "summary": {"dram_pct": "x", "l1_pct": 40},
+                                     "kernels": {"not": "a list"}, "missing": [1, "cycles"],
+                                     "diagnosis": "not an object", "not_run": null})");
+  ProfileReport p = ProfileFromJson(j);
+  EXPECT_EQ(p.tool, "");
+  EXPECT_EQ(p.summary, (std::map<std::string, double>{{"l1_pct", 40}}));
+  EXPECT_TRUE(p.kernels.empty());
+  EXPECT_EQ(p.missing, std::vector<std::string>{"cycles"});
+  EXPECT_EQ(p.diagnosis.label, "");
+  EXPECT_TRUE(p.ran());
+  EXPECT_FALSE(ProfileOfVerdict(nlohmann::json::parse(R"({"profile": null})")));
+  EXPECT_FALSE(ProfileOfVerdict(nlohmann::json::parse("[1, 2]")));
+  EXPECT_FALSE(ProfileOfVerdict(nlohmann::json::parse("{}")));
+  EXPECT_TRUE(ProfileOfVerdict(nlohmann::json::parse(R"({"profile": {}})")));
+}
+
+TEST(ProfileJudgeTest, CountedDramBytesOverruleTheTimingGap) {
+  ProfileReport r;
+  r.summary = {{metric::kMemorySol, 80},
+               {metric::kDram, 80},
+               {metric::kComputeSol, 10},
+               {metric::kDramBytes, 1.1e9}};
+  JudgeContext c = Gpu();
+  c.ideal_bytes = 1e9;
+  c.sol_percent = 50;
+  ProfileDiagnosis d = JudgeProfile(r, c);
+  for (const auto& e : d.evidence)
+    EXPECT_EQ(e.find("moves more bytes"), std::string::npos)
+        << "the counter says it moves 1.1x the bytes: " << e;
+  r.summary.erase(metric::kDramBytes);
+  d = JudgeProfile(r, c);
+  bool said = false;
+  for (const auto& e : d.evidence) said |= e.find("moves more bytes") != std::string::npos;
+  EXPECT_TRUE(said) << "without the counter, the timing gap says so";
 }
 
 // Software counters are there even in a VM; hardware ones may not be, and
