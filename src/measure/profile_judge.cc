@@ -248,7 +248,9 @@ ProfileDiagnosis JudgeCpu(const ProfileReport& r, const JudgeContext& c) {
   if (c.sol_percent > 0)
     d.evidence.push_back(fmt::format("hone's timing puts it at {} of the task's speed of light",
                                      Pct(c.sol_percent)));
-  double threads = cpu > 0 && wall > 0 ? cpu / wall : -1;
+  // Under a millisecond per call the sandbox's own work around the call
+  // outweighs the kernel's, and busy cores would say nothing about it.
+  double threads = cpu > 0 && wall >= 1e-3 ? cpu / wall : -1;
   if (threads > 0)
     d.evidence.push_back(fmt::format("busy cores per call: {:.1f} of {}", threads, c.cores));
   if (ipc >= 0) d.evidence.push_back(fmt::format("{:.2f} instructions per cycle", ipc));
