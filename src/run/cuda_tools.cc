@@ -1,20 +1,15 @@
 #include "run/cuda_tools.h"
 
 #include <cstdlib>
-#include <sstream>
 
+#include "build/compiler_builder.h"
 #include "core/fs.h"
 
 namespace hone {
 
 std::optional<std::filesystem::path> FindCudaTool(const std::string& name) {
+  if (auto on_path = FindProgram(name); on_path.ok()) return *on_path;
   std::vector<std::filesystem::path> dirs;
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream ss(path);
-    std::string d;
-    while (std::getline(ss, d, ':'))
-      if (!d.empty()) dirs.push_back(d);
-  }
   if (const char* home = std::getenv("CUDA_HOME"))
     dirs.push_back(std::filesystem::path(home) / "bin");
   dirs.push_back("/usr/local/cuda/bin");

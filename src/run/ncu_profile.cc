@@ -13,7 +13,6 @@
 #include "core/fs.h"
 #include "core/subprocess.h"
 #include "run/cuda_tools.h"
-#include "run/standalone_tensors.h"
 
 namespace hone {
 namespace {
@@ -327,18 +326,16 @@ Status ReadNcuCsv(const std::string& output, ProfileReport& report) {
 ProfileReport RunNcu(const NcuJob& job) {
   ProfileReport report;
   report.tool = NcuVersion(job.ncu);
-  std::vector<std::string> argv = CleanToolEnvironment(job.scratch);
+  std::vector<std::string> argv = CleanToolEnvironment(job.call.scratch);
   for (const auto& a : NcuArguments(job)) argv.push_back(a);
-  std::vector<std::string> confinement = job.sandbox_args;
+  StandaloneCall call = job.call;
   for (const char* relax : {"--no-seccomp", "--no-landlock", "--no-netns"})
-    confinement.push_back(relax);
-  for (const auto& a : StandaloneCommand(job.sandbox, job.pci_bus_id, job.library, job.scratch,
-                                         confinement, job.tensors))
-    argv.push_back(a);
+    call.confinement.push_back(relax);
+  for (const auto& a : StandaloneCommand(call)) argv.push_back(a);
   CommandOptions opts;
   opts.timeout = job.timeout;
-  opts.cwd = job.scratch.string();
-  GpuProfileLock lock(job.pci_bus_id, job.timeout);
+  opts.cwd = job.call.scratch.string();
+  GpuProfileLock lock(job.call.pci_bus_id, job.timeout);
   if (!lock.held()) {
     report.not_run = "another profile held this GPU for longer than the profile may take";
     return report;

@@ -25,20 +25,17 @@
 
 #include "core/status.h"
 #include "measure/profile.h"
+#include "run/standalone_tensors.h"
 
 namespace hone {
 
 struct NcuJob {
   std::filesystem::path ncu;
-  std::filesystem::path sandbox;  // hone-sandbox-cuda
-  std::filesystem::path library;  // the candidate, built
-  std::string pci_bus_id;
-  std::filesystem::path scratch;  // input files; writable by the sandbox
+  // The profiled call; RunNcu adds the --no-* confinement flags it needs.
+  StandaloneCall call;
   // Where ncu writes its report (--log-file): a folder the sandbox cannot
   // write, so the profiled code can neither fake nor garble its metrics.
   std::filesystem::path report_dir;
-  std::vector<std::string> tensors;       // --standalone-tensor specs, inputs first
-  std::vector<std::string> sandbox_args;  // --read-dir ...; the job adds the --no-* it needs
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};
   // Kernels profiled at most: each is replayed once per metric pass.
   int max_kernels = 64;

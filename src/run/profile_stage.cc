@@ -7,7 +7,6 @@
 #include "run/cpu_counters.h"
 #include "run/cuda_tools.h"
 #include "run/ncu_profile.h"
-#include "run/sandbox_launcher.h"
 #include "run/sandbox_process.h"
 #include "run/standalone_tensors.h"
 
@@ -83,18 +82,12 @@ Status ProfileStage::ProfileGpu(const std::filesystem::path& library, ProfileRep
     return Status::Internal(error);
   NcuJob job;
   job.ncu = *ncu;
-  job.sandbox = s_.backend.sandbox_executable();
-  job.library = library;
-  job.scratch = scratch.path();
   job.report_dir = reports.path();
   // Within what is left of the evaluation's time.
   auto left =
       std::chrono::duration_cast<std::chrono::milliseconds>(s_.deadline - RunState::Clock::now());
   job.timeout = std::max(std::chrono::milliseconds(1000), std::min(ProfileTimeout(), left));
-  job.sandbox_args = ConfinementArgs(BaseConfig(s_.env, s_.backend, s_.opt));
-  job.pci_bus_id = s_.cand.arena->pci_bus_id();
-  HONE_ASSIGN_OR_RETURN(job.tensors,
-                        StandaloneTensorSpecs(*s_.cand.arena, s_.cand.sets[0], scratch.path()));
+  HONE_ASSIGN_OR_RETURN(job.call, PrepareStandaloneCall(s_, library, scratch.path()));
   std::string label = report.case_label;
   report = RunNcu(job);
   report.case_label = label;

@@ -6,7 +6,6 @@
 
 #include "core/subprocess.h"
 #include "run/cuda_tools.h"
-#include "run/standalone_tensors.h"
 
 namespace hone {
 namespace {
@@ -81,7 +80,7 @@ std::vector<Verdict::SanitizerTool> RunSanitizer(const SanitizeJob& job) {
   for (const std::string& tool : job.tools) {
     // A clean environment, as every sandbox gets: nothing of the worker's
     // (API keys) reaches the candidate. The tool keeps its files in scratch.
-    std::vector<std::string> argv = CleanToolEnvironment(job.scratch);
+    std::vector<std::string> argv = CleanToolEnvironment(job.call.scratch);
     // Measured on the H100: with a host backtrace, or with the whole context
     // destroyed, a memcheck error in the confined sandbox hangs the tool.
     std::vector<std::string> command = {job.compute_sanitizer.string(),
@@ -95,12 +94,10 @@ std::vector<Verdict::SanitizerTool> RunSanitizer(const SanitizeJob& job) {
                                         "no"};
     if (tool == "memcheck") command.insert(command.end(), {"--destroy-on-device-error", "kernel"});
     argv.insert(argv.end(), command.begin(), command.end());
-    for (const auto& a : StandaloneCommand(job.sandbox, job.pci_bus_id, job.library, job.scratch,
-                                           job.sandbox_args, job.tensors))
-      argv.push_back(a);
+    for (const auto& a : StandaloneCommand(job.call)) argv.push_back(a);
     CommandOptions opts;
     opts.timeout = job.timeout;
-    opts.cwd = job.scratch.string();
+    opts.cwd = job.call.scratch.string();
     auto r = RunCommand(argv, opts);
     if (!r.ok()) {
       Verdict::SanitizerTool t;

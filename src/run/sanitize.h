@@ -24,18 +24,14 @@
 #include <string>
 #include <vector>
 
+#include "run/standalone_tensors.h"
 #include "verify/verdict.h"
 
 namespace hone {
 
 struct SanitizeJob {
   std::filesystem::path compute_sanitizer;  // the tool's executable
-  std::filesystem::path sandbox;            // hone-sandbox-cuda
-  std::filesystem::path library;            // the candidate, built
-  std::string pci_bus_id;
-  std::filesystem::path scratch;          // the inputs' files; writable by the sandbox
-  std::vector<std::string> tensors;       // --standalone-tensor specs, inputs first
-  std::vector<std::string> sandbox_args;  // confinement: --read-dir, --no-seccomp, ...
+  StandaloneCall call;
   std::vector<std::string> tools = {"memcheck", "racecheck", "initcheck"};
   std::chrono::milliseconds timeout{std::chrono::minutes(2)};
 };

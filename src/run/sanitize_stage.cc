@@ -1,7 +1,6 @@
 #include "run/sanitize_stage.h"
 
 #include "run/cuda_tools.h"
-#include "run/sandbox_launcher.h"
 #include "run/sanitize.h"
 #include "run/standalone_tensors.h"
 
@@ -67,16 +66,10 @@ Status SanitizeStage::Run(const std::filesystem::path& library) {
 Result<SanitizeJob> SanitizeStage::MakeJob(const std::filesystem::path& tool,
                                            const std::filesystem::path& library,
                                            const std::filesystem::path& scratch) {
-  Arena& arena = *s_.cand.arena;
   SanitizeJob job;
   job.compute_sanitizer = tool;
-  job.sandbox = s_.backend.sandbox_executable();
-  job.library = library;
-  job.scratch = scratch;
   job.timeout = SanitizeToolTimeout();
-  job.sandbox_args = ConfinementArgs(BaseConfig(s_.env, s_.backend, s_.opt));
-  job.pci_bus_id = arena.pci_bus_id();
-  HONE_ASSIGN_OR_RETURN(job.tensors, StandaloneTensorSpecs(arena, s_.cand.sets[0], scratch));
+  HONE_ASSIGN_OR_RETURN(job.call, PrepareStandaloneCall(s_, library, scratch));
   return job;
 }
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "core/fs.h"
+#include "run/sandbox_launcher.h"
+#include "run/sandbox_process.h"
 
 namespace hone {
 namespace {
@@ -38,23 +40,32 @@ Result<std::vector<std::string>> StandaloneTensorSpecs(Arena& arena, const SetLa
   return specs;
 }
 
-std::vector<std::string> StandaloneCommand(const std::filesystem::path& sandbox,
-                                           const std::string& pci_bus_id,
-                                           const std::filesystem::path& library,
-                                           const std::filesystem::path& scratch,
-                                           const std::vector<std::string>& confinement,
-                                           const std::vector<std::string>& tensors) {
-  std::vector<std::string> argv = {sandbox.string(),
+Result<StandaloneCall> PrepareStandaloneCall(const RunState& s,
+                                             const std::filesystem::path& library,
+                                             const std::filesystem::path& scratch) {
+  StandaloneCall call;
+  call.sandbox = s.backend.sandbox_executable();
+  call.library = library;
+  call.pci_bus_id = s.cand.arena->pci_bus_id();
+  call.scratch = scratch;
+  call.confinement = ConfinementArgs(BaseConfig(s.env, s.backend, s.opt));
+  HONE_ASSIGN_OR_RETURN(call.tensors,
+                        StandaloneTensorSpecs(*s.cand.arena, s.cand.sets[0], scratch));
+  return call;
+}
+
+std::vector<std::string> StandaloneCommand(const StandaloneCall& call) {
+  std::vector<std::string> argv = {call.sandbox.string(),
                                    "--cuda-pci",
-                                   pci_bus_id,
+                                   call.pci_bus_id,
                                    "--library",
-                                   library.string(),
+                                   call.library.string(),
                                    "--library-dir",
-                                   library.parent_path().string(),
+                                   call.library.parent_path().string(),
                                    "--scratch",
-                                   scratch.string()};
-  argv.insert(argv.end(), confinement.begin(), confinement.end());
-  for (const std::string& t : tensors) {
+                                   call.scratch.string()};
+  argv.insert(argv.end(), call.confinement.begin(), call.confinement.end());
+  for (const std::string& t : call.tensors) {
     argv.push_back("--standalone-tensor");
     argv.push_back(t);
   }

@@ -1,7 +1,8 @@
-// The tensors of a standalone call (sandbox/cuda/standalone.h): a buffer
-// slot's inputs, read out of the candidate's arena into files the sandbox
-// reads, and its outputs by shape. For the tools that run one call of a
-// CUDA candidate outside the worker protocol (compute-sanitizer, ncu).
+// One standalone call of a CUDA candidate (sandbox/cuda/standalone.h), for
+// the tools that run it outside the worker protocol (compute-sanitizer,
+// ncu): the bound slot's inputs, read out of the candidate's arena into
+// files the sandbox reads, its outputs by shape, and the sandbox's command
+// line.
 #pragma once
 
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include "core/status.h"
 #include "run/arena.h"
 #include "run/buffer_layout.h"
+#include "run/run_state.h"
 
 namespace hone {
 
@@ -20,14 +22,23 @@ namespace hone {
 Result<std::vector<std::string>> StandaloneTensorSpecs(Arena& arena, const SetLayout& set,
                                                        const std::filesystem::path& scratch);
 
-// The sandbox's command line for one standalone call: `sandbox` (hone-
-// sandbox-cuda) on the GPU `pci_bus_id`, the built `library`, its files in
-// `scratch`, then `confinement` (ConfinementArgs) and the tensors' specs.
-std::vector<std::string> StandaloneCommand(const std::filesystem::path& sandbox,
-                                           const std::string& pci_bus_id,
-                                           const std::filesystem::path& library,
-                                           const std::filesystem::path& scratch,
-                                           const std::vector<std::string>& confinement,
-                                           const std::vector<std::string>& tensors);
+struct StandaloneCall {
+  std::filesystem::path sandbox;  // hone-sandbox-cuda
+  std::filesystem::path library;  // the candidate, built
+  std::string pci_bus_id;
+  std::filesystem::path scratch;         // the inputs' files; writable by the sandbox
+  std::vector<std::string> tensors;      // --standalone-tensor specs, inputs first
+  std::vector<std::string> confinement;  // ConfinementArgs: --read-dir, --no-seccomp, ...
+};
+
+// The call of the candidate `library` on its buffer slot 0 of the bound
+// case, in the evaluation's sandbox confinement, its inputs written into
+// `scratch`.
+Result<StandaloneCall> PrepareStandaloneCall(const RunState& s,
+                                             const std::filesystem::path& library,
+                                             const std::filesystem::path& scratch);
+
+// The sandbox's command line for the call.
+std::vector<std::string> StandaloneCommand(const StandaloneCall& call);
 
 }  // namespace hone
