@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -228,7 +229,7 @@ std::string FirstError(const std::string& output) {
   return sandbox;
 }
 
-std::string NcuVersion(const std::filesystem::path& ncu) {
+std::string AskNcuVersion(const std::filesystem::path& ncu) {
   CommandOptions opts;
   opts.timeout = std::chrono::seconds(30);
   auto r = RunCommand({ncu.string(), "--version"}, opts);
@@ -238,6 +239,16 @@ std::string NcuVersion(const std::filesystem::path& ncu) {
   while (std::getline(in, line))
     if (line.rfind("Version ", 0) == 0) version = line.substr(8, line.find(' ', 8) - 8);
   return version.empty() ? "ncu" : "ncu " + version;
+}
+
+// Asked once per ncu per process, not once per profile.
+std::string NcuVersion(const std::filesystem::path& ncu) {
+  static std::mutex mu;
+  static std::map<std::filesystem::path, std::string> known;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = known.find(ncu);
+  if (it == known.end()) it = known.emplace(ncu, AskNcuVersion(ncu)).first;
+  return it->second;
 }
 
 // Holds the GPU's profiling lock while it lives: one profile per GPU.
