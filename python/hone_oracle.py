@@ -730,7 +730,51 @@ def python_runtime():
             break
     return {"libpython": lib, "prefix": sys.prefix, "base_prefix": sys.base_prefix,
             "exec_prefix": sys.exec_prefix, "sys_path": [p for p in sys.path if p],
-            "torch_dir": os.path.dirname(os.path.abspath(torch.__file__))}
+            "torch_dir": torch_dir(), "pycache_prefix": sys.pycache_prefix or ""}
+
+
+def use_bytecode_dir(path):
+    """Keeps compiled bytecode in `path` (hone's cache). Where site-packages
+    holds no .pyc files and PYTHONDONTWRITEBYTECODE is set, as in many
+    containers, every process compiles torch's sources again: 4-5 s of each
+    `import torch`. With a prefix the interpreter writes them once, under
+    `path` only (never beside the sources), and later processes read them.
+    An environment that names its own prefix (PYTHONPYCACHEPREFIX) keeps
+    it."""
+    if sys.pycache_prefix:
+        return
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        print(f"hone oracle: bytecode folder {path}: {e.strerror}; compiling in memory",
+              file=sys.stderr)
+        return
+    sys.pycache_prefix = os.path.abspath(path)
+    sys.dont_write_bytecode = False
+
+
+def torch_dir():
+    """torch's package folder, found without importing torch, so that
+    `--runtime` and the hello give the same answer."""
+    import importlib.util
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.origin:
+        return None
+    return os.path.dirname(os.path.abspath(spec.origin))
+
+
+def print_runtime():
+    """`--runtime`: what the hello's "executable" and "runtime" will say, in
+    a tenth of a second, so that hone can start a candidate's sandbox
+    importing torch while this interpreter's oracle imports it too. Exit code
+    3 when torch or numpy is not installed here."""
+    import importlib.util
+    for name in ("torch", "numpy"):
+        if importlib.util.find_spec(name) is None:
+            print(f"hone oracle: {sys.executable} has no {name}", file=sys.stderr)
+            return EXIT_NO_TORCH
+    print(json.dumps({"executable": sys.executable, "runtime": python_runtime()}))
+    return 0
 
 
 def device_name(device):
@@ -1132,8 +1176,16 @@ def main(argv):
     import argparse
     ap = argparse.ArgumentParser(description="hone's PyTorch oracle (docs/ORACLE.md)")
     ap.add_argument("--check", action="store_true", help="print the torch version and exit")
+    ap.add_argument("--runtime", action="store_true",
+                    help="print the interpreter's runtime as JSON without importing torch, and exit")
+    ap.add_argument("--bytecode-dir", default=None,
+                    help="keep compiled Python bytecode here (sys.pycache_prefix)")
     ap.add_argument("--device", default=None, help="cpu or cuda:N (default: cuda:0 if present)")
     opts = ap.parse_args(argv)
+    if opts.bytecode_dir:
+        use_bytecode_dir(opts.bytecode_dir)
+    if opts.runtime:
+        return print_runtime()
     global torch
     try:
         import torch as _torch

@@ -198,6 +198,35 @@ class OracleTest(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("torch", out.stdout)
 
+    def test_runtime_flag_answers_without_torch_and_like_the_hello(self):
+        out = subprocess.run([PYTHON, ORACLE, "--runtime"], capture_output=True, text=True,
+                             timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        probe = json.loads(out.stdout.strip().splitlines()[-1])
+        hello = self.req(op="hello")
+        self.assertEqual(probe["executable"], hello["executable"])
+        self.assertEqual(probe["runtime"], hello["runtime"])
+
+    def test_bytecode_dir_keeps_compiled_modules_there(self):
+        d = os.path.join(self.tmp, "bytecode")
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        env.pop("PYTHONPYCACHEPREFIX", None)
+        out = subprocess.run([PYTHON, ORACLE, "--bytecode-dir", d, "--runtime"],
+                             capture_output=True, text=True, timeout=60, env=env)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        runtime = json.loads(out.stdout.strip().splitlines()[-1])["runtime"]
+        self.assertEqual(runtime["pycache_prefix"], os.path.abspath(d))
+        # What it imported after the flag (sysconfig) was compiled into the folder,
+        # despite PYTHONDONTWRITEBYTECODE.
+        written = [f for _, _, fs in os.walk(d) for f in fs if f.endswith(".pyc")]
+        self.assertTrue(written, "no .pyc under " + d)
+        # An environment that names its own prefix keeps it.
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(self.tmp, "theirs")
+        out = subprocess.run([PYTHON, ORACLE, "--bytecode-dir", d, "--runtime"],
+                             capture_output=True, text=True, timeout=60, env=env)
+        runtime = json.loads(out.stdout.strip().splitlines()[-1])["runtime"]
+        self.assertEqual(runtime["pycache_prefix"], env["PYTHONPYCACHEPREFIX"])
+
     # -- loading and the contract --------------------------------------------
 
     def test_contract_params_after_args(self):

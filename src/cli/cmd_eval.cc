@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
+#include "core/trace.h"
 #include "report/verdict_text.h"
 #include "search/autotune.h"
 #include "task/task_loader.h"
@@ -30,8 +31,10 @@ int RunEval(const EvalArgs& a) {
   auto backend = CandidateBackend(a.candidate, a.backend);
   if (!backend.ok()) return ReportError(backend.status());
   options->backend = *backend;
+  Trace("eval: arguments read");
   auto ctx = MakeEvalContext(*backend, a.flags.device);
   if (!ctx.ok()) return ReportError(ctx.status());
+  Trace("eval: backends open");
   Progress loading(a.out);
   loading.Show("hone eval: loading " + a.task);
   // The oracle first, so that a ModelNew candidate's sandbox starts Python
@@ -43,16 +46,21 @@ int RunEval(const EvalArgs& a) {
   Evaluator evaluator((*ctx)->env, (*ctx)->oracle.get());
   if (std::filesystem::path(a.candidate).extension() == ".py")
     evaluator.PrewarmCompat(*backend, *options);
+  Trace("eval: loading the task");
   auto task = LoadTask(**ctx, a.task, *backend, *sizes);
+  Trace("eval: task loaded");
   loading.Clear();
   if (!task.ok()) return ReportError(task.status());
   Progress progress(a.out);
   // A candidate that declares tunables is evaluated as each of its variants.
   Builder* builder = &(*ctx)->backend(*backend).builder();
-  auto verdict = EvaluateTuned(
-      evaluator, builder, *task, a.candidate, *options,
-      [&](const std::string& stage) { progress.Show("hone eval " + task->name + ": " + stage); });
+  auto verdict = EvaluateTuned(evaluator, builder, *task, a.candidate, *options,
+                               [&](const std::string& stage) {
+                                 Trace("eval: stage " + stage);
+                                 progress.Show("hone eval " + task->name + ": " + stage);
+                               });
   progress.Clear();
+  Trace("eval: verdict");
   if (!verdict.ok()) return ReportError(verdict.status());
   if (!verdict->sandbox_missing.empty())
     std::fprintf(stderr, "hone: warning: not in force in the sandbox on this machine: %s\n",

@@ -58,7 +58,7 @@ Status StartOracle(EvalContext& ctx, const std::string& backend) {
   std::string device = b->oracle_device();
   if (!ctx.oracle || ctx.oracle->device() != device) {
     ctx.oracle.reset();
-    HONE_ASSIGN_OR_RETURN(ctx.oracle, OracleService::Start(device));
+    HONE_ASSIGN_OR_RETURN(ctx.oracle, OracleService::Launch(device));
   }
   return Status::Ok();
 }

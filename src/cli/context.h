@@ -39,9 +39,11 @@ BackendRegistry BuiltInBackends();
 Result<std::unique_ptr<EvalContext>> MakeEvalContext(const std::string& backend = kHostBackend,
                                                      int device = 0);
 
-// Starts the oracle LoadTask would start for `backend` (a PyTorch task), so
-// that work can begin beside the task's loading (a warm sandbox). The
-// context keeps it (ctx.oracle); hand it to the Evaluator.
+// Starts the oracle LoadTask would start for `backend` (a PyTorch task)
+// without waiting for it (OracleService::Launch), so that work can begin
+// beside its start and the task's loading (a warm sandbox). The context
+// keeps it (ctx.oracle); hand it to the Evaluator. A failed start is the
+// Status of the first call that needs the oracle (LoadTask).
 Status StartOracle(EvalContext& ctx, const std::string& backend);
 
 // A native task folder, or a PyTorch problem file (.py) loaded by an oracle on

@@ -36,7 +36,10 @@ struct CompatRuntime {
   std::string home;       // PYTHONHOME: sys.base_prefix
   std::vector<std::string> sys_path;
   std::string torch_dir;
-  std::string bin_dir;           // the interpreter's folder: a venv keeps ninja there
+  std::string bin_dir;  // the interpreter's folder: a venv keeps ninja there
+  // The oracle's bytecode folder (sys.pycache_prefix): the sandbox reads
+  // torch's compiled modules there and writes none. Empty: none.
+  std::string pycache_prefix;
   std::filesystem::path runner;  // hone_compat.py
 };
 
@@ -82,8 +85,13 @@ std::string CompatViolationHint(int nr);
 std::vector<std::string> CompatEventNotes(const std::string& log);
 
 // Directories the sandbox must let a compat candidate read (Python, torch,
-// compilers for load_inline) and the environment it needs.
+// compilers for load_inline, the oracle's bytecode) and the environment it
+// needs.
 std::vector<std::string> CompatReadDirs(const CompatRuntime& runtime);
 std::vector<std::string> CompatEnvironment(const CompatRuntime& runtime);
+// The runtime's bytecode folder when the sandbox's user can read it (as
+// root the sandbox runs as 'nobody', who cannot pass through a private
+// home), else "": the sandbox then compiles what it imports, as before.
+std::string SandboxBytecodeDir(const CompatRuntime& runtime);
 
 }  // namespace hone

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/trace.h"
+
 namespace hone {
 
 std::string WarmKey(const SandboxConfig& c) {
@@ -40,6 +42,7 @@ void WarmPool::Prepare(const SandboxConfig& config) {
     auto sp = SandboxProcess::SpawnWarm(config, idle_priority_);
     if (!sp.ok()) return Disable("cannot start a warm sandbox: " + sp.status().message());
     warm_.push_back(std::move(*sp));
+    Trace("warm pool: a sandbox starts Python and torch");
   }
 }
 
@@ -49,6 +52,7 @@ std::unique_ptr<SandboxProcess> WarmPool::Take(const SandboxConfig& config, cons
   std::unique_ptr<SandboxProcess> sp = std::move(warm_.front());  // the oldest: the most warmed
   warm_.erase(warm_.begin());
   sp->HandOffWhenWarm(config, arena);
+  Trace("warm pool: a sandbox taken");
   if (refill) Prepare(config);
   return sp;
 }

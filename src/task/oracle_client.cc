@@ -12,11 +12,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include "core/dtype.h"
+#include "core/fs.h"
 #include "core/paths.h"
 #include "core/subprocess.h"
 
@@ -45,7 +47,9 @@ std::string FirstLine(const std::string& s) {
 const char* kInstallHint =
     "install python3-torch python3-numpy (scripts/setup does) or set HONE_PYTHON";
 
-Result<fs::path> FindScript(const OracleOptions& options) {
+}  // namespace
+
+Result<fs::path> OracleScript(const OracleOptions& options) {
   fs::path p;
   std::string from;
   if (!options.script.empty()) {
@@ -64,6 +68,29 @@ Result<fs::path> FindScript(const OracleOptions& options) {
     return Status::NotFound("oracle script not found: " + p.string() + " (from " + from + ")");
   }
   return fs::absolute(p, ec);
+}
+
+namespace {
+
+// The oracle's command line for `python`, with `extra` flags.
+std::vector<std::string> OracleArgv(const OracleOptions& options, const fs::path& script,
+                                    const std::string& python,
+                                    std::initializer_list<const char*> extra) {
+  std::vector<std::string> argv = {python, "-u", script.string()};
+  fs::path bytecode = options.bytecode_dir;
+  if (bytecode.empty()) {
+    if (auto cache = CacheDir(); cache.ok()) bytecode = *cache / "python-bytecode";
+  }
+  if (!bytecode.empty()) {
+    argv.push_back("--bytecode-dir");
+    argv.push_back(bytecode.string());
+  }
+  if (!options.device.empty()) {
+    argv.push_back("--device");
+    argv.push_back(options.device);
+  }
+  for (const char* e : extra) argv.push_back(e);
+  return argv;
 }
 
 // The interpreters to try, in order: the one the caller names
@@ -123,7 +150,7 @@ std::map<std::string, int64_t> IntMap(const json& j) {
 // torch (or cannot run) fails its hello with exit code 3, and the next is
 // tried. A separate `--check` first would import torch twice, seconds each.
 Result<std::unique_ptr<OracleClient>> OracleClient::Start(const OracleOptions& options) {
-  HONE_ASSIGN_OR_RETURN(fs::path script, FindScript(options));
+  HONE_ASSIGN_OR_RETURN(fs::path script, OracleScript(options));
   std::vector<std::string> candidates = PythonCandidates(options);
   std::string tried;
   for (const std::string& python : candidates) {
@@ -135,6 +162,28 @@ Result<std::unique_ptr<OracleClient>> OracleClient::Start(const OracleOptions& o
   return Status::Unavailable("no python3 that imports torch (tried: " +
                              (tried.empty() ? std::string("none found") : tried) +
                              "): " + kInstallHint);
+}
+
+Result<json> OracleClient::ProbeRuntime(const OracleOptions& options) {
+  HONE_ASSIGN_OR_RETURN(fs::path script, OracleScript(options));
+  CommandOptions run;
+  run.timeout = std::chrono::seconds(20);
+  std::string tried;
+  for (const std::string& python : PythonCandidates(options)) {
+    auto r = RunCommand(OracleArgv(options, script, python, {"--runtime"}), run);
+    if (r.ok() && r->succeeded()) {
+      // The JSON is the last line; a warning on stderr may come before it.
+      std::string out = r->output;
+      while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+      size_t nl = out.rfind('\n');
+      json j = json::parse(nl == std::string::npos ? out : out.substr(nl + 1), nullptr, false);
+      if (j.is_object() && j.contains("runtime")) return j;
+    }
+    tried += (tried.empty() ? "" : "; ") + python +
+             (r.ok() ? " (" + FirstLine(r->output) + ")" : ": " + r.status().message());
+  }
+  return Status::Unavailable("no python3 with torch answered --runtime (tried: " +
+                             (tried.empty() ? std::string("none found") : tried) + ")");
 }
 
 Result<std::unique_ptr<OracleClient>> OracleClient::StartWith(const OracleOptions& options,
@@ -182,11 +231,7 @@ Result<std::unique_ptr<OracleClient>> OracleClient::StartWith(const OracleOption
     return Status::Io(std::string("pipe: ") + strerror(errno));
   }
 
-  std::vector<std::string> argv = {python, "-u", script.string()};
-  if (!options.device.empty()) {
-    argv.push_back("--device");
-    argv.push_back(options.device);
-  }
+  std::vector<std::string> argv = OracleArgv(options, script, python, {});
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(a.data());
   args.push_back(nullptr);

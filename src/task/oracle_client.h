@@ -46,9 +46,19 @@ struct OracleOptions {
   // removed when the client ends; its tail is quoted in error messages.
   std::filesystem::path stderr_log;
   std::chrono::milliseconds hello_timeout{std::chrono::seconds(60)};  // torch import
+  // Where the interpreter keeps the bytecode it compiles (`--bytecode-dir`,
+  // sys.pycache_prefix), so that a machine whose site-packages has no .pyc
+  // files compiles torch once, not in every process. Empty: the cache's
+  // python-bytecode folder (core/fs.h CacheDir). An environment that sets
+  // PYTHONPYCACHEPREFIX keeps its own.
+  std::filesystem::path bytecode_dir;
 };
 
 inline constexpr int kOracleProtocol = 1;
+
+// hone_oracle.py as `options` name it (OracleOptions::script); NotFound
+// saying where it was looked for.
+Result<std::filesystem::path> OracleScript(const OracleOptions& options);
 
 // One entry of a contract list (inputs or outputs) or of a generate reply.
 struct OracleTensorSpec {
@@ -135,6 +145,14 @@ struct OracleTargets {
 class OracleClient {
  public:
   static Result<std::unique_ptr<OracleClient>> Start(const OracleOptions& options = {});
+  // What Start's hello will say about its interpreter ({"executable",
+  // "runtime"}), asked of `hone_oracle.py --runtime` on the interpreter Start
+  // would try first that has torch and numpy installed. It imports no torch
+  // (about 0.05 s), so a caller can start work that needs the interpreter
+  // (a warm sandbox) while the oracle imports torch. A hint only: Start may
+  // still settle on another interpreter (one whose torch fails to import).
+  // Status::Unavailable when no interpreter answers.
+  static Result<nlohmann::json> ProbeRuntime(const OracleOptions& options = {});
   // Sends `exit`, waits briefly, then kills the process.
   ~OracleClient();
   OracleClient(const OracleClient&) = delete;

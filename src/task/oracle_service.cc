@@ -7,6 +7,7 @@
 
 #include "core/clock.h"
 #include "core/fs.h"
+#include "core/trace.h"
 
 namespace hone {
 namespace {
@@ -70,25 +71,57 @@ std::string SizePolicy::text() const {
 
 bool IsPyTorchTaskFile(const std::filesystem::path& path) { return path.extension() == ".py"; }
 
-Result<std::unique_ptr<OracleService>> OracleService::Start(const std::string& device,
-                                                            OracleOptions options) {
+Result<std::unique_ptr<OracleService>> OracleService::Launch(const std::string& device,
+                                                             OracleOptions options) {
   std::unique_ptr<OracleService> s(new OracleService());
   s->device_ = device;
   options.device = device;
   s->options_ = std::move(options);
   const char* tmp = std::getenv("TMPDIR");
   HONE_ASSIGN_OR_RETURN(s->work_dir_, MakeTempDir(tmp && *tmp ? tmp : "/tmp", "hone-oracle"));
+  Trace("oracle: starting");
+  s->launching_ = std::async(std::launch::async, [options = s->options_, s = s.get()]() {
+    auto start = Clock::now();
+    auto c = OracleClient::Start(options);
+    s->launch_seconds_ = SecondsSince(start);  // read after the future's get()
+    Trace(c.ok() ? "oracle: hello (torch imported)" : "oracle: failed to start");
+    return c;
+  });
+  return s;
+}
+
+Result<std::unique_ptr<OracleService>> OracleService::Start(const std::string& device,
+                                                            OracleOptions options) {
+  HONE_ASSIGN_OR_RETURN(auto s, Launch(device, std::move(options)));
   HONE_RETURN_IF_ERROR(s->EnsureRunning());
   return s;
 }
 
 OracleService::~OracleService() {
+  AwaitLaunch();
   client_.reset();
   std::error_code ec;
   if (!work_dir_.empty()) std::filesystem::remove_all(work_dir_, ec);
 }
 
+void OracleService::AwaitLaunch() const {
+  if (!launching_.valid()) return;
+  auto c = launching_.get();
+  cost_.start_seconds += launch_seconds_;
+  if (c.ok()) {
+    client_ = std::move(*c);
+  } else {
+    launch_status_ = c.status();
+  }
+}
+
 Status OracleService::EnsureRunning() {
+  AwaitLaunch();
+  if (!launch_status_.ok()) {
+    Status failed = launch_status_;
+    launch_status_ = Status::Ok();  // the next call starts one afresh
+    return failed;
+  }
   if (client_ && client_->alive()) return Status::Ok();
   if (client_) {
     if (++restarts_ > kMaxRestarts)
@@ -103,6 +136,22 @@ Status OracleService::EnsureRunning() {
   client_ = std::move(*c);
   cost_.start_seconds += SecondsSince(start);
   return Status::Ok();
+}
+
+json OracleService::runtime_hint() {
+  if (!launching_.valid() && client_) return client_->hello();
+  if (!runtime_hint_) {
+    auto r = OracleClient::ProbeRuntime(options_);
+    runtime_hint_ = r.ok() ? std::move(*r) : json();
+    Trace(r.ok() ? "oracle: runtime probed" : "oracle: runtime probe failed");
+  }
+  return *runtime_hint_;
+}
+
+std::filesystem::path OracleService::python_dir() const {
+  if (client_) return client_->script().parent_path();
+  auto script = OracleScript(options_);
+  return script.ok() ? script->parent_path() : std::filesystem::path();
 }
 
 std::string OracleService::torch_version() const {

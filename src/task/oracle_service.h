@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -74,9 +75,21 @@ struct OracleCost {
 
 class OracleService {
  public:
-  // Starts the oracle for `device` ("cpu" or "cuda:N").
+  // Starts the oracle for `device` ("cpu" or "cuda:N") and waits for its
+  // hello (its interpreter has imported torch).
   static Result<std::unique_ptr<OracleService>> Start(const std::string& device,
                                                       OracleOptions options = {});
+  // Starts it without waiting: the interpreter imports torch on a thread of
+  // its own while the caller goes on, and the first call that needs the
+  // oracle waits for it (a failed start is then that call's Status; hello()
+  // is empty). The thread only starts the process; the service stays
+  // single-threaded for its callers.
+  static Result<std::unique_ptr<OracleService>> Launch(const std::string& device,
+                                                       OracleOptions options = {});
+  // The hello's "executable" and "runtime" before the hello has come, from
+  // OracleClient::ProbeRuntime (asked once); the hello itself once it has.
+  // Empty when no interpreter answers.
+  nlohmann::json runtime_hint();
   ~OracleService();
   OracleService(const OracleService&) = delete;
   OracleService& operator=(const OracleService&) = delete;
@@ -115,15 +128,20 @@ class OracleService {
   const std::string& device() const { return device_; }
   // The oracle's hello reply (its interpreter, torch, devices) and the folder
   // of hone's Python files; empty when it is not running.
-  nlohmann::json hello() const { return client_ ? client_->hello() : nlohmann::json(); }
-  std::filesystem::path python_dir() const {
-    return client_ ? client_->script().parent_path() : std::filesystem::path();
+  nlohmann::json hello() const {
+    AwaitLaunch();
+    return client_ ? client_->hello() : nlohmann::json();
   }
+  // The folder of hone_oracle.py, known before the oracle has started.
+  std::filesystem::path python_dir() const;
   std::string torch_version() const;
   const OracleCost& cost() const { return cost_; }
 
  private:
   OracleService() = default;
+  // Takes the launched client once its start has ended (a failure is kept
+  // for EnsureRunning to return).
+  void AwaitLaunch() const;
   Status EnsureRunning();
   Result<Task> ToTask(const OracleProblem& p, const std::filesystem::path& file,
                       const SizePolicy& sizes);
@@ -132,7 +150,13 @@ class OracleService {
 
   std::string device_;
   OracleOptions options_;
-  std::unique_ptr<OracleClient> client_;
+  // Mutable: a launched client is taken when first needed, from const
+  // accessors too (AwaitLaunch).
+  mutable std::unique_ptr<OracleClient> client_;
+  mutable std::future<Result<std::unique_ptr<OracleClient>>> launching_;
+  mutable Status launch_status_;       // a launch that failed
+  mutable double launch_seconds_ = 0;  // written by the launch's thread
+  std::optional<nlohmann::json> runtime_hint_;
   std::filesystem::path work_dir_;  // generated files; removed at the end
   struct Loaded {
     std::filesystem::path file;
@@ -142,7 +166,7 @@ class OracleService {
   std::map<std::string, Loaded> loaded_;  // by task hash
   std::map<std::string, OracleGenerated> generated_;
   int restarts_ = 0;
-  OracleCost cost_;
+  mutable OracleCost cost_;  // AwaitLaunch adds the launch's start time
 };
 
 // True for a path that names a PyTorch problem file.

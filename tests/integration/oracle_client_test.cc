@@ -160,6 +160,34 @@ TEST(OracleClientStart, SkipsAPythonWithoutTorchOnThePath) {
   EXPECT_NE(client->python(), (dir / "python3").string());
 }
 
+// `--runtime` answers before torch is imported, and says what the hello
+// says: a warm sandbox started from it is one the candidate can take.
+TEST_F(OracleClientTest, TheRuntimeProbeSaysWhatTheHelloSays) {
+  auto probe = OracleClient::ProbeRuntime(TestOptions());
+  ASSERT_TRUE(probe.ok()) << probe.status().message();
+  EXPECT_EQ((*probe)["executable"], client_->hello()["executable"]);
+  EXPECT_EQ((*probe)["runtime"], client_->hello()["runtime"]);
+  EXPECT_FALSE((*probe)["runtime"].value("torch_dir", "").empty());
+}
+
+TEST(OracleClientStart, TheRuntimeProbeOfAPythonWithoutTorchIsUnavailable) {
+  fs::path dir = std::move(MakeTempDir(fs::temp_directory_path(), "oracle-test")).value();
+  {
+    std::ofstream out(dir / "python3");
+    out << "#!/bin/sh\necho 'no torch here' >&2\nexit 3\n";
+  }
+  fs::permissions(dir / "python3", fs::perms::owner_all);
+  OracleOptions o = TestOptions();
+  o.python = (dir / "python3").string();
+  auto probe = OracleClient::ProbeRuntime(o);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  ASSERT_FALSE(probe.ok());
+  EXPECT_EQ(probe.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(probe.status().message().find("no torch here"), std::string::npos)
+      << probe.status().message();
+}
+
 TEST_F(OracleClientTest, HelloChecksTheProtocol) {
   EXPECT_EQ(client_->hello().value("protocol", 0), kOracleProtocol);
   EXPECT_FALSE(client_->python().empty());

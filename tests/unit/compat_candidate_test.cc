@@ -4,6 +4,7 @@
 #include "run/compat_candidate.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "core/fs.h"
 
@@ -32,6 +33,40 @@ TEST(CompatRuntimeTest, NeedsASharedLibpython) {
   for (const auto& e : env) venv_first |= e.rfind("PATH=/opt/venv/bin:", 0) == 0;
   EXPECT_TRUE(venv_first) << "a venv keeps ninja beside its python";
   std::filesystem::remove_all(dir);
+}
+
+// The oracle's bytecode folder is read by the sandbox where its user can
+// reach it; as root ('nobody' in the sandbox) a private folder is left out.
+TEST(CompatRuntimeTest, TheSandboxReadsTheOraclesBytecodeWhereItCan) {
+  namespace fs = std::filesystem;
+  auto dir = MakeTempDir("/tmp", "compat-test").value();
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  ASSERT_TRUE(WriteFileAtomic(dir / "hone_compat.py", "x = 1\n").ok());
+  fs::create_directories(dir / "bytecode");
+  nlohmann::json hello = {{"executable", "/usr/bin/python3"},
+                          {"runtime",
+                           {{"libpython", "/usr/lib/libpython3.11.so.1.0"},
+                            {"base_prefix", "/usr"},
+                            {"pycache_prefix", (dir / "bytecode").string()}}}};
+  auto rt = CompatRuntimeFromHello(hello, dir);
+  ASSERT_TRUE(rt.ok()) << rt.status().message();
+  const std::string want = "PYTHONPYCACHEPREFIX=" + (dir / "bytecode").string();
+  auto env = CompatEnvironment(*rt);
+  auto reads = CompatReadDirs(*rt);
+  EXPECT_NE(std::find(env.begin(), env.end(), want), env.end());
+  EXPECT_NE(std::find(reads.begin(), reads.end(), (dir / "bytecode").string()), reads.end());
+  EXPECT_NE(std::find(env.begin(), env.end(), "PYTHONDONTWRITEBYTECODE=1"), env.end())
+      << "the sandbox reads the folder, never writes it";
+
+  fs::permissions(dir, fs::perms::owner_all);  // a private folder above it
+  env = CompatEnvironment(*rt);
+  EXPECT_EQ(std::find(env.begin(), env.end(), want) != env.end(), geteuid() != 0);
+
+  rt->pycache_prefix = (dir / "missing").string();
+  EXPECT_EQ(SandboxBytecodeDir(*rt), "");
+  rt->pycache_prefix.clear();
+  EXPECT_EQ(SandboxBytecodeDir(*rt), "");
+  fs::remove_all(dir);
 }
 
 TEST(CompatShimTest, NeedsAPyTorchTaskAndIsDeterministic) {
