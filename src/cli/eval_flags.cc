@@ -25,6 +25,11 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
                   "Buffer slots (value sets, each at its own place in memory) that timed calls "
                   "rotate through; fewer when memory is short")
       ->capture_default_str();
+  app->add_option("--short-call-processes", f.short_call_processes,
+                  "PyTorch tasks: sandbox processes the candidate and each baseline are timed in "
+                  "when their calls take under 20 us (each process has an offset of its own; "
+                  "1: one process)")
+      ->capture_default_str();
   app->add_option("--memory-limit", f.memory_limit_mb,
                   "Memory for the candidate's own allocations in MiB (default: an eighth of RAM, "
                   "at most 2048)");
@@ -59,10 +64,11 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalFlags, no_time, time_budget, warmup, min_reps,
                                                 max_reps, target_rse, flush, threads, input_sets,
-                                                memory_limit_mb, call_timeout, timeout, seed,
-                                                device, no_seccomp, no_landlock, no_netns, profile,
-                                                allow, no_lint, shape_scale, size_policy, baselines,
-                                                sanitize, no_sanitize, metrics, no_metrics)
+                                                short_call_processes, memory_limit_mb, call_timeout,
+                                                timeout, seed, device, no_seccomp, no_landlock,
+                                                no_netns, profile, allow, no_lint, shape_scale,
+                                                size_policy, baselines, sanitize, no_sanitize,
+                                                metrics, no_metrics)
 
 void AddSanitizeFlag(CLI::App* app, EvalFlags& f) {
   app->add_flag("--sanitize", f.sanitize,
@@ -134,6 +140,8 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   if (f.threads < 0) return Status::Invalid("--threads: must not be negative (0: all cores)");
   if (f.input_sets < 1 || f.input_sets > 64)
     return Status::Invalid("--input-sets: must be between 1 and 64");
+  if (f.short_call_processes < 1 || f.short_call_processes > 16)
+    return Status::Invalid("--short-call-processes: must be between 1 and 16");
   if (f.min_reps < 3 || f.max_reps < f.min_reps)
     return Status::Invalid("--min-reps/--max-reps: need 3 <= min-reps <= max-reps");
   if (f.call_timeout <= 0) return Status::Invalid("--call-timeout: must be positive");
@@ -150,6 +158,7 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   o.timing.target_rse = f.target_rse;
   o.threads = f.threads;
   o.input_sets = f.input_sets;
+  o.short_call_processes = f.short_call_processes;
   o.memory_limit_bytes = static_cast<size_t>(f.memory_limit_mb * 1024 * 1024);
   o.max_call_timeout = std::chrono::milliseconds(static_cast<int64_t>(f.call_timeout * 1000));
   o.min_call_timeout = std::min(o.min_call_timeout, o.max_call_timeout);

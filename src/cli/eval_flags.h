@@ -21,6 +21,7 @@ struct EvalFlags {
   std::string flush = "llc";
   int threads = 0;
   int input_sets = 3;  // buffer slots timed calls rotate through (EvalOptions::input_sets)
+  int short_call_processes = 4;  // EvalOptions::short_call_processes
   double memory_limit_mb = 0;
   double call_timeout = 10;
   double timeout = 600;

@@ -76,7 +76,10 @@ class BaselineStage {
   bool FitBeside() const;
   Status Spawn(BaselineRun& b);
   Result<SandboxConfig> Config(const BaselineRun& b) const;
+  void AwaitOne(BaselineRun& b);
   void Time(BaselineRun& b);
+  // Times a baseline of short calls again in more processes and pools them.
+  void TimeInMoreProcesses(BaselineRun& b);
   // Binds its slots and makes one call unheld; false (and why) if it fails.
   bool BindAndCallOnce(BaselineRun& b);
   bool Sample(BaselineRun& b, Measuring& m, int rep, bool is_timed, double* seconds);

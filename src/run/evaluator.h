@@ -37,6 +37,11 @@ struct EvalOptions {
   TimingPolicy timing;
   FlushMode flush = FlushMode::kLlc;
   int input_sets = 3;  // inputs rotated through during timing
+  // Processes a PyTorch task's candidate and baselines are each timed in
+  // when their calls take under short_call_seconds (run/timing_processes.h);
+  // 1: one each.
+  int short_call_processes = 4;
+  double short_call_seconds = 20e-6;
   std::chrono::milliseconds max_call_timeout{10000};
   std::chrono::milliseconds min_call_timeout{2000};
   double call_timeout_factor = 50;  // times the reference's duration, within the bounds
@@ -110,7 +115,8 @@ class Evaluator {
 
   // Starts a sandbox importing Python and torch now, for the next compat
   // candidate evaluated on `backend` with `options` (run/warm_pool.h), so
-  // that its start overlaps the caller's own work (loading the task). Does
+  // that its start overlaps the caller's own work (loading the task, or the
+  // oracle's own start when it was launched without waiting). Does
   // nothing without the oracle or with HONE_WARM_SANDBOXES=0.
   void PrewarmCompat(const std::string& backend, const EvalOptions& options);
   // For many evaluations in a row (bench): each compat evaluation that takes

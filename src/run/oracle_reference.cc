@@ -113,6 +113,12 @@ Result<Ids> OracleReference::UploadAll(const std::vector<HostTensor>& tensors) {
 
 Result<std::vector<RefSet>> OracleReference::WarmupSets(const CaseShapes& cs) {
   pool_seed_ = TimingPoolSeed();
+  // A candidate timed again in another process (run/timing_processes.h)
+  // gets a pool of its own; the last one's tensors go.
+  for (RefSet& r : pool_) {
+    Release(*s_.store, r.inputs);
+    Release(*s_.store, r.expected);
+  }
   pool_.clear();
   HONE_RETURN_IF_ERROR(FetchPool(cs));
   return pool_;

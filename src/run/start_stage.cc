@@ -91,4 +91,24 @@ Status StartStage::Run(const std::filesystem::path& cand_lib) {
   return Status::Ok();
 }
 
+Result<std::unique_ptr<SandboxProcess>> StartStage::SpawnAnother(
+    const std::filesystem::path& cand_lib) {
+  HONE_ASSIGN_OR_RETURN(SandboxConfig config, CandidateConfig(cand_lib));
+  bool warm = false;
+  return launcher_.Spawn(config, *s_.cand.arena, &warm);
+}
+
+Result<bool> StartStage::AwaitAnother(std::unique_ptr<SandboxProcess>& sandbox,
+                                      const std::filesystem::path& cand_lib) {
+  HONE_ASSIGN_OR_RETURN(SandboxConfig config, CandidateConfig(cand_lib));
+  Millis timeout =
+      s_.compat ? std::max(s_.opt.start_timeout, Millis(kCompatStartMillis)) : s_.opt.start_timeout;
+  bool warm = false;
+  CallOutcome startup = launcher_.AwaitStart(sandbox, config, *s_.cand.arena, timeout, &warm);
+  if (startup.ok()) return true;
+  sandbox.reset();
+  runner_.Fail(startup, "while loading it again, to time it in another process");
+  return false;
+}
+
 }  // namespace hone

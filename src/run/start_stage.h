@@ -36,6 +36,13 @@ class StartStage {
   // `cand_lib`: the candidate's library (a compat candidate's shim).
   Status Run(const std::filesystem::path& cand_lib);
 
+  // Another process of the candidate on the same arena, for timing it in
+  // several (run/timing_processes.h): spawned now, awaited by AwaitAnother,
+  // which decides the verdict (and returns false) when it fails to load.
+  Result<std::unique_ptr<SandboxProcess>> SpawnAnother(const std::filesystem::path& cand_lib);
+  Result<bool> AwaitAnother(std::unique_ptr<SandboxProcess>& sandbox,
+                            const std::filesystem::path& cand_lib);
+
  private:
   // Sizes the evaluation's buffers to the memory free now.
   Status PlanMemoryUse();

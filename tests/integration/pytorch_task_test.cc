@@ -13,6 +13,7 @@
 #include <memory>
 #include <sstream>
 
+#include "core/fs.h"
 #include "run/arena.h"
 #include "run/compat_candidate.h"
 #include "run/warm_pool.h"
@@ -238,6 +239,44 @@ TEST(WarmSandboxTest, WarmAndColdSandboxesGiveTheSameVerdict) {
   EXPECT_FALSE(c->sandbox_warm);
 }
 
+// `hone eval`'s order: the oracle launched without waiting, a sandbox
+// warmed at once from the interpreter's runtime probe (while the oracle
+// still imports torch), then the task loaded. The candidate takes that
+// sandbox: the probe's runtime is the hello's.
+TEST(WarmSandboxTest, ASandboxWarmedBeforeTheOraclesHelloIsTaken) {
+  SKIP_WITHOUT_ORACLE();
+  auto oracle = OracleService::Launch("cpu", TestOracleOptions());
+  ASSERT_TRUE(oracle.ok()) << oracle.status().message();
+  EvalOptions o = VerifyOnly();
+  o.backend = "cpu";
+  Evaluator evaluator(Env().evaluator->env(), oracle->get());
+  evaluator.PrewarmCompat("cpu", o);
+  auto task = (*oracle)->Load(PyTorchDir() / "elementwise_relu_scale.py", {});
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  auto v =
+      evaluator.Evaluate(*task, SourceDir() / "tests/adversarial/compat/load_inline_cpp.py", o);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason << "\n" << v->output_head;
+  EXPECT_TRUE(v->sandbox_warm) << ::testing::PrintToString(v->notes);
+  EXPECT_GT((*oracle)->cost().start_seconds, 0);
+}
+
+// A launch that fails (no interpreter with torch) is the Status of the
+// first call that needs the oracle, with the start's own words.
+TEST(OracleServiceLaunch, AFailedStartIsTheFirstCallsStatus) {
+  OracleOptions o = TestOracleOptions();
+  o.python = "/nonexistent/bin/python3";
+  auto oracle = OracleService::Launch("cpu", o);
+  ASSERT_TRUE(oracle.ok()) << oracle.status().message();
+  EXPECT_TRUE((*oracle)->runtime_hint().is_null());
+  auto task = (*oracle)->Load(PyTorchDir() / "elementwise_relu_scale.py", {});
+  ASSERT_FALSE(task.ok());
+  EXPECT_EQ(task.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(task.status().message().find("/nonexistent/bin/python3"), std::string::npos)
+      << task.status().message();
+  EXPECT_TRUE((*oracle)->hello().is_null());
+}
+
 // A sandbox whose warm-up fails says why before its hand-off, so its
 // candidate never ran: the evaluator starts it cold and turns warming off.
 class WarmPoolFailureTest : public ::testing::Test {
@@ -365,6 +404,50 @@ TEST(PyTorchTaskTest, TimedVerdictCarriesTheBaselines) {
   EXPECT_TRUE(v->compile_time.has_value() || !v->compile_unavailable.empty());
   EXPECT_FALSE(v->shapes.empty());
   EXPECT_GT(v->sol_seconds, 0);  // the footprint in bytes over the machine's bandwidth
+}
+
+// Short calls: the candidate and its eager baseline are each timed in
+// several sandbox processes and their samples pooled (run/timing_processes.h).
+TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
+  SKIP_WITHOUT_ORACLE();
+  const Task& task = TaskNamed("elementwise_relu_scale");
+  // A cache of its own, so the baselines are timed now, not read.
+  auto cache = MakeTempDir(std::filesystem::temp_directory_path(), "hone-processes-test");
+  ASSERT_TRUE(cache.ok());
+  std::string saved = std::getenv("HONE_CACHE") ? std::getenv("HONE_CACHE") : "";
+  setenv("HONE_CACHE", cache->c_str(), 1);
+  EvalOptions o;
+  o.timing.budget_seconds = 0.2;
+  o.timing.warmup_seconds = 0.02;
+  o.backend = "cpu";
+  o.compile_baseline = false;
+  o.short_call_seconds = 10;  // every call here is short
+  o.short_call_processes = 2;
+  auto file = SourceDir() / "tests/adversarial/compat/load_inline_cpp.py";
+  auto v = Env().evaluator->Evaluate(task, file, o);
+  o.short_call_processes = 1;
+  auto once = Env().evaluator->Evaluate(task, file, o);
+  setenv("HONE_CACHE", saved.c_str(), 1);
+  std::filesystem::remove_all(*cache);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
+  ASSERT_TRUE(v->candidate_time && v->reference_time);
+  auto notes = ::testing::PrintToString(v->notes);
+  EXPECT_NE(notes.find("the candidate timed in 2 sandbox processes"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("Model timed in 2 sandbox processes"), std::string::npos) << notes;
+  int stopped = 0;
+  for (const auto& n : v->notes) stopped += n.rfind("timing stopped:", 0) == 0;
+  EXPECT_EQ(stopped, 1) << "one note of how timing stopped, not one per process: " << notes;
+  EXPECT_NEAR(v->speedup, v->reference_time->summary.median / v->candidate_time->summary.median,
+              1e-9);
+
+  ASSERT_TRUE(once.ok()) << once.status().message();
+  ASSERT_EQ(once->status, VerdictStatus::kPassed) << once->reason;
+  EXPECT_EQ(::testing::PrintToString(once->notes).find("the candidate timed in"),
+            std::string::npos);
+  // The baselines the first evaluation cached (timed in 2) served the second.
+  EXPECT_EQ(once->reference_time->samples.size(), v->reference_time->samples.size());
+  EXPECT_LT(once->candidate_time->samples.size(), v->candidate_time->samples.size());
 }
 
 TEST(PyTorchTaskTest, OracleResultsAreReusedAcrossCandidates) {

@@ -1,0 +1,54 @@
+#include "run/timing_processes.h"
+
+#include <algorithm>
+
+#include "measure/stats.h"
+#include "run/reason_text.h"
+
+namespace hone {
+
+int TimingProcesses(const EvalOptions& options, double median) {
+  if (!(median > 0) || median >= options.short_call_seconds) return 1;
+  return std::max(1, options.short_call_processes);
+}
+
+TimingResult PoolTimings(const std::vector<TimingResult>& processes) {
+  TimingResult pooled;
+  if (processes.empty()) return pooled;
+  std::vector<double> overheads;
+  for (const TimingResult& p : processes) {
+    pooled.samples.insert(pooled.samples.end(), p.samples.begin(), p.samples.end());
+    overheads.push_back(p.call_overhead);
+  }
+  pooled.summary = Summarize(pooled.samples);
+  pooled.call_overhead = Summarize(overheads).median;
+  return pooled;
+}
+
+void PoolBaselineTimings(BaselineTiming& first, const std::vector<BaselineTiming>& more) {
+  double host = first.host_seconds_per_launch;
+  int hosts = host > 0 ? 1 : 0;
+  for (const BaselineTiming& m : more) {
+    if (!m.available) continue;
+    first.samples.insert(first.samples.end(), m.samples.begin(), m.samples.end());
+    first.warmup_calls += m.warmup_calls;
+    first.held = first.held && m.held;
+    if (m.host_seconds_per_launch > 0) {
+      host += m.host_seconds_per_launch;
+      ++hosts;
+    }
+  }
+  first.median = Summarize(first.samples).median;
+  first.host_seconds_per_launch = hosts > 0 && first.held ? host / hosts : 0;
+}
+
+std::string TimingProcessesNote(const std::string& who, int processes, double median,
+                                double short_call_seconds) {
+  return who + " timed in " + std::to_string(processes) +
+         " sandbox processes, samples pooled: " + "its calls take " + Seconds(median) + ", under " +
+         Seconds(short_call_seconds) +
+         ", where each process adds an offset of its own (up to 3% from one CUDA context to "
+         "the next on an H200; --short-call-processes)";
+}
+
+}  // namespace hone
