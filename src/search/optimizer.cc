@@ -422,7 +422,11 @@ Result<OptimizeResult> Optimizer::Run(const OptimizeProgress& progress) {
                                                     backend_.name(), options_.options_hash));
     journal->SetProvenance(provenance);
   }
-  StrategyContext context{&task_, backend_.traits().flavour, backend_.machine(), &prompts_, {}};
+  StrategyContext context;
+  context.task = &task_;
+  context.backend = backend_.traits().flavour;
+  context.machine = backend_.machine();
+  context.prompts = &prompts_;
   context.reference = MeasureReference(task_, backend_, evaluator_, options_.eval, record.dir());
   HONE_ASSIGN_OR_RETURN(auto shown, RunLessons(options_, task_, backend_,
                                                journal ? &*journal : nullptr, record.dir()));

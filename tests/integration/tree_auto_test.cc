@@ -308,8 +308,9 @@ void TreeAutoTest::KillAndResume(const std::vector<std::string>& strategy) {
     if (!AsksForCode(r.candidate.kind)) continue;
     ASSERT_TRUE(r.evaluation.has_value()) << "seq " << r.candidate.seq;
     EXPECT_EQ(r.evaluation->state, "finished");
-    if (finished_before.count(r.candidate.seq))
+    if (finished_before.count(r.candidate.seq)) {
       EXPECT_EQ(r.evaluation->finished, finished_before[r.candidate.seq]) << "not evaluated again";
+    }
   }
   EXPECT_EQ(static_cast<int>(seqs.size()), total);
   auto store = Store::Open(db_);
