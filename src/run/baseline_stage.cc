@@ -153,6 +153,7 @@ void BaselineStage::TimeInMoreProcesses(BaselineRun& b) {
     m.arena.reset();
     if (m.timing.available) timed.push_back(m.timing);
   }
+  if (timed.empty()) return;
   PoolBaselineTimings(b.timing, timed);
   b.timing.timer +=
       "; " + TimingProcessesNote(BaselineName(b.mode), 1 + static_cast<int>(timed.size()),

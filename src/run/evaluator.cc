@@ -186,9 +186,10 @@ Status Run::TimeInMoreProcesses() {
     checks_.BeforeCall();  // the idle time of the process that goes
     s_.cand.sandbox = std::move(sandbox);
     launcher_.Settle();
+    s_.v.candidate_time.reset();  // a process whose calls were all re-checks gives none
     HONE_RETURN_IF_ERROR(TimingStage(s_, runner_, checks_, *reference_).Run(s_.cases.front()));
-    if (s_.decided() || !s_.v.candidate_time) return Status::Ok();
-    timed.push_back(*s_.v.candidate_time);
+    if (s_.decided()) return Status::Ok();
+    if (s_.v.candidate_time) timed.push_back(*s_.v.candidate_time);
   }
   // Each process said how its timing stopped; one note says it for all.
   std::vector<std::string>& notes = s_.v.notes;
@@ -202,8 +203,8 @@ Status Run::TimeInMoreProcesses() {
   const double median = s_.v.candidate_time->summary.median;
   s_.v.call_overhead_seconds = s_.v.candidate_time->call_overhead;
   if (s_.v.sol_seconds > 0 && median > 0) s_.v.sol_percent = 100 * s_.v.sol_seconds / median;
-  s_.v.notes.push_back(
-      TimingProcessesNote("the candidate", processes, median, s_.opt.short_call_seconds));
+  s_.v.notes.push_back(TimingProcessesNote("the candidate", static_cast<int>(timed.size()), median,
+                                           s_.opt.short_call_seconds));
   return Status::Ok();
 }
 

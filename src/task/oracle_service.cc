@@ -80,10 +80,10 @@ Result<std::unique_ptr<OracleService>> OracleService::Launch(const std::string& 
   const char* tmp = std::getenv("TMPDIR");
   HONE_ASSIGN_OR_RETURN(s->work_dir_, MakeTempDir(tmp && *tmp ? tmp : "/tmp", "hone-oracle"));
   Trace("oracle: starting");
-  s->launching_ = std::async(std::launch::async, [options = s->options_, s = s.get()]() {
+  s->launching_ = std::async(std::launch::async, [options = s->options_, service = s.get()]() {
     auto start = Clock::now();
     auto c = OracleClient::Start(options);
-    s->launch_seconds_ = SecondsSince(start);  // read after the future's get()
+    service->launch_seconds_ = SecondsSince(start);  // read after the future's get()
     Trace(c.ok() ? "oracle: hello (torch imported)" : "oracle: failed to start");
     return c;
   });
@@ -155,6 +155,7 @@ std::filesystem::path OracleService::python_dir() const {
 }
 
 std::string OracleService::torch_version() const {
+  AwaitLaunch();
   return client_ ? client_->hello().value("torch", "") : "";
 }
 
@@ -359,12 +360,14 @@ Result<json> OracleService::PrepareExtension(const std::string& kind, const json
 }
 
 Status OracleService::ReleaseDeviceMemory() {
+  AwaitLaunch();
   if (!client_) return Status::Unavailable("the oracle is not running");
   auto r = client_->Request({{"op", "release"}}, std::chrono::seconds(30));
   return r.ok() ? Status::Ok() : r.status();
 }
 
 std::string OracleService::device_description() const {
+  AwaitLaunch();
   if (!client_) return device_;
   for (const auto& d : client_->hello().value("devices", json::array()))
     if (d.value("name", "") == device_) return d.value("description", device_);
