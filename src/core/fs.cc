@@ -1,6 +1,7 @@
 #include "core/fs.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -92,6 +93,34 @@ bool NaturalLess(const std::string& a, const std::string& b) {
 
 std::string AbsolutePath(const fs::path& path) {
   return path.empty() ? std::string() : fs::absolute(path).lexically_normal().string();
+}
+
+bool OthersCanReach(const fs::path& dir) {
+  std::error_code ec;
+  if (!dir.is_absolute() || !fs::is_directory(dir, ec)) return false;
+  using fs::perms;
+  for (fs::path p = dir;; p = p.parent_path()) {
+    perms need = p == dir ? perms::others_read | perms::others_exec : perms::others_exec;
+    perms have = fs::status(p, ec).permissions();
+    if (ec || (have & need) != need) return false;
+    if (p == p.root_path()) return true;
+  }
+}
+
+fs::path PythonBytecodeDir() {
+  auto cache = CacheDir();
+  if (!cache.ok()) return {};
+  fs::path in_cache = *cache / "python-bytecode";
+  if (geteuid() != 0 || OthersCanReach(*cache)) return in_cache;
+  // Root-owned, 0755, in a sticky folder: another user can neither have
+  // made it (the owner is checked) nor change it.
+  fs::path shared = "/var/tmp/hone-python-bytecode-0";
+  mkdir(shared.c_str(), 0755);
+  struct stat st {};
+  if (lstat(shared.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0 || !OthersCanReach(shared))
+    return in_cache;
+  return shared;
 }
 
 }  // namespace hone

@@ -27,4 +27,16 @@ bool NaturalLess(const std::string& a, const std::string& b);
 // A fresh private directory (mode 0700) under base, named prefix-XXXXXX.
 Result<fs::path> MakeTempDir(const fs::path& base, const std::string& prefix);
 
+// Whether any user may list and enter `dir`: it is an absolute directory
+// readable and searchable by others, and every folder above it searchable.
+// (A root-run sandbox is 'nobody', who reaches only such folders.)
+bool OthersCanReach(const fs::path& dir);
+
+// Where hone's own oracle keeps Python bytecode: the cache's
+// python-bytecode/, or, when the cache is private to root (root's home),
+// /var/tmp/hone-python-bytecode-0, which root-run sandboxes can read; that
+// one only when root owns it and nobody else may write it. Empty when
+// there is no cache.
+fs::path PythonBytecodeDir();
+
 }  // namespace hone

@@ -317,20 +317,12 @@ std::vector<std::string> CompatReadDirs(const CompatRuntime& rt) {
 }
 
 std::string SandboxBytecodeDir(const CompatRuntime& rt) {
-  if (rt.pycache_prefix.empty()) return "";
-  std::filesystem::path dir(rt.pycache_prefix);
+  const std::filesystem::path dir(rt.pycache_prefix);
+  if (!dir.is_absolute()) return "";  // none ("" included)
+  // As root the sandbox runs as 'nobody'; otherwise as this user.
   std::error_code ec;
-  if (!dir.is_absolute() || !std::filesystem::is_directory(dir, ec)) return "";
-  if (geteuid() != 0) return rt.pycache_prefix;  // the sandbox runs as this user
-  // 'nobody' must pass through every folder above it and read the folder.
-  using std::filesystem::perms;
-  for (std::filesystem::path p = dir;; p = p.parent_path()) {
-    perms need = p == dir ? perms::others_read | perms::others_exec : perms::others_exec;
-    perms have = std::filesystem::status(p, ec).permissions();
-    if (ec || (have & need) != need) return "";
-    if (p == p.root_path()) break;
-  }
-  return rt.pycache_prefix;
+  bool readable = geteuid() == 0 ? OthersCanReach(dir) : std::filesystem::is_directory(dir, ec);
+  return readable ? rt.pycache_prefix : "";
 }
 
 std::vector<std::string> CompatEnvironment(const CompatRuntime& rt) {

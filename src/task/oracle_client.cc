@@ -77,10 +77,7 @@ std::vector<std::string> OracleArgv(const OracleOptions& options, const fs::path
                                     const std::string& python,
                                     std::initializer_list<const char*> extra) {
   std::vector<std::string> argv = {python, "-u", script.string()};
-  fs::path bytecode = options.bytecode_dir;
-  if (bytecode.empty()) {
-    if (auto cache = CacheDir(); cache.ok()) bytecode = *cache / "python-bytecode";
-  }
+  fs::path bytecode = options.bytecode_dir.empty() ? PythonBytecodeDir() : options.bytecode_dir;
   if (!bytecode.empty()) {
     argv.push_back("--bytecode-dir");
     argv.push_back(bytecode.string());

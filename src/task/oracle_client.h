@@ -48,9 +48,9 @@ struct OracleOptions {
   std::chrono::milliseconds hello_timeout{std::chrono::seconds(60)};  // torch import
   // Where the interpreter keeps the bytecode it compiles (`--bytecode-dir`,
   // sys.pycache_prefix), so that a machine whose site-packages has no .pyc
-  // files compiles torch once, not in every process. Empty: the cache's
-  // python-bytecode folder (core/fs.h CacheDir). An environment that sets
-  // PYTHONPYCACHEPREFIX keeps its own.
+  // files compiles torch once, not in every process. Empty: core/fs.h
+  // PythonBytecodeDir (the cache's, or one root-run sandboxes can read). An
+  // environment that sets PYTHONPYCACHEPREFIX keeps its own.
   std::filesystem::path bytecode_dir;
 };
 
