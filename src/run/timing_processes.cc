@@ -45,7 +45,7 @@ void PoolBaselineTimings(BaselineTiming& first, const std::vector<BaselineTiming
 std::string TimingProcessesNote(const std::string& who, int processes, double median,
                                 double short_call_seconds) {
   return who + " timed in " + std::to_string(processes) +
-         " sandbox processes, samples pooled: " + "its calls take " + Seconds(median) + ", under " +
+         " sandbox processes, samples pooled: its calls take " + Seconds(median) + ", under " +
          Seconds(short_call_seconds) +
          ", where each process adds an offset of its own (up to 3% from one CUDA context to "
          "the next on an H200; --short-call-processes)";

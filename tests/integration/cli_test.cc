@@ -99,6 +99,11 @@ TEST(CliTest, BadUsageExitsTwo) {
   EXPECT_EQ(RunHone({"eval", "/no/such/task", Candidate("correct.cpp")}).exit_code, 2);
   EXPECT_EQ(
       RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--flush", "sometimes"}).exit_code, 2);
+  for (const char* bad : {"0", "17"}) {
+    auto r = RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--short-call-processes", bad});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.output.find("--short-call-processes"), std::string::npos) << r.output;
+  }
   EXPECT_EQ(RunHone({"frobnicate"}).exit_code, 2);
   EXPECT_EQ(RunHone({}).exit_code, 2);
 }
