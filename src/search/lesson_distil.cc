@@ -75,20 +75,27 @@ LessonRow BaseRow(const LessonSubject& s, const AttemptFacts& a) {
   return l;
 }
 
+// What a lesson rests on, about the attempt `a` itself; each basis adds its
+// own side.
+json Evidence(const LessonSubject& s, const AttemptFacts& a) {
+  json evidence = json{{"run_id", s.run_id},
+                       {"seq", a.seq},
+                       {"kind", a.kind},
+                       {"evaluation_id", a.evaluation_id},
+                       {"timed_case", a.timed_case},
+                       {"candidate_median_us", Opt(a.median_us)}};
+  if (!a.profile_label.empty()) evidence["profile_after"] = a.profile_label;
+  return evidence;
+}
+
 LessonRow AgainstReference(const LessonSubject& s, const AttemptFacts& best) {
   LessonRow l = BaseRow(s, best);
   l.basis = "reference";
   l.speedup_before = 1;
   l.sol_before = ReferenceSol(best);
   l.change = ChangeText(s.reference_source, best);
-  json evidence = json{{"run_id", s.run_id},
-                       {"seq", best.seq},
-                       {"kind", best.kind},
-                       {"evaluation_id", best.evaluation_id},
-                       {"timed_case", best.timed_case},
-                       {"candidate_median_us", Opt(best.median_us)},
-                       {"reference_median_us", Opt(best.ref_median_us)}};
-  if (!best.profile_label.empty()) evidence["profile_after"] = best.profile_label;
+  json evidence = Evidence(s, best);
+  evidence["reference_median_us"] = Opt(best.ref_median_us);
   l.evidence = evidence.dump();
   return l;
 }
@@ -100,16 +107,10 @@ LessonRow AgainstParent(const LessonSubject& s, const AttemptFacts& a, const Att
   l.speedup_before = p.speedup;
   l.sol_before = p.sol_percent;
   l.change = ChangeText(p.source, a);
-  json evidence = json{{"run_id", s.run_id},
-                       {"seq", a.seq},
-                       {"kind", a.kind},
-                       {"evaluation_id", a.evaluation_id},
-                       {"basis_seq", p.seq},
-                       {"basis_evaluation_id", p.evaluation_id},
-                       {"timed_case", a.timed_case},
-                       {"candidate_median_us", Opt(a.median_us)},
-                       {"basis_median_us", Opt(p.median_us)}};
-  if (!a.profile_label.empty()) evidence["profile_after"] = a.profile_label;
+  json evidence = Evidence(s, a);
+  evidence["basis_seq"] = p.seq;
+  evidence["basis_evaluation_id"] = p.evaluation_id;
+  evidence["basis_median_us"] = Opt(p.median_us);
   if (!p.profile_label.empty()) evidence["profile_before"] = p.profile_label;
   l.evidence = evidence.dump();
   return l;
