@@ -154,10 +154,11 @@ void BaselineStage::TimeInMoreProcesses(BaselineRun& b) {
     if (m.timing.available) timed.push_back(m.timing);
   }
   if (timed.empty()) return;
+  std::vector<double> medians = {b.timing.median};
+  for (const BaselineTiming& t : timed) medians.push_back(t.median);
   PoolBaselineTimings(b.timing, timed);
-  b.timing.timer +=
-      "; " + TimingProcessesNote(BaselineName(b.mode), 1 + static_cast<int>(timed.size()),
-                                 b.timing.median, s_.opt.short_call_seconds);
+  b.timing.timer += "; " + TimingProcessesNote(BaselineName(b.mode), medians, b.timing.median,
+                                               s_.opt.short_call_seconds);
 }
 
 Status BaselineStage::TimeAll() {

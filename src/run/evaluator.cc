@@ -199,11 +199,13 @@ Status Run::TimeInMoreProcesses() {
         std::find(kept.begin(), kept.end(), notes[i]) == kept.end())
       kept.push_back(notes[i]);
   notes = std::move(kept);
+  std::vector<double> medians;
+  for (const TimingResult& t : timed) medians.push_back(t.summary.median);
   s_.v.candidate_time = PoolTimings(timed);
   const double median = s_.v.candidate_time->summary.median;
   s_.v.call_overhead_seconds = s_.v.candidate_time->call_overhead;
   if (s_.v.sol_seconds > 0 && median > 0) s_.v.sol_percent = 100 * s_.v.sol_seconds / median;
-  s_.v.notes.push_back(TimingProcessesNote("the candidate", static_cast<int>(timed.size()), median,
+  s_.v.notes.push_back(TimingProcessesNote("the candidate", medians, median,
                                            s_.opt.short_call_seconds));
   return Status::Ok();
 }

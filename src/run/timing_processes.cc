@@ -1,6 +1,7 @@
 #include "run/timing_processes.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "measure/stats.h"
 #include "run/reason_text.h"
@@ -42,10 +43,17 @@ void PoolBaselineTimings(BaselineTiming& first, const std::vector<BaselineTiming
   first.host_seconds_per_launch = hosts > 0 && first.held ? host / hosts : 0;
 }
 
-std::string TimingProcessesNote(const std::string& who, int processes, double median,
-                                double short_call_seconds) {
-  return who + " timed in " + std::to_string(processes) +
-         " sandbox processes, samples pooled: its calls take " + Seconds(median) + ", under " +
+std::string TimingProcessesNote(const std::string& who, const std::vector<double>& medians,
+                                double pooled_median, double short_call_seconds) {
+  // Two decimals: the offsets are a few percent of a few microseconds.
+  std::string each;
+  for (double m : medians) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f us", m * 1e6);
+    each += (each.empty() ? "" : ", ") + std::string(buf);
+  }
+  return who + " timed in " + std::to_string(medians.size()) + " sandbox processes (medians " +
+         each + "), samples pooled: its calls take " + Seconds(pooled_median) + ", under " +
          Seconds(short_call_seconds) +
          ", where each process adds an offset of its own (up to 3% from one CUDA context to "
          "the next on an H200; --short-call-processes)";

@@ -42,8 +42,10 @@ TimingResult PoolTimings(const std::vector<TimingResult>& processes);
 // `more` processes' timings of a baseline added to `first`'s.
 void PoolBaselineTimings(BaselineTiming& first, const std::vector<BaselineTiming>& more);
 
-// For the verdict's notes: "timed in 4 processes ...".
-std::string TimingProcessesNote(const std::string& who, int processes, double median,
-                                double short_call_seconds);
+// For the verdict's notes: "timed in 4 sandbox processes (medians ...)":
+// each process's own median, so a reader sees the offsets that pooling
+// averages, then the pooled median.
+std::string TimingProcessesNote(const std::string& who, const std::vector<double>& medians,
+                                double pooled_median, double short_call_seconds);
 
 }  // namespace hone

@@ -60,5 +60,13 @@ TEST(TimingProcessesTest, ABaselinesProcessesPoolWhenTheyGaveTimes) {
   EXPECT_EQ(first.host_seconds_per_launch, 0) << "an unheld process measured no host time";
 }
 
+TEST(TimingProcessesTest, TheNoteNamesEachProcesssMedian) {
+  std::string note = TimingProcessesNote("the candidate", {7.04e-6, 7.3e-6}, 7.2e-6, 20e-6);
+  EXPECT_NE(note.find("the candidate timed in 2 sandbox processes (medians 7.04 us, 7.30 us)"),
+            std::string::npos)
+      << note;
+  EXPECT_NE(note.find("its calls take 7.2 us, under 20.0 us"), std::string::npos) << note;
+}
+
 }  // namespace
 }  // namespace hone
