@@ -89,13 +89,35 @@ Status BaselineStage::SpawnIfFitBeside() {
   return Status::Ok();
 }
 
+int64_t BaselineStage::ProcessBytes() const {
+  const MemoryDemand& demand = s_.demand;
+  return s_.plan.input_sets * (demand.inputs + demand.outputs) + kDeviceBytesPerProcess +
+         demand.model + demand.forward_peak;
+}
+
 bool BaselineStage::FitBeside() const {
   const MemoryPlan& plan = s_.plan;
-  const MemoryDemand& demand = s_.demand;
   if (plan.free <= 0) return true;
-  int64_t each = plan.input_sets * (demand.inputs + demand.outputs) + kDeviceBytesPerProcess +
-                 demand.model + demand.forward_peak;
-  return plan.peak + static_cast<int64_t>(runs_.size()) * each <= plan.free;
+  return plan.peak + static_cast<int64_t>(runs_.size()) * ProcessBytes() <= plan.free;
+}
+
+Status BaselineStage::SpawnSpares(int count, int64_t candidate_process_bytes) {
+  if (count <= 0 || runs_.empty()) return Status::Ok();
+  const MemoryPlan& plan = s_.plan;
+  const int64_t processes = static_cast<int64_t>(runs_.size()) * (1 + count);
+  if (plan.free > 0 &&
+      plan.peak + processes * ProcessBytes() + count * candidate_process_bytes > plan.free)
+    return Status::Ok();
+  for (BaselineRun& b : runs_) {
+    if (!b.timing.reason.empty()) continue;
+    for (int i = 0; i < count; ++i) {
+      BaselineRun& spare = b.spares.emplace_back();
+      spare.mode = b.mode;
+      spare.library = b.library;
+      HONE_RETURN_IF_ERROR(Spawn(spare));
+    }
+  }
+  return Status::Ok();
 }
 
 Result<SandboxConfig> BaselineStage::Config(const BaselineRun& b) const {
@@ -114,7 +136,10 @@ Status BaselineStage::Spawn(BaselineRun& b) {
 }
 
 void BaselineStage::Await() {
-  for (BaselineRun& b : runs_) AwaitOne(b);
+  for (BaselineRun& b : runs_) {
+    AwaitOne(b);
+    for (BaselineRun& spare : b.spares) AwaitOne(spare);
+  }
 }
 
 void BaselineStage::AwaitOne(BaselineRun& b) {
@@ -134,11 +159,15 @@ void BaselineStage::AwaitOne(BaselineRun& b) {
 // first is timed (run/timing_processes.h). A process that fails to load or
 // to run only leaves its samples out, and the note says how many counted.
 void BaselineStage::TimeInMoreProcesses(BaselineRun& b) {
-  if (!b.timing.available) return;
-  const int processes = TimingProcesses(s_.opt, b.timing.median);
-  if (processes <= 1) return;
-  std::vector<BaselineRun> more(static_cast<size_t>(processes - 1));
+  std::vector<BaselineRun> more = std::move(b.spares);
+  b.spares.clear();
+  const int processes = b.timing.available ? TimingProcesses(s_.opt, b.timing.median) : 1;
+  if (processes <= 1) return;  // the spares go unused
+  more.resize(static_cast<size_t>(processes - 1));
+  int beside = 0;
   for (BaselineRun& m : more) {
+    beside += m.sandbox && m.ready;
+    if (m.sandbox || !m.timing.reason.empty()) continue;  // a spare, loaded or failed
     m.mode = b.mode;
     m.library = b.library;
     if (Status st = Spawn(m); !st.ok()) m.timing.reason = st.message();
@@ -159,6 +188,8 @@ void BaselineStage::TimeInMoreProcesses(BaselineRun& b) {
   PoolBaselineTimings(b.timing, timed);
   b.timing.timer += "; " + TimingProcessesNote(BaselineName(b.mode), medians, b.timing.median,
                                                s_.opt.short_call_seconds);
+  if (beside > 0)
+    b.timing.timer += "; " + std::to_string(beside) + " of them loaded beside the candidate's";
 }
 
 Status BaselineStage::TimeAll() {

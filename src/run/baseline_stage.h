@@ -46,6 +46,13 @@ class BaselineStage {
   Status Build(BuildPool& pool);
   // Starts them now when they fit in memory beside the candidate's sandbox.
   Status SpawnIfFitBeside();
+  // When the candidate's calls are short and it is timed in `count` more
+  // processes (run/timing_processes.h), each baseline's own extra processes
+  // start loading beside those, if memory allows: a baseline of short calls
+  // then needs no second round of loading after the candidate. A spare that
+  // its baseline turns out not to need (its calls are long) goes unused.
+  Status SpawnSpares(int count, int64_t candidate_process_bytes);
+  // Waits until every baseline sandbox, spares included, has loaded.
   void Await();
   // Times the baselines not cached, one at a time, and caches them. The
   // candidate's arena goes first: a full-size problem may only fit one set
@@ -63,7 +70,8 @@ class BaselineStage {
     std::unique_ptr<Arena> arena;
     std::unique_ptr<SandboxProcess> sandbox;
     bool ready = false;
-    BaselineTiming timing;  // the result, or why there is none
+    BaselineTiming timing;            // the result, or why there is none
+    std::vector<BaselineRun> spares;  // SpawnSpares: loaded, not yet timed
   };
   // One baseline's timing loop, as it goes.
   struct Measuring {
@@ -73,6 +81,8 @@ class BaselineStage {
     std::vector<double> gaps, launches;
     HoldTally hold;
   };
+  // Device memory a baseline process takes: its arena and its own.
+  int64_t ProcessBytes() const;
   bool FitBeside() const;
   Status Spawn(BaselineRun& b);
   Result<SandboxConfig> Config(const BaselineRun& b) const;

@@ -176,10 +176,16 @@ Status Run::TimeInMoreProcesses() {
     HONE_ASSIGN_OR_RETURN(auto sandbox, start.SpawnAnother(cand_lib_));
     more.push_back(std::move(sandbox));
   }
+  // The baselines' calls are likely short too: their extra processes load
+  // now, beside these, rather than in a second round after them.
+  if (baselines_)
+    HONE_RETURN_IF_ERROR(baselines_->SpawnSpares(
+        processes - 1, kDeviceBytesPerProcess + s_.demand.model + s_.demand.forward_peak));
   for (auto& sandbox : more) {
     HONE_ASSIGN_OR_RETURN(bool loaded, start.AwaitAnother(sandbox, cand_lib_));
     if (!loaded) return Status::Ok();
   }
+  if (baselines_) baselines_->Await();  // no sandbox loads while one is timed
   std::vector<TimingResult> timed = {*s_.v.candidate_time};
   const size_t notes_before = s_.v.notes.size();
   for (auto& sandbox : more) {
@@ -205,8 +211,8 @@ Status Run::TimeInMoreProcesses() {
   const double median = s_.v.candidate_time->summary.median;
   s_.v.call_overhead_seconds = s_.v.candidate_time->call_overhead;
   if (s_.v.sol_seconds > 0 && median > 0) s_.v.sol_percent = 100 * s_.v.sol_seconds / median;
-  s_.v.notes.push_back(TimingProcessesNote("the candidate", medians, median,
-                                           s_.opt.short_call_seconds));
+  s_.v.notes.push_back(
+      TimingProcessesNote("the candidate", medians, median, s_.opt.short_call_seconds));
   return Status::Ok();
 }
 
