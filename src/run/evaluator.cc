@@ -57,6 +57,7 @@ class Run {
   // Each sandbox exits before the memory it maps is freed; the store goes
   // first, the candidate's sandbox before the reference's.
   ~Run() {
+    spares_.clear();
     baselines_.reset();
     s_.store.reset();
     s_.cand.sandbox.reset();
@@ -73,6 +74,14 @@ class Run {
   // Short calls of a PyTorch task's candidate: timed again in fresh
   // processes, the samples pooled (run/timing_processes.h).
   Status TimeInMoreProcesses();
+  // Short calls foreseen (the cached eager baseline's are): the candidate's
+  // extra timing processes start now and load while it is checked, rather
+  // than after its first process is timed. AwaitSpares before any timing,
+  // so that none loads while one is timed.
+  Status SpawnSpares();
+  Status AwaitSpares();
+  // Device memory another process of the candidate takes (it shares the arena).
+  int64_t CandidateProcessBytes() const;
   // The reference source for the task: the oracle (a PyTorch task) or the
   // task's reference in a sandbox.
   Status OpenReference(const std::filesystem::path& candidate);
@@ -89,6 +98,12 @@ class Run {
   std::unique_ptr<ReferenceSource> reference_;
   std::unique_ptr<BaselineStage> baselines_;  // PyTorch tasks only
   std::filesystem::path cand_lib_;            // the candidate, built
+  // Another process of the candidate, and how its load went once awaited.
+  struct Extra {
+    std::unique_ptr<SandboxProcess> sandbox;
+    std::optional<CallOutcome> startup;
+  };
+  std::vector<Extra> spares_;  // SpawnSpares: taken by TimeInMoreProcesses
 };
 
 Status Run::Execute(const std::filesystem::path& candidate) {
@@ -123,6 +138,7 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
       StartStage(s_, launcher_, runner_, *reference_, baselines_.get()).Run(cand_lib_));
   clock.Done("start");
   if (s_.decided()) return Status::Ok();
+  HONE_RETURN_IF_ERROR(SpawnSpares());
   HONE_RETURN_IF_ERROR(VerifyStage(s_, runner_, checks_, *reference_).Run());
   if (s_.decided()) return Status::Ok();
   clock.Done("verify");
@@ -146,6 +162,7 @@ Status Run::TimeAndConclude(StageClock& clock) {
   ClearStoreOnExit clear{*s_.store};
   if (s_.opt.time) {
     if (baselines_) baselines_->Await();
+    HONE_RETURN_IF_ERROR(AwaitSpares());
     launcher_.Settle();
     HONE_RETURN_IF_ERROR(TimingStage(s_, runner_, checks_, *reference_).Run(s_.cases.front()));
     HONE_RETURN_IF_ERROR(TimeInMoreProcesses());
@@ -165,32 +182,67 @@ Status Run::TimeAndConclude(StageClock& clock) {
   return Status::Ok();
 }
 
+int64_t Run::CandidateProcessBytes() const {
+  return kDeviceBytesPerProcess + s_.demand.model + s_.demand.forward_peak;
+}
+
+Status Run::SpawnSpares() {
+  if (!s_.opt.time || !baselines_ || reference_->timed()) return Status::Ok();
+  const BaselineTiming* eager = baselines_->eager();
+  if (!eager || !eager->available) return Status::Ok();  // none cached
+  const int processes = TimingProcesses(s_.opt, eager->median);
+  const MemoryPlan& plan = s_.plan;
+  if (processes <= 1 ||
+      (plan.free > 0 && plan.peak + (processes - 1) * CandidateProcessBytes() > plan.free))
+    return Status::Ok();
+  StartStage start(s_, launcher_, runner_, *reference_, baselines_.get());
+  for (int i = 1; i < processes; ++i) {
+    HONE_ASSIGN_OR_RETURN(auto sandbox, start.SpawnAnother(cand_lib_));
+    spares_.push_back({std::move(sandbox), std::nullopt});
+  }
+  return Status::Ok();
+}
+
+Status Run::AwaitSpares() {
+  StartStage start(s_, launcher_, runner_, *reference_, baselines_.get());
+  for (Extra& e : spares_) {
+    if (e.startup) continue;
+    HONE_ASSIGN_OR_RETURN(e.startup, start.AwaitLoad(e.sandbox, cand_lib_));
+  }
+  return Status::Ok();
+}
+
 Status Run::TimeInMoreProcesses() {
+  std::vector<Extra> more = std::move(spares_);  // unused unless this candidate's calls are short
+  spares_.clear();
   if (s_.decided() || !s_.v.candidate_time || reference_->timed()) return Status::Ok();
   const int processes = TimingProcesses(s_.opt, s_.v.candidate_time->summary.median);
   if (processes <= 1) return Status::Ok();
   StartStage start(s_, launcher_, runner_, *reference_, baselines_.get());
   // All load at once, and all have loaded before the next is timed.
-  std::vector<std::unique_ptr<SandboxProcess>> more;
-  for (int i = 1; i < processes; ++i) {
-    HONE_ASSIGN_OR_RETURN(auto sandbox, start.SpawnAnother(cand_lib_));
-    more.push_back(std::move(sandbox));
+  more.resize(static_cast<size_t>(processes - 1));
+  int early = 0;
+  for (Extra& e : more) {
+    early += e.sandbox != nullptr;
+    if (e.sandbox) continue;
+    HONE_ASSIGN_OR_RETURN(e.sandbox, start.SpawnAnother(cand_lib_));
   }
   // The baselines' calls are likely short too: their extra processes load
   // now, beside these, rather than in a second round after them.
   if (baselines_)
-    HONE_RETURN_IF_ERROR(baselines_->SpawnSpares(
-        processes - 1, kDeviceBytesPerProcess + s_.demand.model + s_.demand.forward_peak));
-  for (auto& sandbox : more) {
-    HONE_ASSIGN_OR_RETURN(bool loaded, start.AwaitAnother(sandbox, cand_lib_));
-    if (!loaded) return Status::Ok();
+    HONE_RETURN_IF_ERROR(baselines_->SpawnSpares(processes - 1, CandidateProcessBytes()));
+  for (Extra& e : more) {
+    if (!e.startup) {
+      HONE_ASSIGN_OR_RETURN(e.startup, start.AwaitLoad(e.sandbox, cand_lib_));
+    }
+    if (!start.Loaded(e.sandbox, *e.startup)) return Status::Ok();
   }
   if (baselines_) baselines_->Await();  // no sandbox loads while one is timed
   std::vector<TimingResult> timed = {*s_.v.candidate_time};
   const size_t notes_before = s_.v.notes.size();
-  for (auto& sandbox : more) {
+  for (Extra& e : more) {
     checks_.BeforeCall();  // the idle time of the process that goes
-    s_.cand.sandbox = std::move(sandbox);
+    s_.cand.sandbox = std::move(e.sandbox);
     launcher_.Settle();
     s_.v.candidate_time.reset();  // a process whose calls were all re-checks gives none
     HONE_RETURN_IF_ERROR(TimingStage(s_, runner_, checks_, *reference_).Run(s_.cases.front()));
@@ -211,8 +263,10 @@ Status Run::TimeInMoreProcesses() {
   const double median = s_.v.candidate_time->summary.median;
   s_.v.call_overhead_seconds = s_.v.candidate_time->call_overhead;
   if (s_.v.sol_seconds > 0 && median > 0) s_.v.sol_percent = 100 * s_.v.sol_seconds / median;
-  s_.v.notes.push_back(
-      TimingProcessesNote("the candidate", medians, median, s_.opt.short_call_seconds));
+  std::string note =
+      TimingProcessesNote("the candidate", medians, median, s_.opt.short_call_seconds);
+  if (early > 0) note += "; " + std::to_string(early) + " of them loaded while it was checked";
+  s_.v.notes.push_back(note);
   return Status::Ok();
 }
 

@@ -98,13 +98,16 @@ Result<std::unique_ptr<SandboxProcess>> StartStage::SpawnAnother(
   return launcher_.Spawn(config, *s_.cand.arena, &warm);
 }
 
-Result<bool> StartStage::AwaitAnother(std::unique_ptr<SandboxProcess>& sandbox,
-                                      const std::filesystem::path& cand_lib) {
+Result<CallOutcome> StartStage::AwaitLoad(std::unique_ptr<SandboxProcess>& sandbox,
+                                          const std::filesystem::path& cand_lib) {
   HONE_ASSIGN_OR_RETURN(SandboxConfig config, CandidateConfig(cand_lib));
   Millis timeout =
       s_.compat ? std::max(s_.opt.start_timeout, Millis(kCompatStartMillis)) : s_.opt.start_timeout;
   bool warm = false;
-  CallOutcome startup = launcher_.AwaitStart(sandbox, config, *s_.cand.arena, timeout, &warm);
+  return launcher_.AwaitStart(sandbox, config, *s_.cand.arena, timeout, &warm);
+}
+
+bool StartStage::Loaded(std::unique_ptr<SandboxProcess>& sandbox, const CallOutcome& startup) {
   if (startup.ok()) return true;
   sandbox.reset();
   runner_.Fail(startup, "while loading it again, to time it in another process");

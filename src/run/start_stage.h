@@ -37,11 +37,13 @@ class StartStage {
   Status Run(const std::filesystem::path& cand_lib);
 
   // Another process of the candidate on the same arena, for timing it in
-  // several (run/timing_processes.h): spawned now, awaited by AwaitAnother,
-  // which decides the verdict (and returns false) when it fails to load.
+  // several (run/timing_processes.h): spawned now, awaited by AwaitLoad,
+  // whose outcome Loaded judges: a failed load decides the verdict (and
+  // Loaded returns false).
   Result<std::unique_ptr<SandboxProcess>> SpawnAnother(const std::filesystem::path& cand_lib);
-  Result<bool> AwaitAnother(std::unique_ptr<SandboxProcess>& sandbox,
-                            const std::filesystem::path& cand_lib);
+  Result<CallOutcome> AwaitLoad(std::unique_ptr<SandboxProcess>& sandbox,
+                                const std::filesystem::path& cand_lib);
+  bool Loaded(std::unique_ptr<SandboxProcess>& sandbox, const CallOutcome& startup);
 
  private:
   // Sizes the evaluation's buffers to the memory free now.

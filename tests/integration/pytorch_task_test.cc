@@ -427,6 +427,8 @@ TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
   auto v = Env().evaluator->Evaluate(task, file, o);
   o.short_call_processes = 1;
   auto once = Env().evaluator->Evaluate(task, file, o);
+  o.short_call_processes = 2;
+  auto again = Env().evaluator->Evaluate(task, file, o);
   setenv("HONE_CACHE", saved.c_str(), 1);
   std::filesystem::remove_all(*cache);
   ASSERT_TRUE(v.ok()) << v.status().message();
@@ -451,6 +453,22 @@ TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
   // The baselines the first evaluation cached (timed in 2) served the second.
   EXPECT_EQ(once->reference_time->samples.size(), v->reference_time->samples.size());
   EXPECT_LT(once->candidate_time->samples.size(), v->candidate_time->samples.size());
+
+  // The cached baseline's calls are short, so the candidate's second
+  // process was started with its first and loaded while it was checked.
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  ASSERT_EQ(again->status, VerdictStatus::kPassed) << again->reason;
+  auto again_notes = ::testing::PrintToString(again->notes);
+  EXPECT_NE(again_notes.find("the candidate timed in 2 sandbox processes"), std::string::npos)
+      << again_notes;
+  EXPECT_NE(again_notes.find("1 of them loaded while it was checked"), std::string::npos)
+      << again_notes;
+  EXPECT_EQ(v->notes.end(), std::find_if(v->notes.begin(), v->notes.end(),
+                                         [](const auto& n) {
+                                           return n.find("loaded while it was checked") !=
+                                                  std::string::npos;
+                                         }))
+      << "no cached baseline foretold the first evaluation's short calls";
 }
 
 TEST(PyTorchTaskTest, OracleResultsAreReusedAcrossCandidates) {
