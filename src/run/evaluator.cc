@@ -160,6 +160,11 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
 Status Run::TimeAndConclude(StageClock& clock) {
   // The timing pool stays in the store for the baselines, then goes.
   ClearStoreOnExit clear{*s_.store};
+  // Sandboxes warming for later evaluations pause while this one is timed.
+  struct ResumeWarmingOnExit {
+    SandboxLauncher& launcher;
+    ~ResumeWarmingOnExit() { launcher.ResumeWarming(); }
+  } resume{launcher_};
   if (s_.opt.time) {
     if (baselines_) baselines_->Await();
     HONE_RETURN_IF_ERROR(AwaitSpares());

@@ -23,6 +23,7 @@ SandboxConfig BaseConfig(const EvaluatorEnv& env, const Backend& backend, const 
 
 Result<std::unique_ptr<SandboxProcess>> SandboxLauncher::Spawn(const SandboxConfig& config,
                                                                const Arena& arena, bool* warm) {
+  ResumeWarming();  // nothing is timed while sandboxes start
   if (pool_)
     if (auto sp = pool_->Take(config, arena, refill_)) {
       if (warm) *warm = true;
@@ -47,6 +48,10 @@ CallOutcome SandboxLauncher::AwaitStart(std::unique_ptr<SandboxProcess>& sp,
   }
   sp = std::move(*cold);
   return sp->AwaitReady(timeout);
+}
+
+void SandboxLauncher::ResumeWarming() {
+  if (pool_) pool_->Resume();
 }
 
 void SandboxLauncher::Settle() {

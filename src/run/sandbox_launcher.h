@@ -36,8 +36,11 @@ class SandboxLauncher {
   // sandbox started cold (the pool is then disabled).
   CallOutcome AwaitStart(std::unique_ptr<SandboxProcess>& sp, const SandboxConfig& config,
                          const Arena& arena, std::chrono::milliseconds timeout, bool* warm);
-  // Nothing of hone's (a sandbox warming) competes with a measurement.
+  // Nothing of hone's (a sandbox warming) competes with a measurement:
+  // warming waits or pauses (WarmPool::Settle) until ResumeWarming or the
+  // next Spawn.
   void Settle();
+  void ResumeWarming();
 
  private:
   WarmPool* pool_;

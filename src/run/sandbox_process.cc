@@ -316,6 +316,9 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Launch(
   if (pid == 0)
     ExecChild(req.r, rep.w, log.w, arena ? arena->inherit_fd() : -1, library, devnull, c, warm,
               idle_priority, address_limit, argv.data(), envp.data());
+  // The child makes its own process group too; whichever runs first, the
+  // group exists once this returns (Kill and Pause signal it as a whole).
+  setpgid(pid, pid);
   close(req.r);
   close(rep.w);
   close(log.w);
@@ -411,6 +414,17 @@ SandboxProcess::~SandboxProcess() {
     if (fd >= 0) close(fd);
   std::error_code ec;
   if (!scratch_.empty()) std::filesystem::remove_all(scratch_, ec);
+}
+
+void SandboxProcess::Pause() {
+  if (pid_ <= 0 || paused_) return;
+  paused_ = kill(-pid_, SIGSTOP) == 0;
+}
+
+void SandboxProcess::Resume() {
+  if (pid_ <= 0 || !paused_) return;
+  kill(-pid_, SIGCONT);
+  paused_ = false;
 }
 
 void SandboxProcess::Kill() {

@@ -119,6 +119,13 @@ class SandboxProcess {
   bool warm_failed() const { return warm_failed_; }
   bool warming() const { return handoff_fd_ >= 0 && !warm_; }
   bool idle_priority() const { return idle_priority_; }
+  // Stops (SIGSTOP) and continues (SIGCONT) its whole process group: a
+  // sandbox warming under SCHED_IDLE still takes a core's sibling thread,
+  // memory bandwidth and the turbo headroom from a host-bound measurement,
+  // so the warm pool pauses it while something is timed.
+  void Pause();
+  void Resume();
+  bool paused() const { return paused_; }
   ~SandboxProcess();
 
   CallOutcome Bind(uint32_t binding, const std::vector<wire::TensorSlot>& inputs,
@@ -171,6 +178,7 @@ class SandboxProcess {
   bool warm_ = false;    // AwaitWarm has seen the warm reply
   bool warm_failed_ = false;
   bool idle_priority_ = false;
+  bool paused_ = false;
   std::unique_ptr<SandboxConfig> pending_;  // HandOffWhenWarm's, until AwaitReady
   const Arena* pending_arena_ = nullptr;
   wire::ReplyKind last_reply_ = wire::ReplyKind::kOk;

@@ -1,5 +1,6 @@
 #include "run/warm_pool.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -51,6 +52,7 @@ std::unique_ptr<SandboxProcess> WarmPool::Take(const SandboxConfig& config, cons
   if (!enabled_ || warm_.empty() || key_ != WarmKey(config)) return nullptr;
   std::unique_ptr<SandboxProcess> sp = std::move(warm_.front());  // the oldest: the most warmed
   warm_.erase(warm_.begin());
+  sp->Resume();
   sp->HandOffWhenWarm(config, arena);
   Trace("warm pool: a sandbox taken");
   if (refill) Prepare(config);
@@ -59,10 +61,24 @@ std::unique_ptr<SandboxProcess> WarmPool::Take(const SandboxConfig& config, cons
 
 void WarmPool::Settle(std::chrono::milliseconds wait) {
   for (auto& sp : warm_) {
-    if (sp->idle_priority() || !sp->warming()) continue;
+    if (!sp->warming()) continue;
+    if (sp->idle_priority()) {
+      if (!sp->paused()) Trace("warm pool: a warming sandbox paused for a measurement");
+      sp->Pause();
+      continue;
+    }
     CallOutcome o = sp->AwaitWarm(wait);
     if (!o.ok()) return Disable("a warm sandbox failed to start Python: " + o.detail);
   }
+}
+
+void WarmPool::Resume() {
+  for (auto& sp : warm_) sp->Resume();
+}
+
+int WarmPool::paused() const {
+  return static_cast<int>(
+      std::count_if(warm_.begin(), warm_.end(), [](const auto& sp) { return sp->paused(); }));
 }
 
 }  // namespace hone

@@ -10,8 +10,11 @@
 // executable, scratch root, environment, interpreter and limits (WarmKey);
 // anything else starts cold, as before. Warming never competes with timing:
 // as root the sandboxes warm under SCHED_IDLE (they run only on CPUs nothing
-// else wants) and return to normal priority at their hand-off; otherwise
-// Settle() waits for them, and the evaluator calls it before timing.
+// else wants) and return to normal priority at their hand-off, and Settle(),
+// which the evaluator calls before timing, pauses them until Resume() (an
+// idle-class process still shares a core's hardware threads, memory
+// bandwidth and turbo headroom with host-bound timed code); otherwise
+// Settle() waits for them.
 //
 // Failure to warm (the interpreter cannot start, an import started a
 // thread) is never an evaluation's failure: the evaluator starts that
@@ -47,9 +50,15 @@ class WarmPool {
   // Does not wait. With `refill`, another starts warming for the next caller.
   std::unique_ptr<SandboxProcess> Take(const SandboxConfig& config, const Arena& arena,
                                        bool refill);
-  // Waits (up to `wait`) until no sandbox warming at normal priority could
-  // compete with a measurement.
+  // Before a measurement: waits (up to `wait`) for the sandboxes warming at
+  // normal priority, and pauses those warming under SCHED_IDLE (which can
+  // still slow host-bound code: SandboxProcess::Pause), until Resume.
   void Settle(std::chrono::milliseconds wait);
+  // Lets paused sandboxes warm again (after a measurement; Take resumes the
+  // one it hands off).
+  void Resume();
+  // How many of its sandboxes are paused now.
+  int paused() const;
   // Turns warming off for good, with the reason users are told.
   void Disable(std::string why);
 

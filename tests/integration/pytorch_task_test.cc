@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 #include "core/fs.h"
 #include "run/arena.h"
@@ -344,6 +345,55 @@ TEST_F(WarmPoolFailureTest, AThreadStartedWhileWarmingFailsTheStart) {
                                       "    threading.Thread(target=time.sleep, args=(30,),\n"
                                       "                     daemon=True).start()\n"),
                      "threads besides the CUDA driver's after importing");
+}
+
+// The state letter of /proc/PID/stat: 'T' while stopped.
+char ProcessState(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  size_t paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() ? '?' : line[paren + 2];
+}
+
+// Signals arrive asynchronously: whether `pid` is stopped once they have.
+bool Stopped(pid_t pid, bool expected) {
+  for (int i = 0; i < 200 && (ProcessState(pid) == 'T') != expected; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return ProcessState(pid) == 'T';
+}
+
+// Warming under SCHED_IDLE still slows host-bound code on the other
+// threads of a core, so a measurement pauses it and the next start resumes it.
+TEST_F(WarmPoolFailureTest, SandboxesWarmingAtIdlePriorityPauseForAMeasurement) {
+  SKIP_WITHOUT_ORACLE();
+  SandboxConfig c = ConfigWithRunner(
+      "import time\n"
+      "def hone_compat_prewarm():\n"
+      "    time.sleep(60)\n");
+  auto sp = SandboxProcess::SpawnWarm(c, /*idle_priority=*/true);
+  ASSERT_TRUE(sp.ok()) << sp.status().message();
+  (*sp)->Pause();
+  EXPECT_TRUE((*sp)->paused());
+  EXPECT_TRUE(Stopped((*sp)->pid(), true));
+  (*sp)->Resume();
+  EXPECT_FALSE((*sp)->paused());
+  EXPECT_FALSE(Stopped((*sp)->pid(), false));
+
+  WarmPool pool(true, 2, /*idle_priority=*/true);
+  pool.Prepare(c);
+  pool.Settle(std::chrono::seconds(1));
+  EXPECT_EQ(pool.paused(), 2) << "both still warming";
+  pool.Resume();
+  EXPECT_EQ(pool.paused(), 0);
+  pool.Settle(std::chrono::seconds(1));
+  auto arena = Env().base.cpu().CreateArena(4096);
+  ASSERT_TRUE(arena.ok());
+  auto taken = pool.Take(c, **arena, false);
+  ASSERT_NE(taken, nullptr);
+  EXPECT_FALSE(taken->paused()) << "a sandbox handed off warms on";
+  EXPECT_FALSE(Stopped(taken->pid(), false));
+  EXPECT_EQ(pool.paused(), 1);
 }
 
 TEST_F(WarmPoolFailureTest, AConfigThatDiffersIsNotServedWarm) {
