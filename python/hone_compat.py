@@ -111,16 +111,24 @@ def _load_extbuild(cfg):
     return mod
 
 
+def _out_of_memory(torch, e):
+    oom = getattr(torch.cuda, "OutOfMemoryError", None)
+    return (oom is not None and isinstance(e, oom)) or "out of memory" in str(e)
+
+
 def _draw_inputs(torch, problem, device):
     """get_inputs() on the device (as hone's oracle draws them), else on the
-    CPU and moved."""
+    CPU and moved. Out of device memory, it raises at once: drawing a
+    full-size input on the CPU takes seconds per gigabyte, and moving it
+    would meet the same shortage."""
     if device.startswith("cuda") and hasattr(torch.device(device), "__enter__"):
         try:
             with torch.device(device):
                 args = problem.get_inputs()
             return [a.to(device) if torch.is_tensor(a) else a for a in args]
-        except Exception:
-            pass
+        except Exception as e:
+            if _out_of_memory(torch, e):
+                raise
     return [a.to(device) if torch.is_tensor(a) else a for a in problem.get_inputs()]
 
 

@@ -1,0 +1,88 @@
+"""Tests for python/hone_compat.py's pieces that need no sandbox: how the
+warm-up draws its inputs. A stand-in for torch (passed in, as the runner
+passes the real one) lets them run anywhere, torch or not.
+
+Run: python3 -m unittest discover -s python/tests -p 'test_compat.py'
+"""
+
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+import hone_compat  # noqa: E402
+
+
+class FakeOutOfMemory(RuntimeError):
+    pass
+
+
+class FakeTorch:
+    """Just what _draw_inputs touches: torch.device as a context manager,
+    torch.cuda.OutOfMemoryError and torch.is_tensor."""
+
+    class cuda:
+        OutOfMemoryError = FakeOutOfMemory
+
+    class _Device:
+        def __enter__(self):
+            FakeTorch.on_device = True
+
+        def __exit__(self, *exc):
+            FakeTorch.on_device = False
+            return False
+
+    on_device = False
+
+    @staticmethod
+    def device(name):
+        return FakeTorch._Device()
+
+    @staticmethod
+    def is_tensor(a):
+        return False
+
+
+class Problem:
+    """get_inputs() that fails with `error` under the device context only."""
+
+    def __init__(self, error):
+        self.error = error
+        self.calls = []
+
+    def get_inputs(self):
+        self.calls.append("device" if FakeTorch.on_device else "cpu")
+        if FakeTorch.on_device and self.error is not None:
+            raise self.error
+        return [1, 2]
+
+
+class DrawInputsTest(unittest.TestCase):
+    def test_drawn_on_the_device(self):
+        p = Problem(None)
+        self.assertEqual(hone_compat._draw_inputs(FakeTorch, p, "cuda:0"), [1, 2])
+        self.assertEqual(p.calls, ["device"])
+
+    def test_a_get_inputs_that_cannot_run_on_the_device_is_drawn_on_the_cpu(self):
+        p = Problem(TypeError("numpy cannot make a CUDA tensor"))
+        self.assertEqual(hone_compat._draw_inputs(FakeTorch, p, "cuda:0"), [1, 2])
+        self.assertEqual(p.calls, ["device", "cpu"])
+
+    def test_out_of_device_memory_raises_without_drawing_on_the_cpu(self):
+        for error in (FakeOutOfMemory("CUDA out of memory. Tried to allocate 32.00 GiB"),
+                      RuntimeError("CUDA error: out of memory")):
+            p = Problem(error)
+            with self.assertRaises(RuntimeError):
+                hone_compat._draw_inputs(FakeTorch, p, "cuda:0")
+            self.assertEqual(p.calls, ["device"], "a full-size draw on the CPU takes seconds a GB")
+
+    def test_the_cpu_draws_directly(self):
+        p = Problem(None)
+        self.assertEqual(hone_compat._draw_inputs(FakeTorch, p, "cpu"), [1, 2])
+        self.assertEqual(p.calls, ["cpu"])
+
+
+if __name__ == "__main__":
+    unittest.main()
