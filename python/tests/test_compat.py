@@ -20,8 +20,8 @@ class FakeOutOfMemory(RuntimeError):
 
 
 class FakeTorch:
-    """Just what _draw_inputs touches: torch.device as a context manager,
-    torch.cuda.OutOfMemoryError and torch.is_tensor."""
+    """Just what _draw_inputs and _construct touch: torch.device as a context
+    manager, torch.cuda.OutOfMemoryError, torch.is_tensor and the seeding."""
 
     class cuda:
         OutOfMemoryError = FakeOutOfMemory
@@ -43,6 +43,12 @@ class FakeTorch:
     @staticmethod
     def is_tensor(a):
         return False
+
+    seeds = []
+
+    @staticmethod
+    def manual_seed(seed):
+        FakeTorch.seeds.append(seed)
 
 
 class Problem:
@@ -82,6 +88,44 @@ class DrawInputsTest(unittest.TestCase):
         p = Problem(None)
         self.assertEqual(hone_compat._draw_inputs(FakeTorch, p, "cpu"), [1, 2])
         self.assertEqual(p.calls, ["cpu"])
+
+
+class Built:
+    """A model class that records where it was built, failing on the device
+    with `error`."""
+    error = None
+    places = []
+
+    def __init__(self, *init):
+        Built.places.append("device" if FakeTorch.on_device else "cpu")
+        if FakeTorch.on_device and Built.error is not None:
+            raise Built.error
+
+
+class ConstructTest(unittest.TestCase):
+    def build(self, on_device, error=None, device="cuda:0"):
+        Built.error, Built.places, FakeTorch.seeds = error, [], []
+        hone_compat._construct(FakeTorch, Built, [], 7, device, on_device)
+        return Built.places
+
+    def test_a_baseline_is_built_on_the_device(self):
+        self.assertEqual(self.build(True), ["device"])
+        self.assertEqual(FakeTorch.seeds, [7])
+
+    def test_a_candidate_is_built_on_the_cpu_as_kernelbench_builds_it(self):
+        self.assertEqual(self.build(False), ["cpu"])
+
+    def test_a_constructor_that_cannot_run_on_the_device_is_built_on_the_cpu_reseeded(self):
+        self.assertEqual(self.build(True, TypeError("numpy() on a CUDA tensor")), ["device", "cpu"])
+        self.assertEqual(FakeTorch.seeds, [7, 7])
+
+    def test_out_of_device_memory_raises(self):
+        with self.assertRaises(FakeOutOfMemory):
+            self.build(True, FakeOutOfMemory("CUDA out of memory"))
+        self.assertEqual(Built.places, ["device"])
+
+    def test_on_the_cpu_device_nothing_changes(self):
+        self.assertEqual(self.build(True, device="cpu"), ["cpu"])
 
 
 if __name__ == "__main__":
