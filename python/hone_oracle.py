@@ -32,6 +32,7 @@ import platform
 import random
 import re
 import sys
+import time
 import traceback
 import types
 
@@ -1028,9 +1029,11 @@ class Oracle:
             tensors.append(write_tensor(out_dir, i, "output", p.output_names[i], o))
         ref64 = {"available": True}
         try:
+            start = time.perf_counter()
             outs64 = p.forward64(args, seed)
             for i, o in enumerate(outs64):
                 tensors.append(write_tensor(out_dir, i, "ref64_output", p.output_names[i], o))
+            ref64["seconds"] = time.perf_counter() - start
         except Exception as e:
             ref64 = {"available": False, "reason": describe_exception(e, p.path)}
         r = {"ok": True}
@@ -1108,11 +1111,14 @@ class Oracle:
                     torch.empty(c["shape"], dtype=dtype, device=p.device)
                 # A copy: the forward may write into its inputs.
                 args.append(t.double() if t.is_floating_point() else t.clone())
+            start = time.perf_counter()
             outs64 = p.forward64(args, seed, widened=True)
             del args
             for i, o in enumerate(outs64):
                 sink.write(want["ref64"][i], o, f"float64 output {i}")
-            return {"available": True}
+            # The forward and the copies out: the worker checks float64
+            # precision on fewer value sets when this is slow.
+            return {"available": True, "seconds": time.perf_counter() - start}
         except Exception as e:
             return {"available": False, "reason": describe_exception(e, p.path)}
 

@@ -48,7 +48,9 @@ std::vector<std::string> OracleReference::DistributionNames() const {
 Result<RefSet> OracleReference::Reference(const CaseShapes& cs, uint64_t seed, int dist, int,
                                           bool with64) {
   RefSet r;
-  with64 = with64 && s_.plan.ref64 && ref64_supported_;
+  const bool asked64 = with64 && s_.plan.ref64 && ref64_supported_;
+  with64 = asked64 && ref64_slow_seconds_ == 0;
+  if (asked64 && !with64) NoteFloat64Cut();
   // The memory plan counts the oracle's forward and the store's captures as
   // taking turns; memory the store keeps cached from its captures would
   // otherwise sit beside the oracle's forward (run/memory_plan.h).
@@ -61,6 +63,10 @@ Result<RefSet> OracleReference::Reference(const CaseShapes& cs, uint64_t seed, i
   if (AllocateShared(cs, with64, &r, &targets)) {
     HONE_ASSIGN_OR_RETURN(o, oracle.GenerateInto(s_.task, oracle_seed, dist, targets));
     HONE_RETURN_IF_ERROR(s_.store->status());
+    // Only here does asking cost the oracle a forward: its files hold the
+    // float64 outputs whether asked for or not.
+    if (with64 && o.ref64_available && o.ref64_seconds > kSlowFloat64Seconds)
+      ref64_slow_seconds_ = o.ref64_seconds;
   } else {
     HONE_ASSIGN_OR_RETURN(o, oracle.Set(s_.task, oracle_seed, dist));
     HONE_ASSIGN_OR_RETURN(r.inputs, UploadAll(o.inputs));
@@ -76,7 +82,17 @@ Result<RefSet> OracleReference::Reference(const CaseShapes& cs, uint64_t seed, i
     s_.v.notes.push_back("precision check skipped: the model did not run in float64 (" +
                          o.ref64_reason + ")");
   }
+  if (!r.ref64.empty()) ++ref64_sets_;
   return r;
+}
+
+void OracleReference::NoteFloat64Cut() {
+  if (ref64_cut_noted_) return;
+  ref64_cut_noted_ = true;
+  s_.v.notes.push_back("precision check (float64) on the first " + std::to_string(ref64_sets_) +
+                       " value set(s) only: the float64 forward took " +
+                       Seconds(ref64_slow_seconds_) + " (over " + Seconds(kSlowFloat64Seconds) +
+                       "); the later sets are checked against the task's own reference alone");
 }
 
 bool OracleReference::AllocateShared(const CaseShapes& cs, bool with64, RefSet* r,

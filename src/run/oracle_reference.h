@@ -23,6 +23,13 @@
 
 namespace hone {
 
+// A float64 forward slower than this (seconds, with its copies out) is made
+// for the value sets checked so far and no more in this evaluation: the
+// precision check it serves looks for a candidate that computes in lower
+// precision throughout, which one value set shows, while a float64 3-D
+// transposed convolution (no fast library path) costs seconds a set.
+inline constexpr double kSlowFloat64Seconds = 1.0;
+
 class OracleReference : public ReferenceSource {
  public:
   // Checks that the oracle is there and loaded the task on the candidate's
@@ -62,11 +69,16 @@ class OracleReference : public ReferenceSource {
   // through the oracle's files.
   bool AllocateShared(const CaseShapes& cs, bool with64, RefSet* r, OracleTargets* t);
   Result<Ids> UploadAll(const std::vector<HostTensor>& tensors);
+  // Says once that later value sets get no float64 reference, and why.
+  void NoteFloat64Cut();
 
   RunState& s_;
   std::vector<RefSet> pool_;
   uint64_t pool_seed_ = 0;
   bool ref64_supported_ = true;
+  int ref64_sets_ = 0;             // value sets given a float64 reference
+  double ref64_slow_seconds_ = 0;  // a float64 forward over kSlowFloat64Seconds
+  bool ref64_cut_noted_ = false;
 };
 
 }  // namespace hone

@@ -80,12 +80,9 @@ struct Pipe {
     _exit(wire::kSetupFailedExitCode);
   }
   if (warm) {
-    if (idle) {
-      // Room to return to nice 0 (SCHED_OTHER) at the hand-off, and no more.
-      limit(RLIMIT_NICE, 20);
-      sched_param none{};
-      sched_setscheduler(0, SCHED_IDLE, &none);
-    }
+    // Room to return to nice 0 (SCHED_OTHER) at the hand-off, and no more;
+    // the worker puts it under SCHED_IDLE (Launch).
+    if (idle) limit(RLIMIT_NICE, 20);
   } else if (c.limit_address_space) {
     limit(RLIMIT_AS, address_limit);
   } else {
@@ -319,6 +316,12 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Launch(
   // The child makes its own process group too; whichever runs first, the
   // group exists once this returns (Kill and Pause signal it as a whole).
   setpgid(pid, pid);
+  // Here rather than in the child, so that it happens before anything the
+  // worker does next (LeaveIdlePriority at a hand-off the moment after).
+  if (warm && idle_priority) {
+    sched_param none{};
+    sched_setscheduler(pid, SCHED_IDLE, &none);
+  }
   close(req.r);
   close(rep.w);
   close(log.w);
@@ -373,6 +376,20 @@ Status SandboxProcess::Handoff(const SandboxConfig& c, const Arena& arena) {
 void SandboxProcess::HandOffWhenWarm(const SandboxConfig& config, const Arena& arena) {
   pending_ = std::make_unique<SandboxConfig>(config);
   pending_arena_ = &arena;
+  // Wanted now: a sandbox still warming under SCHED_IDLE would get no CPU
+  // at all on a busy machine until it warmed (minutes, seen beside a build),
+  // and it returns to normal priority only at the hand-off.
+  if (idle_priority_ && warming()) LeaveIdlePriority();
+}
+
+void SandboxProcess::LeaveIdlePriority() {
+  std::error_code ec;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid_) + "/task", ec)) {
+    sched_param none{};
+    // Best effort: the sandbox leaves it itself at the hand-off.
+    sched_setscheduler(std::atoi(task.path().filename().c_str()), SCHED_OTHER, &none);
+  }
 }
 
 CallOutcome SandboxProcess::AwaitReady(std::chrono::milliseconds timeout) {

@@ -159,6 +159,9 @@ class SandboxProcess {
 
  private:
   SandboxProcess() = default;
+  // Every thread of a sandbox warming under SCHED_IDLE back to normal
+  // priority (root only): HandOffWhenWarm does it for the sandbox taken.
+  void LeaveIdlePriority();
   // Spawn's and SpawnWarm's common part: `library` is the candidate, or the
   // hand-off socket when `warm_args` is not empty (arena is then null).
   static Result<std::unique_ptr<SandboxProcess>> Launch(const SandboxConfig& config,

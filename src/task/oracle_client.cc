@@ -523,6 +523,7 @@ Result<OracleGenerated> OracleClient::Generate(const std::string& problem, int64
     if (reply.contains("ref64") && reply["ref64"].is_object()) {
       g.ref64_available = reply["ref64"].value("available", false);
       g.ref64_reason = reply["ref64"].value("reason", "");
+      g.ref64_seconds = reply["ref64"].value("seconds", 0.0);
     }
   } catch (const json::exception& e) {
     return Status::Internal("oracle: malformed generate reply for " + problem + ": " + e.what());
@@ -555,6 +556,7 @@ Result<OracleGenerated> OracleClient::GenerateInto(const std::string& problem, i
   if (reply.contains("ref64") && reply["ref64"].is_object()) {
     g.ref64_available = reply["ref64"].value("available", false);
     g.ref64_reason = reply["ref64"].value("reason", "");
+    g.ref64_seconds = reply["ref64"].value("seconds", 0.0);
   }
   g.reply = std::move(reply);
   return g;

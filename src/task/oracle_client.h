@@ -126,6 +126,7 @@ struct OracleGenerated {
   std::vector<OracleTensorFile> tensors;  // inputs, params, outputs, ref64_outputs
   bool ref64_available = false;
   std::string ref64_reason;  // when not available
+  double ref64_seconds = 0;  // the float64 forward and its copies out
   nlohmann::json reply;
 };
 

@@ -346,6 +346,7 @@ Result<OracleSet> OracleService::GenerateInto(const Task& task, int64_t seed, in
   OracleSet set;
   set.ref64_available = g->ref64_available && !targets.ref64.empty();
   set.ref64_reason = g->ref64_reason;
+  set.ref64_seconds = g->ref64_seconds;
   return set;
 }
 

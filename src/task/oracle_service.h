@@ -54,6 +54,9 @@ struct OracleSet {
   std::vector<HostTensor> inputs, outputs, ref64;
   bool ref64_available = false;
   std::string ref64_reason;
+  // What the float64 reference cost the oracle now: 0 when it was read
+  // from an earlier generate (or not made).
+  double ref64_seconds = 0;
 };
 
 // One file of a folder: a task, or why it was skipped or failed.

@@ -262,6 +262,7 @@ TEST_F(OracleClientTest, GenerateIsDeterministicPerSeed) {
   EXPECT_EQ(ga->tensors[1].spec.role, "output");
   EXPECT_EQ(ga->tensors[2].spec.role, "ref64_output");
   EXPECT_TRUE(ga->ref64_available);
+  EXPECT_GT(ga->ref64_seconds, 0) << "what the float64 forward cost the oracle";
   for (size_t i = 0; i < ga->tensors.size(); ++i) {
     const auto& ta = ga->tensors[i];
     EXPECT_EQ(ta.file.parent_path(), a.path);
