@@ -311,6 +311,11 @@ def _skip_reason(exc, path):
     return None
 
 
+def _out_of_memory(exc):
+    oom = getattr(getattr(torch, "cuda", None), "OutOfMemoryError", None)
+    return (oom is not None and isinstance(exc, oom)) or "out of memory" in str(exc)
+
+
 def _seed_all(seed):
     torch.manual_seed(seed)
     random.seed(seed)
@@ -620,8 +625,12 @@ class Problem:
                 _seed_all(seed)
                 with torch.device(self.device):
                     return make()
-            except Exception:
-                self.draw_on_device = False
+            except Exception as e:
+                # Out of device memory says nothing of where get_inputs()
+                # can run: this draw goes to the CPU, the next tries the
+                # device again.
+                if not _out_of_memory(e):
+                    self.draw_on_device = False
         _seed_all(seed)
         return make()
 
