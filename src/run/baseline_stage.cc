@@ -176,7 +176,7 @@ void BaselineStage::TimeInMoreProcesses(BaselineRun& b) {
   std::vector<BaselineTiming> timed;
   for (BaselineRun& m : more) {
     if (!m.sandbox) continue;
-    launcher_.Settle();
+    launcher_.Settle(s_.host_timed());
     Time(m);
     m.sandbox.reset();
     m.arena.reset();
@@ -199,7 +199,7 @@ Status BaselineStage::TimeAll() {
   for (BaselineRun& b : runs_) {
     if (!b.sandbox && b.timing.reason.empty()) HONE_RETURN_IF_ERROR(Spawn(b));
     Await();
-    launcher_.Settle();
+    launcher_.Settle(s_.host_timed());
     if (b.sandbox) Time(b);
     b.sandbox.reset();
     b.arena.reset();
@@ -307,6 +307,7 @@ bool BaselineStage::Sample(BaselineRun& b, Measuring& m, int rep, bool is_timed,
   }
   // A held call whose work also ran on an unheld side stream did not time all of it.
   if (s_.backend.traits().held_calls) m.hold.Count(o);
+  s_.NoteHeld(o.held);
   bool partial = o.held && (o.side_launches > 0 || o.side_copies > 0);
   if (is_timed) *seconds = partial ? std::nan("") : o.reported_seconds;
   if (is_timed && !partial) {

@@ -53,7 +53,9 @@ class Run {
       CompatPrebuilder* prebuilder, WarmPool* pool, bool refill_warm)
       : s_(env, backend, oracle, task, opt, progress, v, compat),
         launcher_(pool, refill_warm),
-        compat_(s_, prebuilder) {}
+        compat_(s_, prebuilder) {
+    s_.quiet_host = [this] { launcher_.PauseWarming(); };
+  }
   // Each sandbox exits before the memory it maps is freed; the store goes
   // first, the candidate's sandbox before the reference's.
   ~Run() {
@@ -168,7 +170,7 @@ Status Run::TimeAndConclude(StageClock& clock) {
   if (s_.opt.time) {
     if (baselines_) baselines_->Await();
     HONE_RETURN_IF_ERROR(AwaitSpares());
-    launcher_.Settle();
+    launcher_.Settle(s_.host_timed());
     HONE_RETURN_IF_ERROR(TimingStage(s_, runner_, checks_, *reference_).Run(s_.cases.front()));
     HONE_RETURN_IF_ERROR(TimeInMoreProcesses());
     clock.Done("time");
@@ -248,7 +250,7 @@ Status Run::TimeInMoreProcesses() {
   for (Extra& e : more) {
     checks_.BeforeCall();  // the idle time of the process that goes
     s_.cand.sandbox = std::move(e.sandbox);
-    launcher_.Settle();
+    launcher_.Settle(s_.host_timed());
     s_.v.candidate_time.reset();  // a process whose calls were all re-checks gives none
     HONE_RETURN_IF_ERROR(TimingStage(s_, runner_, checks_, *reference_).Run(s_.cases.front()));
     if (s_.decided()) return Status::Ok();

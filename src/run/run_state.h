@@ -14,6 +14,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
@@ -71,12 +72,22 @@ struct RunState {
   std::optional<CompatRuntime> compat_runtime;
   CompatShimOptions shim_options;
   Status env_failure;  // the worker's own device or store failed
+  // For a timed GPU call that ran unheld (host launch time in its report):
+  // quiets hone's own work on the host's cores (the warm pool's warming)
+  // for the rest of the timing. Set by the evaluator; may be empty.
+  std::function<void()> quiet_host;
 
   bool decided() const { return decided_; }
   void Decide(VerdictStatus s, std::string reason);
   void Progress(const std::string& stage) const;
   // A PyTorch task: the oracle is the reference; there is no reference sandbox.
   bool pytorch() const { return task.pytorch.has_value(); }
+  // What is timed runs on the host's cores (no hold kernel: a CPU candidate).
+  bool host_timed() const { return !backend.traits().held_calls; }
+  // After a timed call: an unheld GPU call makes the rest host-bound too.
+  void NoteHeld(bool held) const {
+    if (!held && !host_timed() && quiet_host) quiet_host();
+  }
   // Whether the task or the user allows lint rule 'library' (calling one).
   bool LibraryAllowed() const;
   // False (and env_failure set) when the worker's own store broke.

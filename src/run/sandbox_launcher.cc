@@ -54,7 +54,12 @@ void SandboxLauncher::ResumeWarming() {
   if (pool_) pool_->Resume();
 }
 
-void SandboxLauncher::Settle() {
+void SandboxLauncher::PauseWarming() {
+  if (pool_) pool_->Pause();
+}
+
+void SandboxLauncher::Settle(bool host_bound) {
+  if (host_bound) PauseWarming();
   if (pool_) pool_->Settle(std::chrono::milliseconds(kCompatStartMillis));
 }
 

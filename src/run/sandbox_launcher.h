@@ -37,9 +37,13 @@ class SandboxLauncher {
   CallOutcome AwaitStart(std::unique_ptr<SandboxProcess>& sp, const SandboxConfig& config,
                          const Arena& arena, std::chrono::milliseconds timeout, bool* warm);
   // Nothing of hone's (a sandbox warming) competes with a measurement:
-  // warming waits or pauses (WarmPool::Settle) until ResumeWarming or the
-  // next Spawn.
-  void Settle();
+  // warming at normal priority is waited for; with `host_bound` (what is
+  // timed runs on the host's cores: a CPU candidate), warming under
+  // SCHED_IDLE is paused too. PauseWarming does the latter alone, for GPU
+  // calls found to run unheld. Paused warming goes on at ResumeWarming or
+  // the next Spawn.
+  void Settle(bool host_bound);
+  void PauseWarming();
   void ResumeWarming();
 
  private:

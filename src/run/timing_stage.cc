@@ -111,6 +111,7 @@ bool TimingStage::Call(int side, int set, const Ids& in, uint64_t rng_seed, bool
   if (ok && count_cpu)
     call_cpu_seconds_ = static_cast<double>(s_.cand.sandbox->CpuNanos() - cpu_before) * 1e-9;
   if (ok && s_.backend.traits().held_calls) hold_.Count(*o);
+  if (ok) s_.NoteHeld(o->held);
   return ok;
 }
 

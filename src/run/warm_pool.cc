@@ -61,14 +61,17 @@ std::unique_ptr<SandboxProcess> WarmPool::Take(const SandboxConfig& config, cons
 
 void WarmPool::Settle(std::chrono::milliseconds wait) {
   for (auto& sp : warm_) {
-    if (!sp->warming()) continue;
-    if (sp->idle_priority()) {
-      if (!sp->paused()) Trace("warm pool: a warming sandbox paused for a measurement");
-      sp->Pause();
-      continue;
-    }
+    if (sp->idle_priority() || !sp->warming()) continue;
     CallOutcome o = sp->AwaitWarm(wait);
     if (!o.ok()) return Disable("a warm sandbox failed to start Python: " + o.detail);
+  }
+}
+
+void WarmPool::Pause() {
+  for (auto& sp : warm_) {
+    if (!sp->idle_priority() || !sp->warming() || sp->paused()) continue;
+    Trace("warm pool: a warming sandbox paused for a host-bound measurement");
+    sp->Pause();
   }
 }
 

@@ -10,11 +10,12 @@
 // executable, scratch root, environment, interpreter and limits (WarmKey);
 // anything else starts cold, as before. Warming never competes with timing:
 // as root the sandboxes warm under SCHED_IDLE (they run only on CPUs nothing
-// else wants) and return to normal priority at their hand-off, and Settle(),
-// which the evaluator calls before timing, pauses them until Resume() (an
-// idle-class process still shares a core's hardware threads, memory
-// bandwidth and turbo headroom with host-bound timed code); otherwise
-// Settle() waits for them.
+// else wants) and return to normal priority at their hand-off; a host-bound
+// measurement (a CPU candidate's, or GPU calls that run unheld) Pause()s
+// them until Resume(), since an idle-class process still shares a core's
+// hardware threads, memory bandwidth and turbo headroom with the timed
+// code. Otherwise Settle() waits for them; the evaluator calls it before
+// timing.
 //
 // Failure to warm (the interpreter cannot start, an import started a
 // thread) is never an evaluation's failure: the evaluator starts that
@@ -50,12 +51,13 @@ class WarmPool {
   // Does not wait. With `refill`, another starts warming for the next caller.
   std::unique_ptr<SandboxProcess> Take(const SandboxConfig& config, const Arena& arena,
                                        bool refill);
-  // Before a measurement: waits (up to `wait`) for the sandboxes warming at
-  // normal priority, and pauses those warming under SCHED_IDLE (which can
-  // still slow host-bound code: SandboxProcess::Pause), until Resume.
+  // Waits (up to `wait`) until no sandbox warming at normal priority could
+  // compete with a measurement.
   void Settle(std::chrono::milliseconds wait);
-  // Lets paused sandboxes warm again (after a measurement; Take resumes the
-  // one it hands off).
+  // Stops the sandboxes warming under SCHED_IDLE, for a host-bound
+  // measurement (SandboxProcess::Pause), until Resume; Take resumes the one
+  // it hands off.
+  void Pause();
   void Resume();
   // How many of its sandboxes are paused now.
   int paused() const;

@@ -366,8 +366,9 @@ bool Stopped(pid_t pid, bool expected) {
 }
 
 // Warming under SCHED_IDLE still slows host-bound code on the other
-// threads of a core, so a measurement pauses it and the next start resumes it.
-TEST_F(WarmPoolFailureTest, SandboxesWarmingAtIdlePriorityPauseForAMeasurement) {
+// threads of a core, so a host-bound measurement pauses it and the next
+// start resumes it.
+TEST_F(WarmPoolFailureTest, SandboxesWarmingAtIdlePriorityPauseForAHostBoundMeasurement) {
   SKIP_WITHOUT_ORACLE();
   SandboxConfig c = ConfigWithRunner(
       "import time\n"
@@ -388,10 +389,12 @@ TEST_F(WarmPoolFailureTest, SandboxesWarmingAtIdlePriorityPauseForAMeasurement) 
   WarmPool pool(true, 2, /*idle_priority=*/true);
   pool.Prepare(c);
   pool.Settle(std::chrono::seconds(1));
+  EXPECT_EQ(pool.paused(), 0) << "idle-class warming waits for no measurement but a host-bound one";
+  pool.Pause();
   EXPECT_EQ(pool.paused(), 2) << "both still warming";
   pool.Resume();
   EXPECT_EQ(pool.paused(), 0);
-  pool.Settle(std::chrono::seconds(1));
+  pool.Pause();
   auto arena = Env().base.cpu().CreateArena(4096);
   ASSERT_TRUE(arena.ok());
   auto taken = pool.Take(c, **arena, false);
