@@ -1,6 +1,7 @@
 """Tests for python/hone_compat.py's pieces that need no sandbox: how the
-warm-up draws its inputs. A stand-in for torch (passed in, as the runner
-passes the real one) lets them run anywhere, torch or not.
+warm-up draws its inputs and where models are built. A stand-in for torch
+(fake_torch.py, passed in as the runner passes the real one) lets them run
+anywhere, torch or not.
 
 Run: python3 -m unittest discover -s python/tests -p 'test_compat.py'
 """
@@ -13,42 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 import hone_compat  # noqa: E402
-
-
-class FakeOutOfMemory(RuntimeError):
-    pass
-
-
-class FakeTorch:
-    """Just what _draw_inputs and _construct touch: torch.device as a context
-    manager, torch.cuda.OutOfMemoryError, torch.is_tensor and the seeding."""
-
-    class cuda:
-        OutOfMemoryError = FakeOutOfMemory
-
-    class _Device:
-        def __enter__(self):
-            FakeTorch.on_device = True
-
-        def __exit__(self, *exc):
-            FakeTorch.on_device = False
-            return False
-
-    on_device = False
-
-    @staticmethod
-    def device(name):
-        return FakeTorch._Device()
-
-    @staticmethod
-    def is_tensor(a):
-        return False
-
-    seeds = []
-
-    @staticmethod
-    def manual_seed(seed):
-        FakeTorch.seeds.append(seed)
+from fake_torch import FakeOutOfMemory, FakeTorch  # noqa: E402
 
 
 class Problem:

@@ -14,31 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 import hone_oracle  # noqa: E402
-
-
-class FakeOutOfMemory(RuntimeError):
-    pass
-
-
-class FakeTorch:
-    cuda = types.SimpleNamespace(OutOfMemoryError=FakeOutOfMemory)
-    on_device = False
-
-    class _Device:
-        def __enter__(self):
-            FakeTorch.on_device = True
-
-        def __exit__(self, *exc):
-            FakeTorch.on_device = False
-            return False
-
-    @staticmethod
-    def device(name):
-        return FakeTorch._Device()
-
-    @staticmethod
-    def manual_seed(seed):
-        pass
+from fake_torch import FakeOutOfMemory, FakeTorch  # noqa: E402
 
 
 class DrawTest(unittest.TestCase):
