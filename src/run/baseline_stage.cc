@@ -91,8 +91,7 @@ Status BaselineStage::SpawnIfFitBeside() {
 
 int64_t BaselineStage::ProcessBytes() const {
   const MemoryDemand& demand = s_.demand;
-  return s_.plan.input_sets * (demand.inputs + demand.outputs) + kDeviceBytesPerProcess +
-         demand.model + demand.forward_peak;
+  return s_.plan.input_sets * (demand.inputs + demand.outputs) + demand.ProcessBytes();
 }
 
 bool BaselineStage::FitBeside() const {
@@ -101,12 +100,12 @@ bool BaselineStage::FitBeside() const {
   return plan.peak + static_cast<int64_t>(runs_.size()) * ProcessBytes() <= plan.free;
 }
 
-Status BaselineStage::SpawnSpares(int count, int64_t candidate_process_bytes) {
+Status BaselineStage::SpawnSpares(int count) {
   if (count <= 0 || runs_.empty()) return Status::Ok();
   const MemoryPlan& plan = s_.plan;
   const int64_t processes = static_cast<int64_t>(runs_.size()) * (1 + count);
   if (plan.free > 0 &&
-      plan.peak + processes * ProcessBytes() + count * candidate_process_bytes > plan.free)
+      plan.peak + processes * ProcessBytes() + count * s_.demand.ProcessBytes() > plan.free)
     return Status::Ok();
   for (BaselineRun& b : runs_) {
     if (!b.timing.reason.empty()) continue;

@@ -51,7 +51,7 @@ class BaselineStage {
   // start loading beside those, if memory allows: a baseline of short calls
   // then needs no second round of loading after the candidate. A spare that
   // its baseline turns out not to need (its calls are long) goes unused.
-  Status SpawnSpares(int count, int64_t candidate_process_bytes);
+  Status SpawnSpares(int count);
   // Waits until every baseline sandbox, spares included, has loaded.
   void Await();
   // Times the baselines not cached, one at a time, and caches them. The
@@ -81,7 +81,8 @@ class BaselineStage {
     std::vector<double> gaps, launches;
     HoldTally hold;
   };
-  // Device memory a baseline process takes: its arena and its own.
+  // Device memory a baseline process takes: its arena and its own
+  // (MemoryDemand::ProcessBytes).
   int64_t ProcessBytes() const;
   bool FitBeside() const;
   Status Spawn(BaselineRun& b);

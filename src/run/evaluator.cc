@@ -78,12 +78,9 @@ class Run {
   Status TimeInMoreProcesses();
   // Short calls foreseen (the cached eager baseline's are): the candidate's
   // extra timing processes start now and load while it is checked, rather
-  // than after its first process is timed. AwaitSpares before any timing,
-  // so that none loads while one is timed.
+  // than after its first process is timed. Their loads are awaited
+  // (AwaitLoads) before any timing, so that none loads while one is timed.
   Status SpawnSpares();
-  Status AwaitSpares();
-  // Device memory another process of the candidate takes (it shares the arena).
-  int64_t CandidateProcessBytes() const;
   // The reference source for the task: the oracle (a PyTorch task) or the
   // task's reference in a sandbox.
   Status OpenReference(const std::filesystem::path& candidate);
@@ -106,6 +103,8 @@ class Run {
     std::optional<CallOutcome> startup;
   };
   std::vector<Extra> spares_;  // SpawnSpares: taken by TimeInMoreProcesses
+  // Awaits the load of each process not awaited yet; judging it is the caller's.
+  Status AwaitLoads(std::vector<Extra>& extras);
 };
 
 Status Run::Execute(const std::filesystem::path& candidate) {
@@ -162,14 +161,15 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
 Status Run::TimeAndConclude(StageClock& clock) {
   // The timing pool stays in the store for the baselines, then goes.
   ClearStoreOnExit clear{*s_.store};
-  // Sandboxes warming for later evaluations pause while this one is timed.
+  // Warming paused for host-bound timing (SandboxLauncher::Settle) goes on
+  // when this ends.
   struct ResumeWarmingOnExit {
     SandboxLauncher& launcher;
     ~ResumeWarmingOnExit() { launcher.ResumeWarming(); }
   } resume{launcher_};
   if (s_.opt.time) {
     if (baselines_) baselines_->Await();
-    HONE_RETURN_IF_ERROR(AwaitSpares());
+    HONE_RETURN_IF_ERROR(AwaitLoads(spares_));
     launcher_.Settle(s_.host_timed());
     HONE_RETURN_IF_ERROR(TimingStage(s_, runner_, checks_, *reference_).Run(s_.cases.front()));
     HONE_RETURN_IF_ERROR(TimeInMoreProcesses());
@@ -189,10 +189,6 @@ Status Run::TimeAndConclude(StageClock& clock) {
   return Status::Ok();
 }
 
-int64_t Run::CandidateProcessBytes() const {
-  return kDeviceBytesPerProcess + s_.demand.model + s_.demand.forward_peak;
-}
-
 Status Run::SpawnSpares() {
   if (!s_.opt.time || !baselines_ || reference_->timed()) return Status::Ok();
   const BaselineTiming* eager = baselines_->eager();
@@ -200,7 +196,7 @@ Status Run::SpawnSpares() {
   const int processes = TimingProcesses(s_.opt, eager->median);
   const MemoryPlan& plan = s_.plan;
   if (processes <= 1 ||
-      (plan.free > 0 && plan.peak + (processes - 1) * CandidateProcessBytes() > plan.free))
+      (plan.free > 0 && plan.peak + (processes - 1) * s_.demand.ProcessBytes() > plan.free))
     return Status::Ok();
   StartStage start(s_, launcher_, runner_, *reference_, baselines_.get());
   for (int i = 1; i < processes; ++i) {
@@ -210,9 +206,9 @@ Status Run::SpawnSpares() {
   return Status::Ok();
 }
 
-Status Run::AwaitSpares() {
+Status Run::AwaitLoads(std::vector<Extra>& extras) {
   StartStage start(s_, launcher_, runner_, *reference_, baselines_.get());
-  for (Extra& e : spares_) {
+  for (Extra& e : extras) {
     if (e.startup) continue;
     HONE_ASSIGN_OR_RETURN(e.startup, start.AwaitLoad(e.sandbox, cand_lib_));
   }
@@ -236,14 +232,10 @@ Status Run::TimeInMoreProcesses() {
   }
   // The baselines' calls are likely short too: their extra processes load
   // now, beside these, rather than in a second round after them.
-  if (baselines_)
-    HONE_RETURN_IF_ERROR(baselines_->SpawnSpares(processes - 1, CandidateProcessBytes()));
-  for (Extra& e : more) {
-    if (!e.startup) {
-      HONE_ASSIGN_OR_RETURN(e.startup, start.AwaitLoad(e.sandbox, cand_lib_));
-    }
+  if (baselines_) HONE_RETURN_IF_ERROR(baselines_->SpawnSpares(processes - 1));
+  HONE_RETURN_IF_ERROR(AwaitLoads(more));
+  for (Extra& e : more)
     if (!start.Loaded(e.sandbox, *e.startup)) return Status::Ok();
-  }
   if (baselines_) baselines_->Await();  // no sandbox loads while one is timed
   std::vector<TimingResult> timed = {*s_.v.candidate_time};
   const size_t notes_before = s_.v.notes.size();

@@ -51,6 +51,10 @@ struct MemoryDemand {
   bool compat = false;      // the candidate runs the model in torch in its sandbox
   int processes = 2;        // processes holding a device context (worker, sandbox, oracle...)
   int64_t per_process = 0;  // each one's fixed cost (a CUDA context, the flush buffer)
+
+  // One more sandbox process running the model (another of the candidate's
+  // or a baseline's), its arena aside: its fixed cost, the model and its forward.
+  int64_t ProcessBytes() const { return per_process + model + forward_peak; }
 };
 
 // What an evaluation of `task` on `cases` holds: the tensors of its largest
