@@ -91,8 +91,9 @@ class BaselineStage {
   void Time(BaselineRun& b);
   // Times a baseline of short calls again in more processes and pools them.
   void TimeInMoreProcesses(BaselineRun& b);
-  // Binds its slots and makes one call unheld; false (and why) if it fails.
-  bool BindAndCallOnce(BaselineRun& b);
+  // Binds its slots and, for a model with state, loads it in one unheld
+  // call; false (and why) if either fails.
+  bool BindAndLoadState(BaselineRun& b);
   bool Sample(BaselineRun& b, Measuring& m, int rep, bool is_timed, double* seconds);
   void Conclude(BaselineRun& b, const InterleavedTimer& timer, const Measuring& m);
   void Store(const Baselines& measured);

@@ -59,6 +59,10 @@ struct PyTorchInfo {
   // The most one draw of a value set takes (its inputs and get_inputs()'s
   // temporaries), over the task's distributions.
   int64_t draw_peak_bytes = 0;
+
+  // Whether the model has state (parameters, buffers) that hone passes in
+  // after the forward arguments.
+  bool HasState() const { return static_cast<int>(input_kinds.size()) > num_forward_args; }
 };
 
 struct Task {

@@ -441,6 +441,9 @@ TEST(PyTorchTaskTest, ContractIsForwardArgumentsThenStateDict) {
   EXPECT_EQ(conv.pytorch->input_kinds[1], "parameter");
   const Task& buffer = TaskNamed("buffer_affine");
   EXPECT_EQ(buffer.pytorch->input_kinds.back(), "buffer");
+  EXPECT_TRUE(conv.pytorch->HasState());
+  EXPECT_TRUE(buffer.pytorch->HasState());
+  EXPECT_FALSE(TaskNamed("softmax").pytorch->HasState());
   const Task& number = TaskNamed("scale_by_number");
   EXPECT_EQ(number.pytorch->python_types[1], "float");
   EXPECT_EQ(number.pytorch->python_values[1], "0.5");
@@ -466,6 +469,23 @@ TEST(PyTorchTaskTest, TimedVerdictCarriesTheBaselines) {
   EXPECT_TRUE(v->compile_time.has_value() || !v->compile_unavailable.empty());
   EXPECT_FALSE(v->shapes.empty());
   EXPECT_GT(v->sol_seconds, 0);  // the footprint in bytes over the machine's bandwidth
+}
+
+// A model with state gets it in one unheld call before its baseline is
+// timed (run/baseline_stage.h); softmax above has none and makes no such call.
+TEST(PyTorchTaskTest, ABaselineWithStateIsTimed) {
+  SKIP_WITHOUT_ORACLE();
+  const Task& task = TaskNamed("conv2d");
+  EvalOptions o;
+  o.timing.budget_seconds = 0.3;
+  o.timing.warmup_seconds = 0.02;
+  o.backend = "cpu";
+  o.compile_baseline = false;
+  auto v = Env().evaluator->Evaluate(task, PyTorchDir() / "candidates/conv2d/right.cpp", o);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
+  ASSERT_TRUE(v->reference_time.has_value()) << ::testing::PrintToString(v->notes);
+  EXPECT_GT(v->reference_time->summary.median, 0);
 }
 
 // Short calls: the candidate and its eager baseline are each timed in
