@@ -117,6 +117,16 @@ const Task& TaskNamed(const std::string& problem) {
   return Env().tasks.emplace(problem, std::move(*task)).first->second;
 }
 
+// A short timed evaluation on the CPU: 0.3 s of timing budget, baselines
+// included.
+EvalOptions ShortCpuTiming() {
+  EvalOptions o;
+  o.timing.budget_seconds = 0.3;
+  o.timing.warmup_seconds = 0.02;
+  o.backend = "cpu";
+  return o;
+}
+
 class PyTorchCandidateTest : public ::testing::TestWithParam<PyTorchExpectation> {};
 
 TEST_P(PyTorchCandidateTest, GetsTheExpectedVerdict) {
@@ -158,11 +168,8 @@ TEST_P(CompatCatalogueTest, GetsTheExpectedVerdict) {
   SKIP_WITHOUT_ORACLE();
   const Expectation& e = GetParam();
   const Task& task = TaskNamed(e.task.empty() ? "elementwise_relu_scale" : e.task);
-  EvalOptions o;
-  o.timing.budget_seconds = 0.3;
-  o.timing.warmup_seconds = 0.02;
+  EvalOptions o = ShortCpuTiming();
   o.lint_allow = e.allow;
-  o.backend = "cpu";
   auto v = Env().evaluator->Evaluate(task, SourceDir() / "tests/adversarial/compat" / e.file, o);
   ASSERT_TRUE(v.ok()) << v.status().message();
   std::cout << "[verdict] compat/" << e.file << ": " << StatusName(v->status) << ": "
@@ -453,10 +460,7 @@ TEST(PyTorchTaskTest, ContractIsForwardArgumentsThenStateDict) {
 TEST(PyTorchTaskTest, TimedVerdictCarriesTheBaselines) {
   SKIP_WITHOUT_ORACLE();
   const Task& task = TaskNamed("softmax");
-  EvalOptions o;
-  o.timing.budget_seconds = 0.3;
-  o.timing.warmup_seconds = 0.02;
-  o.backend = "cpu";
+  EvalOptions o = ShortCpuTiming();
   auto v = Env().evaluator->Evaluate(task, PyTorchDir() / "candidates/softmax/right.cpp", o);
   ASSERT_TRUE(v.ok()) << v.status().message();
   ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
@@ -476,10 +480,7 @@ TEST(PyTorchTaskTest, TimedVerdictCarriesTheBaselines) {
 TEST(PyTorchTaskTest, ABaselineWithStateIsTimed) {
   SKIP_WITHOUT_ORACLE();
   const Task& task = TaskNamed("conv2d");
-  EvalOptions o;
-  o.timing.budget_seconds = 0.3;
-  o.timing.warmup_seconds = 0.02;
-  o.backend = "cpu";
+  EvalOptions o = ShortCpuTiming();
   o.compile_baseline = false;
   auto v = Env().evaluator->Evaluate(task, PyTorchDir() / "candidates/conv2d/right.cpp", o);
   ASSERT_TRUE(v.ok()) << v.status().message();
@@ -596,10 +597,7 @@ TEST(PyTorchTaskTest, AForwardThatDrawsRandomNumbersIsSeededLikeTheOracles) {
   EXPECT_TRUE(task->pytorch->uses_rng);
   EXPECT_FALSE(TaskNamed("softmax").pytorch->uses_rng);
   const auto dir = SourceDir() / "tests/integration/compat_dropout";
-  EvalOptions timed;
-  timed.timing.budget_seconds = 0.3;
-  timed.timing.warmup_seconds = 0.02;
-  timed.backend = "cpu";
+  EvalOptions timed = ShortCpuTiming();
   timed.lint_allow.insert("library");
   auto same = Env().evaluator->Evaluate(*task, dir / "same_model.py", timed);
   ASSERT_TRUE(same.ok()) << same.status().message();
