@@ -191,11 +191,57 @@ void BaselineStage::TimeInMoreProcesses(BaselineRun& b) {
     b.timing.timer += "; " + std::to_string(beside) + " of them loaded beside the candidate's";
 }
 
+std::optional<BaselineStage::Beside> BaselineStage::EagerBeside() {
+  for (BaselineRun& b : runs_) {
+    if (b.mode != CompatMode::kEager || !b.timing.reason.empty()) continue;
+    if (!b.sandbox) {
+      if (!FitBeside()) return std::nullopt;
+      if (Status st = Spawn(b); !st.ok()) {
+        b.timing.reason = st.message();
+        return std::nullopt;
+      }
+    }
+    AwaitOne(b);
+    if (!b.sandbox || !BindAndLoadState(b)) return std::nullopt;
+    return Beside{b.sandbox.get(), b.arena.get()};
+  }
+  return std::nullopt;
+}
+
+void BaselineStage::TimedBeside(const TimingResult& eager) {
+  for (BaselineRun& b : runs_) {
+    if (b.mode != CompatMode::kEager) continue;
+    BaselineTiming& t = b.timing;
+    t.available = true;
+    t.samples = eager.samples;
+    t.median = eager.summary.median;
+    t.held = false;
+    t.timer =
+        std::string(s_.backend.traits().held_calls ? "CUDA events on the legacy default stream"
+                                                   : "the sandbox's clock") +
+        ", in a hone sandbox like candidates, call by call interleaved with the "
+        "candidate's: their calls are host-bound (the host's launch rate, which drifts, "
+        "is timed), so the drift cancels in the ratio";
+    b.sandbox.reset();
+    b.arena.reset();
+  }
+}
+
+void BaselineStage::NotTimedBeside() {
+  for (BaselineRun& b : runs_) {
+    if (b.mode != CompatMode::kEager) continue;
+    b.sandbox.reset();
+    b.arena.reset();
+    b.ready = false;
+  }
+}
+
 Status BaselineStage::TimeAll() {
   if (runs_.empty()) return Status::Ok();
   s_.Progress("baselines");
   s_.cand.arena.reset();
   for (BaselineRun& b : runs_) {
+    if (b.timing.available) continue;  // timed beside the candidate (TimedBeside)
     if (!b.sandbox && b.timing.reason.empty()) HONE_RETURN_IF_ERROR(Spawn(b));
     Await();
     launcher_.Settle(s_.host_timed());

@@ -54,6 +54,22 @@ class BaselineStage {
   Status SpawnSpares(int count);
   // Waits until every baseline sandbox, spares included, has loaded.
   void Await();
+  // Host-bound calls: the eager Model's sandbox, loaded, bound to the
+  // candidate's slots and its state loaded, for the candidate's timing stage
+  // to time beside the candidate (OracleReference::TimeBeside). Null when
+  // the eager baseline is cached or not asked for, does not fit in memory
+  // beside the candidate, or failed to load (TimeAll then says why).
+  struct Beside {
+    SandboxProcess* sandbox;
+    Arena* arena;
+  };
+  std::optional<Beside> EagerBeside();
+  // The eager Model's timing from that interleaved stage (its reference
+  // side): TimeAll does not time it again, and caches it.
+  void TimedBeside(const TimingResult& eager);
+  // That stage failed on the Model's side: its sandbox goes, and TimeAll
+  // times it apart in a fresh one, as when nothing is host-bound.
+  void NotTimedBeside();
   // Times the baselines not cached, one at a time, and caches them. The
   // candidate's arena goes first: a full-size problem may only fit one set
   // of sandbox buffers at a time.

@@ -156,7 +156,9 @@ std::string NativeReference::TimedInputsSummary() const {
   return "every timed call had fresh inputs";
 }
 
-Status NativeReference::CallTimed(int set, const Ids& inputs, uint32_t flags, CallOutcome* o) {
+// A native reference draws no random numbers: the seed is not passed on.
+Status NativeReference::CallTimed(int set, const Ids& inputs, uint32_t flags, uint64_t,
+                                  CallOutcome* o) {
   const SetLayout& l = sets_[static_cast<size_t>(set)];
   LoadInputs(*s_.store, *arena_, l, inputs);
   Poison(*arena_, l, 0xFF);

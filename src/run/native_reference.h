@@ -42,7 +42,8 @@ class NativeReference : public ReferenceSource {
   std::string TimedInputsWhere(uint64_t seed) const override;
   std::string TimedInputsSummary() const override;
   bool timed() const override { return true; }
-  Status CallTimed(int set, const Ids& inputs, uint32_t flags, CallOutcome* o) override;
+  Status CallTimed(int set, const Ids& inputs, uint32_t flags, uint64_t rng_seed,
+                   CallOutcome* o) override;
   Ids CaptureOutputs(int set) override;
   double FlushedBytes() const override;
 

@@ -189,6 +189,39 @@ Status OracleReference::PoolInputs(FreshRep& fresh, Rng& unpredictable) {
   return s_.store->status();
 }
 
+void OracleReference::TimeBeside(SandboxProcess* sandbox, Arena* arena) {
+  beside_ = sandbox;
+  beside_arena_ = arena;
+  beside_failure_.clear();
+}
+
+void OracleReference::StopTimingBeside() {
+  beside_ = nullptr;
+  beside_arena_ = nullptr;
+}
+
+Status OracleReference::CallTimed(int set, const Ids& inputs, uint32_t flags, uint64_t rng_seed,
+                                  CallOutcome* o) {
+  if (!beside_) return ReferenceSource::CallTimed(set, inputs, flags, rng_seed, o);
+  const SetLayout& l = s_.cand.sets[static_cast<size_t>(set)];
+  LoadInputs(*s_.store, *beside_arena_, l, inputs);
+  Poison(*beside_arena_, l, 0xFF);
+  HONE_RETURN_IF_ERROR(beside_arena_->Sync());
+  *o = beside_->Call(static_cast<uint32_t>(set), flags, s_.opt.max_call_timeout, rng_seed);
+  if (!o->ok() || o->rc != 0) {
+    beside_failure_ = "the task's Model failed while timed beside the candidate: " +
+                      (o->ok() ? "returned " + std::to_string(o->rc) : o->detail);
+    return Status::Internal(s_.task.reference.string() + ": " + beside_failure_);
+  }
+  s_.NoteHeld(o->held);
+  return Status::Ok();
+}
+
+Ids OracleReference::CaptureOutputs(int set) {
+  if (!beside_) return {};
+  return hone::CaptureOutputs(*s_.store, *beside_arena_, s_.cand.sets[static_cast<size_t>(set)]);
+}
+
 std::string OracleReference::TimedInputsWhere(uint64_t) const { return " (a timing pool set)"; }
 
 std::string OracleReference::TimedInputsSummary() const {

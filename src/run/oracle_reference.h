@@ -5,12 +5,14 @@
 // the oracle writes a set straight into store tensors, so it never crosses
 // the host; otherwise it comes through the oracle's files.
 //
-// There is no reference sandbox, and the reference is not timed beside the
-// candidate: timed calls draw from a timing pool of value sets made once per
-// evaluation (before the timer starts, so the oracle's work never falls in
-// it), scaled by fresh factors where the task allows, and the Model is timed
-// afterwards as the eager and torch.compile baselines (run/baseline_stage.h),
-// which use the same pool.
+// There is no reference sandbox: timed calls draw from a timing pool of value
+// sets made once per evaluation (before the timer starts, so the oracle's
+// work never falls in it), scaled by fresh factors where the task allows,
+// and the Model is timed afterwards as the eager and torch.compile baselines
+// (run/baseline_stage.h), which use the same pool. When the candidate's calls
+// are host-bound, the evaluator times it again with the eager Model's
+// sandbox beside it (TimeBeside): the reference is then timed, interleaved,
+// on the same pool sets, while the oracle's outputs stay the expected ones.
 //
 // Failures of the oracle are Status (a broken task or environment). Borrows
 // the oracle (EvaluatorEnv::oracle); not thread-safe.
@@ -52,7 +54,20 @@ class OracleReference : public ReferenceSource {
                          Rng& unpredictable) override;
   std::string TimedInputsWhere(uint64_t seed) const override;
   std::string TimedInputsSummary() const override;
-  bool timed() const override { return false; }
+  // Timed beside the candidate only while TimeBeside holds a sandbox.
+  bool timed() const override { return beside_ != nullptr; }
+  Status CallTimed(int set, const Ids& inputs, uint32_t flags, uint64_t rng_seed,
+                   CallOutcome* o) override;
+  Ids CaptureOutputs(int set) override;
+
+  // Host-bound calls: the task's eager Model in `sandbox`, its buffers in
+  // `arena` laid out and bound like the candidate's (RunState::cand.sets),
+  // is timed beside the candidate, interleaved, until StopTimingBeside.
+  // Neither is owned (run/baseline_stage.h keeps them).
+  void TimeBeside(SandboxProcess* sandbox, Arena* arena);
+  void StopTimingBeside();
+  // Why the Model failed while timed beside the candidate; empty if it did not.
+  const std::string& beside_failure() const { return beside_failure_; }
 
   // The timing pool's value sets, resident in the store while timing (the
   // baselines use them too).
@@ -79,6 +94,9 @@ class OracleReference : public ReferenceSource {
   int ref64_sets_ = 0;             // value sets given a float64 reference
   double ref64_slow_seconds_ = 0;  // a float64 forward over kSlowFloat64Seconds
   bool ref64_cut_noted_ = false;
+  SandboxProcess* beside_ = nullptr;  // TimeBeside's, not owned
+  Arena* beside_arena_ = nullptr;
+  std::string beside_failure_;
 };
 
 }  // namespace hone

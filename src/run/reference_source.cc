@@ -13,9 +13,10 @@ void FreshRep::Reset(TrustedStore& store) {
   actual.clear();
   borrowed.clear();
   rep = -1;
+  reference_ran = false;
 }
 
-Status ReferenceSource::CallTimed(int, const Ids&, uint32_t, CallOutcome*) {
+Status ReferenceSource::CallTimed(int, const Ids&, uint32_t, uint64_t, CallOutcome*) {
   return Status::Internal("this reference is not timed beside the candidate");
 }
 

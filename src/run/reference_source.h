@@ -10,7 +10,8 @@
 //    interleaved, as the baseline of the speedup;
 //  - OracleReference (run/oracle_reference.h): the PyTorch oracle of a .py
 //    task, which draws value sets itself; the task's Model is timed apart,
-//    as the eager and torch.compile baselines (run/baseline_stage.h).
+//    as the eager and torch.compile baselines (run/baseline_stage.h), or,
+//    when the calls are host-bound, the eager Model beside the candidate.
 //
 // A Status from a source is a broken task or environment, never a verdict
 // on the candidate. Not thread-safe: the evaluating thread drives it.
@@ -46,6 +47,9 @@ struct FreshRep {
   // pool set, which a cache could answer.
   bool sample = true;
   uint64_t rng_seed = 0;  // the pool set's (RefSet::rng_seed)
+  // A timed reference has made its call of this repetition: until then the
+  // repetition (its inputs) must outlive a comparison made without it.
+  bool reference_ran = false;
   Ids inputs, expected, actual;
   Ids borrowed;  // ids among inputs/expected that belong to the timing pool
   // Releases what the repetition owns (not what it borrowed) and forgets it.
@@ -89,8 +93,10 @@ class ReferenceSource {
   // Whether the reference is timed beside the candidate, interleaved (the
   // side 0 of the timer). The calls below are for such a source only.
   virtual bool timed() const = 0;
-  // A timed call on buffer slot `set` with `inputs` restored, outputs poisoned.
-  virtual Status CallTimed(int set, const Ids& inputs, uint32_t flags, CallOutcome* o);
+  // A timed call on buffer slot `set` with `inputs` restored, outputs
+  // poisoned; `rng_seed` is the value set's (RefSet::rng_seed).
+  virtual Status CallTimed(int set, const Ids& inputs, uint32_t flags, uint64_t rng_seed,
+                           CallOutcome* o);
   virtual Ids CaptureOutputs(int set);
   // What its line flush covers on slot 0 of the bound case.
   virtual double FlushedBytes() const { return 0; }

@@ -85,9 +85,14 @@ struct RunState {
   // What is timed runs on the host's cores (no hold kernel: a CPU candidate).
   bool host_timed() const { return !backend.traits().held_calls; }
   // After a timed call: an unheld GPU call makes the rest host-bound too.
-  void NoteHeld(bool held) const {
-    if (!held && !host_timed() && quiet_host) quiet_host();
+  void NoteHeld(bool held) {
+    if (held || host_timed()) return;
+    ran_unheld_ = true;
+    if (quiet_host) quiet_host();
   }
+  // Whether timed calls ran on the host's clock: a CPU candidate, or GPU
+  // calls that ran unheld (NoteHeld).
+  bool host_bound() const { return host_timed() || ran_unheld_; }
   // Whether the task or the user allows lint rule 'library' (calling one).
   bool LibraryAllowed() const;
   // False (and env_failure set) when the worker's own store broke.
@@ -96,6 +101,7 @@ struct RunState {
  private:
   const ProgressFn& progress_;
   bool decided_ = false;
+  bool ran_unheld_ = false;
 };
 
 }  // namespace hone

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -126,6 +127,29 @@ EvalOptions ShortCpuTiming() {
   o.backend = "cpu";
   return o;
 }
+
+// HONE_CACHE pointed at a fresh folder while it lives, so baselines are
+// timed, not read.
+class OwnCache {
+ public:
+  explicit OwnCache(const char* name) {
+    auto dir = MakeTempDir(std::filesystem::temp_directory_path(), name);
+    if (!dir.ok()) std::abort();
+    dir_ = *dir;
+    saved_ = std::getenv("HONE_CACHE") ? std::getenv("HONE_CACHE") : "";
+    setenv("HONE_CACHE", dir_.c_str(), 1);
+  }
+  ~OwnCache() {
+    setenv("HONE_CACHE", saved_.c_str(), 1);
+    std::filesystem::remove_all(dir_);
+  }
+  OwnCache(const OwnCache&) = delete;
+  OwnCache& operator=(const OwnCache&) = delete;
+
+ private:
+  std::filesystem::path dir_;
+  std::string saved_;
+};
 
 class PyTorchCandidateTest : public ::testing::TestWithParam<PyTorchExpectation> {};
 
@@ -494,15 +518,10 @@ TEST(PyTorchTaskTest, ABaselineWithStateIsTimed) {
 TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
   SKIP_WITHOUT_ORACLE();
   const Task& task = TaskNamed("elementwise_relu_scale");
-  // A cache of its own, so the baselines are timed now, not read.
-  auto cache = MakeTempDir(std::filesystem::temp_directory_path(), "hone-processes-test");
-  ASSERT_TRUE(cache.ok());
-  std::string saved = std::getenv("HONE_CACHE") ? std::getenv("HONE_CACHE") : "";
-  setenv("HONE_CACHE", cache->c_str(), 1);
-  EvalOptions o;
+  std::optional<OwnCache> cache;
+  cache.emplace("hone-processes-test");
+  EvalOptions o = ShortCpuTiming();
   o.timing.budget_seconds = 0.2;
-  o.timing.warmup_seconds = 0.02;
-  o.backend = "cpu";
   o.compile_baseline = false;
   o.short_call_seconds = 10;  // every call here is short
   o.short_call_processes = 2;
@@ -512,8 +531,7 @@ TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
   auto once = Env().evaluator->Evaluate(task, file, o);
   o.short_call_processes = 2;
   auto again = Env().evaluator->Evaluate(task, file, o);
-  setenv("HONE_CACHE", saved.c_str(), 1);
-  std::filesystem::remove_all(*cache);
+  cache.reset();
   ASSERT_TRUE(v.ok()) << v.status().message();
   ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
   ASSERT_TRUE(v->candidate_time && v->reference_time);
@@ -551,6 +569,58 @@ TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
                                                   std::string::npos;
                                          }))
       << "no cached baseline foretold the first evaluation's short calls";
+}
+
+// Host-bound calls (every CPU candidate's) time the host's launch rate,
+// which drifts: the eager Model is timed beside the candidate, call by call,
+// and that timing gives both sides (Run::TimeBesideTheBaseline).
+TEST(PyTorchTaskTest, HostBoundCallsAreTimedBesideTheEagerModel) {
+  SKIP_WITHOUT_ORACLE();
+  const Task& task = TaskNamed("softmax");
+  OwnCache cache("hone-beside-test");
+  EvalOptions o = ShortCpuTiming();
+  o.compile_baseline = false;
+  o.short_call_seconds = 1e-9;  // no call is short: one process a side
+  auto v = Env().evaluator->Evaluate(task, PyTorchDir() / "candidates/softmax/right.cpp", o);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
+  ASSERT_TRUE(v->candidate_time && v->reference_time);
+  auto notes = ::testing::PrintToString(v->notes);
+  EXPECT_NE(notes.find("call by call interleaved with the candidate's"), std::string::npos)
+      << notes;
+  int stopped = 0;
+  for (const auto& n : v->notes) {
+    if (n.rfind("timing stopped:", 0) != 0) continue;
+    ++stopped;
+    EXPECT_NE(n.find("interleaved repetitions"), std::string::npos) << n;
+  }
+  EXPECT_EQ(stopped, 1) << notes;
+  // Every repetition timed both sides on the same inputs.
+  EXPECT_EQ(v->reference_time->samples.size(), v->candidate_time->samples.size());
+  EXPECT_NEAR(v->speedup, v->reference_time->summary.median / v->candidate_time->summary.median,
+              1e-9);
+}
+
+// The eager Model fails while timed beside the candidate: the candidate's
+// own timing stands, and the Model is timed apart (where it fails again).
+TEST(PyTorchTaskTest, AModelThatFailsBesideTheCandidateLeavesItsTimingAlone) {
+  SKIP_WITHOUT_ORACLE();
+  const auto dir = SourceDir() / "tests/integration/beside_failure";
+  auto task = Env().oracle->Load(dir / "problem.py", {});
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  OwnCache cache("hone-beside-failure-test");
+  EvalOptions o = ShortCpuTiming();
+  o.compile_baseline = false;
+  o.short_call_seconds = 1e-9;
+  o.lint_allow.insert("library");
+  auto v = Env().evaluator->Evaluate(*task, dir / "candidate.py", o);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
+  ASSERT_TRUE(v->candidate_time.has_value());
+  EXPECT_FALSE(v->reference_time.has_value());
+  auto notes = ::testing::PrintToString(v->notes);
+  EXPECT_NE(notes.find("failed while timed beside the candidate"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("no eager baseline"), std::string::npos) << notes;
 }
 
 TEST(PyTorchTaskTest, OracleResultsAreReusedAcrossCandidates) {
