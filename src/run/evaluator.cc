@@ -296,16 +296,18 @@ Status Run::TimeBesideTheBaseline() {
   s_.v.candidate_time.reset();
   Status st = TimingStage(s_, runner_, checks_, *reference_).Run(s_.cases.front());
   oracle_->StopTimingBeside();
-  if (!st.ok() && !oracle_->beside_failure().empty()) {
-    // The Model's failure, not the candidate's: the first timing stands.
+  // The Model's failure, not the candidate's, or no sample on a side (every
+  // call a re-check): the first timing stands, and the Model is timed apart.
+  const bool model_failed = !st.ok() && !oracle_->beside_failure().empty();
+  if (model_failed || (st.ok() && !s_.decided() && !s_.v.reference_time)) {
     s_.v.candidate_time = timed_alone;
     s_.v.notes = notes_alone;
-    s_.v.notes.push_back(oracle_->beside_failure() + "; it is timed apart");
+    if (model_failed) s_.v.notes.push_back(oracle_->beside_failure() + "; it is timed apart");
     baselines_->NotTimedBeside();
     return Status::Ok();
   }
   HONE_RETURN_IF_ERROR(st);
-  if (s_.decided() || !s_.v.candidate_time || !s_.v.reference_time) return Status::Ok();
+  if (s_.decided()) return Status::Ok();
   // The first timing's notes on how it stopped and held give way to this one's.
   std::vector<std::string>& notes = s_.v.notes;
   std::vector<std::string> kept;
