@@ -19,6 +19,15 @@ std::string BaselineName(CompatMode mode) {
   return mode == CompatMode::kCompile ? "torch.compile(Model)" : "Model";
 }
 
+// What timed a baseline's calls, for its note: `interleaved`, beside the
+// candidate's (TimedBeside), else on their own behind the hold.
+std::string BaselineClock(const Backend& backend, bool interleaved) {
+  const bool gpu = backend.traits().held_calls;
+  std::string clock = gpu ? "CUDA events on the legacy default stream" : "the sandbox's clock";
+  if (gpu && !interleaved) clock += ", held";
+  return clock + ", in a hone sandbox like candidates";
+}
+
 // The end of a baseline sandbox's output, for a reason it failed.
 std::string OutputEnds(const SandboxProcess& sandbox) {
   const std::string& log = sandbox.log();
@@ -191,49 +200,48 @@ void BaselineStage::TimeInMoreProcesses(BaselineRun& b) {
     b.timing.timer += "; " + std::to_string(beside) + " of them loaded beside the candidate's";
 }
 
+BaselineStage::BaselineRun* BaselineStage::EagerRun() {
+  for (BaselineRun& b : runs_)
+    if (b.mode == CompatMode::kEager) return &b;
+  return nullptr;
+}
+
 std::optional<BaselineStage::Beside> BaselineStage::EagerBeside() {
-  for (BaselineRun& b : runs_) {
-    if (b.mode != CompatMode::kEager || !b.timing.reason.empty()) continue;
-    if (!b.sandbox) {
-      if (!FitBeside()) return std::nullopt;
-      if (Status st = Spawn(b); !st.ok()) {
-        b.timing.reason = st.message();
-        return std::nullopt;
-      }
+  BaselineRun* b = EagerRun();
+  if (!b || !b->timing.reason.empty()) return std::nullopt;
+  if (!b->sandbox) {
+    if (!FitBeside()) return std::nullopt;
+    if (Status st = Spawn(*b); !st.ok()) {
+      b->timing.reason = st.message();
+      return std::nullopt;
     }
-    AwaitOne(b);
-    if (!b.sandbox || !BindAndLoadState(b)) return std::nullopt;
-    return Beside{b.sandbox.get(), b.arena.get()};
   }
-  return std::nullopt;
+  AwaitOne(*b);
+  if (!b->sandbox || !BindAndLoadState(*b)) return std::nullopt;
+  return Beside{b->sandbox.get(), b->arena.get()};
 }
 
 void BaselineStage::TimedBeside(const TimingResult& eager) {
-  for (BaselineRun& b : runs_) {
-    if (b.mode != CompatMode::kEager) continue;
-    BaselineTiming& t = b.timing;
-    t.available = true;
-    t.samples = eager.samples;
-    t.median = eager.summary.median;
-    t.held = false;
-    t.timer =
-        std::string(s_.backend.traits().held_calls ? "CUDA events on the legacy default stream"
-                                                   : "the sandbox's clock") +
-        ", in a hone sandbox like candidates, call by call interleaved with the "
-        "candidate's: their calls are host-bound (the host's launch rate, which drifts, "
-        "is timed), so the drift cancels in the ratio";
-    b.sandbox.reset();
-    b.arena.reset();
-  }
+  BaselineRun* b = EagerRun();
+  if (!b) return;
+  BaselineTiming& t = b->timing;
+  t.available = true;
+  t.samples = eager.samples;
+  t.median = eager.summary.median;
+  t.held = false;
+  t.timer = BaselineClock(s_.backend, true) +
+            ", call by call interleaved with the candidate's: their calls are host-bound (the "
+            "host's launch rate, which drifts, is timed), so the drift cancels in the ratio";
+  b->sandbox.reset();
+  b->arena.reset();
 }
 
 void BaselineStage::NotTimedBeside() {
-  for (BaselineRun& b : runs_) {
-    if (b.mode != CompatMode::kEager) continue;
-    b.sandbox.reset();
-    b.arena.reset();
-    b.ready = false;
-  }
+  BaselineRun* b = EagerRun();
+  if (!b) return;
+  b->sandbox.reset();
+  b->arena.reset();
+  b->ready = false;
 }
 
 Status BaselineStage::TimeAll() {
@@ -343,9 +351,7 @@ bool BaselineStage::Sample(BaselineRun& b, Measuring& m, int rep, bool is_timed,
     rng_seed = m.fresh.rng_seed;
   }
   const SetLayout& l = s_.cand.sets[static_cast<size_t>(set)];
-  LoadInputs(*s_.store, *b.arena, l, *in);
-  Poison(*b.arena, l, 0xFF);
-  if (Status st = b.arena->Sync(); !st.ok()) {
+  if (Status st = PrepareTimedCall(*s_.store, *b.arena, l, *in); !st.ok()) {
     m.failure = st.message();
     return false;
   }
@@ -383,10 +389,7 @@ void BaselineStage::Conclude(BaselineRun& b, const InterleavedTimer& timer, cons
   if (t.held && t.launches_per_call > 0)
     t.host_seconds_per_launch = std::max(0.0, Summarize(m.gaps).median) / t.launches_per_call;
   std::string held = m.hold.Describe("hold");
-  t.timer =
-      std::string(s_.backend.traits().held_calls ? "CUDA events on the legacy default stream, held"
-                                                 : "the sandbox's clock") +
-      ", in a hone sandbox like candidates" + (held.empty() ? "" : " (" + held + ")");
+  t.timer = BaselineClock(s_.backend, false) + (held.empty() ? "" : " (" + held + ")");
 }
 
 void BaselineStage::Apply() {

@@ -100,6 +100,8 @@ class BaselineStage {
   // Device memory a baseline process takes: its arena and its own
   // (MemoryDemand::ProcessBytes).
   int64_t ProcessBytes() const;
+  // The eager baseline's run, if it is timed here.
+  BaselineRun* EagerRun();
   bool FitBeside() const;
   Status Spawn(BaselineRun& b);
   Result<SandboxConfig> Config(const BaselineRun& b) const;

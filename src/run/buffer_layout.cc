@@ -123,6 +123,13 @@ void Poison(Arena& arena, const SetLayout& set, uint8_t pattern) {
   for (const auto& p : set.outputs) arena.Fill(p.offset, pattern, p.bytes);
 }
 
+Status PrepareTimedCall(TrustedStore& store, Arena& arena, const SetLayout& set,
+                        const Ids& inputs) {
+  LoadInputs(store, arena, set, inputs);
+  Poison(arena, set, 0xFF);
+  return arena.Sync();
+}
+
 Ids CaptureOutputs(TrustedStore& store, Arena& arena, const SetLayout& set) {
   Ids out;
   for (const auto& p : set.outputs) out.push_back(store.Capture(arena, p.offset, p.dtype, p.numel));

@@ -89,6 +89,9 @@ using Ids = std::vector<TrustedStore::Id>;
 void LoadInputs(TrustedStore& store, Arena& arena, const SetLayout& set, const Ids& inputs);
 // Fills every output of the slot with `pattern` bytes.
 void Poison(Arena& arena, const SetLayout& set, uint8_t pattern);
+// Before a timed call: the slot's inputs restored, its outputs poisoned
+// (0xFF, NaN in every float type), and the arena waited for; its Status.
+Status PrepareTimedCall(TrustedStore& store, Arena& arena, const SetLayout& set, const Ids& inputs);
 Ids CaptureOutputs(TrustedStore& store, Arena& arena, const SetLayout& set);
 void Release(TrustedStore& store, const Ids& ids);
 

@@ -288,7 +288,6 @@ Status Run::TimeBesideTheBaseline() {
   if (TimingProcesses(s_.opt, s_.v.candidate_time->summary.median) > 1) return Status::Ok();
   std::optional<BaselineStage::Beside> beside = baselines_->EagerBeside();
   if (!beside) return Status::Ok();
-  const size_t notes_before = s_.v.notes.size();
   const std::optional<TimingResult> timed_alone = s_.v.candidate_time;
   const std::vector<std::string> notes_alone = s_.v.notes;
   oracle_->TimeBeside(beside->sandbox, beside->arena);
@@ -312,7 +311,7 @@ Status Run::TimeBesideTheBaseline() {
   std::vector<std::string>& notes = s_.v.notes;
   std::vector<std::string> kept;
   for (size_t i = 0; i < notes.size(); ++i)
-    if (i >= notes_before ||
+    if (i >= notes_alone.size() ||
         (notes[i].rfind("timing stopped:", 0) != 0 && notes[i].rfind("the candidate: ", 0) != 0))
       kept.push_back(std::move(notes[i]));
   notes = std::move(kept);

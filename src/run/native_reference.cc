@@ -160,9 +160,7 @@ std::string NativeReference::TimedInputsSummary() const {
 Status NativeReference::CallTimed(int set, const Ids& inputs, uint32_t flags, uint64_t,
                                   CallOutcome* o) {
   const SetLayout& l = sets_[static_cast<size_t>(set)];
-  LoadInputs(*s_.store, *arena_, l, inputs);
-  Poison(*arena_, l, 0xFF);
-  HONE_RETURN_IF_ERROR(arena_->Sync());
+  HONE_RETURN_IF_ERROR(PrepareTimedCall(*s_.store, *arena_, l, inputs));
   *o = sandbox_->Call(static_cast<uint32_t>(set), flags, s_.opt.max_call_timeout);
   if (!o->ok() || o->rc != 0)
     return Status::Invalid(source_.string() + ": the reference failed while timed");

@@ -204,9 +204,7 @@ Status OracleReference::CallTimed(int set, const Ids& inputs, uint32_t flags, ui
                                   CallOutcome* o) {
   if (!beside_) return ReferenceSource::CallTimed(set, inputs, flags, rng_seed, o);
   const SetLayout& l = s_.cand.sets[static_cast<size_t>(set)];
-  LoadInputs(*s_.store, *beside_arena_, l, inputs);
-  Poison(*beside_arena_, l, 0xFF);
-  HONE_RETURN_IF_ERROR(beside_arena_->Sync());
+  HONE_RETURN_IF_ERROR(PrepareTimedCall(*s_.store, *beside_arena_, l, inputs));
   *o = beside_->Call(static_cast<uint32_t>(set), flags, s_.opt.max_call_timeout, rng_seed);
   if (!o->ok() || o->rc != 0) {
     beside_failure_ = "the task's Model failed while timed beside the candidate: " +

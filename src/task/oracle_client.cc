@@ -141,6 +141,16 @@ std::map<std::string, int64_t> IntMap(const json& j) {
   return m;
 }
 
+// A generate reply's "ref64": whether the float64 reference was made, why
+// not, and what it cost.
+void ReadRef64(const json& reply, OracleGenerated& g) {
+  if (!reply.contains("ref64") || !reply["ref64"].is_object()) return;
+  const json& r = reply["ref64"];
+  g.ref64_available = r.value("available", false);
+  g.ref64_reason = r.value("reason", "");
+  g.ref64_seconds = r.value("seconds", 0.0);
+}
+
 }  // namespace
 
 // Each interpreter is started as the oracle itself: one that cannot import
@@ -520,11 +530,7 @@ Result<OracleGenerated> OracleClient::Generate(const std::string& problem, int64
       f.bytes = t.at("bytes").get<int64_t>();
       g.tensors.push_back(std::move(f));
     }
-    if (reply.contains("ref64") && reply["ref64"].is_object()) {
-      g.ref64_available = reply["ref64"].value("available", false);
-      g.ref64_reason = reply["ref64"].value("reason", "");
-      g.ref64_seconds = reply["ref64"].value("seconds", 0.0);
-    }
+    ReadRef64(reply, g);
   } catch (const json::exception& e) {
     return Status::Internal("oracle: malformed generate reply for " + problem + ": " + e.what());
   }
@@ -553,11 +559,7 @@ Result<OracleGenerated> OracleClient::GenerateInto(const std::string& problem, i
   g.seed = seed;
   g.distribution = distribution;
   g.distribution_name = reply.value("distribution_name", "");
-  if (reply.contains("ref64") && reply["ref64"].is_object()) {
-    g.ref64_available = reply["ref64"].value("available", false);
-    g.ref64_reason = reply["ref64"].value("reason", "");
-    g.ref64_seconds = reply["ref64"].value("seconds", 0.0);
-  }
+  ReadRef64(reply, g);
   g.reply = std::move(reply);
   return g;
 }
