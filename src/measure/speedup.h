@@ -23,4 +23,9 @@ struct SpeedupInterval {
 SpeedupInterval ResolveSpeedup(const SampleSummary& baseline, const SampleSummary& candidate,
                                double target_rse);
 
+// The same for a speedup taken as the median of per-repetition ratios
+// (InterleavedTimer::PairedRatios, baseline over candidate): their median's
+// 95% interval must exclude 1 and its relative standard error meet the target.
+SpeedupInterval ResolvePairedSpeedup(const SampleSummary& ratios, double target_rse);
+
 }  // namespace hone

@@ -5,8 +5,9 @@
 // later evaluation of the task on this device and torch then reads.
 //
 // Its steps follow the evaluation's: LookUp before the build (a cached pair
-// leaves nothing to time); Build their shims beside the candidate's;
-// SpawnIfFitBeside, so they load while the candidate is checked when memory
+// leaves nothing to time, unless its eager baseline was host-bound on a GPU:
+// that Model is loaded to be timed again beside a host-bound candidate); Build their shims beside
+// the candidate's; SpawnIfFitBeside, so they load while the candidate is checked when memory
 // allows; Await them before the candidate is timed (loading runs the model
 // once, and compiles it for torch.compile), so loading never competes with a
 // measurement; TimeAll once the candidate is gone; Apply their times to the
@@ -34,6 +35,14 @@
 
 namespace hone {
 
+// Whether a cached eager baseline is timed again beside a host-bound
+// candidate: on a GPU, when its own calls ran unheld. Its samples are then
+// the host's launch rate at the time it was cached, which drifts by a third
+// within minutes (docs/PERFORMANCE.md, "Host-bound level 3"), so only a
+// timing beside the candidate compares; a held baseline's time is the GPU's
+// and keeps.
+bool RetimedBesideHostBound(const BaselineTiming& cached, const BackendTraits& backend);
+
 class BaselineStage {
  public:
   BaselineStage(RunState& state, SandboxLauncher& launcher, OracleReference& oracle)
@@ -57,7 +66,7 @@ class BaselineStage {
   // Host-bound calls: the eager Model's sandbox, loaded, bound to the
   // candidate's slots and its state loaded, for the candidate's timing stage
   // to time beside the candidate (OracleReference::TimeBeside). Null when
-  // the eager baseline is cached or not asked for, does not fit in memory
+  // the eager baseline is cached (and was held) or not asked for, does not fit in memory
   // beside the candidate, or failed to load (TimeAll then says why).
   struct Beside {
     SandboxProcess* sandbox;
@@ -86,6 +95,9 @@ class BaselineStage {
     std::unique_ptr<Arena> arena;
     std::unique_ptr<SandboxProcess> sandbox;
     bool ready = false;
+    // A cached eager baseline's Model, loaded only to be timed again beside
+    // a host-bound candidate (RetimedBesideHostBound); else not timed.
+    bool beside_only = false;
     BaselineTiming timing;            // the result, or why there is none
     std::vector<BaselineRun> spares;  // SpawnSpares: loaded, not yet timed
   };
@@ -122,6 +134,7 @@ class BaselineStage {
   std::optional<Baselines> baselines_;  // cached, or timed by this evaluation
   BaselineKey key_;
   std::vector<BaselineRun> runs_;
+  bool retimed_beside_ = false;  // the cached eager baseline, timed again beside the candidate
 };
 
 }  // namespace hone

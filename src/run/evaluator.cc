@@ -6,6 +6,7 @@
 #include "measure/speedup.h"
 #include "run/baseline_stage.h"
 #include "run/build_stage.h"
+#include "run/calling_thread_pin.h"
 #include "run/candidate_checks.h"
 #include "run/candidate_runner.h"
 #include "run/compat_prebuild.h"
@@ -79,6 +80,8 @@ class Run {
   // Host-bound calls of a PyTorch task's candidate: timed again beside the
   // eager Model, interleaved, when that baseline is timed now.
   Status TimeBesideTheBaseline();
+  std::unique_ptr<CallingThreadPin> PinBothCallingThreads(const SandboxProcess& model);
+  void NoteStrayedPin(const CallingThreadPin& pin, const SandboxProcess& model);
   // Short calls foreseen (the cached eager baseline's are): the candidate's
   // extra timing processes start now and load while it is checked, rather
   // than after its first process is timed. Their loads are awaited
@@ -290,17 +293,21 @@ Status Run::TimeBesideTheBaseline() {
   if (!beside) return Status::Ok();
   const std::optional<TimingResult> timed_alone = s_.v.candidate_time;
   const std::vector<std::string> notes_alone = s_.v.notes;
+  std::unique_ptr<CallingThreadPin> pin = PinBothCallingThreads(*beside->sandbox);
   oracle_->TimeBeside(beside->sandbox, beside->arena);
   launcher_.Settle(true);
   s_.v.candidate_time.reset();
   Status st = TimingStage(s_, runner_, checks_, *reference_).Run(s_.cases.front());
   oracle_->StopTimingBeside();
+  if (pin) NoteStrayedPin(*pin, *beside->sandbox);
+  pin.reset();
   // The Model's failure, not the candidate's, or no sample on a side (every
   // call a re-check): the first timing stands, and the Model is timed apart.
   const bool model_failed = !st.ok() && !oracle_->beside_failure().empty();
   if (model_failed || (st.ok() && !s_.decided() && !s_.v.reference_time)) {
     s_.v.candidate_time = timed_alone;
     s_.v.notes = notes_alone;
+    s_.v.speedup_pairs.clear();
     if (model_failed) s_.v.notes.push_back(oracle_->beside_failure() + "; it is timed apart");
     baselines_->NotTimedBeside();
     return Status::Ok();
@@ -317,6 +324,36 @@ Status Run::TimeBesideTheBaseline() {
   notes = std::move(kept);
   baselines_->TimedBeside(*s_.v.reference_time);
   return Status::Ok();
+}
+
+// A host-bound GPU call's time follows the CPU its calling thread runs on
+// (run/calling_thread_pin.h), so both sides' calling threads (each
+// sandbox's main thread) share one CPU while they are timed in turn. A CPU
+// candidate is left alone: its threads, made later, would inherit the one
+// CPU. Null, with a note, when no pin could be made.
+std::unique_ptr<CallingThreadPin> Run::PinBothCallingThreads(const SandboxProcess& model) {
+  if (s_.host_timed()) return nullptr;
+  Result<std::unique_ptr<CallingThreadPin>> pin =
+      CallingThreadPin::Claim(s_.cand.arena ? s_.cand.arena->pci_bus_id() : std::string());
+  Status st = pin.ok() ? (*pin)->Pin(s_.cand.sandbox->pid()) : pin.status();
+  if (st.ok()) st = (*pin)->Pin(model.pid());
+  if (!st.ok()) {
+    s_.v.notes.push_back(
+        "the calling threads timed beside each other were not pinned to one CPU: " + st.message());
+    return nullptr;
+  }
+  s_.v.notes.push_back(
+      "the candidate's and the eager Model's calling threads shared CPU " +
+      std::to_string((*pin)->cpu()) +
+      " while timed beside each other (a host-bound call's time follows the CPU it runs on)");
+  return std::move(*pin);
+}
+
+void Run::NoteStrayedPin(const CallingThreadPin& pin, const SandboxProcess& model) {
+  for (pid_t tid : pin.Strayed())
+    s_.v.notes.push_back(std::string(tid == model.pid() ? "the eager Model" : "the candidate") +
+                         " moved its calling thread off CPU " + std::to_string(pin.cpu()) +
+                         " while timed beside the other side (it changed its own CPUs)");
 }
 
 Status Run::TimeBaselines() {
@@ -356,7 +393,9 @@ std::vector<Check> SanitizerChecks(const Verdict& v) {
 void ResolveVerdictSpeedup(Verdict& v, double target_rse) {
   if (!v.candidate_time || !v.reference_time || v.speedup <= 0) return;
   SpeedupInterval s =
-      ResolveSpeedup(v.reference_time->summary, v.candidate_time->summary, target_rse);
+      v.speedup_pairs.empty()
+          ? ResolveSpeedup(v.reference_time->summary, v.candidate_time->summary, target_rse)
+          : ResolvePairedSpeedup(Summarize(v.speedup_pairs), target_rse);
   v.speedup_low = s.low;
   v.speedup_high = s.high;
   v.speedup_unresolved = s.unresolved;

@@ -37,6 +37,10 @@ namespace hone {
 // Timed calls whose outputs are re-checked, at the least.
 inline constexpr int kMinTimedRechecks = 5;
 
+// Paired repetitions, at the least, when a PyTorch task's eager Model is
+// timed beside host-bound calls (TimingStage::Policy).
+inline constexpr int kPairedMinReps = 20;
+
 // The request flags of a timed call: wire::kTimed and the cache flush.
 uint32_t TimedCallFlags(FlushMode flush);
 
@@ -63,6 +67,7 @@ class TimingStage {
 
  private:
   bool IsReference(int side) const { return side != cand_side_; }
+  TimingPolicy Policy() const;
   Status Prepare();
   // Restores `in` into the side's buffer slot, poisons its outputs and calls it.
   bool Call(int side, int set, const Ids& in, uint64_t rng_seed, bool timed, CallOutcome* o);

@@ -61,6 +61,11 @@ struct Verdict {
   // model, timed by the oracle on the same device under the same protocol).
   std::string baseline = "reference";
   double speedup = 0;  // reference_time median / candidate_time median
+  // Host-bound calls of a PyTorch task timed beside the eager Model
+  // (run/evaluator.cc): per interleaved repetition, the Model's sample over
+  // the candidate's. When set, speedup is their median, which cancels drift
+  // that the two calls of a repetition share (measure/timer.h).
+  std::vector<double> speedup_pairs;
   // Its 95% interval, and why it is not resolved (measure/speedup.h): empty
   // when the interval excludes 1 and both sides met the precision target.
   double speedup_low = 0, speedup_high = 0;

@@ -85,6 +85,9 @@ void TimingSectionFromJson(const nlohmann::json& t, Verdict& v) {
     v.speedup_high = t["speedup_interval"][1].get<double>();
   }
   v.speedup_unresolved = t.value("speedup_unresolved", "");
+  if (t.contains("speedup_pairs") && t["speedup_pairs"].is_array())
+    for (const auto& r : t["speedup_pairs"])
+      if (r.is_number()) v.speedup_pairs.push_back(r.get<double>());
   v.sol_seconds = NumOr(t, "sol_us", 0.0) * 1e-6;
   v.sol_percent = NumOr(t, "sol_percent", 0.0);
   if (t.contains("compile")) v.compile_time = TimingFromJson(t["compile"]);
@@ -270,6 +273,7 @@ nlohmann::json VerdictToJson(const Verdict& v) {
                    {"sol_us", v.sol_seconds * 1e6},
                    {"sol_percent", v.sol_percent}};
     if (!v.speedup_unresolved.empty()) j["timing"]["speedup_unresolved"] = v.speedup_unresolved;
+    if (!v.speedup_pairs.empty()) j["timing"]["speedup_pairs"] = v.speedup_pairs;
     if (v.compile_time) {
       j["timing"]["compile"] = TimingToJson(*v.compile_time);
       j["timing"]["speedup_compile"] = v.speedup_compile;

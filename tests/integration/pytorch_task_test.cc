@@ -18,8 +18,10 @@
 #include <thread>
 
 #include "core/fs.h"
+#include "measure/stats.h"
 #include "run/arena.h"
 #include "run/compat_candidate.h"
+#include "run/timing_stage.h"
 #include "run/warm_pool.h"
 #include "search/prompt.h"
 #include "task/oracle_service.h"
@@ -595,10 +597,19 @@ TEST(PyTorchTaskTest, HostBoundCallsAreTimedBesideTheEagerModel) {
     EXPECT_NE(n.find("interleaved repetitions"), std::string::npos) << n;
   }
   EXPECT_EQ(stopped, 1) << notes;
-  // Every repetition timed both sides on the same inputs.
+  // Every repetition timed both sides on the same inputs, and the speedup is
+  // the median of their pairs' ratios.
   EXPECT_EQ(v->reference_time->samples.size(), v->candidate_time->samples.size());
-  EXPECT_NEAR(v->speedup, v->reference_time->summary.median / v->candidate_time->summary.median,
-              1e-9);
+  ASSERT_EQ(v->speedup_pairs.size(), v->candidate_time->samples.size());
+  EXPECT_GE(v->speedup_pairs.size(), static_cast<size_t>(kPairedMinReps));
+  for (size_t i = 0; i < v->speedup_pairs.size(); ++i)
+    EXPECT_NEAR(v->speedup_pairs[i], v->reference_time->samples[i] / v->candidate_time->samples[i],
+                1e-12);
+  EXPECT_NEAR(v->speedup, Summarize(v->speedup_pairs).median, 1e-12);
+  EXPECT_NE(notes.find("interleaved repetitions of eager / candidate"), std::string::npos) << notes;
+  // The CPU candidate's threads are not pinned (those it makes later would
+  // inherit the one CPU).
+  EXPECT_EQ(notes.find("shared CPU"), std::string::npos) << notes;
 }
 
 // The eager Model fails while timed beside the candidate: the candidate's
@@ -618,6 +629,7 @@ TEST(PyTorchTaskTest, AModelThatFailsBesideTheCandidateLeavesItsTimingAlone) {
   ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
   ASSERT_TRUE(v->candidate_time.has_value());
   EXPECT_FALSE(v->reference_time.has_value());
+  EXPECT_TRUE(v->speedup_pairs.empty()) << "the abandoned interleaved timing's pairs go too";
   auto notes = ::testing::PrintToString(v->notes);
   EXPECT_NE(notes.find("failed while timed beside the candidate"), std::string::npos) << notes;
   EXPECT_NE(notes.find("no eager baseline"), std::string::npos) << notes;

@@ -39,6 +39,7 @@ Verdict Sample() {
   v.speedup_low = 0.9;
   v.speedup_high = 2.2;
   v.speedup_unresolved = "its 95% interval 0.90x .. 2.20x includes 1";
+  v.speedup_pairs = {1.9, 2.0, 2.1};
   v.speedup_compile = 2;
   v.sol_percent = 12.5;
   v.shapes = "N=4096";
@@ -56,6 +57,7 @@ TEST(VerdictJsonTest, RoundTripsThroughJson) {
   EXPECT_DOUBLE_EQ(back->speedup_high, 2.2);
   EXPECT_EQ(back->speedup_unresolved, "its 95% interval 0.90x .. 2.20x includes 1");
   EXPECT_FALSE(j["timing"]["speedup_resolved"].get<bool>());
+  EXPECT_EQ(back->speedup_pairs, (std::vector<double>{1.9, 2.0, 2.1}));
 }
 
 TEST(VerdictJsonTest, RefusesWhatIsNotAVerdict) {
