@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "run/timing_processes.h"
 #include "verify/lint.h"
 
 namespace hone::cli {
@@ -27,8 +28,8 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
       ->capture_default_str();
   app->add_option("--short-call-processes", f.short_call_processes,
                   "PyTorch tasks: sandbox processes the candidate and each baseline are timed in "
-                  "when their calls take under 20 us (each process has an offset of its own; "
-                  "1: one process)")
+                  "when their calls take under 20 us, twice as many under 10 us (each process "
+                  "has an offset of its own; 1: one process)")
       ->capture_default_str();
   app->add_option("--memory-limit", f.memory_limit_mb,
                   "Memory for the candidate's own allocations in MiB (default: an eighth of RAM, "
@@ -140,7 +141,7 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   if (f.threads < 0) return Status::Invalid("--threads: must not be negative (0: all cores)");
   if (f.input_sets < 1 || f.input_sets > 64)
     return Status::Invalid("--input-sets: must be between 1 and 64");
-  if (f.short_call_processes < 1 || f.short_call_processes > 16)
+  if (f.short_call_processes < 1 || f.short_call_processes > kMaxShortCallProcesses)
     return Status::Invalid("--short-call-processes: must be between 1 and 16");
   if (f.min_reps < 3 || f.max_reps < f.min_reps)
     return Status::Invalid("--min-reps/--max-reps: need 3 <= min-reps <= max-reps");

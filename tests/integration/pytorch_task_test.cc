@@ -525,8 +525,8 @@ TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
   EvalOptions o = ShortCpuTiming();
   o.timing.budget_seconds = 0.2;
   o.compile_baseline = false;
-  o.short_call_seconds = 10;  // every call here is short
-  o.short_call_processes = 2;
+  o.short_call_seconds = 10;  // every call here is short, under half of it too
+  o.short_call_processes = 2;  // so 4 processes a side
   auto file = SourceDir() / "tests/adversarial/compat/load_inline_cpp.py";
   auto v = Env().evaluator->Evaluate(task, file, o);
   o.short_call_processes = 1;
@@ -538,11 +538,11 @@ TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
   ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
   ASSERT_TRUE(v->candidate_time && v->reference_time);
   auto notes = ::testing::PrintToString(v->notes);
-  EXPECT_NE(notes.find("the candidate timed in 2 sandbox processes"), std::string::npos) << notes;
-  EXPECT_NE(notes.find("Model timed in 2 sandbox processes"), std::string::npos) << notes;
-  // The candidate's calls were short, so the baseline's extra process
+  EXPECT_NE(notes.find("the candidate timed in 4 sandbox processes"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("Model timed in 4 sandbox processes"), std::string::npos) << notes;
+  // The candidate's calls were short, so the baseline's extra processes
   // loaded beside the candidate's rather than after them.
-  EXPECT_NE(notes.find("1 of them loaded beside the candidate's"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("3 of them loaded beside the candidate's"), std::string::npos) << notes;
   int stopped = 0;
   for (const auto& n : v->notes) stopped += n.rfind("timing stopped:", 0) == 0;
   EXPECT_EQ(stopped, 1) << "one note of how timing stopped, not one per process: " << notes;
@@ -553,17 +553,17 @@ TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
   ASSERT_EQ(once->status, VerdictStatus::kPassed) << once->reason;
   EXPECT_EQ(::testing::PrintToString(once->notes).find("the candidate timed in"),
             std::string::npos);
-  // The baselines the first evaluation cached (timed in 2) served the second.
+  // The baselines the first evaluation cached (timed in 4) served the second.
   EXPECT_EQ(once->reference_time->samples.size(), v->reference_time->samples.size());
 
-  // The cached baseline's calls are short, so the candidate's second
-  // process was started with its first and loaded while it was checked.
+  // The cached baseline's calls are short, so the candidate's other
+  // processes were started with its first and loaded while it was checked.
   ASSERT_TRUE(again.ok()) << again.status().message();
   ASSERT_EQ(again->status, VerdictStatus::kPassed) << again->reason;
   auto again_notes = ::testing::PrintToString(again->notes);
-  EXPECT_NE(again_notes.find("the candidate timed in 2 sandbox processes"), std::string::npos)
+  EXPECT_NE(again_notes.find("the candidate timed in 4 sandbox processes"), std::string::npos)
       << again_notes;
-  EXPECT_NE(again_notes.find("1 of them loaded while it was checked"), std::string::npos)
+  EXPECT_NE(again_notes.find("3 of them loaded while it was checked"), std::string::npos)
       << again_notes;
   EXPECT_EQ(v->notes.end(), std::find_if(v->notes.begin(), v->notes.end(),
                                          [](const auto& n) {

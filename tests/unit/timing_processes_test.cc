@@ -8,13 +8,17 @@ namespace {
 
 TEST(TimingProcessesTest, OnlyShortCallsAreSpreadOverProcesses) {
   EvalOptions o;
-  EXPECT_EQ(TimingProcesses(o, 6e-6), 4);
+  EXPECT_EQ(TimingProcesses(o, 6e-6), 8) << "under half the threshold: twice as many";
+  EXPECT_EQ(TimingProcesses(o, 9.9e-6), 8);
+  EXPECT_EQ(TimingProcesses(o, 10e-6), 4);
   EXPECT_EQ(TimingProcesses(o, 19.9e-6), 4);
   EXPECT_EQ(TimingProcesses(o, 20e-6), 1);
   EXPECT_EQ(TimingProcesses(o, 1e-3), 1);
   EXPECT_EQ(TimingProcesses(o, 0), 1) << "no median: nothing to spread";
   o.short_call_processes = 1;
-  EXPECT_EQ(TimingProcesses(o, 6e-6), 1);
+  EXPECT_EQ(TimingProcesses(o, 6e-6), 1) << "1 turns it off, however short the call";
+  o.short_call_processes = 12;
+  EXPECT_EQ(TimingProcesses(o, 6e-6), kMaxShortCallProcesses);
   o.short_call_processes = 3;
   o.short_call_seconds = 1e-3;
   EXPECT_EQ(TimingProcesses(o, 500e-6), 3);
