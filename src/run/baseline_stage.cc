@@ -125,7 +125,7 @@ Status BaselineStage::SpawnSpares(int count) {
       plan.peak + processes * ProcessBytes() + count * s_.demand.ProcessBytes() > plan.free)
     return Status::Ok();
   for (BaselineRun& b : runs_) {
-    if (!b.timing.reason.empty()) continue;
+    if (!b.timing.reason.empty() || b.beside_only) continue;  // beside: one process
     for (int i = 0; i < count; ++i) {
       BaselineRun& spare = b.spares.emplace_back();
       spare.mode = b.mode;

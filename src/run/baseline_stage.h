@@ -5,11 +5,12 @@
 // later evaluation of the task on this device and torch then reads.
 //
 // Its steps follow the evaluation's: LookUp before the build (a cached pair
-// leaves nothing to time, unless its eager baseline was host-bound on a GPU:
-// that Model is loaded to be timed again beside a host-bound candidate); Build their shims beside
-// the candidate's; SpawnIfFitBeside, so they load while the candidate is checked when memory
-// allows; Await them before the candidate is timed (loading runs the model
-// once, and compiles it for torch.compile), so loading never competes with a
+// leaves nothing to time, unless its eager baseline was host-bound on a
+// GPU: that Model is loaded to be timed again beside a host-bound
+// candidate); Build their shims beside the candidate's; SpawnIfFitBeside,
+// so they load while the candidate is checked when memory allows; Await
+// them before the candidate is timed (loading runs the model once, and
+// compiles it for torch.compile), so loading never competes with a
 // measurement; TimeAll once the candidate is gone; Apply their times to the
 // verdict as the speedup's baselines.
 //
@@ -66,8 +67,9 @@ class BaselineStage {
   // Host-bound calls: the eager Model's sandbox, loaded, bound to the
   // candidate's slots and its state loaded, for the candidate's timing stage
   // to time beside the candidate (OracleReference::TimeBeside). Null when
-  // the eager baseline is cached (and was held) or not asked for, does not fit in memory
-  // beside the candidate, or failed to load (TimeAll then says why).
+  // the eager baseline is cached (and was held) or not asked for, does not
+  // fit in memory beside the candidate, or failed to load (TimeAll then
+  // says why).
   struct Beside {
     SandboxProcess* sandbox;
     Arena* arena;

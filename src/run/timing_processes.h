@@ -30,13 +30,15 @@
 
 namespace hone {
 
+// The most processes one side is timed in (--short-call-processes too).
+inline constexpr int kMaxShortCallProcesses = 16;
+
 // How many processes time a side whose first process measured `median`
 // seconds per call: options.short_call_processes below
 // options.short_call_seconds, twice as many (at most
 // kMaxShortCallProcesses) below half of it, else 1. On an H100, relu+scale
 // (7 us) against itself fell outside 1.00 +/- 0.03 in 2 of 22 evaluations
 // with 4 processes a side, in none of 12 with 8 (docs/PERFORMANCE.md).
-inline constexpr int kMaxShortCallProcesses = 16;
 int TimingProcesses(const EvalOptions& options, double median);
 
 // The samples of every process as one; the call overhead is the median of

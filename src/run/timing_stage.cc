@@ -82,7 +82,8 @@ Status TimingStage::Run(const CaseShapes& cs) {
 // reference is timed here) gives the speedup as the median of paired ratios,
 // and at least kPairedMinReps of them: such calls stray by 10-80% now and
 // then (a host-side stall on one side of a pair), which ten pairs'
-// median does not always outvote (docs/PERFORMANCE.md, "Host-bound calls").
+// median does not always outvote (docs/PERFORMANCE.md, "Host-bound calls:
+// the CPU they run on").
 TimingPolicy TimingStage::Policy() const {
   TimingPolicy p = s_.opt.timing;
   if (!reference_.timed() || !s_.pytorch()) return p;

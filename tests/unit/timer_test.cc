@@ -9,14 +9,20 @@
 namespace hone {
 namespace {
 
-TEST(InterleavedTimerTest, NanCallsAreNotSamples) {
+// No warm-up to speak of, no budget: the repetition counts decide.
+TimingPolicy Reps(int min_reps, int max_reps, double target_rse) {
   TimingPolicy p;
   p.warmup_seconds = 0;
   p.min_warmup_calls = 1;
-  p.min_reps = 4;
-  p.max_reps = 12;
-  p.target_rse = -1;  // never precise: runs to max_reps
+  p.min_reps = min_reps;
+  p.max_reps = max_reps;
+  p.target_rse = target_rse;
   p.budget_seconds = 100;
+  return p;
+}
+
+TEST(InterleavedTimerTest, NanCallsAreNotSamples) {
+  TimingPolicy p = Reps(4, 12, -1);  // never precise: runs to max_reps
   InterleavedTimer timer(1);
   timer.Run(p, [](int, int rep, bool timed, double* s) {
     *s = timed && rep % 3 == 0 ? std::nan("") : 1e-3;
@@ -27,13 +33,7 @@ TEST(InterleavedTimerTest, NanCallsAreNotSamples) {
 }
 
 TEST(InterleavedTimerTest, PairedRatiosKeepEachRepetitionsTwoCallsTogether) {
-  TimingPolicy p;
-  p.warmup_seconds = 0;
-  p.min_warmup_calls = 1;
-  p.min_reps = 4;
-  p.max_reps = 9;
-  p.target_rse = -1;
-  p.budget_seconds = 100;
+  TimingPolicy p = Reps(4, 9, -1);
   InterleavedTimer timer(2);
   // The host's speed jumps between two regimes every few repetitions, the
   // same for both sides; side 1 is always 20% slower than side 0. Every
@@ -50,13 +50,7 @@ TEST(InterleavedTimerTest, PairedRatiosKeepEachRepetitionsTwoCallsTogether) {
 }
 
 TEST(InterleavedTimerTest, PairedTimingIsPreciseWhenTheRatioIsWhateverEachSideSpreads) {
-  TimingPolicy p;
-  p.warmup_seconds = 0;
-  p.min_warmup_calls = 1;
-  p.min_reps = 6;
-  p.max_reps = 200;
-  p.target_rse = 0.01;
-  p.budget_seconds = 100;
+  TimingPolicy p = Reps(6, 200, 0.01);
   // Shared drift of +/-30% from one repetition to the next: each side's
   // median is imprecise, their ratio exact.
   auto drifting = [](int side, int rep, bool, double* s) {
