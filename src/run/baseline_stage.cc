@@ -277,7 +277,6 @@ Status BaselineStage::TimeAll() {
     if (b.beside_only && !b.timing.available) continue;
     (b.mode == CompatMode::kCompile ? measured.compiled : measured.eager) = b.timing;
     timed = true;
-    retimed_beside_ = b.beside_only;
   }
   if (!timed) return Status::Ok();
   measured.cached = false;
@@ -419,8 +418,8 @@ void BaselineStage::Apply() {
   v.baseline = "torch eager";
   if (b.eager.available) {
     v.reference_time = BaselineResult(b.eager);
-    if (cand > 0) v.speedup = v.reference_time->summary.median / cand;
-    if (!v.speedup_pairs.empty()) v.speedup = Summarize(v.speedup_pairs).median;
+    // Timed beside the candidate, the timing stage gave the paired speedup.
+    if (cand > 0 && v.speedup_pairs.empty()) v.speedup = v.reference_time->summary.median / cand;
     if (!b.eager.timer.empty()) v.notes.push_back("eager baseline timed by " + b.eager.timer);
   } else {
     v.notes.push_back("no eager baseline: " + b.eager.reason);
@@ -431,9 +430,11 @@ void BaselineStage::Apply() {
   } else {
     v.compile_unavailable = b.compiled.reason;
   }
-  const char* when = b.cached          ? "read from the cache"
-                     : retimed_beside_ ? "read from the cache, the eager one timed again now"
-                                       : "timed now, after the candidate,";
+  const BaselineRun* eager = EagerRun();
+  const char* when = b.cached ? "read from the cache"
+                     : eager && eager->beside_only
+                         ? "read from the cache, the eager one timed again now"
+                         : "timed now, after the candidate,";
   v.notes.push_back(
       std::string("baselines ") + when + " on " + b.device + " with torch " + b.torch_version +
       " (the task's Model in a sandbox, timed like candidates; speedup = " +

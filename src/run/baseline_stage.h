@@ -136,7 +136,6 @@ class BaselineStage {
   std::optional<Baselines> baselines_;  // cached, or timed by this evaluation
   BaselineKey key_;
   std::vector<BaselineRun> runs_;
-  bool retimed_beside_ = false;  // the cached eager baseline, timed again beside the candidate
 };
 
 }  // namespace hone

@@ -6,7 +6,7 @@
 // on: two processes of the same LSTM, timed call by call in turn, gave
 // medians 0.85-1.24x apart, each steady within itself; with both calling
 // threads pinned to one CPU they gave 0.995-1.010x (docs/PERFORMANCE.md,
-// "Host-bound calls: the CPU the call runs on"). So the evaluator pins the
+// "Host-bound calls: the CPU they run on"). So the evaluator pins the
 // candidate's and the eager Model's calling threads to one CPU while it
 // times them beside each other; their calls alternate, so they never run
 // there at once.

@@ -78,7 +78,8 @@ class Run {
   // processes, the samples pooled (run/timing_processes.h).
   Status TimeInMoreProcesses();
   // Host-bound calls of a PyTorch task's candidate: timed again beside the
-  // eager Model, interleaved, when that baseline is timed now.
+  // eager Model, interleaved, when that baseline is timed now or was cached
+  // from host-bound calls (BaselineStage::EagerBeside).
   Status TimeBesideTheBaseline();
   std::unique_ptr<CallingThreadPin> PinBothCallingThreads(const SandboxProcess& model);
   void NoteStrayedPin(const CallingThreadPin& pin, const SandboxProcess& model);
@@ -284,7 +285,8 @@ Status Run::TimeInMoreProcesses() {
 // candidate is timed again with the eager Model beside it, call by call
 // (DESIGN: "interleaved, so drift cancels in the ratio"), and that timing
 // stands for both. Short calls are pooled over processes instead
-// (TimeInMoreProcesses); a cached eager baseline cannot be interleaved.
+// (TimeInMoreProcesses); a cached eager baseline is interleaved only when it
+// was host-bound itself (RetimedBesideHostBound).
 Status Run::TimeBesideTheBaseline() {
   if (s_.decided() || !s_.v.candidate_time || !baselines_ || !oracle_ || !s_.host_bound())
     return Status::Ok();
