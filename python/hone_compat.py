@@ -22,10 +22,14 @@ constant Python-number arguments.
 
 import ast
 import ctypes
+import hashlib
 import json
+import linecache
 import os
 import random
 import sys
+import sysconfig
+import traceback
 import types
 
 MAX_DIMS = 8
@@ -82,11 +86,22 @@ def _scale_module(tree, sizes):
     return tree
 
 
+def _keep_source(path, source):
+    """Makes `source` what inspect and traceback read for `path`: decorators
+    that read their function's source (@triton.jit, at import) and
+    tracebacks then work although the sandbox cannot open the file. An
+    entry without a modification time is never dropped by
+    linecache.checkcache."""
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+
+
 def _exec_source(source, path, name, sizes):
     tree = _scale_module(ast.parse(source, filename=path), sizes)
     mod = types.ModuleType(name)
     mod.__file__ = path
     sys.modules[name] = mod
+    _keep_source(path, source)
+    _own_files.add(path)
     exec(compile(tree, path, "exec"), mod.__dict__)
     return mod
 
@@ -96,6 +111,57 @@ def _event(kind, **fields):
     (untrusted, like everything here: it only adds words)."""
     fields["event"] = kind
     print("hone-compat-event: " + json.dumps(fields, default=str), file=sys.stderr, flush=True)
+
+
+# The files whose lines a verdict may name: the problem's and the candidate's.
+_own_files = set()
+MAX_MESSAGE = 3000
+
+
+def describe_exception(e, files=None):
+    """What a verdict says of an exception: its type, its message, and the
+    innermost line of the problem's or the candidate's own file it passed
+    through (file, line, function, the code there), so that a failure names
+    the user's line rather than torch's or Triton's."""
+    files = _own_files if files is None else files
+    message = str(e)
+    cause = e.__cause__ or e.__context__
+    if cause is not None and str(cause) and str(cause) not in message:
+        # Triton's CompilationError points at the kernel's line; its cause says what is wrong.
+        message += f"\n{type(cause).__name__}: {cause}"
+    out = {"type": type(e).__name__, "module": type(e).__module__ or "",
+           "message": message[-MAX_MESSAGE:]}
+    where = None
+    for frame, line in traceback.walk_tb(e.__traceback__):
+        if frame.f_code.co_filename in files:
+            where = (frame, line)
+    if where is None:
+        # Caught on its way up (a compilation a wrapper reports before the
+        # file's own handler sees it): the file's innermost caller instead.
+        frame = sys._getframe(1)
+        while frame is not None and where is None:
+            if frame.f_code.co_filename in files:
+                where = (frame, frame.f_lineno)
+            frame = frame.f_back
+    if where is not None:
+        frame, line = where
+        path = frame.f_code.co_filename
+        out.update(file=path, line=line, function=frame.f_code.co_name,
+                   code=linecache.getline(path, line).strip()[:200])
+    return out
+
+
+# hone_compat_call's return value when ModelNew raised or returned what
+# hone cannot take; a `call_failed` event says which (src/run/compat_candidate.h).
+CALL_FAILED = 5
+
+
+def _call_failed(reason, exception=None):
+    fields = {"reason": reason}
+    if exception is not None:
+        fields.update(describe_exception(exception))
+    _event("call_failed", **fields)
+    return CALL_FAILED
 
 
 def _load_extbuild(cfg):
@@ -167,7 +233,8 @@ def _warm_up(torch, model, problem, device, seed):
             torch.cuda.synchronize()
         _event("warm_up", ok=True)
     except Exception as e:
-        _event("warm_up", ok=False, error=f"{type(e).__name__}: {e}"[-2000:])
+        _event("warm_up", ok=False, error=f"{type(e).__name__}: {e}"[-2000:],
+               **describe_exception(e))
     finally:
         args = None
         if device.startswith("cuda"):
@@ -186,6 +253,152 @@ def _environment():
     os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(scratch, "triton"))
 
 
+def _loaded_library_dir(stem):
+    """The folder of a shared library this process has mapped ("libcuda.so"),
+    from /proc/self/maps; None when it has none."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1] if line.strip() else ""
+                if os.path.basename(path).startswith(stem):
+                    return os.path.dirname(path)
+    except OSError:
+        pass
+    return None
+
+
+def _triton_environment(cfg):
+    """Triton inside the sandbox (docs/VERIFICATION.md, "Triton"): its kernel
+    cache and home in this sandbox's scratch folder, private to the
+    evaluation; the CUDA driver found where the sandbox already loaded it
+    (Triton would otherwise run ldconfig). Compiling (Triton's LLVM passes,
+    ptxas) happens while the module loads and makes its first call, before
+    the sandbox forbids new processes."""
+    scratch = os.getcwd()
+    os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(scratch, "triton"))
+    os.environ.setdefault("TRITON_HOME", scratch)
+    libcuda = _loaded_library_dir("libcuda.so")
+    if libcuda:
+        os.environ.setdefault("TRITON_LIBCUDA_PATH", libcuda)
+
+
+def _watch_triton_compiles():
+    """Counts the kernels Triton compiles, and reports each compilation that
+    fails in a `jit_compile_failed` event, even when the file catches the
+    error and falls back to PyTorch (the verdict then says why it launched
+    nothing of its own). JIT functions bind triton.compiler.compile when they
+    first run, so the wrapper is in place for every kernel of the file."""
+    import triton.compiler as tc
+    original = tc.compile
+    counts = _state.setdefault("triton_compiles", {})
+
+    def compile(src, *args, **kwargs):
+        name = getattr(getattr(src, "fn", None), "__name__", "?")
+        try:
+            kernel = original(src, *args, **kwargs)
+        except Exception as e:
+            _event("jit_compile_failed", kernel=name, **describe_exception(e))
+            raise
+        counts[name] = counts.get(name, 0) + 1
+        return kernel
+
+    tc.compile = compile
+
+
+def _triton_shared_modules(shared, records):
+    """Triton's C helper modules (cuda_utils, a launcher per kernel
+    signature) from hone's shared cache, which only hone's trusted builder
+    writes (python/hone_triton_build.py): read first, before this sandbox's
+    private cache. A launcher the shared cache lacks is compiled here as
+    Triton would, and its signature left in `records` for the builder."""
+    import triton.backends.nvidia.driver as driver
+    import triton.runtime.build as build
+    import triton.runtime.cache as cache
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+
+    class HoneTritonCache(cache.FileCacheManager):
+        def get_file(self, filename):
+            shared_file = os.path.join(shared, self.key, filename)
+            if os.path.isfile(shared_file):
+                return shared_file
+            return super().get_file(filename)
+
+    module = types.ModuleType("hone_triton_cache")
+    module.HoneTritonCache = HoneTritonCache
+    sys.modules["hone_triton_cache"] = module
+    os.environ["TRITON_CACHE_MANAGER"] = "hone_triton_cache:HoneTritonCache"
+
+    def as_list(sig):
+        return [as_list(s) for s in sig] if isinstance(sig, tuple) else sig
+
+    make = driver.make_launcher
+
+    def make_launcher(constants, signature, tensordesc_meta, *args, **kwargs):
+        src = make(constants, signature, tensordesc_meta, *args, **kwargs)
+        if not tensordesc_meta:
+            digest = hashlib.sha256((src + build.platform_key()).encode("utf-8")).hexdigest()
+            if not os.path.isfile(os.path.join(shared, cache._base32(digest),
+                                               "__triton_launcher" + suffix)):
+                request = json.dumps({"kind": "launcher",
+                                      "signature": as_list(list(signature.values()))})
+                os.makedirs(records, exist_ok=True)
+                name = hashlib.sha256(request.encode()).hexdigest()[:32] + ".json"
+                with open(os.path.join(records, name), "w") as f:
+                    f.write(request)
+        return src
+
+    driver.make_launcher = make_launcher
+
+
+def _uses_triton(cfg):
+    language = cfg.get("language")
+    if language is not None:
+        return language == "triton"
+    return "triton" in cfg.get("candidate_source", "")
+
+
+def _triton_kernels(module):
+    """The Triton kernels a module defines, as (name, JIT function, autotuner
+    or None), looked through @triton.autotune and @triton.heuristics."""
+    jit = sys.modules.get("triton.runtime.jit")
+    tuning = sys.modules.get("triton.runtime.autotuner")
+    if jit is None:
+        return []
+    out = []
+    for name, obj in list(vars(module).items()):
+        fn, tuner, depth = obj, None, 0
+        while fn is not None and not isinstance(fn, jit.JITFunction) and depth < 8:
+            if tuning is not None and isinstance(fn, tuning.Autotuner):
+                tuner = fn
+            fn, depth = getattr(fn, "fn", None), depth + 1
+        if isinstance(fn, jit.JITFunction):
+            out.append((name, fn, tuner))
+    return out
+
+
+def _report_triton(module):
+    """What the first call compiled and tuned, as a `jit_kernels` event: per
+    kernel its autotuner's configs, the one it chose and the seconds its
+    benchmarking took (untrusted words for the verdict)."""
+    kernels = []
+    compiles = _state.get("triton_compiles", {})
+    for name, fn, tuner in _triton_kernels(module):
+        entry = {"name": getattr(fn, "__name__", name)}
+        kernel = getattr(getattr(fn, "fn", None), "__name__", entry["name"])
+        entry["compiled"] = compiles.get(kernel, 0)
+        if tuner is not None:
+            entry["configs"] = len(getattr(tuner, "configs", []) or [])
+            best = getattr(tuner, "best_config", None)
+            if best is not None:
+                entry["best"] = str(best)
+            seconds = getattr(tuner, "bench_time", None)
+            if isinstance(seconds, (int, float)):
+                entry["tuning_seconds"] = round(float(seconds), 4)
+        kernels.append(entry)
+    if kernels:
+        _event("jit_kernels", kernels=kernels)
+
+
 def hone_compat_prewarm():
     """A warm sandbox's head start (src/sandbox/main.cc): the imports every
     candidate needs, made before the candidate is known. Runs hone's and
@@ -193,9 +406,24 @@ def hone_compat_prewarm():
     _environment()
     import torch  # noqa: F401
     import torch.utils.cpp_extension  # noqa: F401
+    try:  # Triton files are a large share of what models write
+        import triton  # noqa: F401
+        import triton.language  # noqa: F401
+    except ImportError:
+        pass
 
 
 def hone_compat_load(config_json):
+    """Loads the module and builds its model; an exception is described in a
+    `load_failed` event (the verdict's words) and raised again."""
+    try:
+        return _load(config_json)
+    except BaseException as e:
+        _event("load_failed", **describe_exception(e))
+        raise
+
+
+def _load(config_json):
     clock = _Phases()
     cfg = json.loads(config_json)
     _environment()
@@ -221,6 +449,24 @@ def hone_compat_load(config_json):
         problem_path = os.path.join(os.getcwd(), "hone_problem_" + os.path.basename(problem_path))
         with open(problem_path, "w") as f:
             f.write(cfg["problem_source"])
+    # A language whose package is not installed (a test's) names its folder.
+    for path in cfg.get("sys_path", []):
+        if path not in sys.path:
+            sys.path.insert(0, path)
+    triton = mode == "candidate" and _uses_triton(cfg)
+    if triton:
+        _triton_environment(cfg)
+        try:
+            _watch_triton_compiles()
+        except Exception as e:  # an unexpected Triton: only the reporting is lost
+            _event("triton_watch", ok=False, error=f"{type(e).__name__}: {e}")
+        shared = cfg.get("triton") or {}
+        if shared.get("shared"):
+            try:
+                _triton_shared_modules(shared["shared"],
+                                       os.path.join(os.getcwd(), shared.get("records", "triton-modules")))
+            except Exception as e:  # Triton then builds its modules here, as it would alone
+                _event("triton_shared_cache", ok=False, error=f"{type(e).__name__}: {e}")
     problem = _exec_source(cfg["problem_source"], problem_path, "hone_compat_problem", sizes)
     clock.done("problem_module")
     seed = int(cfg.get("model_seed", 0))
@@ -258,6 +504,8 @@ def hone_compat_load(config_json):
     if cfg.get("warm_up", True):
         _warm_up(torch, model, problem, device, seed)
         clock.done("warm_up")
+    if triton:
+        _report_triton(candidate)
     if extbuild is not None:
         extbuild.seal("the module had loaded and made its first call")
     for e in events:
@@ -376,6 +624,15 @@ def _forward_args(tensors):
 
 
 def hone_compat_call(address):
+    """One hone_forward call: 0, or CALL_FAILED after a `call_failed` event
+    naming why (an exception ModelNew raised, or a result hone cannot take)."""
+    try:
+        return _call(address)
+    except Exception as e:
+        return _call_failed("raised", e)
+
+
+def _call(address):
     s = _state
     torch = s["torch"]
     a = HoneArgs.from_address(address)
@@ -397,22 +654,19 @@ def hone_compat_call(address):
         if s["mark"] is not None:
             s["mark"]()
         if len(result) != len(outputs):
-            print(f"hone compat: ModelNew returned {len(result)} tensors, the task has "
-                  f"{len(outputs)} outputs", file=sys.stderr)
-            return 2
+            return _call_failed(f"ModelNew returned {len(result)} tensors, the task has "
+                                f"{len(outputs)} outputs")
         for dst, src in zip(outputs, result):
             if not torch.is_tensor(src):
                 src = torch.tensor(src)
             elif type(src) not in (torch.Tensor, torch.nn.Parameter):
                 # A subclass's own code would run in the copy below, after
                 # the timed span ended (a lazy tensor computing there).
-                print(f"hone compat: ModelNew returned a {type(src).__name__}, a torch.Tensor "
-                      f"subclass; return plain tensors", file=sys.stderr)
-                return 4
+                return _call_failed(f"ModelNew returned a {type(src).__name__}, a torch.Tensor "
+                                    f"subclass; return plain tensors")
             if tuple(src.shape) != tuple(dst.shape):
-                print(f"hone compat: ModelNew returned shape {tuple(src.shape)}, the task's "
-                      f"output is {tuple(dst.shape)}", file=sys.stderr)
-                return 3
+                return _call_failed(f"ModelNew returned shape {tuple(src.shape)}, the task's "
+                                    f"output is {tuple(dst.shape)}")
             dst.copy_(src)
     return 0
 

@@ -195,6 +195,46 @@ def _scaled(args, i, factor):
         return a.mul_(factor)
 
 
+def _needs_sign(t):
+    """Whether `t` is a floating tensor of non-negative values that are not
+    only 0 and 1 (a mask): what torch.rand makes."""
+    if not (torch.is_tensor(t) and t.is_floating_point() and t.dim() > 0 and t.numel() > 0):
+        return False
+    with torch.no_grad():
+        if bool((t < 0).any()):
+            return False
+        return not bool(((t == 0) | (t == 1)).all())
+
+
+def _sign_vectors(shape, g, device, dtype):
+    """One +-1 vector per dimension, the last two the same when they are
+    equal (so a symmetric matrix stays symmetric)."""
+    vs = []
+    for k, n in enumerate(shape):
+        if k == len(shape) - 1 and k > 0 and shape[k - 1] == n:
+            vs.append(vs[-1])
+            continue
+        v = torch.randint(0, 2, (n,), generator=g, dtype=torch.int8).to(device=device,
+                                                                          dtype=dtype)
+        vs.append(v * 2 - 1)
+    return vs
+
+
+def _signed(args, i, g):
+    """args[i] with random signs, t[i, j, ...] * s0[i] * s1[j] * ...: in place
+    when nothing else sees the tensor (as _scaled), so a full-size input
+    needs no second copy."""
+    a = args[i]
+    alone = (sys.getrefcount(a) <= 3 and a._base is None and not a.requires_grad
+             and all(b is a or not torch.is_tensor(b) or b.data_ptr() != a.data_ptr()
+                     for b in args))
+    out = a if alone else a.clone()
+    with torch.no_grad():
+        for k, v in enumerate(_sign_vectors(tuple(a.shape), g, a.device, a.dtype)):
+            out.mul_(v.view([-1 if d == k else 1 for d in range(a.dim())]))
+    return out
+
+
 def release_device_memory(device):
     """Returns cached blocks to the driver: the worker and the candidate's
     sandbox share the GPU with the oracle, and full-size problems need it."""
@@ -370,7 +410,14 @@ BUILTIN_DISTRIBUTIONS = {
                "by a positive factor drawn per tensor from [0.5, 4] (log-uniform); keeps "
                "zeros, signs, triangles and masks; integer and bool tensors (indices, "
                "masks) and Python numbers are left as get_inputs() made them"),
+    "signed": ("get_inputs() under a derived seed, then every floating tensor whose values "
+               "are all non-negative (torch.rand's [0, 1)) and not only 0 and 1 given random "
+               "signs, s0[i] * s1[j] * ... with one +-1 vector per dimension (the same one "
+               "for the last two when they are equal): keeps zeros, triangles, symmetry and "
+               "positive definiteness; left out where the reference is not finite on it"),
 }
+# The distributions a problem has when it declares none.
+DEFAULT_DISTRIBUTIONS = ["scaled", "signed"]
 
 
 class Distribution:
@@ -388,7 +435,7 @@ def parse_distributions(mod, path):
     a list of further entries (names of built-ins, callables seed -> inputs,
     or dicts {name, description, inputs}) or to None to have none."""
     dists = [Distribution(0, "get_inputs", BUILTIN_DISTRIBUTIONS["get_inputs"], "builtin")]
-    declared = getattr(mod, "hone_distributions", ["scaled"])
+    declared = getattr(mod, "hone_distributions", DEFAULT_DISTRIBUTIONS)
     if declared is None:
         return dists
     if not isinstance(declared, (list, tuple)):
@@ -494,8 +541,40 @@ class Problem:
             for i, o in enumerate(outs)]
         self.footprint = (_nbytes([to_contract_tensor(a, "") for a in args])
                           + _nbytes([v for _, v in self.params]) + _nbytes(outs))
+        self._check_signed(args, outs)
         self._mark_constant_numbers(args)
         self.flops = self._count_flops(args)
+
+    def _check_signed(self, args, outs):
+        """Leaves out the `signed` distribution where it says nothing (no input
+        to sign) or is not valid for the operator: the reference raises on
+        signed inputs, or its outputs are not finite where get_inputs()'s
+        are (a logarithm, a square root, probabilities). Why goes into
+        `distributions_left_out`."""
+        self.left_out = []
+        at = next((d.index for d in self.distributions if d.name == "signed"), None)
+        if at is None:
+            return
+        why = None
+        if not any(_needs_sign(a) for a in args):
+            why = "no floating input holds only non-negative values"
+        else:
+            try:
+                signed = self.inputs(0, at)
+                finite = all(bool(torch.isfinite(o).all()) for o in outs if o.is_floating_point())
+                if finite and not all(bool(torch.isfinite(o).all())
+                                      for o in self.forward(signed, clone=False)
+                                      if o.is_floating_point()):
+                    why = "the reference's outputs are not finite on signed inputs"
+                del signed
+            except Exception as e:  # the operator refuses negative values
+                why = f"the reference raised on signed inputs ({type(e).__name__}: {e})"[:300]
+        if why is None:
+            return
+        self.left_out.append({"name": "signed", "why": why})
+        self.distributions = [d for d in self.distributions if d.name != "signed"]
+        for i, d in enumerate(self.distributions):
+            d.index = i
 
     def _rng_states(self):
         states = [torch.get_rng_state()]
@@ -592,6 +671,11 @@ class Problem:
                     u = torch.rand((), generator=g, dtype=torch.float64).item()
                     factor = math.exp(math.log(0.5) + u * (math.log(4.0) - math.log(0.5)))
                     args[i] = _scaled(args, i, factor)
+        elif d.name == "signed":
+            g = torch.Generator().manual_seed(derived_seed(seed, 1000 + dist_index))
+            for i in range(len(args)):
+                if _needs_sign(args[i]):
+                    args[i] = _signed(args, i, g)
         if self.model is not None and hasattr(self, "contract_inputs"):
             self._check_like_contract(args, d)
         return args
@@ -718,6 +802,7 @@ class Problem:
                   "model_seed": self.model_seed,
                   "inputs": self.contract_inputs, "outputs": self.contract_outputs,
                   "distributions": [d.describe() for d in self.distributions],
+                  "distributions_left_out": getattr(self, "left_out", []),
                   "footprint_bytes": self.footprint,
                   "cost": {"bytes": self.footprint, "flops": self.flops},
                   "memory": self.memory, "uses_rng": self.uses_rng,

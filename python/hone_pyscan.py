@@ -1,8 +1,8 @@
 """Static scan of a KernelBench `ModelNew` file: what hone needs to know
 before it runs anything, read with Python's own parser and never executed.
 
-    python3 hone_pyscan.py FILE      -> one JSON line on stdout, exit 0
-                                        (exit 2: bad usage)
+    python3 hone_pyscan.py [--kernel-decorator DOTTED.PATH]... FILE
+        -> one JSON line on stdout, exit 0 (exit 2: bad usage)
 
 The reply (`scan(source, path)`):
 
@@ -20,6 +20,13 @@ The reply (`scan(source, path)`):
   rule of AnalyzeCompatSource in src/run/compat_candidate.cc),
   triton_kernels (functions decorated with triton.jit), builds_extension,
   and `uses`: cheap hints of side streams, CUDA graphs and libraries.
+- language: "triton", "load_inline" or "" (only PyTorch), what its kernels
+  are written in.
+- dsl_kernels: functions decorated with one of the --kernel-decorator paths
+  (a kernel DSL's own: each {name, decorator, line}); they count as kernels
+  the file builds.
+- findings: what hone's static rules for ModelNew files found
+  (hone_pylint.py), each {rule, line, token, detail}.
 
 Trusted, standard library only (Python 3.8+), and it does not import torch:
 it runs in about 50 ms. Hostile input is expected: nothing here evaluates
@@ -37,6 +44,7 @@ import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hone_extbuild  # noqa: E402  (standard library only at import)
+import hone_pylint  # noqa: E402
 
 CPP_EXTENSION = "torch.utils.cpp_extension"
 EXTENSION_FUNCS = {CPP_EXTENSION + ".load_inline": "load_inline", CPP_EXTENSION + ".load": "load"}
@@ -387,10 +395,14 @@ def _extension_kind(func, names):
     return None
 
 
-def _is_triton_jit(decorator, names):
+def _decorator_path(decorator, names):
     if isinstance(decorator, ast.Call):
         decorator = decorator.func
-    path = dotted(decorator, names) or ""
+    return dotted(decorator, names) or ""
+
+
+def _is_triton_jit(decorator, names):
+    path = _decorator_path(decorator, names)
     return path.split(".")[0] == "triton" and path.split(".")[-1] == "jit"
 
 
@@ -764,14 +776,16 @@ def _qualname(scope_stack):
 class _CallFinder(ast.NodeVisitor):
     """Visits every node with its scope, qualname and try-nesting."""
 
-    def __init__(self, scopes, module_scope, names, resolver):
+    def __init__(self, scopes, module_scope, names, resolver, decorators=()):
         self.scopes = scopes
         self.stack = [module_scope]
         self.try_depth = [0]
         self.names = names
         self.resolver = resolver
+        self.decorators = set(decorators)
         self.extensions = []
         self.triton = []
+        self.dsl = []
         self.references = False
 
     def generic_visit(self, node):
@@ -791,6 +805,11 @@ class _CallFinder(ast.NodeVisitor):
     def visit_FunctionDef(self, node):
         if any(_is_triton_jit(d, self.names) for d in node.decorator_list):
             self.triton.append(node.name)
+        for d in node.decorator_list:
+            path = _decorator_path(d, self.names)
+            if path in self.decorators:
+                self.dsl.append({"name": node.name, "decorator": path, "line": node.lineno})
+                break
         self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -929,7 +948,8 @@ def _empty(source):
     return {"ok": True, "error": None,
             "model_new": {"defined": False, "how": None, "line": None},
             "extensions": [], "kernels": global_kernels(source), "triton_kernels": [],
-            "builds_extension": False, "uses": _uses(source, [])}
+            "builds_extension": False, "uses": _uses(source, []), "language": "",
+            "findings": [], "dsl_kernels": []}
 
 
 def _imported_packages(tree):
@@ -955,8 +975,10 @@ def _parents(tree):
     return parents
 
 
-def scan(source, path):
-    """The scan of one ModelNew file's text (`path` names it in messages)."""
+def scan(source, path, decorators=()):
+    """The scan of one ModelNew file's text (`path` names it in messages).
+    `decorators`: dotted paths that mark a kernel of the file's language
+    ("triton.jit", a DSL's "cute.kernel"), reported as `dsl_kernels`."""
     out = _empty(source)
     try:
         with warnings.catch_warnings():  # "invalid escape sequence" and the like
@@ -969,41 +991,71 @@ def scan(source, path):
         out.update(ok=False, error="%s:1: %s: %s" % (path, type(e).__name__, e))
         return out
     try:
-        _scan_tree(tree, source, out)
+        _scan_tree(tree, source, out, decorators)
     except (RecursionError, MemoryError) as e:
         out.update(ok=False, error="%s:1: %s: the file is too deeply nested to scan (%s)"
                    % (path, type(e).__name__, e))
     return out
 
 
-def _scan_tree(tree, source, out):
+def _scan_tree(tree, source, out, decorators=()):
     names = _import_map(tree)
     module_scope = Scope("module", "<module>", None)
     collector = _Collector(module_scope, _parents(tree))
     for stmt in tree.body:
         collector.visit(stmt)
-    finder = _CallFinder(collector.scopes, module_scope, names, Resolver(names))
+    finder = _CallFinder(collector.scopes, module_scope, names, Resolver(names), decorators)
     for stmt in tree.body:
         finder.visit(stmt)
     out["model_new"] = _model_new(tree, names)
     out["extensions"] = finder.extensions
     out["triton_kernels"] = finder.triton
-    out["builds_extension"] = bool(finder.extensions or finder.triton or finder.references)
-    out["uses"] = _uses(source, _imported_packages(tree))
+    out["dsl_kernels"] = finder.dsl
+    out["builds_extension"] = bool(finder.extensions or finder.triton or finder.dsl or
+                                   finder.references)
+    packages = _imported_packages(tree)
+    out["uses"] = _uses(source, packages)
+    out["language"] = _language(finder, packages)
+    out["findings"] = _guarded_builds(finder.extensions) + \
+        hone_pylint.findings(tree, names, finder.triton + [k["name"] for k in finder.dsl])
+
+
+def _language(finder, packages):
+    """What the file's kernels are written in: "triton" (it imports Triton or
+    defines @triton.jit kernels), "load_inline" (a C++/CUDA extension), or
+    "" (neither: only PyTorch)."""
+    if finder.triton or "triton" in packages:
+        return "triton"
+    if finder.extensions or finder.references:
+        return "load_inline"
+    return ""
+
+
+def _guarded_builds(extensions):
+    """An extension built inside a try block: when the build fails, the file
+    goes on without its kernel (the `fallback` rule of hone_pylint.py)."""
+    return [{"rule": "fallback", "line": e["line"], "token": "try: %s(...)" % e["call"],
+             "detail": "its %s build at line %d is inside a try block: when it fails, the file "
+                       "runs without its kernel" % (e["call"], e["line"])}
+            for e in extensions if e.get("in_try")]
 
 
 def main(argv):
-    if len(argv) != 2 or argv[1].startswith("-"):
-        print("usage: hone_pyscan.py FILE", file=sys.stderr)
+    args, decorators = argv[1:], []
+    while len(args) >= 2 and args[0] == "--kernel-decorator":
+        decorators.append(args[1])
+        args = args[2:]
+    if len(args) != 1 or args[0].startswith("-"):
+        print("usage: hone_pyscan.py [--kernel-decorator DOTTED.PATH]... FILE", file=sys.stderr)
         return 2
-    path = argv[1]
+    path = args[0]
     try:
         with open(path, "rb") as f:
             source = f.read().decode("utf-8", errors="replace")
     except OSError as e:
         print("hone_pyscan.py: %s: %s" % (path, e.strerror or e), file=sys.stderr)
         return 2
-    print(json.dumps(scan(source, path)))
+    print(json.dumps(scan(source, path, decorators)))
     return 0
 
 

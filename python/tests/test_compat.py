@@ -94,5 +94,91 @@ class ConstructTest(unittest.TestCase):
         self.assertEqual(self.build(True, device="cpu"), ["cpu"])
 
 
+class SourceStaysReadableTest(unittest.TestCase):
+    """@triton.jit reads its function's source (inspect.getsourcelines) when
+    the module runs; the sandbox cannot open the candidate's file, so the
+    runner must hand the source to linecache itself. A stand-in decorator
+    does what Triton's does."""
+
+    SOURCE = (
+        "import inspect\n"
+        "def jit(fn):\n"
+        "    lines, start = inspect.getsourcelines(fn)\n"
+        "    fn.source, fn.start = ''.join(lines), start\n"
+        "    return fn\n"
+        "\n"
+        "N = 4096\n"
+        "\n"
+        "@jit\n"
+        "def kernel(x):\n"
+        "    return x + 1\n")
+
+    def test_a_decorator_reads_the_source_of_a_file_it_cannot_open(self):
+        path = "/nonexistent/hone-test/candidate.py"
+        mod = hone_compat._exec_source(self.SOURCE, path, "hone_test_jit_module", {"N": 64})
+        self.assertEqual(mod.kernel.start, 9)
+        self.assertIn("def kernel(x):", mod.kernel.source)
+        self.assertEqual(mod.N, 64, "module-level sizes are still scaled")
+        import inspect
+        self.assertEqual(inspect.getsource(mod.kernel).splitlines()[0], "@jit")
+
+    def test_a_traceback_names_the_users_line(self):
+        source = "def forward(x):\n    y = x + 1\n    return y / 0\n"
+        path = "/nonexistent/hone-test/raise.py"
+        mod = hone_compat._exec_source(source, path, "hone_test_raise_module", {})
+        try:
+            mod.forward(1)
+        except ZeroDivisionError as e:
+            d = hone_compat.describe_exception(e)
+        self.assertEqual(d["type"], "ZeroDivisionError")
+        self.assertEqual((d["file"], d["line"], d["function"]), (path, 3, "forward"))
+        self.assertEqual(d["code"], "return y / 0")
+        self.assertEqual(d["message"], "division by zero")
+
+
+class FailureEventsTest(unittest.TestCase):
+    def event(self, fn):
+        import contextlib
+        import io
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            rc = fn()
+        lines = [line for line in err.getvalue().splitlines()
+                 if line.startswith("hone-compat-event: ")]
+        self.assertEqual(len(lines), 1, err.getvalue())
+        import json
+        return rc, json.loads(lines[0][len("hone-compat-event: "):])
+
+    def test_a_refused_result_says_why(self):
+        rc, e = self.event(lambda: hone_compat._call_failed("ModelNew returned 2 tensors"))
+        self.assertEqual(rc, hone_compat.CALL_FAILED)
+        self.assertEqual(e, {"event": "call_failed", "reason": "ModelNew returned 2 tensors"})
+
+    def test_an_exception_carries_its_cause(self):
+        try:
+            try:
+                raise ValueError("arange's range must be a power of 2")
+            except ValueError as inner:
+                raise RuntimeError("at 3:13: tl.arange(0, BLOCK)") from inner
+        except RuntimeError as e:
+            rc, ev = self.event(lambda: hone_compat._call_failed("raised", e))
+        self.assertEqual(ev["reason"], "raised")
+        self.assertEqual(ev["type"], "RuntimeError")
+        self.assertIn("at 3:13", ev["message"])
+        self.assertIn("ValueError: arange's range must be a power of 2", ev["message"])
+
+    def test_output_with_curly_quotes_needs_no_ascii(self):
+        # The sandbox runs Python in UTF-8 (PYTHONUTF8, PYTHONIOENCODING): a
+        # compiler's ‘quotes’ print without a UnicodeEncodeError.
+        import subprocess
+        out = subprocess.run(
+            [sys.executable, "-c", "print('error: \u2018x\u2019 was not declared')"],
+            env={"LANG": "C", "LC_ALL": "C", "PYTHONUTF8": "1", "PYTHONIOENCODING": "utf-8",
+                 "PATH": os.environ.get("PATH", "")},
+            capture_output=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("\u2018x\u2019".encode(), out.stdout)
+
+
 if __name__ == "__main__":
     unittest.main()

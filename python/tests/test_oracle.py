@@ -393,6 +393,43 @@ class OracleTest(unittest.TestCase):
                          [("get_inputs", "builtin"), ("scaled", "builtin"), ("large_values", "task")])
         self.assertIn("six orders", r["distributions"][2]["description"])
 
+    def test_signed_inputs_where_get_inputs_draws_only_non_negative_values(self):
+        r = self.load("relu_rand")
+        self.assertEqual([d["name"] for d in r["distributions"]],
+                         ["get_inputs", "scaled", "signed"])
+        self.assertEqual(r["distributions_left_out"], [])
+        plain = self._floats(by_role(self.gen(r["problem"], 2, 0, tag="p"), "input")[0])
+        self.assertTrue(all(v >= 0 for v in plain))
+        g = self.gen(r["problem"], 2, 2, tag="s")
+        signed = self._floats(by_role(g, "input")[0])
+        self.assertTrue(any(v < 0 for v in signed) and any(v > 0 for v in signed))
+        # The expected outputs are the Model's on the signed values.
+        out = self._floats(by_role(g, "output")[0])
+        self.assertEqual(list(out), [max(v, 0.0) for v in signed])
+
+    def test_signed_is_left_out_where_the_reference_is_not_finite_on_it(self):
+        r = self.load("log_rand")
+        self.assertEqual([d["name"] for d in r["distributions"]], ["get_inputs", "scaled"])
+        self.assertEqual([d["name"] for d in r["distributions_left_out"]], ["signed"])
+        self.assertIn("not finite", r["distributions_left_out"][0]["why"])
+
+    def test_signed_is_left_out_where_the_reference_raises_on_it(self):
+        r = self.load("checked_rand")
+        self.assertEqual([d["name"] for d in r["distributions"]], ["get_inputs", "scaled"])
+        self.assertIn("raised on signed inputs (ValueError: probabilities",
+                      r["distributions_left_out"][0]["why"])
+
+    def test_signed_keeps_a_positive_definite_matrix_positive_definite(self):
+        r = self.load("spd_rand")  # S A S for a diagonal S of signs
+        self.assertEqual([d["name"] for d in r["distributions"]], ["get_inputs", "scaled", "signed"])
+        g = self.gen(r["problem"], 1, 2, tag="spd")
+        self.assertTrue(all(abs(v) < 1e30 for v in self._floats(by_role(g, "output")[0])))
+
+    def test_signed_says_nothing_where_no_input_is_non_negative(self):
+        r = self.load("relu")  # torch.randn: already signed
+        self.assertEqual([d["name"] for d in r["distributions"]], ["get_inputs", "scaled"])
+        self.assertIn("non-negative", r["distributions_left_out"][0]["why"])
+
     def test_no_such_distribution(self):
         pid = self.load("opt_out")["problem"]
         r = self.req(op="generate", problem=pid, seed=0, distribution=1, out_dir=self.tmp)

@@ -6,6 +6,7 @@
 
 #include "bench/listener.h"
 #include "core/fs.h"
+#include "lang/builtin.h"
 
 namespace hone {
 namespace {
@@ -106,8 +107,11 @@ Result<BenchPlan> PlanFromRun(int64_t source_run, const BenchTaskLoader& load, S
     if (!c.source) continue;
     HONE_ASSIGN_OR_RETURN(size_t ti, tasks.Get(c.task_hash, plan));
     if (ti == SIZE_MAX) continue;
-    std::string ext = c.backend == "cuda" ? ".cu" : ".cpp";
-    fs::path file = sources / (SourceHash(*c.source) + ext);
+    // Rows stored before languages had names: their backend's native one.
+    const Language* language = BuiltInLanguages().Find(c.language);
+    if (!language) language = BuiltInLanguages().NativeFor(c.backend);
+    if (!language) continue;
+    fs::path file = sources / (SourceHash(*c.source) + language->extension());
     if (!fs::exists(file)) HONE_RETURN_IF_ERROR(WriteFileAtomic(file, *c.source));
     BenchUnit u;
     u.task = ti;

@@ -10,9 +10,10 @@ namespace hone {
 
 void PrebuildUnits(const BenchPlan& plan, const std::vector<const BenchUnit*>& todo,
                    const Backend& backend, Evaluator& evaluator, BenchListener& listener) {
+  const LanguageRegistry& languages = evaluator.env().languages;
   std::vector<std::filesystem::path> compat;
   for (const BenchUnit* u : todo)
-    if (u->candidate.extension() == ".py") compat.push_back(u->candidate);
+    if (languages.IsModelNew(u->candidate)) compat.push_back(u->candidate);
   evaluator.PrebuildCompat(compat, [&](int done, int total) {
     listener.Show(fmt::format("building torch extensions {}/{}", done, total));
   });
@@ -26,7 +27,7 @@ void PrebuildUnits(const BenchPlan& plan, const std::vector<const BenchUnit*>& t
       if (auto ref = t.task->ReferenceFor(backend.traits().tasks_as); ref.ok())
         builds.push_back(pool.Submit(*ref));
     }
-    if (u->candidate.extension() != ".py") builds.push_back(pool.Submit(u->candidate));
+    if (!languages.IsModelNew(u->candidate)) builds.push_back(pool.Submit(u->candidate));
   }
   for (size_t i = 0; i < builds.size(); ++i) {
     listener.Show(

@@ -56,6 +56,8 @@ Status BenchScheduler::RecordUnit(const Task& task, BenchUnit& u, int seq,
   c.kind = "solution";
   c.label = u.label;
   c.backend = lanes_[0].backend->name();
+  if (auto language = lanes_[0].evaluator->env().languages.ForFile(u.candidate); language.ok())
+    c.language = (*language)->name;
   c.source = source;
   HONE_ASSIGN_OR_RETURN(u.candidate_id, run_.store->AddCandidate(c));
   u.work_key = WorkKey(task.hash, SourceHash(source) + "#" + u.label, run_.options_hash);
@@ -90,8 +92,9 @@ void BenchScheduler::Prepare(const BenchPlan& plan, const std::vector<const Benc
   // ModelNew candidates' sandboxes start Python and torch ahead of need,
   // the first while the extensions build. They are started from this
   // thread, which outlives every lane.
+  const LanguageRegistry& languages = lanes_.front().evaluator->env().languages;
   if (std::any_of(todo.begin(), todo.end(),
-                  [](const BenchUnit* u) { return u->candidate.extension() == ".py"; })) {
+                  [&](const BenchUnit* u) { return languages.IsModelNew(u->candidate); })) {
     for (const BenchLane& l : lanes_) {
       l.evaluator->KeepWarm(true);
       l.evaluator->PrewarmCompat(l.backend->name(), options_);
@@ -186,8 +189,9 @@ Status BenchScheduler::RunUnit(size_t lane, const Task& task, const BenchUnit& u
 Status BenchScheduler::SanitizeIfBest(size_t lane, const Task& task, const BenchUnit& u,
                                       Verdict& v) {
   const BenchLane& l = lanes_[lane];
+  auto language = l.evaluator->env().languages.ForFile(u.candidate);
   if (!run_.sanitize_best || !l.backend->traits().sanitizer || v.status != VerdictStatus::kPassed ||
-      u.candidate.extension() == ".py")
+      !language.ok() || !(*language)->sanitizer)
     return Status::Ok();
   {
     std::lock_guard lock(mu_);

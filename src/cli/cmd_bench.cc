@@ -278,7 +278,8 @@ Result<int64_t> OpenBenchRun(Store& db, BenchArgs& a, bool resumed) {
   // before a run is begun for it.
   if (!resumed && !a.suite.empty())
     HONE_RETURN_IF_ERROR(
-        DiscoverSuite(a.suite, SuiteLayout{a.backend, a.only, a.solutions}).status());
+        DiscoverSuite(a.suite, SuiteLayout{a.backend, SolutionsFor(a.backend), a.only, a.solutions})
+            .status());
   if (resumed) {
     HONE_RETURN_IF_ERROR(db.SetRunStatus(run_id, "running"));
     return run_id;
@@ -293,8 +294,8 @@ Result<BenchPlan> PlanBench(EvalContext& ctx, Store& db, int64_t run_id, const B
     return LoadTask(ctx, path.string(), a.backend, sizes);
   };
   if (a.from_run.empty())
-    return PlanSuite(a.suite, SuiteLayout{a.backend, a.only, a.solutions}, load, db, run_id,
-                     listener);
+    return PlanSuite(a.suite, SuiteLayout{a.backend, SolutionsFor(a.backend), a.only, a.solutions},
+                     load, db, run_id, listener);
   HONE_ASSIGN_OR_RETURN(int64_t source_run, ResolveRun(db, a.from_run));
   return PlanFromRun(source_run, load, db, run_id, listener);
 }

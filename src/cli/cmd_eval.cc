@@ -18,7 +18,7 @@ struct EvalArgs {
   std::string task;
   std::string candidate;
   EvalFlags flags;
-  std::string backend;  // compat (.py) candidates: cpu or cuda
+  std::string backend;  // ModelNew (.py) candidates of languages that run on several: cpu or cuda
   Output out;
 };
 
@@ -44,7 +44,8 @@ int RunEval(const EvalArgs& a) {
   // The oracle is started before the evaluator is made for a PyTorch task,
   // and LoadTask keeps it: the backend's device does not change.
   Evaluator evaluator((*ctx)->env, (*ctx)->oracle.get());
-  if (std::filesystem::path(a.candidate).extension() == ".py")
+  if (auto language = BuiltInLanguages().ForFile(a.candidate);
+      language.ok() && (*language)->modelnew())
     evaluator.PrewarmCompat(*backend, *options);
   Trace("eval: loading the task");
   auto task = LoadTask(**ctx, a.task, *backend, *sizes);

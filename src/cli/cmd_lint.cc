@@ -1,8 +1,11 @@
 // hone lint FILE...: the static rules a candidate is checked against before
-// it is built, without building or running anything. Exit 0 when every file
-// is clean, 1 when a rule is broken, 2 for bad usage.
+// it is built (its language's, lang/language.h), without building or
+// running anything. Exit 0 when no finding rejects (warnings are printed),
+// 1 when one does, 2 for bad usage.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -11,7 +14,9 @@
 #include "cli/context.h"
 #include "cli/eval_flags.h"
 #include "core/fs.h"
-#include "task/task.h"
+#include "core/paths.h"
+#include "lang/builtin.h"
+#include "run/compat_scan.h"
 #include "verify/lint.h"
 
 namespace hone::cli {
@@ -24,50 +29,104 @@ struct LintArgs {
   Output out;
 };
 
+const char* SeverityName(const LanguageRule& r) {
+  return r.severity == LanguageRule::Severity::kWarn ? "warning" : "reject";
+}
+
+// Every language's rules, each rule once per meaning, with the languages
+// that have it in that meaning ('timing' means one thing in C++ and
+// another in a Python file).
 int PrintRules(const Output& out) {
-  if (out.json) {
-    nlohmann::json j = nlohmann::json::array();
-    for (const auto& r : LintRules()) j.push_back({{"rule", r.name}, {"why", r.explanation}});
-    std::cout << j.dump(2) << "\n";
-    return kExitOk;
+  struct Row {
+    const LanguageRule* rule;
+    std::vector<std::string> languages;
+  };
+  std::vector<Row> rows;
+  for (const Language& l : BuiltInLanguages().all())
+    for (const LanguageRule& r : l.rules) {
+      auto same = [&](const Row& row) {
+        return row.rule->name == r.name && row.rule->explanation == r.explanation &&
+               row.rule->severity == r.severity;
+      };
+      auto it = std::find_if(rows.begin(), rows.end(), same);
+      if (it == rows.end()) it = rows.insert(rows.end(), Row{&r, {}});
+      it->languages.push_back(l.name);
+    }
+  nlohmann::json j = nlohmann::json::array();
+  for (const Row& row : rows) {
+    j.push_back({{"rule", row.rule->name},
+                 {"why", row.rule->explanation},
+                 {"severity", SeverityName(*row.rule)},
+                 {"languages", row.languages}});
+    if (!out.json)
+      std::cout << fmt::format("{:<18} [{}; {}] {}\n", row.rule->name,
+                               fmt::join(row.languages, ", "), SeverityName(*row.rule),
+                               row.rule->explanation);
   }
-  for (const auto& r : LintRules()) std::cout << fmt::format("{:<18} {}\n", r.name, r.explanation);
+  if (out.json) std::cout << j.dump(2) << "\n";
   return kExitOk;
 }
 
-nlohmann::json FindingJson(const LintFinding& f) {
-  return {{"rule", f.rule}, {"line", f.line}, {"token", f.token}, {"why", f.explanation}};
+nlohmann::json FindingJson(const LintFinding& f, bool warning) {
+  return {{"rule", f.rule},
+          {"line", f.line},
+          {"token", f.token},
+          {"why", f.explanation},
+          {"severity", warning ? "warning" : "reject"}};
+}
+
+// A language's findings on one file: its check over the text (native), or
+// the scan of a ModelNew file with Python's own parser.
+Result<std::vector<LintFinding>> FindingsOf(const Language& language, const std::string& file,
+                                            const std::string& source) {
+  if (!language.modelnew())
+    return language.lint ? language.lint(source) : std::vector<LintFinding>{};
+  HONE_ASSIGN_OR_RETURN(std::filesystem::path python_dir, FindPythonDir());
+  HONE_ASSIGN_OR_RETURN(
+      CompatScan scan, ScanCompatFile(file, python_dir, "", BuiltInLanguages().KernelDecorators()));
+  if (!scan.ok) return Status::Invalid(scan.error);
+  std::vector<LintFinding> out;
+  if (!scan.builds_extension)
+    out.push_back({"library", scan.model_new.line, "ModelNew",
+                   "ModelNew builds no kernel of its own and only calls PyTorch"});
+  out.insert(out.end(), scan.findings.begin(), scan.findings.end());
+  return out;
 }
 
 int RunLint(const LintArgs& a) {
   if (a.rules) return PrintRules(a.out);
   if (a.files.empty()) return ReportError(Status::Invalid("lint: name at least one source file"));
-  LintOptions lo;
   auto allowed = ParseAllowedRules(a.allow);
   if (!allowed.ok()) return ReportError(allowed.status());
-  lo.allowed = std::move(*allowed);
   nlohmann::json report = nlohmann::json::array();
-  size_t broken = 0;
+  size_t broken = 0, warned = 0;
   for (const auto& file : a.files) {
     // What eval would refuse (an unknown extension, a folder) is bad usage here too.
     if (Status st = CheckCandidateFile(file); !st.ok()) return ReportError(st);
     auto source = ReadFile(file);
     // A file that cannot be read is bad usage, like a malformed task.
     if (!source.ok()) return ReportError(Status::Invalid(source.status().message()));
-    lo.cuda = CandidateKind(file) == "cuda";
-    std::vector<LintFinding> findings = LintSource(*source, lo);
-    broken += findings.size();
+    const Language& language = *BuiltInLanguages().ForFile(file).value();
+    auto findings = FindingsOf(language, file, *source);
+    if (!findings.ok()) return ReportError(findings.status());
     nlohmann::json list = nlohmann::json::array();
-    for (const auto& f : findings) {
-      list.push_back(FindingJson(f));
-      if (!a.out.json) std::cout << fmt::format("{}:{}: {}\n", file, f.line, DescribeFinding(f));
+    for (const auto& f : *findings) {
+      LintOutcome one = JudgeFindings(language, {f}, *allowed);
+      if (!one.rejection && one.warnings.empty()) continue;  // allowed
+      const bool warning = !one.rejection;
+      (warning ? warned : broken) += 1;
+      list.push_back(FindingJson(f, warning));
+      if (!a.out.json)
+        std::cout << fmt::format("{}:{}: {}{}\n", file, f.line, warning ? "warning: " : "",
+                                 DescribeFinding(f));
     }
-    report.push_back({{"file", file}, {"findings", list}});
+    report.push_back({{"file", file}, {"language", language.name}, {"findings", list}});
   }
   if (a.out.json) {
     std::cout << report.dump(2) << "\n";
   } else if (!a.out.quiet) {
-    std::cerr << fmt::format("{} file(s), {} finding(s)\n", a.files.size(), broken);
+    std::cerr << fmt::format("{} file(s), {} finding(s), {} warning(s)\n", a.files.size(), broken,
+                             warned);
   }
   return broken ? kExitFailure : kExitOk;
 }
@@ -78,7 +137,7 @@ Command RegisterLint(CLI::App& app) {
   auto args = std::make_shared<LintArgs>();
   CLI::App* lint = app.add_subcommand(
       "lint", "Check candidate sources against the static rules, without building them");
-  lint->add_option("files", args->files, "Candidate sources (.cpp, .cu)");
+  lint->add_option("files", args->files, "Candidate sources (.cpp, .cu, a ModelNew .py)");
   AddAllowFlag(lint, args->allow, "Allow a rule (repeatable)");
   lint->add_flag("--rules", args->rules, "List the rules and why each exists");
   AddOutputFlags(lint, args->out);

@@ -25,7 +25,7 @@ BackendRegistry BuiltInBackends() {
   BackendKind cuda;
   cuda.name = "cuda";
   cuda.traits.label = "CUDA";
-  cuda.traits.flavour = cuda.traits.tasks_as = "cuda";
+  cuda.traits.tasks_as = "cuda";
   cuda.unavailable = "this hone was built without the CUDA backend (no CUDA toolkit)";
   r.Register(std::move(cuda));
 #endif
@@ -36,6 +36,7 @@ Result<std::unique_ptr<EvalContext>> MakeEvalContext(const std::string& backend,
   auto ctx = std::make_unique<EvalContext>();
   HONE_ASSIGN_OR_RETURN(std::filesystem::path cache, CacheDir());
   ctx->env.backends = BuiltInBackends();
+  ctx->env.languages = BuiltInLanguages();
   ctx->env.scratch_root = cache / "scratch";
   BackendSetup setup{cache, device};
   HONE_RETURN_IF_ERROR(ctx->env.backends.Open(kHostBackend, setup).status());
@@ -73,22 +74,27 @@ Status CheckCandidateFile(const std::string& candidate) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::file_status st = fs::status(candidate, ec);
+  const LanguageRegistry& languages = BuiltInLanguages();
   if (fs::is_directory(st))
-    return Status::Invalid(
-        candidate + ": is a directory; the candidate is one source file: " + kCandidateExtensions);
+    return Status::Invalid(candidate + ": is a directory; the candidate is one source file: " +
+                           languages.ExtensionsText());
   if (!fs::exists(st)) return Status::Invalid(candidate + ": candidate file not found");
   if (!fs::is_regular_file(st)) return Status::Invalid(candidate + ": not a regular file");
-  if (CandidateKind(candidate).empty()) {
-    std::string ext = fs::path(candidate).extension().string();
-    return Status::Invalid(candidate + ": " +
-                           (ext.empty() ? "no extension" : "unknown extension '" + ext + "'") +
-                           "; a candidate is " + kCandidateExtensions);
-  }
-  return Status::Ok();
+  return languages.ForFile(candidate).status();
 }
 
 Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested) {
-  return ResolveBackend(BuiltInBackends(), candidate, requested);
+  HONE_ASSIGN_OR_RETURN(const Language* language, BuiltInLanguages().ForFile(candidate));
+  return ResolveBackend(BuiltInBackends(), *language, candidate, requested);
+}
+
+std::function<bool(const std::filesystem::path&)> SolutionsFor(const std::string& backend) {
+  const BackendKind* kind = BuiltInBackends().Kind(backend);
+  const std::string device = kind ? kind->traits.tasks_as : backend;
+  return [device](const std::filesystem::path& file) {
+    auto language = BuiltInLanguages().ForFile(file);
+    return language.ok() && (*language)->RunsOn(device);
+  };
 }
 
 Status CheckOutputFile(const std::string& output) {

@@ -7,7 +7,9 @@
 #include <memory>
 #include <string>
 
+#include "lang/builtin.h"
 #include "run/evaluator.h"
+#include "task/suite.h"
 
 namespace hone::cli {
 
@@ -25,7 +27,8 @@ struct Output {
 
 struct EvalContext {
   std::unique_ptr<OracleService> oracle;  // started by LoadTask for a PyTorch task
-  EvaluatorEnv env;                       // env.backends: BuiltInBackends(), opened
+  // env.backends: BuiltInBackends(), opened; env.languages: BuiltInLanguages().
+  EvaluatorEnv env;
   // A backend MakeEvalContext opened.
   const Backend& backend(const std::string& name) const { return *env.backends.Find(name); }
 };
@@ -59,11 +62,16 @@ Result<Task> LoadTaskWith(std::unique_ptr<OracleService>& oracle, const std::str
                           const std::string& device, const SizePolicy& sizes);
 
 // Status::Invalid naming the candidate when it is not a source file hone
-// evaluates: not there, a directory, or an extension no backend takes.
+// evaluates: not there, a directory, or a file no language takes.
 Status CheckCandidateFile(const std::string& candidate);
 
-// The backend a candidate runs on: ResolveBackend over BuiltInBackends().
+// The backend a candidate runs on: ResolveBackend over BuiltInBackends()
+// for its language (BuiltInLanguages()).
 Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested);
+
+// Which files of a suite are solutions for `backend`: those of a language
+// that runs on its device (SuiteLayout::is_solution).
+std::function<bool(const std::filesystem::path&)> SolutionsFor(const std::string& backend);
 
 // An -o FILE the command may write: empty (none), or a file in a folder
 // that exists. hone creates no folders outside its own (run folders, the

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "lang/builtin.h"
 #include "run/timing_processes.h"
 #include "verify/lint.h"
 
@@ -122,7 +123,7 @@ CLI::Option* AddAllowFlag(CLI::App* app, std::vector<std::string>& rules, const 
 Result<std::set<std::string>> ParseAllowedRules(const std::vector<std::string>& names) {
   std::set<std::string> rules;
   for (const auto& name : names) {
-    if (!IsLintRule(name))
+    if (!BuiltInLanguages().IsRule(name))
       return Status::Invalid("--allow: unknown lint rule '" + name +
                              "' (hone lint --rules lists them)");
     rules.insert(name);

@@ -6,6 +6,7 @@
 
 #include "core/fs.h"
 #include "core/paths.h"
+#include "lang/builtin.h"
 
 namespace hone::cli {
 
@@ -16,6 +17,9 @@ void AddSearchFlags(CLI::App* sub, SearchFlags& f, const std::string& what) {
                   "provider:model, e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5, "
                   "vllm:Qwen/Qwen3-32B");
   sub->add_option("--base-url", f.base_url, "The endpoint's base URL (overrides the provider's)");
+  sub->add_option("--language", f.language,
+                  "The kernel language to ask for: cpp, cuda, triton or load_inline (a ModelNew "
+                  "file, PyTorch tasks only); default: the backend's own (cpp, cuda)");
   sub->add_option("--strategy", f.strategy.name, "sample, refine, evolve, tree or auto")
       ->capture_default_str();
   sub->add_option("--samples", f.strategy.samples, "sample: candidates")->capture_default_str();
@@ -81,42 +85,46 @@ void AddSearchFlags(CLI::App* sub, SearchFlags& f, const std::string& what) {
 json SearchFlagsToJson(const SearchFlags& f) {
   const StrategyOptions& st = f.strategy;
   const Budget& b = f.budget;
-  return {{"model", f.model},
-          {"base_url", f.base_url},
-          {"strategy",
-           {{"name", st.name},
-            {"samples", st.samples},
-            {"chains", st.chains},
-            {"turns", st.turns},
-            {"islands", st.islands},
-            {"population", st.population},
-            {"generations", st.generations},
-            {"ideas", st.ideas},
-            {"expansions", st.expansions},
-            {"depth", st.depth},
-            {"roots", st.roots},
-            {"auto_calls", st.auto_calls},
-            {"arms", st.arms}}},
-          {"budget",
-           {{"candidates", b.max_candidates},
-            {"tokens", b.max_tokens},
-            {"dollars", b.max_dollars},
-            {"seconds", b.max_seconds},
-            {"target_speedup", b.target_speedup}}},
-          {"concurrency", f.concurrency},
-          {"max_tokens", f.max_tokens},
-          {"thinking_budget", f.thinking_budget},
-          {"retries", f.retries},
-          {"temperature", f.temperature},
-          {"retry_base_delay", f.retry_base_delay},
-          {"request_timeout", f.request_timeout},
-          {"reasoning_effort", f.reasoning_effort},
-          {"prices", AbsolutePath(f.prices)},
-          {"prompts_dir", AbsolutePath(f.prompts_dir)}};
+  json j = {{"model", f.model},
+            {"base_url", f.base_url},
+            {"strategy",
+             {{"name", st.name},
+              {"samples", st.samples},
+              {"chains", st.chains},
+              {"turns", st.turns},
+              {"islands", st.islands},
+              {"population", st.population},
+              {"generations", st.generations},
+              {"ideas", st.ideas},
+              {"expansions", st.expansions},
+              {"depth", st.depth},
+              {"roots", st.roots},
+              {"auto_calls", st.auto_calls},
+              {"arms", st.arms}}},
+            {"budget",
+             {{"candidates", b.max_candidates},
+              {"tokens", b.max_tokens},
+              {"dollars", b.max_dollars},
+              {"seconds", b.max_seconds},
+              {"target_speedup", b.target_speedup}}},
+            {"concurrency", f.concurrency},
+            {"max_tokens", f.max_tokens},
+            {"thinking_budget", f.thinking_budget},
+            {"retries", f.retries},
+            {"temperature", f.temperature},
+            {"retry_base_delay", f.retry_base_delay},
+            {"request_timeout", f.request_timeout},
+            {"reasoning_effort", f.reasoning_effort},
+            {"prices", AbsolutePath(f.prices)},
+            {"prompts_dir", AbsolutePath(f.prompts_dir)}};
+  // Only when given: a run resumed from before --language keeps its identity.
+  if (!f.language.empty()) j["language"] = f.language;
+  return j;
 }
 
 void SearchFlagsFromJson(const json& c, SearchFlags& f) {
   f.model = c.value("model", "");
+  f.language = c.value("language", "");
   f.base_url = c.value("base_url", "");
   auto st = c.value("strategy", json::object());
   f.strategy.name = st.value("name", f.strategy.name);
@@ -151,6 +159,9 @@ void SearchFlagsFromJson(const json& c, SearchFlags& f) {
 }
 
 Status ValidateSearchFlags(const SearchFlags& f) {
+  if (!f.language.empty())
+    if (auto l = BuiltInLanguages().Get(f.language); !l.ok())
+      return l.status().With("--language: ");
   if (!f.model.empty()) {
     if (auto model = ParseModelSpec(f.model, f.base_url); !model.ok())
       return model.status().With("--model: ");
@@ -209,6 +220,7 @@ Result<SearchSetup> MakeSearchSetup(const SearchFlags& f) {
 
 OptimizeOptions SearchOptions(const SearchFlags& f) {
   OptimizeOptions o;
+  o.language = f.language;
   o.strategy = f.strategy;
   o.budget = f.budget;
   o.sampling.temperature = f.temperature;

@@ -19,6 +19,7 @@ namespace hone::cli {
 
 struct SearchFlags {
   std::string model, base_url, prices, prompts_dir, reasoning_effort;
+  std::string language;  // --language: what kernels are asked in; empty: the backend's own
   StrategyOptions strategy;
   Budget budget;
   int concurrency = 4, max_tokens = 8192, thinking_budget = 0, retries = 6;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/eval_flags.h"
+#include "lang/builtin.h"
 #include "task/task_loader.h"
 
 namespace hone::cli {
@@ -25,16 +26,29 @@ std::vector<std::string> SplitCommas(const std::string& s) {
 
 }  // namespace
 
+Result<const Language*> JobLanguage(const EvalJob& job) {
+  const LanguageRegistry& languages = BuiltInLanguages();
+  HONE_ASSIGN_OR_RETURN(const Language* kind, languages.Get(job.candidate_kind));
+  if (!kind->modelnew()) return kind;
+  // A ModelNew file's text says what its kernels are written in.
+  auto language = languages.ForSource(job.CandidateFileName(), job.candidate_code);
+  return language.ok() ? *language : kind;
+}
+
 Result<std::string> JobBackend(const EvalJob& job, const std::string& worker_backend) {
   std::string asked = job.config.value("backend", "");
   if (!asked.empty() && asked != "cpu" && asked != "cuda")
     return Status::Invalid("config.backend: expected cpu or cuda, got '" + asked + "'");
-  std::string backend = asked.empty() ? worker_backend : asked;
-  if (job.candidate_kind == "cpp") backend = "cpu";
-  if (job.candidate_kind == "cuda") backend = "cuda";
-  if (!asked.empty() && asked != backend)
-    return Status::Invalid("config.backend " + asked + ": a " + job.candidate_kind +
-                           " candidate runs on " + backend);
+  HONE_ASSIGN_OR_RETURN(const Language* language, JobLanguage(job));
+  std::string backend = !asked.empty()                     ? asked
+                        : language->RunsOn(worker_backend) ? worker_backend
+                                                           : language->devices.front();
+  if (!language->RunsOn(backend)) {
+    std::string devices;
+    for (const auto& d : language->devices) devices += (devices.empty() ? "" : " or ") + d;
+    return Status::Invalid("config.backend " + asked + ": a " + language->label +
+                           " candidate runs on " + devices);
+  }
   if (backend == "cuda" && worker_backend != "cuda")
     return Status::Unavailable(
         "this worker has no GPU (hone worker --backend cpu); a cuda job "
@@ -122,7 +136,8 @@ Result<Verdict> ContextJobEvaluator::Evaluate(const EvalJob& job, const JobFiles
   HONE_ASSIGN_OR_RETURN(Task task, LoadFor(job, files, backend));
   ApplyJobSeeds(task, job.config);
   Evaluator& evaluator = EvaluatorForContext();
-  if (job.candidate_kind == "modelnew") evaluator.PrewarmCompat(backend, options);
+  if (auto language = JobLanguage(job); language.ok() && (*language)->modelnew())
+    evaluator.PrewarmCompat(backend, options);
   HONE_ASSIGN_OR_RETURN(Verdict v, evaluator.Evaluate(task, files.candidate(), options));
   if (setup_.record) {
     // The store is a record, not the answer: a failure to write it is said

@@ -29,10 +29,14 @@ struct WorkerEvalSetup {
   ServedRun* record = nullptr;  // --store: where verdicts are recorded
 };
 
-// The backend a job runs on: a cpp candidate on cpu, a cuda one on cuda, a
-// ModelNew on config.backend or else the worker's. Status::Unavailable for
-// CUDA on a worker without it; Status::Invalid for a contradiction.
+// The backend a job runs on: config.backend, else the worker's, else the
+// first device its language runs on (a cpp candidate on cpu, a cuda or
+// Triton one on cuda). Status::Unavailable for CUDA on a worker without it;
+// Status::Invalid for a contradiction.
 Result<std::string> JobBackend(const EvalJob& job, const std::string& worker_backend);
+// The job's kernel language: candidate.kind, and for a ModelNew file what
+// its text says (Triton or load_inline).
+Result<const Language*> JobLanguage(const EvalJob& job);
 
 // The worker's options with the job's config applied: timeout_s (at most
 // the worker's --timeout), allow (lint rules, comma-separated, added to the

@@ -14,7 +14,6 @@ namespace {
 BackendTraits CudaTraits() {
   BackendTraits t;
   t.label = "CUDA";
-  t.flavour = "cuda";
   t.tasks_as = "cuda";
   t.device_memory = true;
   t.launch_tracking = true;

@@ -84,6 +84,7 @@ json AttemptRow(const RunData& run, const AttemptView& a, bool is_best, bool wit
               {"turn", c.turn},
               {"parents", c.parents},
               {"backend", c.backend},
+              {"language", c.language},
               {"prompt", ParsedOr(c.prompt, json::object())},
               {"reply", c.reply},
               {"code", c.source ? json(*c.source) : json(nullptr)},
@@ -102,6 +103,9 @@ json AttemptRow(const RunData& run, const AttemptView& a, bool is_best, bool wit
     row["evaluation_tries"] = e.tries;
     row["profile"] = ProfileOf(ParsedOr(e.verdict, nullptr));
     if (with_verdict) row["verdict"] = ParsedOr(e.verdict, nullptr);
+    // Attempts stored before schema version 6 have no language of their own.
+    if (c.language.empty())
+      row["language"] = ParsedOr(e.verdict, json::object()).value("language", "");
   } else {
     row["reason"] = a.call && !a.call->ok ? a.call->error : "";
     row["speedup"] = nullptr;

@@ -3,7 +3,8 @@
 // Its builder and sandbox program, its machine's ceilings and free memory,
 // the arenas and the trusted store it makes, and its traits: which per-call
 // checks apply, whether timed calls are held, whether compute-sanitizer runs
-// its candidates, and the flavour of its sources for lint and prompts.
+// its candidates. Which languages run on it is the languages' to say
+// (lang/language.h: the devices each runs on, as tasks_as names them).
 //
 // Adding a backend is adding a folder with one Backend subclass and one
 // BackendKind registered with the BackendRegistry (run/backend_registry.h);
@@ -35,13 +36,10 @@ namespace hone {
 // made).
 struct BackendTraits {
   std::string label = "CPU";  // for messages: "runs on the CPU"
-  // The source language, as task/task.h's CandidateKind names it ("cpu" for
-  // C++, "cuda"): lint's rules (verify/lint.h), the prompt templates, the
-  // code fence of an LLM's reply, a saved candidate's extension.
-  std::string flavour = "cpu";
   // The device a task's reference and shape cases are written for: task.toml's
-  // `backends = [...]`, reference.cpp ("cpu") or reference.cu ("cuda"). A
-  // backend that runs another's sources on the same device shares its name.
+  // `backends = [...]`, reference.cpp ("cpu") or reference.cu ("cuda"); and
+  // the device a language names to run on it (Language::devices). A backend
+  // that runs another's sources on the same device shares its name.
   std::string tasks_as = "cpu";
   // Arenas and the trusted store are device memory: every process holds a
   // device context (run/memory_plan.h), and memory the oracle keeps cached

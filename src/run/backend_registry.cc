@@ -1,18 +1,27 @@
 #include "run/backend_registry.h"
 
-#include "task/task.h"
-
 namespace hone {
 namespace {
 
-// The backends that run compat candidates, for a message: "cpu or cuda".
-std::string CompatNames(const BackendRegistry& r) {
+bool Takes(const BackendKind& k, const Language& l) {
+  return l.RunsOn(k.traits.tasks_as) && (!l.modelnew() || k.traits.compat);
+}
+
+// The backends that run `language`, for a message: "cpu or cuda".
+std::string NamesFor(const BackendRegistry& r, const Language& l) {
   std::vector<std::string> names;
   for (const auto& k : r.kinds())
-    if (k.traits.compat) names.push_back(k.name);
+    if (Takes(k, l)) names.push_back(k.name);
   std::string out;
   for (size_t i = 0; i < names.size(); ++i)
     out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out.empty() ? "none here" : out;
+}
+
+std::string Devices(const Language& l) {
+  std::string out;
+  for (size_t i = 0; i < l.devices.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == l.devices.size() ? " or " : ", ") + l.devices[i];
   return out;
 }
 
@@ -21,24 +30,28 @@ Status UsableKind(const BackendKind& k) {
   return Status::Unavailable(k.unavailable);
 }
 
-// A compat candidate with no request: a device backend whose device is
-// here, else the host (a kind without a probe).
-Result<std::string> CompatDefault(const BackendRegistry& r) {
-  for (const auto& k : r.kinds())
-    if (k.traits.compat && k.unavailable.empty() && k.present && k.present()) return k.name;
-  for (const auto& k : r.kinds())
-    if (k.traits.compat && k.unavailable.empty() && !k.present) return k.name;
-  return Status::Unavailable("no backend here runs ModelNew (.py) candidates");
-}
-
-Result<std::string> ResolveCompat(const BackendRegistry& r, const std::string& requested) {
-  if (requested.empty()) return CompatDefault(r);
-  const BackendKind* k = r.Kind(requested);
-  if (!k || !k->traits.compat)
-    return Status::Invalid("--backend: unknown backend '" + requested + "' (" + CompatNames(r) +
-                           ")");
-  HONE_RETURN_IF_ERROR(UsableKind(*k));
-  return requested;
+// No request: for a native language the first backend of its devices; for
+// a ModelNew language a device backend whose device is here, else the
+// host's (a kind without a probe).
+Result<std::string> DefaultFor(const BackendRegistry& r, const Language& l,
+                               const std::filesystem::path& candidate) {
+  if (!l.modelnew()) {
+    for (const std::string& device : l.devices)
+      for (const auto& k : r.kinds())
+        if (k.traits.tasks_as == device) {
+          HONE_RETURN_IF_ERROR(UsableKind(k));
+          return k.name;
+        }
+  } else {
+    for (const auto& k : r.kinds())
+      if (Takes(k, l) && k.unavailable.empty() && k.present && k.present()) return k.name;
+    for (const auto& k : r.kinds())
+      if (Takes(k, l) && k.unavailable.empty() && !k.present) return k.name;
+    for (const auto& k : r.kinds())
+      if (Takes(k, l) && !k.unavailable.empty()) return Status::Unavailable(k.unavailable);
+  }
+  return Status::Unavailable(candidate.string() + ": a " + l.label + " candidate runs on " +
+                             Devices(l) + ", and no such device is here");
 }
 
 }  // namespace
@@ -88,30 +101,20 @@ Result<const Backend*> BackendRegistry::Get(const std::string& name) const {
       (k && k->present ? " (no " + k->traits.label + " device, or it was not set up)" : ""));
 }
 
-Result<std::string> ResolveBackend(const BackendRegistry& registry,
+Result<std::string> ResolveBackend(const BackendRegistry& registry, const Language& language,
                                    const std::filesystem::path& candidate,
                                    const std::string& requested) {
-  std::string language = CandidateKind(candidate);
-  if (language == "compat") return ResolveCompat(registry, requested);
-  if (language.empty()) language = "cpu";  // its compiler says what it makes of it
-  const BackendKind* own = nullptr;
-  for (const auto& k : registry.kinds())
-    if (k.traits.flavour == language) {
-      own = &k;
-      break;
-    }
-  if (!own)
-    return Status::Unavailable(candidate.string() + ": no backend here builds " + language +
-                               " candidates");
-  const BackendKind* chosen = own;
-  if (!requested.empty() && requested != own->name) {
-    chosen = registry.Kind(requested);
-    if (!chosen || chosen->traits.flavour != language)
-      return Status::Invalid("--backend " + requested + ": " + candidate.string() + " is a " +
-                             own->name + " candidate (its extension decides)");
-  }
-  HONE_RETURN_IF_ERROR(UsableKind(*chosen));
-  return chosen->name;
+  if (requested.empty()) return DefaultFor(registry, language, candidate);
+  const BackendKind* k = registry.Kind(requested);
+  if (!k)
+    return Status::Invalid("--backend: unknown backend '" + requested + "' (" +
+                           NamesFor(registry, language) + " run " + candidate.string() + ")");
+  if (!Takes(*k, language))
+    return Status::Invalid("--backend " + requested + ": " + candidate.string() + " is a " +
+                           language.label + " candidate, which runs on " +
+                           NamesFor(registry, language));
+  HONE_RETURN_IF_ERROR(UsableKind(*k));
+  return requested;
 }
 
 }  // namespace hone

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "lang/language.h"
 #include "run/backend.h"
 
 namespace hone {
@@ -72,15 +73,16 @@ class BackendRegistry {
   std::map<std::string, std::shared_ptr<const Backend>> open_;
 };
 
-// The backend `candidate` runs on, the one place this is decided. A source
-// file runs on the first registered backend of its language (task/task.h's
-// CandidateKind; a file of no known language is C++), or on `requested`
-// when that backend takes the same language. A compat candidate (.py) runs
-// on `requested`, else on a registered backend whose device is present
-// (present() true), else on the host. Status::Invalid for a request that
-// contradicts the file or names no backend; Status::Unavailable for a
-// backend this hone was built without.
-Result<std::string> ResolveBackend(const BackendRegistry& registry,
+// The backend a candidate of `language` runs on, the one place this is
+// decided: `requested` when that backend runs the language's devices
+// (BackendTraits::tasks_as in Language::devices; for a ModelNew language,
+// one that runs ModelNew files); else for a native language the first
+// registered backend of one of its devices, and for a ModelNew language
+// one whose device is present (present() true), else the host's.
+// `candidate` names the file in messages. Status::Invalid for a request
+// that contradicts the language or names no backend; Status::Unavailable
+// for a backend this hone was built without or a device that is not here.
+Result<std::string> ResolveBackend(const BackendRegistry& registry, const Language& language,
                                    const std::filesystem::path& candidate,
                                    const std::string& requested = "");
 

@@ -2,7 +2,7 @@
 
 #include "build/build_pool.h"
 #include "core/fs.h"
-#include "verify/lint.h"
+#include "run/lint_stage.h"
 
 namespace hone {
 
@@ -11,29 +11,12 @@ Status BuildStage::Lint(const std::filesystem::path& candidate) {
     s_.v.notes.push_back("static lint skipped: only the run-time checks apply");
     return Status::Ok();
   }
-  HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(candidate));
   if (s_.compat) {
     compat_.Lint();
     return Status::Ok();
   }
-  LintOptions lo;
-  lo.cuda = s_.backend.traits().flavour == "cuda";
-  lo.allowed = s_.opt.lint_allow;
-  lo.allowed.insert(s_.task.lint_allow.begin(), s_.task.lint_allow.end());
-  std::vector<LintFinding> findings = LintSource(source, lo);
-  if (findings.empty()) {
-    std::string allowed;
-    for (const auto& r : lo.allowed) allowed += (allowed.empty() ? "" : ", ") + r;
-    s_.v.checks.push_back(
-        {"lint", "source", true, allowed.empty() ? "" : "rules allowed for this run: " + allowed});
-    return Status::Ok();
-  }
-  for (const auto& f : findings)
-    s_.v.checks.push_back({"lint", "line " + std::to_string(f.line), false, DescribeFinding(f)});
-  std::string reason = "lint: " + DescribeFinding(findings.front());
-  if (findings.size() > 1)
-    reason += " (and " + std::to_string(findings.size() - 1) + " more finding(s))";
-  s_.Decide(VerdictStatus::kRejected, reason);
+  HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(candidate));
+  ApplyLint(s_, s_.language.lint ? s_.language.lint(source) : std::vector<LintFinding>{}, "");
   return Status::Ok();
 }
 

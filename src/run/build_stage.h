@@ -1,5 +1,6 @@
 // The stages on sources, before anything runs: the static lint of the
-// candidate (verify/lint.h; a compat candidate's is on its scan,
+// candidate (its language's rules, lang/language.h: a native language's
+// over the text, verify/lint.h; a ModelNew file's on its scan,
 // run/compat_stages.h), then the builds on a two-thread BuildPool: the
 // reference source's (a native task's reference, which must compile), the
 // candidate's or a compat candidate's shim, and a PyTorch task's baseline

@@ -74,6 +74,15 @@ bool CandidateChecks::CheckOutputs(const SetLayout& set, const Ids& actual, cons
     if (m.nan_or_inf > 0)
       detail += "; " + std::to_string(m.nan_or_inf) +
                 " NaN/Inf where the reference is finite (unwritten outputs are poisoned with NaN)";
+    // Every element close, none within tolerance: rounding, not a bug. Say
+    // what in the candidate's language computes in lower precision.
+    constexpr double kCloseRelError = 1e-2;
+    if (m.nan_or_inf == 0 && m.max_rel_err < kCloseRelError && IsFloating(d.dtype) &&
+        !s_.language.precision_hint.empty())
+      detail +=
+          "; every element is within 1% of the reference, as lower-precision arithmetic "
+          "leaves it (" +
+          s_.language.precision_hint + ")";
     s_.v.checks.push_back({check, where, false, detail});
     s_.Decide(VerdictStatus::kIncorrect, detail + " [" + where + "]");
     return false;
@@ -124,11 +133,12 @@ bool CandidateChecks::CheckPrecision(const Ids& expected, const Ids& actual, con
     s_.v.precision_error = std::max(s_.v.precision_error, cand_err);
     s_.v.precision_bound = std::max(s_.v.precision_bound, bound);
     if (!(cand_err > bound)) continue;
-    std::string detail = "output '" + s_.task.outputs[i].name + "': relative L2 error " +
-                         Num(cand_err) + " against a float64 reference exceeds " + Num(bound) +
-                         " (the task's reference has " + Num(ref_err) +
-                         "); the candidate computes in lower precision than " +
-                         std::string(DtypeName(t));
+    std::string detail =
+        "output '" + s_.task.outputs[i].name + "': relative L2 error " + Num(cand_err) +
+        " against a float64 reference exceeds " + Num(bound) + " (the task's reference has " +
+        Num(ref_err) + "); the candidate computes in lower precision than " +
+        std::string(DtypeName(t)) +
+        (s_.language.precision_hint.empty() ? "" : " (" + s_.language.precision_hint + ")");
     s_.v.checks.push_back({"precision", where, false, detail});
     s_.Decide(VerdictStatus::kIncorrect, detail + " [" + where + "]");
     return false;
@@ -199,9 +209,9 @@ bool CandidateChecks::CheckGpuCall(const CallOutcome& o, const std::string& duri
 bool CandidateChecks::CheckOwnKernels(const CallOutcome& o, const std::string& during) {
   if (o.own_launches == 0 && !s_.LibraryAllowed()) {
     std::string why;  // a compat file whose build failed and fell back to PyTorch says so
-    for (const auto& note :
-         s_.compat ? CompatEventNotes(s_.cand.sandbox->log()) : std::vector<std::string>{})
-      if (note.find("failed") != std::string::npos) why += "; " + note;
+    if (s_.compat)
+      for (const auto& failure : ReadCompatEvents(s_.cand.sandbox->log()).failures)
+        why += "; " + failure;
     s_.Decide(VerdictStatus::kRejected,
               "launched no kernel of its own " + during + " (" + std::to_string(o.launches) +
                   " launch(es) seen" + (o.detail.empty() ? "" : ": " + o.detail) +

@@ -61,12 +61,8 @@ bool CandidateRunner::Call(int set, uint32_t flags, const std::string& during, C
   if (!s_.StoreHealthy()) return false;
   SandboxProcess& sandbox = *s_.cand.sandbox;
   *out = sandbox.Call(static_cast<uint32_t>(set), flags, last_call_timeout_, rng_seed);
-  if (s_.compat && out->ok() && out->rc == kCompatLoadFailed) {
-    const std::string& log = sandbox.log();
-    s_.Decide(VerdictStatus::kCompileError,
-              "the ModelNew file failed to load (its extension build or ModelNew's constructor); "
-              "its output ends:\n" +
-                  log.substr(log.size() > 3000 ? log.size() - 3000 : 0));
+  if (s_.compat && out->ok() && (out->rc == kCompatLoadFailed || out->rc == kCompatCallFailed)) {
+    DecideCompatFailure(out->rc, during);
     return false;
   }
   if (!out->ok() || out->rc != 0) {
@@ -79,6 +75,30 @@ bool CandidateRunner::Call(int set, uint32_t flags, const std::string& during, C
   if (s_.backend.traits().launch_tracking) return checks_.CheckGpuCall(*out, during);
   checks_.AfterHostCall(*out);
   return true;
+}
+
+// What the runner said of the failure (python/hone_compat.py's events):
+// the exception and the user's line, not a return code.
+void CandidateRunner::DecideCompatFailure(int rc, const std::string& during) {
+  const std::string& log = s_.cand.sandbox->log();
+  CompatEvents events = ReadCompatEvents(log, &s_.language);
+  const auto& failure = rc == kCompatLoadFailed ? events.load_failed : events.call_failed;
+  if (failure) {
+    s_.Decide(failure->status, failure->reason + (rc == kCompatCallFailed ? " " + during : ""));
+  } else if (rc == kCompatLoadFailed) {
+    s_.Decide(VerdictStatus::kCompileError,
+              "the ModelNew file failed to load (its extension build or ModelNew's constructor); "
+              "its output ends:\n" +
+                  log.substr(log.size() > 3000 ? log.size() - 3000 : 0));
+  } else {
+    s_.Decide(VerdictStatus::kRuntimeError,
+              "ModelNew's forward failed " + during +
+                  " (its runner said nothing of why; its output "
+                  "ends:\n" +
+                  log.substr(log.size() > 2000 ? log.size() - 2000 : 0) + ")");
+  }
+  if (s_.v.checks.empty() || s_.v.checks.back().name != "call")
+    s_.v.checks.push_back({"call", during, false, s_.v.reason});
 }
 
 // A call that failed is a failed check too (named "call", its detail the
@@ -111,7 +131,7 @@ void CandidateRunner::DecideFromOutcome(const CallOutcome& o, const std::string&
                                              (o.detail.empty() ? "" : "; " + o.detail) + ")");
       return;
     case CallOutcome::Kind::kViolation: {
-      std::string hint = s_.compat ? CompatViolationHint(o.syscall) : "";
+      std::string hint = s_.language.violation_hint ? s_.language.violation_hint(o.syscall) : "";
       s_.Decide(VerdictStatus::kRejected, "sandbox rule broken " + during + ": " + o.detail +
                                               (hint.empty() ? "" : " (" + hint + ")"));
       return;

@@ -40,6 +40,8 @@ class CandidateRunner {
   // Writes the canary into every guard of the candidate's arena.
   Status FillGuards();
   std::chrono::milliseconds PerCallTimeout() const;
+  // A ModelNew file that failed to load or whose call failed (rc).
+  void DecideCompatFailure(int rc, const std::string& during);
   void DecideFromOutcome(const CallOutcome& o, const std::string& during);
 
   RunState& s_;

@@ -1,6 +1,6 @@
 #include "run/compat_candidate.h"
 
-#include <sys/syscall.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -220,6 +220,8 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
                  {"python_values", p.python_values},
                  {"mode", CompatModeName(options.mode)},
                  {"warm_up", options.warm_up}};
+  if (!options.language.empty()) config["language"] = options.language;
+  for (const auto& [key, value] : options.runner_config.items()) config[key] = value;
   json prebuilt = json::object();
   for (const auto& [key, library] : options.prebuilt) prebuilt[key] = library.string();
   for (const auto& [key, log] : options.failed_builds) prebuilt[key] = {{"error", log}};
@@ -244,41 +246,78 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
   return out;
 }
 
-std::string CompatViolationHint(int nr) {
-  switch (nr) {
-#ifdef SYS_prlimit64
-    case SYS_prlimit64:
-#endif
-    case SYS_setrlimit:
-      return "the module changed a resource limit, as building a C++/CUDA extension "
-             "(load_inline or cpp_extension.load) does: a build that runs only after the first "
-             "call (inside forward, on a path the first call did not take) cannot run in the "
-             "sandbox; build at import time or in __init__";
-    case SYS_clone:
-#ifdef SYS_clone3
-    case SYS_clone3:
-#endif
-    case SYS_fork:
-    case SYS_vfork:
-    case SYS_execve:
-    case SYS_execveat:
-      return "the module started a process or thread pool after it had loaded (a compiler, a "
-             "subprocess, a DataLoader worker, torch.compile recompiling): only the load and "
-             "the first call may";
-    case SYS_socket:
-    case SYS_connect:
-      return "the module opened a network connection (a download?): the sandbox has no network";
-    default:
-      return "";
-  }
+namespace {
+
+std::string Capped(const std::string& s, size_t cap) {
+  return s.size() <= cap ? s : s.substr(0, cap) + " [...]";
 }
 
-std::vector<std::string> CompatEventNotes(const std::string& log) {
-  std::vector<std::string> notes;
+// An exception as the runner described it (python/hone_compat.py's
+// describe_exception): "ValueError at relu.py:25 (in forward: `y = f(x)`):
+// message", naming the innermost line of the user's own file.
+std::string Raised(const json& e) {
+  std::string out = e.value("type", std::string("an exception"));
+  const std::string file = e.value("file", "");
+  if (!file.empty()) {
+    out += " at " + std::filesystem::path(file).filename().string() + ":" +
+           std::to_string(e.value("line", 0));
+    const std::string function = e.value("function", "");
+    const std::string code = e.value("code", "");
+    if (!function.empty() || !code.empty())
+      out += " (in " + function + (code.empty() ? "" : ": `" + code + "`") + ")";
+  }
+  const std::string message = e.value("message", "");
+  if (!message.empty()) out += ": " + Capped(message, 2000);
+  return out;
+}
+
+// Whether the exception is one the language's compiler raises when a kernel
+// does not compile (Language::compile_exceptions).
+bool CompileError(const json& e, const Language* language) {
+  if (!language) return false;
+  const std::string module = e.value("module", "") + ".";
+  const std::string type = e.value("type", "");
+  for (const std::string& x : language->compile_exceptions)
+    if (x == type || (x.back() == '.' && module.rfind(x, 0) == 0)) return true;
+  return false;
+}
+
+CompatEvents::Failure CallFailure(const json& e, const Language* language) {
+  const std::string reason = e.value("reason", "");
+  if (reason != "raised") return {VerdictStatus::kRuntimeError, Capped(reason, 2000)};
+  if (CompileError(e, language))
+    return {VerdictStatus::kCompileError,
+            language->label + " could not compile a kernel: " + Raised(e)};
+  return {VerdictStatus::kRuntimeError, "ModelNew's forward raised " + Raised(e)};
+}
+
+std::string JitKernelsNote(const json& e) {
+  std::string out;
+  for (const json& k : e.value("kernels", json::array())) {
+    if (!k.is_object()) continue;
+    std::string one = k.value("name", std::string("?"));
+    if (int compiled = k.value("compiled", 0); compiled > 0)
+      one += fmt::format(" ({} compiled)", compiled);
+    if (k.contains("configs")) {
+      one += fmt::format(" autotuned over {} configs", k.value("configs", 0));
+      if (k.contains("tuning_seconds"))
+        one += fmt::format(" in {:.2f} s", k.value("tuning_seconds", 0.0));
+      if (k.contains("best")) one += " (chose " + Capped(k.value("best", ""), 200) + ")";
+    }
+    out += (out.empty() ? "" : "; ") + one;
+  }
+  return out.empty() ? "" : "kernels compiled by its first call: " + out;
+}
+
+}  // namespace
+
+CompatEvents ReadCompatEvents(const std::string& log, const Language* language) {
+  CompatEvents out;
   const std::string tag = "hone-compat-event: ";
-  constexpr size_t kMaxNotes = 8;  // the log is the candidate's to fill
-  for (size_t at = log.find(tag); at != std::string::npos && notes.size() < kMaxNotes;
-       at = log.find(tag, at + 1)) {
+  constexpr size_t kMaxEvents = 64;  // the log is the candidate's to fill
+  size_t seen = 0;
+  for (size_t at = log.find(tag); at != std::string::npos && seen < kMaxEvents;
+       at = log.find(tag, at + 1), ++seen) {
     size_t end = log.find('\n', at);
     json e =
         json::parse(log.substr(at + tag.size(), end == std::string::npos ? std::string::npos
@@ -288,15 +327,32 @@ std::vector<std::string> CompatEventNotes(const std::string& log) {
     const std::string kind = e.value("event", "");
     const std::string name = e.value("name", "");
     if (kind == "warm_up" && !e.value("ok", true)) {
-      notes.push_back("the first call, made while the module loaded, raised " +
-                      e.value("error", std::string("an error")));
+      out.failures.push_back(
+          "the first call, made while the module loaded, raised " +
+          (e.contains("type") ? Raised(e) : e.value("error", std::string("an error"))));
     } else if (kind == "extension" && e.contains("error")) {
-      notes.push_back("building extension '" + name + "' failed: " + e.value("error", ""));
+      out.failures.push_back("building extension '" + name + "' failed: " + e.value("error", ""));
     } else if (kind == "extension") {
-      notes.push_back("extension '" + name + "': " + e.value("source", std::string("loaded")));
+      out.notes.push_back("extension '" + name + "': " + e.value("source", std::string("loaded")));
+    } else if (kind == "jit_compile_failed") {
+      out.failures.push_back("compiling kernel '" + e.value("kernel", std::string("?")) +
+                             "' failed: " + Raised(e));
+    } else if (kind == "jit_kernels") {
+      if (std::string note = JitKernelsNote(e); !note.empty()) out.notes.push_back(note);
+    } else if (kind == "load_seconds") {
+      for (const auto& [phase, seconds] : e.items())
+        if (seconds.is_number()) {
+          out.load_seconds += seconds.get<double>();
+          if (phase == "warm_up") out.first_call_seconds = seconds.get<double>();
+        }
+    } else if (kind == "load_failed" && !out.load_failed) {
+      out.load_failed = CompatEvents::Failure{VerdictStatus::kCompileError,
+                                              "the ModelNew file failed to load: " + Raised(e)};
+    } else if (kind == "call_failed" && !out.call_failed) {
+      out.call_failed = CallFailure(e, language);
     }
   }
-  return notes;
+  return out;
 }
 
 std::vector<std::string> CompatReadDirs(const CompatRuntime& rt) {
@@ -332,11 +388,13 @@ std::vector<std::string> CompatEnvironment(const CompatRuntime& rt) {
   // sandbox that is before confinement (run/warm_pool.h), so every compat
   // sandbox, warm or cold, keeps numpy's BLAS to one thread. torch's own
   // CPU threads (OMP_NUM_THREADS) are untouched.
-  std::vector<std::string> env = {"PYTHONHOME=" + rt.home,
-                                  "PYTHONPATH=" + path,
-                                  "PYTHONNOUSERSITE=1",
-                                  "PYTHONDONTWRITEBYTECODE=1",
+  std::vector<std::string> env = {"PYTHONHOME=" + rt.home, "PYTHONPATH=" + path,
+                                  "PYTHONNOUSERSITE=1", "PYTHONDONTWRITEBYTECODE=1",
                                   "OPENBLAS_NUM_THREADS=1",
+                                  // The sandbox's locale is C (ASCII); a candidate printing a
+                                  // compiler's message with its curly quotes must not die of
+                                  // a UnicodeEncodeError (issue 33, item 7).
+                                  "PYTHONUTF8=1", "PYTHONIOENCODING=utf-8",
                                   "PATH=" + (rt.bin_dir.empty() ? "" : rt.bin_dir + ":") +
                                       "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin"};
   // The oracle's compiled modules, read-only: a sandbox then imports torch

@@ -22,13 +22,19 @@
 #include <vector>
 
 #include "core/status.h"
+#include "lang/language.h"
 #include "task/task.h"
+#include "verify/verdict.h"
 
 namespace hone {
 
 // hone_forward's return value when the candidate's module failed to load
 // (its extension did not build, ModelNew raised): a compile error.
 inline constexpr int kCompatLoadFailed = 86;
+// hone_forward's return value when ModelNew raised in a call or returned
+// what hone cannot take (python/hone_compat.py's CALL_FAILED); a
+// `call_failed` event in its output says which.
+inline constexpr int kCompatCallFailed = 5;
 
 // The interpreter the shim embeds (the oracle's, from its hello reply).
 struct CompatRuntime {
@@ -63,6 +69,12 @@ struct CompatShimOptions {
   // raises torch's error at once instead of building again in the sandbox.
   std::map<std::string, std::string> failed_builds;
   bool warm_up = true;  // the first call while the module loads (lazy builds, torch.compile)
+  // The candidate's language ("load_inline", "triton"; lang/language.h), and
+  // what its loader adds: entries of the runner's config and folders its
+  // sandbox may read (ModelNewLoader::Configure).
+  std::string language;
+  nlohmann::json runner_config = nlohmann::json::object();
+  std::vector<std::string> read_dirs;
 };
 
 // Writes the shim for `candidate` on `task` (a PyTorch task) into dir and
@@ -74,15 +86,32 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
                                               const std::filesystem::path& dir,
                                               const CompatShimOptions& options = {});
 
-// Words for a compat candidate that broke a sandbox rule with system call
-// `nr`, about what a Python module does that makes that call ("" if none).
-std::string CompatViolationHint(int nr);
-
 // What the compat runner reported while the module loaded and ran: the
-// `hone-compat-event:` lines of its output (python/hone_compat.py), as
-// sentences, e.g. "load_inline('relu_ext') failed: ...". Untrusted words
-// for the verdict's notes; empty when there are none.
-std::vector<std::string> CompatEventNotes(const std::string& log);
+// `hone-compat-event:` lines of its output (python/hone_compat.py). Untrusted
+// words, read only to explain a verdict: they can turn a failure into
+// another failure's words, never into a pass.
+struct CompatEvents {
+  // Sentences for the verdict's notes: extensions built or loaded, Triton's
+  // compiled and tuned kernels, e.g. "load_inline('relu_ext'): built by hone".
+  std::vector<std::string> notes;
+  // What failed on the way without stopping the load: an extension's build,
+  // the first call (made while the module loaded), e.g. "building extension
+  // 'relu_ext' failed: ...". A file that then launches nothing of its own
+  // quotes these.
+  std::vector<std::string> failures;
+  // The module failed to load, or a call failed: the verdict it makes.
+  struct Failure {
+    VerdictStatus status = VerdictStatus::kRuntimeError;
+    std::string reason;
+  };
+  std::optional<Failure> load_failed, call_failed;
+  // The load as the runner timed it: in all, and its first call (JIT
+  // compiles, autotuning, lazy builds); 0 when not reported.
+  double load_seconds = 0, first_call_seconds = 0;
+};
+// `language`: the candidate's, whose compile_exceptions make a failed call a
+// compile_error; null: none do.
+CompatEvents ReadCompatEvents(const std::string& log, const Language* language = nullptr);
 
 // Directories the sandbox must let a compat candidate read (Python, torch,
 // compilers for load_inline, the oracle's bytecode) and the environment it

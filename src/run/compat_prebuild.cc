@@ -53,10 +53,12 @@ const PrebuiltExtension* CompatPrebuild::fatal_failure() const {
 }
 
 CompatPrebuilder::CompatPrebuilder(OracleService& oracle, TorchExtensionBuilder& builder,
-                                   fs::path work_dir, int threads)
+                                   fs::path work_dir, std::vector<std::string> decorators,
+                                   int threads)
     : oracle_(oracle),
       builder_(builder),
       work_dir_(std::move(work_dir)),
+      decorators_(std::move(decorators)),
       threads_(threads > 0 ? threads
                            : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))) {}
 
@@ -72,7 +74,8 @@ Result<CompatPrebuild> CompatPrebuilder::Prepare(const fs::path& candidate,
   fs::path python_dir = oracle_.python_dir();
   if (python_dir.empty()) return Status::Unavailable("the oracle is not running");
   std::string python = oracle_.hello().value("executable", "");
-  HONE_ASSIGN_OR_RETURN(CompatScan scan, ScanCompatFile(candidate, python_dir, python));
+  HONE_ASSIGN_OR_RETURN(CompatScan scan,
+                        ScanCompatFile(candidate, python_dir, python, decorators_));
   CompatPrebuild out;
   out.scan = std::move(scan);
   for (const auto& call : out.scan.extensions) {

@@ -64,8 +64,11 @@ class CompatPrebuilder {
  public:
   // `oracle` and `builder` are not owned and outlive the prebuilder;
   // `work_dir` receives the prepared sources (one folder per call).
+  // `decorators`: the kernel decorators of the languages known
+  // (Language::kernel_decorators), for the scan.
   CompatPrebuilder(OracleService& oracle, TorchExtensionBuilder& builder,
-                   std::filesystem::path work_dir, int threads = 0);
+                   std::filesystem::path work_dir, std::vector<std::string> decorators = {},
+                   int threads = 0);
 
   // Scans `candidate` and builds what it can (remembered per content).
   Result<CompatPrebuild> Prebuild(const std::filesystem::path& candidate);
@@ -92,6 +95,7 @@ class CompatPrebuilder {
   OracleService& oracle_;
   TorchExtensionBuilder& builder_;
   std::filesystem::path work_dir_;
+  std::vector<std::string> decorators_;
   int threads_;
   std::map<std::string, Result<CompatPrebuild>> done_;  // by FileKey
 };

@@ -44,6 +44,7 @@ Status AddCompatShim(SandboxConfig& config, const CompatRuntime& runtime,
   HONE_RETURN_IF_ERROR(AddCompat(config, runtime));
   for (const auto& [key, library] : shim.prebuilt)
     config.extra_read_dirs.push_back(library.string());
+  for (const auto& dir : shim.read_dirs) config.extra_read_dirs.push_back(dir);
   return Status::Ok();
 }
 

@@ -104,12 +104,33 @@ Result<CompatScan> CompatScanFromJson(const json& reply) {
     HONE_RETURN_IF_ERROR(Read(u, "cuda_graphs", "uses.", &s.uses.cuda_graphs));
     HONE_RETURN_IF_ERROR(Read(u, "external_libraries", "uses.", &s.uses.external_libraries));
   }
+  HONE_RETURN_IF_ERROR(Read(reply, "language", "", &s.language));
+  if (reply.contains("dsl_kernels") && reply["dsl_kernels"].is_array())
+    for (const json& k : reply["dsl_kernels"])
+      if (k.is_object() && k.contains("name") && k["name"].is_string())
+        s.dsl_kernels.push_back(k["name"].get<std::string>());
+  if (reply.contains("findings") && !reply["findings"].is_null()) {
+    if (!reply["findings"].is_array()) return FieldError("findings", "must be a list");
+    for (size_t i = 0; i < reply["findings"].size(); ++i) {
+      const json& f = reply["findings"][i];
+      const std::string at = "findings[" + std::to_string(i) + "].";
+      if (!f.is_object()) return FieldError(at, "must be an object");
+      LintFinding finding;
+      HONE_RETURN_IF_ERROR(Read(f, "rule", at, &finding.rule));
+      HONE_RETURN_IF_ERROR(Read(f, "line", at, &finding.line));
+      HONE_RETURN_IF_ERROR(Read(f, "token", at, &finding.token));
+      HONE_RETURN_IF_ERROR(Read(f, "detail", at, &finding.explanation));
+      if (finding.rule.empty()) return FieldError(at + "rule", "is missing");
+      s.findings.push_back(std::move(finding));
+    }
+  }
   if (!s.ok && s.error.empty()) return FieldError("error", "is missing although ok is false");
   return s;
 }
 
 Result<CompatScan> ScanCompatFile(const fs::path& file, const fs::path& python_dir,
-                                  const std::string& python) {
+                                  const std::string& python,
+                                  const std::vector<std::string>& decorators) {
   fs::path script = python_dir / "hone_pyscan.py";
   std::error_code ec;
   if (!fs::is_regular_file(script, ec))
@@ -119,7 +140,10 @@ Result<CompatScan> ScanCompatFile(const fs::path& file, const fs::path& python_d
   o.max_output_bytes = 64 << 20;  // resolved sources come back in the reply
   std::string tried;
   for (const std::string& py : Interpreters(python)) {
-    auto run = RunCommand({py, script.string(), file.string()}, o);
+    std::vector<std::string> argv = {py, script.string()};
+    for (const auto& d : decorators) argv.insert(argv.end(), {"--kernel-decorator", d});
+    argv.push_back(file.string());
+    auto run = RunCommand(argv, o);
     std::string why;
     if (!run.ok()) {
       why = run.status().message();

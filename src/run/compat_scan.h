@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "verify/lint.h"
 
 namespace hone {
 
@@ -56,8 +57,17 @@ struct CompatScan {
   std::vector<CompatExtension> extensions;
   std::vector<std::string> kernels;         // __global__ names
   std::vector<std::string> triton_kernels;  // @triton.jit names
-  bool builds_extension = false;            // any extension call or Triton kernel
+  // Functions decorated with a kernel decorator asked for (a DSL's:
+  // Language::kernel_decorators), by name.
+  std::vector<std::string> dsl_kernels;
+  bool builds_extension = false;  // any extension call or Triton kernel
   CompatUses uses;
+  // What its kernels are written in, as the scanner read them: "triton",
+  // "load_inline", or "" (only PyTorch).
+  std::string language;
+  // What hone's static rules for ModelNew files found (python/hone_pylint.py),
+  // in line order; the candidate's language decides which reject.
+  std::vector<LintFinding> findings;
 };
 
 // The scanner's reply; a malformed one is Status::Invalid naming the field.
@@ -67,8 +77,11 @@ Result<CompatScan> CompatScanFromJson(const nlohmann::json& reply);
 // its reply. The interpreter: `python` when given, else $HONE_PYTHON, else
 // `python3` on PATH, else /usr/bin/python3; when none can run the scanner
 // the Status (Unavailable) names each one tried and why.
+// `decorators`: dotted paths that mark a kernel of a language
+// (Language::kernel_decorators), found as dsl_kernels.
 Result<CompatScan> ScanCompatFile(const std::filesystem::path& file,
                                   const std::filesystem::path& python_dir,
-                                  const std::string& python = "");
+                                  const std::string& python = "",
+                                  const std::vector<std::string>& decorators = {});
 
 }  // namespace hone

@@ -1,6 +1,9 @@
 #include "run/compat_stages.h"
 
+#include <algorithm>
+
 #include "run/compat_sandbox.h"
+#include "run/lint_stage.h"
 #include "run/reason_text.h"
 
 namespace hone {
@@ -23,6 +26,8 @@ Status CompatStages::Prebuild(const std::filesystem::path& candidate) {
   std::vector<std::string>& kernels = s_.cand.kernels;
   kernels = scan.kernels;
   kernels.insert(kernels.end(), scan.triton_kernels.begin(), scan.triton_kernels.end());
+  for (const auto& k : scan.dsl_kernels)
+    if (std::find(kernels.begin(), kernels.end(), k) == kernels.end()) kernels.push_back(k);
   for (const auto& note : prebuild_->notes) s_.v.notes.push_back(note);
   RecordBuilds();
   if (const PrebuiltExtension* bad = prebuild_->fatal_failure()) {
@@ -46,24 +51,25 @@ void CompatStages::RecordBuilds() {
   }
 }
 
+// The scan's findings (python/hone_pylint.py) under the language's rules.
 // KernelBench generations that only call PyTorch are the classic
-// non-answer; on a GPU the run-time launch checks see the rest.
+// non-answer (rule 'library'); on a GPU the run-time launch checks see the
+// rest.
 void CompatStages::Lint() {
   const CompatScan& scan = prebuild_->scan;
-  if (!scan.builds_extension && !s_.LibraryAllowed()) {
-    std::string detail =
-        "launches no kernel of its own: ModelNew builds no extension (load_inline, "
-        "cpp_extension.load or Triton) and only calls PyTorch; allow rule 'library' to score it";
-    s_.v.checks.push_back({"lint", "source", false, detail});
-    s_.Decide(VerdictStatus::kRejected, "lint: " + detail);
-    return;
-  }
+  std::vector<LintFinding> findings;
+  if (!scan.builds_extension)
+    findings.push_back({"library", scan.model_new.line, "ModelNew",
+                        "launches no kernel of its own: ModelNew builds no extension "
+                        "(load_inline, cpp_extension.load or Triton) and only calls PyTorch; "
+                        "allow rule 'library' to score it"});
+  findings.insert(findings.end(), scan.findings.begin(), scan.findings.end());
   std::string kernels;
   for (const auto& k : s_.cand.kernels) kernels += (kernels.empty() ? "" : ", ") + k;
-  s_.v.checks.push_back(
-      {"lint", "source", true,
-       "compat candidate" + (kernels.empty() ? std::string(" (no CUDA kernel found in its source)")
-                                             : "; its kernels: " + kernels)});
+  ApplyLint(s_, findings,
+            s_.language.label + " candidate" +
+                (kernels.empty() ? std::string(" (no kernel found in its source)")
+                                 : "; its kernels: " + kernels));
 }
 
 Result<std::filesystem::path> CompatStages::WriteShim(const std::filesystem::path& candidate) {
@@ -72,6 +78,8 @@ Result<std::filesystem::path> CompatStages::WriteShim(const std::filesystem::pat
     HONE_ASSIGN_OR_RETURN(o.prebuilt[key], SandboxReadable(library));
   }
   o.failed_builds = prebuild_->failures();
+  o.language = s_.language.name;
+  if (s_.loader) s_.loader->Configure(o.runner_config, o.read_dirs);
   HONE_ASSIGN_OR_RETURN(
       std::filesystem::path shim,
       WriteCompatShim(s_.task, candidate, *s_.compat_runtime, s_.env.scratch_root / "compat", o));

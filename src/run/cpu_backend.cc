@@ -10,7 +10,6 @@ namespace hone {
 BackendTraits CpuBackend::Traits() {
   BackendTraits t;  // the defaults are the CPU's
   t.label = "CPU";
-  t.flavour = "cpu";
   t.tasks_as = "cpu";
   return t;
 }

@@ -49,13 +49,15 @@ class StageClock {
 // stages after it are skipped.
 class Run {
  public:
-  Run(const EvaluatorEnv& env, const Backend& backend, OracleService* oracle, const Task& task,
-      const EvalOptions& opt, const ProgressFn& progress, Verdict& v, bool compat,
-      CompatPrebuilder* prebuilder, WarmPool* pool, bool refill_warm)
-      : s_(env, backend, oracle, task, opt, progress, v, compat),
+  Run(const EvaluatorEnv& env, const Backend& backend, const Language& language,
+      OracleService* oracle, const Task& task, const EvalOptions& opt, const ProgressFn& progress,
+      Verdict& v, CompatPrebuilder* prebuilder, ModelNewLoader* loader, WarmPool* pool,
+      bool refill_warm)
+      : s_(env, backend, language, oracle, task, opt, progress, v),
         launcher_(pool, refill_warm),
         compat_(s_, prebuilder) {
     s_.quiet_host = [this] { launcher_.PauseWarming(); };
+    s_.loader = loader;
   }
   // Each sandbox exits before the memory it maps is freed; the store goes
   // first, the candidate's sandbox before the reference's.
@@ -443,8 +445,26 @@ Result<CompatPrebuilder*> Evaluator::Prebuilder() {
   HONE_ASSIGN_OR_RETURN(std::filesystem::path cache, CacheDir());
   torch_builder_ = std::make_unique<TorchExtensionBuilder>(cache / "torch-extensions");
   prebuilder_ = std::make_unique<CompatPrebuilder>(*oracle_, *torch_builder_,
-                                                   env_.scratch_root / "extensions");
+                                                   env_.scratch_root / "extensions",
+                                                   env_.languages.KernelDecorators());
   return prebuilder_.get();
+}
+
+ModelNewLoader* Evaluator::LoaderFor(const Language& language) {
+  if (!language.make_loader || !oracle_) return nullptr;
+  auto it = loaders_.find(language.name);
+  if (it != loaders_.end()) return it->second.get();
+  LoaderEnv env;
+  auto cache = CacheDir();
+  if (!cache.ok()) return nullptr;
+  env.cache = *cache;
+  if (geteuid() == 0)
+    if (auto root = CompatScratchRoot(); root.ok()) env.readable = *root;
+  env.python = oracle_->hello().value("executable", "");
+  env.python_dir = oracle_->python_dir();
+  std::unique_ptr<ModelNewLoader>& loader = loaders_[language.name];
+  loader = language.make_loader(env);
+  return loader.get();
 }
 
 void Evaluator::PrewarmCompat(const std::string& backend, const EvalOptions& options) {
@@ -497,19 +517,19 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
   Verdict v;
   v.task = task.name;
   v.candidate = candidate.string();
+  HONE_ASSIGN_OR_RETURN(const Language* language, env_.languages.ForFile(candidate));
   std::string name = options.backend;
   if (name.empty()) {
-    HONE_ASSIGN_OR_RETURN(name, ResolveBackend(env_.backends, candidate));
+    HONE_ASSIGN_OR_RETURN(name, ResolveBackend(env_.backends, *language, candidate));
   }
   HONE_ASSIGN_OR_RETURN(const Backend* backend, env_.backends.Get(name));
   v.machine = backend->machine();
-  const bool compat = candidate.extension() == ".py";
   CompatPrebuilder* prebuilder = nullptr;
-  if (compat && oracle_) {
+  if (language->modelnew() && oracle_) {
     HONE_ASSIGN_OR_RETURN(prebuilder, Prebuilder());
   }
-  Run run(env_, *backend, oracle_, task, options, progress, v, compat, prebuilder, warm_pool_.get(),
-          keep_warm_);
+  Run run(env_, *backend, *language, oracle_, task, options, progress, v, prebuilder,
+          language->modelnew() ? LoaderFor(*language) : nullptr, warm_pool_.get(), keep_warm_);
   HONE_RETURN_IF_ERROR(run.Execute(candidate));
   ResolveVerdictSpeedup(v, options.timing.target_rse);
   if (!warm_pool_->disabled_reason().empty() && !warm_note_given_) {

@@ -12,10 +12,13 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
 
+#include "lang/builtin.h"
+#include "lang/language.h"
 #include "measure/timer.h"
 #include "run/backend_registry.h"
 #include "task/oracle_service.h"
@@ -58,8 +61,8 @@ struct EvalOptions {
   bool lint = true;
   std::set<std::string> lint_allow;
   // The backend ("cpu", "cuda"), opened in EvaluatorEnv::backends; empty:
-  // ResolveBackend decides from the candidate (a compat candidate's from
-  // the devices present).
+  // ResolveBackend decides from the candidate's language (a ModelNew
+  // file's from the devices present).
   std::string backend;
   // PyTorch tasks: which baselines to time when the cache has none. The
   // torch.compile baseline compiles the model first (seconds to minutes).
@@ -78,6 +81,10 @@ struct EvaluatorEnv {
   // The backends candidates may run on, those opened (run/backend_registry.h);
   // each evaluation asks it for its own by name.
   BackendRegistry backends;
+  // The languages candidates may be written in (lang/language.h): hone's
+  // own unless a test registers others; each evaluation takes its
+  // candidate's from the file.
+  LanguageRegistry languages = BuiltInLanguages();
   std::filesystem::path scratch_root;
 };
 
@@ -126,12 +133,16 @@ class Evaluator {
  private:
   // The prebuilder for oracle_, made on first use; null without an oracle.
   Result<CompatPrebuilder*> Prebuilder();
+  // A ModelNew language's loader (lang/language.h), made on first use and
+  // kept; null for a language without one, or without an oracle.
+  ModelNewLoader* LoaderFor(const Language& language);
 
   EvaluatorEnv env_;
   OracleService* oracle_;
   std::unique_ptr<TorchExtensionBuilder> torch_builder_;
   std::unique_ptr<CompatPrebuilder> prebuilder_;
   std::unique_ptr<WarmPool> warm_pool_;
+  std::map<std::string, std::unique_ptr<ModelNewLoader>> loaders_;  // by language
   bool keep_warm_ = false;
   bool warm_note_given_ = false;
 };

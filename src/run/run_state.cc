@@ -2,19 +2,21 @@
 
 namespace hone {
 
-RunState::RunState(const EvaluatorEnv& env, const Backend& backend, OracleService* oracle,
-                   const Task& task, const EvalOptions& opt, const ProgressFn& progress, Verdict& v,
-                   bool compat)
+RunState::RunState(const EvaluatorEnv& env, const Backend& backend, const Language& language,
+                   OracleService* oracle, const Task& task, const EvalOptions& opt,
+                   const ProgressFn& progress, Verdict& v)
     : env(env),
       backend(backend),
+      language(language),
       oracle(oracle),
       task(task),
       opt(opt),
       v(v),
-      compat(compat),
+      compat(language.modelnew()),
       deadline(Clock::now() + opt.total_timeout),
       progress_(progress) {
   v.backend = backend.name();
+  v.language = language.name;
 }
 
 void RunState::Decide(VerdictStatus s, std::string reason) {
@@ -28,9 +30,13 @@ void RunState::Progress(const std::string& stage) const {
   if (progress_) progress_(stage);
 }
 
-bool RunState::LibraryAllowed() const {
-  return opt.lint_allow.count("library") || task.lint_allow.count("library");
+std::set<std::string> RunState::AllowedRules() const {
+  std::set<std::string> allowed = opt.lint_allow;
+  allowed.insert(task.lint_allow.begin(), task.lint_allow.end());
+  return allowed;
 }
+
+bool RunState::LibraryAllowed() const { return AllowedRules().count("library") > 0; }
 
 bool RunState::StoreHealthy() {
   Status st = store->status();

@@ -18,9 +18,11 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "lang/language.h"
 #include "run/backend.h"
 #include "run/buffer_layout.h"
 #include "run/compat_candidate.h"
@@ -46,16 +48,18 @@ struct CandidateSide {
 struct RunState {
   using Clock = std::chrono::steady_clock;
 
-  RunState(const EvaluatorEnv& env, const Backend& backend, OracleService* oracle, const Task& task,
-           const EvalOptions& opt, const ProgressFn& progress, Verdict& v, bool compat);
+  RunState(const EvaluatorEnv& env, const Backend& backend, const Language& language,
+           OracleService* oracle, const Task& task, const EvalOptions& opt,
+           const ProgressFn& progress, Verdict& v);
 
   const EvaluatorEnv& env;
   const Backend& backend;       // the candidate's (run/backend.h)
+  const Language& language;     // the candidate's (lang/language.h)
   OracleService* const oracle;  // a PyTorch task's (Evaluator's constructor); may be null
   const Task& task;
   const EvalOptions& opt;
   Verdict& v;
-  const bool compat;                 // a KernelBench ModelNew file, run through a shim
+  const bool compat;                 // a KernelBench ModelNew file, run through a shim (language)
   const Clock::time_point deadline;  // the evaluation's total time limit
 
   std::vector<CaseShapes> cases;
@@ -71,6 +75,9 @@ struct RunState {
   // embed, and what the candidate's shim was given (its prebuilt extensions).
   std::optional<CompatRuntime> compat_runtime;
   CompatShimOptions shim_options;
+  // The candidate's language's additions to the compat runner (a ModelNew
+  // language's, the Evaluator's to keep); null: none.
+  ModelNewLoader* loader = nullptr;
   Status env_failure;  // the worker's own device or store failed
   // For a timed GPU call that ran unheld (host launch time in its report):
   // quiets hone's own work on the host's cores (the warm pool's warming)
@@ -93,6 +100,8 @@ struct RunState {
   // Whether timed calls ran on the host's clock: a CPU candidate, or GPU
   // calls that ran unheld (NoteHeld).
   bool host_bound() const { return host_timed() || ran_unheld_; }
+  // The lint rules the task and the user allow.
+  std::set<std::string> AllowedRules() const;
   // Whether the task or the user allows lint rule 'library' (calling one).
   bool LibraryAllowed() const;
   // False (and env_failure set) when the worker's own store broke.

@@ -155,6 +155,8 @@ class SandboxProcess {
   const std::string& missing_features() const { return missing_; }
   // The first bytes the candidate printed, and how many it printed in all.
   const std::string& log() const { return log_; }
+  // Its scratch folder (the only one it may write), deleted when it goes.
+  const std::filesystem::path& scratch() const { return scratch_; }
   uint64_t log_bytes() const { return log_bytes_; }
 
  private:

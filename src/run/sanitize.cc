@@ -81,6 +81,7 @@ std::vector<Verdict::SanitizerTool> RunSanitizer(const SanitizeJob& job) {
     // A clean environment, as every sandbox gets: nothing of the worker's
     // (API keys) reaches the candidate. The tool keeps its files in scratch.
     std::vector<std::string> argv = CleanToolEnvironment(job.call.scratch);
+    argv.insert(argv.end(), job.call.env.begin(), job.call.env.end());
     // Measured on the H100: with a host backtrace, or with the whole context
     // destroyed, a memcheck error in the confined sandbox hangs the tool.
     std::vector<std::string> command = {job.compute_sanitizer.string(),
@@ -93,6 +94,7 @@ std::vector<Verdict::SanitizerTool> RunSanitizer(const SanitizeJob& job) {
                                         "--show-backtrace",
                                         "no"};
     if (tool == "memcheck") command.insert(command.end(), {"--destroy-on-device-error", "kernel"});
+    command.insert(command.end(), job.tool_args.begin(), job.tool_args.end());
     argv.insert(argv.end(), command.begin(), command.end());
     for (const auto& a : StandaloneCommand(job.call)) argv.push_back(a);
     CommandOptions opts;

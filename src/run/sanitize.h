@@ -33,6 +33,8 @@ struct SanitizeJob {
   std::filesystem::path compute_sanitizer;  // the tool's executable
   StandaloneCall call;
   std::vector<std::string> tools = {"memcheck", "racecheck", "initcheck"};
+  // More of the tool's options, before the program (a kernel filter).
+  std::vector<std::string> tool_args;
   std::chrono::milliseconds timeout{std::chrono::minutes(2)};
 };
 

@@ -35,8 +35,8 @@ Status SanitizeStage::Run(const std::filesystem::path& library) {
                      s_.backend.traits().label;
     return done();
   }
-  if (s_.compat) {
-    report.not_run = "a ModelNew runs in Python; compute-sanitizer runs native .cu candidates";
+  if (!s_.language.sanitizer) {
+    report.not_run = "compute-sanitizer does not run " + s_.language.label + " candidates";
     return done();
   }
   std::optional<std::filesystem::path> tool = FindCudaTool("compute-sanitizer");
@@ -57,6 +57,21 @@ Status SanitizeStage::Run(const std::filesystem::path& library) {
   std::string error;
   if (!scratch.Create("hone-sanitize", &error)) return Status::Internal(error);
   HONE_ASSIGN_OR_RETURN(SanitizeJob job, MakeJob(*tool, library, scratch.path()));
+  if (s_.compat) {
+    // A ModelNew file runs torch and Python under the tool: memcheck only
+    // (racecheck and initcheck would take minutes over torch's own kernels),
+    // each tensor its own allocation (torch's caching allocator off), so a
+    // write past a tensor torch allocated is seen.
+    job.tools = {"memcheck"};
+    // Its one kernel alone is checked: torch's own (the inputs' draw, the
+    // copies) would take most of the tool's time at full size.
+    if (s_.cand.kernels.size() == 1)
+      job.tool_args = {"--kernel-name", "kns=" + s_.cand.kernels.front()};
+    s_.v.notes.push_back(
+        "compute-sanitizer: memcheck only, over the ModelNew file's call with torch's caching "
+        "allocator off (PYTORCH_NO_CUDA_MEMORY_CACHING=1): every tensor its own allocation" +
+        (job.tool_args.empty() ? std::string() : ", kernel " + s_.cand.kernels.front() + " only"));
+  }
   s_.Progress("sanitize " + smallest.c->label);
   report.tools = RunSanitizer(job);
   RecordFindings(report, smallest.c->label);

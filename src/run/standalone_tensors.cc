@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/fs.h"
+#include "run/compat_sandbox.h"
 #include "run/sandbox_launcher.h"
 #include "run/sandbox_process.h"
 
@@ -48,7 +49,15 @@ Result<StandaloneCall> PrepareStandaloneCall(const RunState& s,
   call.library = library;
   call.pci_bus_id = s.cand.arena->pci_bus_id();
   call.scratch = scratch;
-  call.confinement = ConfinementArgs(BaseConfig(s.env, s.backend, s.opt));
+  SandboxConfig config = BaseConfig(s.env, s.backend, s.opt);
+  if (s.compat) {
+    HONE_RETURN_IF_ERROR(AddCompatShim(config, *s.compat_runtime, s.shim_options));
+    call.compat = true;
+    call.env = config.extra_env;
+    call.env.push_back("PYTORCH_NO_CUDA_MEMORY_CACHING=1");
+    call.env.push_back("CUDA_MODULE_LOADING=LAZY");
+  }
+  call.confinement = ConfinementArgs(config);
   HONE_ASSIGN_OR_RETURN(call.tensors,
                         StandaloneTensorSpecs(*s.cand.arena, s.cand.sets[0], scratch));
   return call;
@@ -65,6 +74,7 @@ std::vector<std::string> StandaloneCommand(const StandaloneCall& call) {
                                    "--scratch",
                                    call.scratch.string()};
   argv.insert(argv.end(), call.confinement.begin(), call.confinement.end());
+  if (call.compat) argv.push_back("--compat");
   for (const std::string& t : call.tensors) {
     argv.push_back("--standalone-tensor");
     argv.push_back(t);

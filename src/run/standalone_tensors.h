@@ -29,6 +29,11 @@ struct StandaloneCall {
   std::filesystem::path scratch;         // the inputs' files; writable by the sandbox
   std::vector<std::string> tensors;      // --standalone-tensor specs, inputs first
   std::vector<std::string> confinement;  // ConfinementArgs: --read-dir, --no-seccomp, ...
+  // A ModelNew file's shim: the sandbox runs it in compat mode, with the
+  // compat runner's environment (Python's, and torch's caching allocator
+  // off, so that each tensor is an allocation of its own a tool can bound).
+  bool compat = false;
+  std::vector<std::string> env;  // NAME=VALUE, added to the tool's clean environment
 };
 
 // The call of the candidate `library` on its buffer slot 0 of the bound

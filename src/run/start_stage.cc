@@ -88,6 +88,13 @@ Status StartStage::Run(const std::filesystem::path& cand_lib) {
   s_.v.sandbox_features = cand.sandbox->features();
   s_.v.event_overhead_seconds = cand.sandbox->event_overhead_seconds();
   s_.v.sandbox_missing = cand.sandbox->missing_features();
+  if (s_.compat) {
+    CompatEvents events = ReadCompatEvents(cand.sandbox->log());
+    s_.v.load_seconds = events.load_seconds;
+    s_.v.first_call_seconds = events.first_call_seconds;
+    for (auto& note : events.notes) s_.v.notes.push_back(std::move(note));
+    if (s_.loader) s_.loader->Loaded(cand.sandbox->scratch());
+  }
   return Status::Ok();
 }
 

@@ -642,6 +642,12 @@ int RunStandalone(const Options& o) {
   auto forward = reinterpret_cast<ForwardFn>(dlsym(lib, "hone_forward"));
   auto workspace = reinterpret_cast<WorkspaceFn>(dlsym(lib, "hone_workspace_bytes"));
   if (!forward) Die("the candidate does not export hone_forward");
+  if (o.seccomp && o.compat) {
+    // A compat shim has loaded (Python, its first call): from here on the
+    // deny-list a worker's compat sandbox gets after its load.
+    sandbox::PolicyReport after_load;
+    sandbox::InstallBaseFilter(after_load, /*cuda=*/true);
+  }
   int rc = call.Run(forward, workspace, &error);
   std::fprintf(stderr, "hone-sandbox: standalone call: %s\n", rc == 0 ? "ok" : error.c_str());
   return rc;

@@ -71,7 +71,7 @@ Result<Verdict> EvaluateTuned(Evaluator& evaluator, Builder* builder, const Task
   if (!tunables.ok())
     return Status::Invalid(candidate.string() + ": " + tunables.status().message());
   if (tunables->empty()) return evaluator.Evaluate(task, candidate, options, progress);
-  if (candidate.extension() == ".py")
+  if (evaluator.env().languages.IsModelNew(candidate))
     return Status::Invalid(candidate.string() +
                            ": tunables are for native candidates (.cpp, .cu), not ModelNew files");
   std::vector<TuneAssignment> variants = Combinations(*tunables);

@@ -22,9 +22,9 @@ Proposal EvolveStrategy::Fresh(int island) {
   Proposal p;
   p.kind = "sample";
   p.lineage = island;
-  p.system = context_.prompts->System(context_.backend);
+  p.system = context_.prompts->System(*context_.language);
   p.messages = {
-      {"user", context_.prompts->FirstTurn(*context_.task, context_.backend, context_.machine,
+      {"user", context_.prompts->FirstTurn(*context_.task, *context_.language, context_.machine,
                                            context_.reference, context_.lessons)}};
   return p;
 }
@@ -63,9 +63,9 @@ Proposal EvolveStrategy::Child(int island) {
     p.parents.push_back(other->id);
     p.kind = "crossover";
   }
-  p.system = context_.prompts->System(context_.backend);
+  p.system = context_.prompts->System(*context_.language);
   p.messages = {
-      {"user", context_.prompts->EvolveTurn(*context_.task, context_.backend, context_.machine,
+      {"user", context_.prompts->EvolveTurn(*context_.task, *context_.language, context_.machine,
                                             parents, context_.reference, context_.lessons)}};
   return p;
 }

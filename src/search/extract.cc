@@ -7,6 +7,8 @@
 #include <optional>
 #include <vector>
 
+#include "lang/entry_points.h"
+
 namespace hone {
 namespace {
 
@@ -34,8 +36,6 @@ struct Scan {
 bool IsBlank(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
 }
-
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 size_t LeadingWhitespace(std::string_view s) {
   size_t i = 0;
@@ -176,34 +176,8 @@ Scan FindBlocks(const std::string& text) {
   return scan;
 }
 
-// True when `code` defines hone_forward: the name, a parameter list, then a
-// body (a declaration or a call does not count).
-bool DefinesForward(std::string_view code) {
-  static constexpr std::string_view kName = "hone_forward";
-  for (size_t at = code.find(kName); at != std::string_view::npos; at = code.find(kName, at + 1)) {
-    size_t i = at + kName.size();
-    if ((at > 0 && IsIdentChar(code[at - 1])) || (i < code.size() && IsIdentChar(code[i])))
-      continue;
-    i = code.find_first_not_of(" \t\n", i);
-    if (i == std::string_view::npos || code[i] != '(') continue;
-    int depth = 0;
-    for (; i < code.size(); ++i) {
-      if (code[i] == '(') ++depth;
-      if (code[i] == ')' && --depth == 0) break;
-    }
-    i = i < code.size() ? code.find_first_not_of(" \t\n", i + 1) : i;
-    if (i != std::string_view::npos && i < code.size() && code[i] == '{') return true;
-  }
-  return false;
-}
-
-bool InLanguage(const std::string& tag, std::string_view backend) {
-  static const std::vector<std::string> kCpp = {"cpp", "c++", "cxx", "cc", "c", "h", "hpp"};
-  static const std::vector<std::string> kCuda = {"cuda", "cu", "cuh"};
-  auto in = [&tag](const std::vector<std::string>& set) {
-    return std::find(set.begin(), set.end(), tag) != set.end();
-  };
-  return in(kCpp) || (backend == "cuda" && in(kCuda));
+bool InLanguage(const std::string& tag, const Language& language) {
+  return std::find(language.fences.begin(), language.fences.end(), tag) != language.fences.end();
 }
 
 // The longest non-blank block that satisfies `want`, or nullptr.
@@ -217,13 +191,15 @@ const Block* Longest(const std::vector<Block>& blocks, Pred want) {
 
 // The block to use, and why it was chosen (for the detail line).
 std::pair<const Block*, std::string> Choose(const std::vector<Block>& blocks,
-                                            std::string_view backend) {
-  if (const Block* b = Longest(blocks, [](const Block& x) { return DefinesForward(x.code); }))
-    return {b, "defines hone_forward"};
-  if (const Block* b = Longest(blocks, [&](const Block& x) { return InLanguage(x.tag, backend); }))
-    return {b, "the longest in the backend's language; it does not define hone_forward"};
+                                            const Language& language) {
+  auto entry = [&](const Block& x) {
+    return language.defines_entry && language.defines_entry(x.code);
+  };
+  if (const Block* b = Longest(blocks, entry)) return {b, "defines its entry point"};
+  if (const Block* b = Longest(blocks, [&](const Block& x) { return InLanguage(x.tag, language); }))
+    return {b, "the longest in " + language.label + "; it does not define its entry point"};
   return {Longest(blocks, [](const Block&) { return true; }),
-          "the longest block; none is tagged with the backend's language"};
+          "the longest block; none is tagged " + language.fence()};
 }
 
 // The code without blank lines before or after it, ending in one newline.
@@ -252,13 +228,13 @@ std::string Opening(std::string_view text) {
 
 bool LooksLikeCode(std::string_view text) {
   return text.find("hone_forward") != std::string_view::npos ||
-         text.find("#include") != std::string_view::npos;
+         text.find("#include") != std::string_view::npos || DefinesModelNew(text);
 }
 
 Extraction Fail(ExtractFailure f, std::string detail) { return {"", f, std::move(detail)}; }
 
-Extraction FromBlocks(const Scan& scan, std::string_view backend) {
-  auto [block, why] = Choose(scan.blocks, backend);
+Extraction FromBlocks(const Scan& scan, const Language& language) {
+  auto [block, why] = Choose(scan.blocks, language);
   if (!block)
     return Fail(ExtractFailure::kNoCode,
                 fmt::format("the reply's {} code block(s) are all empty", scan.blocks.size()));
@@ -332,7 +308,7 @@ std::string ExtractFailureName(ExtractFailure f) {
   return "unknown";
 }
 
-Extraction ExtractCode(std::string_view reply, std::string_view backend, bool truncated_by_limit) {
+Extraction ExtractCode(std::string_view reply, const Language& language, bool truncated_by_limit) {
   const std::string text = NormalizeNewlines(reply);
   const Scan scan = FindBlocks(text);
   if (scan.unclosed)
@@ -347,7 +323,7 @@ Extraction ExtractCode(std::string_view reply, std::string_view backend, bool tr
                 fenced || LooksLikeCode(text)
                     ? "the reply stopped at the token limit, so its code may be incomplete"
                     : "the reply stopped at the token limit before any code");
-  if (fenced) return FromBlocks(scan, backend);
+  if (fenced) return FromBlocks(scan, language);
   if (LooksLikeCode(text))
     return {StripBlankLines(text), ExtractFailure::kNone, "the whole reply, which has no fences"};
   return NoCode(text);

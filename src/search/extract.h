@@ -1,7 +1,8 @@
 // Pulls the candidate source out of an LLM reply.
 //
-// Copes with several fenced blocks (prefers the one that defines
-// hone_forward; else the longest in the backend's language), fences with or
+// Copes with several fenced blocks (prefers the one that defines the
+// language's entry point, hone_forward or ModelNew; else the longest in the
+// language), fences with or
 // without a language tag, prose around the code, and replies that are all
 // code without fences. A reply cut off by the token limit, or with an
 // unterminated fence, is a named failure (kTruncated), never a crash; a
@@ -10,6 +11,8 @@
 
 #include <string>
 #include <string_view>
+
+#include "lang/language.h"
 
 namespace hone {
 
@@ -22,9 +25,10 @@ struct Extraction {
   std::string detail;  // one line for the feedback and the run record
 };
 
-// backend: "cpu" (C++) or "cuda"; truncated_by_limit: the API said the reply
-// stopped at its token limit.
-Extraction ExtractCode(std::string_view reply, std::string_view backend, bool truncated_by_limit);
+// `language`: what the reply was asked for (lang/language.h: its fences and
+// entry point); truncated_by_limit: the API said the reply stopped at its
+// token limit.
+Extraction ExtractCode(std::string_view reply, const Language& language, bool truncated_by_limit);
 
 // What the reply says besides its code: the text outside its fenced blocks
 // on one line (runs of white space made one space), at most about

@@ -56,11 +56,11 @@ class Inbox {
 // One run's state; Optimizer::Run drives it.
 class Loop {
  public:
-  Loop(const Task& task, const Backend& backend, Provider& provider, Evaluator& evaluator,
-       const OptimizeOptions& options, SearchStrategy& strategy, RunRecord& record,
-       RunJournal* journal, const OptimizeProgress& progress)
+  Loop(const Task& task, const Backend& backend, const Language& language, Provider& provider,
+       Evaluator& evaluator, const OptimizeOptions& options, SearchStrategy& strategy,
+       RunRecord& record, RunJournal* journal, const OptimizeProgress& progress)
       : task_(task),
-        flavour_(backend.traits().flavour),
+        language_(language),
         sanitize_best_(options.sanitize_best && backend.traits().sanitizer),
         provider_(provider),
         evaluator_(evaluator),
@@ -99,8 +99,8 @@ class Loop {
   std::string StopNow();
 
   const Task& task_;
-  const std::string flavour_;  // the backend's sources (run/backend.h)
-  const bool sanitize_best_;   // compute-sanitizer on each new best
+  const Language& language_;  // what candidates are asked in (lang/language.h)
+  const bool sanitize_best_;  // compute-sanitizer on each new best
   Provider& provider_;
   Evaluator& evaluator_;
   Builder* builder_;  // may be null; prebuilds a reply's tuning variants
@@ -215,7 +215,7 @@ Status Loop::Receive(AttemptResult r) {
   result_.spend.dollars += r.reply.cost_usd;
   const bool wants_code = r.proposal.wants_code;
   if (r.reply.ok && wants_code)
-    r.extraction = ExtractCode(r.reply.text, flavour_, r.reply.truncated);
+    r.extraction = ExtractCode(r.reply.text, language_, r.reply.truncated);
   // Stored before anything else happens to it: a paid-for reply is never lost.
   if (journal_) HONE_RETURN_IF_ERROR(journal_->RecordReply(r));
   if (!r.reply.ok) {
@@ -231,8 +231,8 @@ Status Loop::Receive(AttemptResult r) {
     ++result_.extraction_failures;
     return Finish(r, {});
   }
-  HONE_ASSIGN_OR_RETURN(auto path,
-                        record_.SaveCandidate(r.proposal.id, r.extraction.code, flavour_));
+  HONE_ASSIGN_OR_RETURN(
+      auto path, record_.SaveCandidate(r.proposal.id, r.extraction.code, language_.extension()));
   if (pool_) pool_->Submit(path);  // warms the cache; the evaluation builds again (a hit)
   to_evaluate_.push_back({std::move(r), path});
   return Status::Ok();
@@ -388,6 +388,30 @@ ReferenceTiming MeasureReference(const Task& task, const Backend& backend, Evalu
   return r;
 }
 
+}  // namespace
+
+Result<const Language*> AskedLanguage(const LanguageRegistry& languages, const std::string& name,
+                                      const Task& task, const Backend& backend) {
+  const std::string& device = backend.traits().tasks_as;
+  if (name.empty()) {
+    if (const Language* l = languages.NativeFor(device)) return l;
+    return Status::Invalid("no language of hone's writes kernels for the " + backend.name() +
+                           " backend");
+  }
+  HONE_ASSIGN_OR_RETURN(const Language* l, languages.Get(name));
+  if (!l->RunsOn(device))
+    return Status::Invalid("--language " + name + ": " + l->label +
+                           " candidates do not run on the " + backend.name() + " backend");
+  if (l->modelnew() && !task.pytorch)
+    return Status::Invalid("--language " + name + ": " + l->label +
+                           " candidates are KernelBench ModelNew files, for PyTorch tasks (.py), "
+                           "not " +
+                           task.dir.string());
+  return l;
+}
+
+namespace {
+
 // The lessons the run's first turn shows (lesson_recall.h), by their ids.
 Result<std::vector<ShownLesson>> RunLessons(const OptimizeOptions& o, const Task& task,
                                             const Backend& backend, const RunJournal* journal,
@@ -413,18 +437,23 @@ Optimizer::Optimizer(const Task& task, const Backend& backend, Provider& provide
 }
 
 Result<OptimizeResult> Optimizer::Run(const OptimizeProgress& progress) {
+  HONE_ASSIGN_OR_RETURN(
+      const Language* language,
+      AskedLanguage(evaluator_.env().languages, options_.language, task_, backend_));
+  const Language& language_ = *language;
   HONE_ASSIGN_OR_RETURN(RunRecord record, RunRecord::Create(options_.run_dir));
   const LlmProvenance provenance{provider_.model().provider, provider_.model().model,
                                  SamplingJson(options_.sampling), prompts_.version()};
   std::optional<RunJournal> journal;
   if (options_.store) {
-    HONE_ASSIGN_OR_RETURN(journal, RunJournal::Open(*options_.store, options_.run_id, task_.hash,
-                                                    backend_.name(), options_.options_hash));
+    HONE_ASSIGN_OR_RETURN(
+        journal, RunJournal::Open(*options_.store, options_.run_id, task_.hash, backend_.name(),
+                                  language_.name, options_.options_hash));
     journal->SetProvenance(provenance);
   }
   StrategyContext context;
   context.task = &task_;
-  context.backend = backend_.traits().flavour;
+  context.language = &language_;
   context.machine = backend_.machine();
   context.prompts = &prompts_;
   context.reference = MeasureReference(task_, backend_, evaluator_, options_.eval, record.dir());
@@ -433,7 +462,7 @@ Result<OptimizeResult> Optimizer::Run(const OptimizeProgress& progress) {
   for (const ShownLesson& l : shown) context.lessons.push_back(l.text);
   HONE_ASSIGN_OR_RETURN(auto strategy, MakeStrategy(options_.strategy, context));
   Result<OptimizeResult> result = [&]() -> Result<OptimizeResult> {
-    Loop loop(task_, backend_, provider_, evaluator_, options_, *strategy, record,
+    Loop loop(task_, backend_, language_, provider_, evaluator_, options_, *strategy, record,
               journal ? &*journal : nullptr, progress);
     return loop.Run();
   }();

@@ -43,6 +43,9 @@ struct OptimizeOptions {
   ChatRequest sampling;  // temperature, max_tokens, reasoning; messages are the strategy's
   int llm_concurrency = 4;
   int build_threads = 0;  // 0: all cores
+  // The kernel language candidates are asked in (lang/language.h, by name):
+  // empty for the backend's native one (AskedLanguage).
+  std::string language;
   EvalOptions eval;
   // compute-sanitizer on each new best CUDA candidate before it counts as
   // the best (Evaluator::SanitizeInto); memcheck errors fail it.
@@ -103,9 +106,10 @@ using OptimizeProgress = std::function<void(const OptimizeEvent&)>;
 
 class Optimizer {
  public:
-  // Candidates run on `backend` (one of the evaluator's): its builder warms
-  // the compile cache for the evaluator, its source flavour and machine go
-  // into the prompts. Not owned; they outlive the optimizer.
+  // Candidates run on `backend` (one of the evaluator's), written in
+  // OptimizeOptions::language: its builder warms the compile cache for the
+  // evaluator, the language and the machine go into the prompts. Not owned;
+  // they outlive the optimizer.
   Optimizer(const Task& task, const Backend& backend, Provider& provider,
             const PromptBuilder& prompts, Evaluator& evaluator, OptimizeOptions options);
   Result<OptimizeResult> Run(const OptimizeProgress& progress = {});
@@ -118,6 +122,13 @@ class Optimizer {
   Evaluator& evaluator_;
   OptimizeOptions options_;
 };
+
+// The language `name` (OptimizeOptions::language) for `task` on `backend`:
+// empty is the backend's native language (C++ on the CPU, CUDA C++ on
+// CUDA); a ModelNew language needs a PyTorch task. Status::Invalid naming
+// the mismatch.
+Result<const Language*> AskedLanguage(const LanguageRegistry& languages, const std::string& name,
+                                      const Task& task, const Backend& backend);
 
 // The result as JSON (summary.json and `hone optimize --json`).
 std::string OptimizeResultJson(const OptimizeResult& r, const std::string& model,

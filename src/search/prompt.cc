@@ -21,15 +21,16 @@ struct TemplateSpec {
   std::vector<std::string> placeholders;
 };
 
+const std::vector<std::string> kContextValues = {
+    "backend",    "language",      "lang_tag",         "contract",  "example",
+    "task_name",  "task_category", "task_description", "arguments", "cases",
+    "tolerances", "backend_rules", "hardware",         "lessons"};
+
 const std::vector<TemplateSpec>& TemplateSpecs() {
   static const std::vector<TemplateSpec> kSpecs = {
       {"system.txt", {"backend", "language"}},
-      {"context.txt",
-       {"backend", "language", "lang_tag", "contract", "example", "task_name", "task_category",
-        "task_description", "arguments", "cases", "tolerances", "backend_rules", "hardware",
-        "lessons"}},
-      {"backend_cpu.txt", {}},
-      {"backend_cuda.txt", {}},
+      {"context.txt", kContextValues},
+      {"context_modelnew.txt", kContextValues},
       {"task.txt", {"backend", "language", "lang_tag", "context"}},
       {"feedback.txt", {"backend", "language", "lang_tag", "status", "summary", "next_step"}},
       {"extraction_failed.txt", {"failure", "problem", "advice"}},
@@ -44,8 +45,6 @@ const std::vector<TemplateSpec>& TemplateSpecs() {
   return kSpecs;
 }
 
-const char* const kExamples[] = {"example_cpu.cpp", "example_cuda.cu"};
-
 constexpr size_t kLogCap = 4000;     // compiler output shown to the model
 constexpr size_t kDetailCap = 1500;  // one reason or check detail
 constexpr size_t kOutputCap = 1000;  // what the candidate printed
@@ -53,9 +52,8 @@ constexpr int kMaxChecks = 5;        // failed checks listed besides the reason
 constexpr int kMaxNotes = 3;
 constexpr size_t kLessonCap = 600;  // one lesson's line
 
-bool IsCuda(const std::string& backend) { return backend == "cuda"; }
-std::string Language(const std::string& backend) { return IsCuda(backend) ? "CUDA C++" : "C++20"; }
-std::string LangTag(const std::string& backend) { return IsCuda(backend) ? "cuda" : "cpp"; }
+// The device a language's candidates run on first: its cases and speed of light.
+const std::string& DeviceOf(const Language& l) { return l.devices.front(); }
 
 std::string TrimRight(std::string s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
@@ -116,8 +114,8 @@ std::string MachineText(const MachineInfo& m) {
 }
 
 // The speed of light of the backend's timed case, when the task has a cost.
-std::string SpeedOfLightText(const Task& task, const std::string& backend, const MachineInfo& m) {
-  std::vector<const ShapeCase*> cases = task.CasesFor(backend);
+std::string SpeedOfLightText(const Task& task, const std::string& device, const MachineInfo& m) {
+  std::vector<const ShapeCase*> cases = task.CasesFor(device);
   if (cases.empty()) return "";
   const ShapeCase& c = *cases.front();
   auto eval = [&](const std::optional<Expr>& e) {
@@ -133,15 +131,10 @@ std::string SpeedOfLightText(const Task& task, const std::string& backend, const
       c.label, FormatSeconds(sol));
 }
 
-std::string NextStep(VerdictStatus s, const std::string& backend) {
+std::string NextStep(VerdictStatus s, const Language& l) {
   switch (s) {
     case VerdictStatus::kPassed:
-      return std::string("It is correct. Now make it faster: work out what limits it (") +
-             (IsCuda(backend)
-                  ? "memory traffic, occupancy and parallelism, coalescing, arithmetic, launch "
-                    "overhead"
-                  : "memory traffic, cache blocking, use of every core, SIMD vectorisation, "
-                    "arithmetic") +
+      return "It is correct. Now make it faster: work out what limits it (" + l.prompt.limits +
              ") against the speed of light, and change the algorithm or the implementation to "
              "remove that limit. Keep it correct.";
     case VerdictStatus::kCompileError:
@@ -151,10 +144,9 @@ std::string NextStep(VerdictStatus s, const std::string& backend) {
              "a multiple of your block or vector width, that every output element is written, "
              "and that the inputs are left unchanged.";
     case VerdictStatus::kRuntimeError:
-      return std::string(
-                 "Fix the error above: check out-of-bounds accesses, the dtypes and "
-                 "shapes you accept, the return value, and ") +
-             (IsCuda(backend) ? "launch configurations." : "how you split work across threads.");
+      return "Fix the error above: check out-of-bounds accesses, the dtypes and shapes you "
+             "accept, the return value, and " +
+             l.prompt.runtime_advice;
     case VerdictStatus::kTimeout:
       return "It did not finish in time: it may hang or be far too slow. Fix that.";
     case VerdictStatus::kRejected:
@@ -300,20 +292,30 @@ Result<std::string> RenderTemplate(std::string_view text,
 }
 
 Result<PromptBuilder> PromptBuilder::Load(const std::filesystem::path& dir,
-                                          const std::filesystem::path& include_dir) {
+                                          const std::filesystem::path& include_dir,
+                                          const LanguageRegistry& languages) {
   PromptBuilder b;
   b.dir_ = dir;
-  for (const TemplateSpec& spec : TemplateSpecs()) {
-    HONE_ASSIGN_OR_RETURN(std::string text, ReadFile(dir / spec.file));
-    std::map<std::string, std::string> dummy;
-    for (const auto& p : spec.placeholders) dummy[p] = "";
-    auto checked = RenderTemplate(text, dummy, (dir / spec.file).string());
-    if (!checked.ok()) return checked.status();
-    b.templates_[StemOf(spec.file)] = std::move(text);
-  }
-  for (const char* file : kExamples) {
+  b.languages_ = languages;
+  auto load = [&](const std::string& file, const std::vector<std::string>& placeholders) -> Status {
     HONE_ASSIGN_OR_RETURN(std::string text, ReadFile(dir / file));
-    b.templates_[StemOf(file)] = TrimRight(std::move(text));
+    std::map<std::string, std::string> dummy;
+    for (const auto& p : placeholders) dummy[p] = "";
+    auto checked = RenderTemplate(text, dummy, (dir / file).string());
+    if (!checked.ok()) return checked.status();
+    b.templates_[StemOf(file)] = std::move(text);
+    return Status::Ok();
+  };
+  for (const TemplateSpec& spec : TemplateSpecs())
+    HONE_RETURN_IF_ERROR(load(spec.file, spec.placeholders));
+  // Each language's rules (no placeholders) and its worked example (verbatim).
+  for (const Language& l : languages.all()) {
+    if (!l.prompt.rules.empty() && !b.templates_.count(l.prompt.rules))
+      HONE_RETURN_IF_ERROR(load(l.prompt.rules + ".txt", {}));
+    if (!l.prompt.example.empty() && !b.examples_.count(l.prompt.example)) {
+      HONE_ASSIGN_OR_RETURN(std::string text, ReadFile(dir / l.prompt.example));
+      b.examples_[l.prompt.example] = TrimRight(std::move(text));
+    }
   }
   HONE_ASSIGN_OR_RETURN(std::string contract, ReadFile(include_dir / "hone" / "kernel.h"));
   b.contract_ = TrimRight(std::move(contract));
@@ -323,6 +325,7 @@ Result<PromptBuilder> PromptBuilder::Load(const std::filesystem::path& dir,
 std::string PromptBuilder::version() const {
   std::string all = contract_;
   for (const auto& [stem, text] : templates_) all += "\n--- " + stem + "\n" + text;
+  for (const auto& [file, text] : examples_) all += "\n--- " + file + "\n" + text;
   return ContentHash({"prompts-v1", all}).substr(0, 16);
 }
 
@@ -335,24 +338,32 @@ std::string PromptBuilder::Render(const std::string& stem,
   return TrimRight(std::move(text).value());
 }
 
-std::map<std::string, std::string> PromptBuilder::BackendValues(const std::string& backend) {
-  return {{"backend", backend}, {"language", Language(backend)}, {"lang_tag", LangTag(backend)}};
+std::map<std::string, std::string> PromptBuilder::LanguageValues(const Language& l) {
+  return {{"backend", DeviceOf(l)}, {"language", l.label}, {"lang_tag", l.fence()}};
 }
 
-std::string PromptBuilder::System(const std::string& backend) const {
-  return Render("system", {{"backend", backend}, {"language", Language(backend)}});
+const Language& PromptBuilder::LanguageOf(const Verdict& v) const {
+  if (const Language* l = languages_.Find(v.language)) return *l;
+  // A verdict stored before languages had names: its backend's native language.
+  if (const Language* l = languages_.NativeFor(v.backend)) return *l;
+  HONE_CHECK(!languages_.all().empty(), "a prompt builder with no language");
+  return languages_.all().front();
+}
+
+std::string PromptBuilder::System(const Language& language) const {
+  return Render("system", {{"backend", DeviceOf(language)}, {"language", language.label}});
 }
 
 // A native task's reference source: the specification, and the code the
 // candidate is timed against. Empty when it cannot be read.
-std::string ReferenceSourceText(const Task& task, const std::string& backend) {
-  auto path = task.ReferenceFor(backend);
+std::string ReferenceSourceText(const Task& task, const Language& language) {
+  auto path = task.ReferenceFor(DeviceOf(language));
   if (!path.ok()) return "";
   auto source = ReadFile(*path);
   if (!source.ok()) return "";
   return "\n\nThe reference implementation (" + path->filename().string() +
          "): your kernel must compute what it computes, and is timed against it:\n```" +
-         LangTag(backend) + "\n" + Cap(TrimRight(*source), kLogCap * 2) + "\n```";
+         language.fence() + "\n" + Cap(TrimRight(*source), kLogCap * 2) + "\n```";
 }
 
 std::string ReferenceTimeText(const ReferenceTiming& r) {
@@ -371,46 +382,54 @@ std::string PromptBuilder::LessonsSection(const std::vector<std::string>& lesson
   return "\n\n" + Render("lessons", {{"lessons", list}});
 }
 
-std::string PromptBuilder::Context(const Task& task, const std::string& backend,
+std::string PromptBuilder::Context(const Task& task, const Language& language,
                                    const MachineInfo& machine, const ReferenceTiming& reference,
                                    const std::vector<std::string>& lessons) const {
-  auto values = BackendValues(backend);
+  const std::string& device = DeviceOf(language);
+  auto values = LanguageValues(language);
   values["contract"] = contract_;
-  values["example"] = templates_.at(IsCuda(backend) ? "example_cuda" : "example_cpu");
+  auto example = examples_.find(language.prompt.example);
+  values["example"] = example == examples_.end() ? "" : example->second;
   values["task_name"] = task.name;
   values["task_category"] = task.category.empty() ? "uncategorised" : task.category;
   values["task_description"] = task.description;
   if (task.pytorch)
     values["task_description"] +=
-        "\n\nThe operator, as PyTorch: your kernel computes Model.forward on the sizes listed "
-        "below (module-level sizes may have been scaled), with the model's parameters and "
-        "buffers passed as inputs after the forward arguments:\n```python\n" +
+        (language.modelnew()
+             ? "\n\nThe problem, a KernelBench module: ModelNew replaces its Model (module-level "
+               "sizes may have been scaled to the values below):\n```python\n"
+             : "\n\nThe operator, as PyTorch: your kernel computes Model.forward on the sizes "
+               "listed below (module-level sizes may have been scaled), with the model's "
+               "parameters and buffers passed as inputs after the forward "
+               "arguments:\n```python\n") +
         TrimRight(task.pytorch->source) + "\n```";
   else
-    values["task_description"] += ReferenceSourceText(task, backend);
-  values["arguments"] = TrimRight(ContractArgumentsText(task));
-  values["cases"] = TrimRight(CasesText(task, backend));
+    values["task_description"] += ReferenceSourceText(task, language);
+  values["arguments"] = TrimRight(
+      ContractArgumentsText(task, language.modelnew() ? "ModelNew.forward" : "hone_forward"));
+  values["cases"] = TrimRight(CasesText(task, device));
   values["tolerances"] = TrimRight(ToleranceText(task));
-  values["backend_rules"] = Render(IsCuda(backend) ? "backend_cuda" : "backend_cpu", {});
-  values["hardware"] = TrimRight(MachineText(machine) + SpeedOfLightText(task, backend, machine) +
+  values["backend_rules"] = language.prompt.rules.empty() ? "" : Render(language.prompt.rules, {});
+  values["hardware"] = TrimRight(MachineText(machine) + SpeedOfLightText(task, device, machine) +
                                  ReferenceTimeText(reference));
   values["lessons"] = LessonsSection(lessons);
-  return Render("context", values);
+  return Render(language.prompt.contract == "modelnew" ? "context_modelnew" : "context", values);
 }
 
-std::string PromptBuilder::FirstTurn(const Task& task, const std::string& backend,
+std::string PromptBuilder::FirstTurn(const Task& task, const Language& language,
                                      const MachineInfo& machine, const ReferenceTiming& reference,
                                      const std::vector<std::string>& lessons) const {
-  auto values = BackendValues(backend);
-  values["context"] = Context(task, backend, machine, reference, lessons);
+  auto values = LanguageValues(language);
+  values["context"] = Context(task, language, machine, reference, lessons);
   return Render("task", values);
 }
 
 std::string PromptBuilder::FeedbackTurn(const Verdict& v) const {
-  auto values = BackendValues(v.backend);
+  const Language& language = LanguageOf(v);
+  auto values = LanguageValues(language);
   values["status"] = std::string(StatusName(v.status));
   values["summary"] = FeedbackSummary(v);
-  values["next_step"] = NextStep(v.status, v.backend);
+  values["next_step"] = NextStep(v.status, language);
   return Render("feedback", values);
 }
 
@@ -420,7 +439,7 @@ std::string PromptBuilder::ExtractionFailedTurn(const Extraction& e) const {
                                       {"advice", ExtractionAdvice(e.failure)}});
 }
 
-std::string PromptBuilder::EvolveTurn(const Task& task, const std::string& backend,
+std::string PromptBuilder::EvolveTurn(const Task& task, const Language& language,
                                       const MachineInfo& machine,
                                       const std::vector<PromptAttempt>& parents,
                                       const ReferenceTiming& reference,
@@ -429,11 +448,11 @@ std::string PromptBuilder::EvolveTurn(const Task& task, const std::string& backe
   for (size_t i = 0; i < parents.size(); ++i)
     shown += (i ? "\n\n" : "") +
              Render("evolve_parent", {{"number", std::to_string(i + 1)},
-                                      {"lang_tag", LangTag(backend)},
+                                      {"lang_tag", language.fence()},
                                       {"code", TrimRight(parents[i].code)},
                                       {"summary", FeedbackSummary(parents[i].verdict)}});
-  auto values = BackendValues(backend);
-  values["context"] = Context(task, backend, machine, reference, lessons);
+  auto values = LanguageValues(language);
+  values["context"] = Context(task, language, machine, reference, lessons);
   values["parents"] = shown;
   values["goal"] = EvolveGoal(parents.size());
   return Render("evolve", values);
@@ -453,33 +472,33 @@ std::string BulletsOrNone(const std::vector<std::string>& items) {
 }  // namespace
 
 std::map<std::string, std::string> PromptBuilder::KernelValues(
-    const Task& task, const std::string& backend, const MachineInfo& machine,
+    const Task& task, const Language& language, const MachineInfo& machine,
     const PromptAttempt& kernel, const ReferenceTiming& reference,
     const std::vector<std::string>& lessons) const {
-  auto values = BackendValues(backend);
-  values["context"] = Context(task, backend, machine, reference, lessons);
+  auto values = LanguageValues(language);
+  values["context"] = Context(task, language, machine, reference, lessons);
   values["code"] = TrimRight(kernel.code);
   values["summary"] = FeedbackSummary(kernel.verdict);
   return values;
 }
 
-std::string PromptBuilder::IdeasTurn(const Task& task, const std::string& backend,
+std::string PromptBuilder::IdeasTurn(const Task& task, const Language& language,
                                      const MachineInfo& machine, const PromptAttempt& kernel,
                                      const IdeaHistory& history, int count,
                                      const ReferenceTiming& reference,
                                      const std::vector<std::string>& lessons) const {
-  auto values = KernelValues(task, backend, machine, kernel, reference, lessons);
+  auto values = KernelValues(task, language, machine, kernel, reference, lessons);
   values["applied"] = BulletsOrNone(history.applied);
   values["tried"] = BulletsOrNone(history.tried);
   values["count"] = std::to_string(count);
   return Render("ideas", values);
 }
 
-std::string PromptBuilder::IdeaTurn(const Task& task, const std::string& backend,
+std::string PromptBuilder::IdeaTurn(const Task& task, const Language& language,
                                     const MachineInfo& machine, const PromptAttempt& kernel,
                                     const std::string& idea, const ReferenceTiming& reference,
                                     const std::vector<std::string>& lessons) const {
-  auto values = KernelValues(task, backend, machine, kernel, reference, lessons);
+  auto values = KernelValues(task, language, machine, kernel, reference, lessons);
   values["idea"] = TrimRight(idea);
   return Render("idea", values);
 }

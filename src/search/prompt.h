@@ -4,9 +4,11 @@
 // placeholders it knows, so an unknown one is an error naming the file and
 // the line at Load, and rendering afterwards cannot fail.
 //
-// What goes in: the candidate contract (include/hone/kernel.h) and a worked
-// example, the task (description, the contract's argument list with shapes
-// and dtypes, the shape cases, tolerances), the backend, the hardware (GPU
+// What goes in: the contract the candidate's language is written to (the
+// candidate contract, include/hone/kernel.h, or a KernelBench ModelNew
+// module) and the language's worked example and rules (lang/language.h:
+// Language::prompt), the task (description, the contract's argument list
+// with shapes and dtypes, the shape cases, tolerances), the hardware (GPU
 // name, SMs, L2, measured bandwidth and FP32 rate; or CPU model, cores, LLC,
 // measured bandwidth and FMA rate), and for later turns the feedback on the
 // previous candidate: trimmed compiler errors, the verifier's mismatch
@@ -21,6 +23,8 @@
 #include <vector>
 
 #include "core/status.h"
+#include "lang/builtin.h"
+#include "lang/language.h"
 #include "measure/machine.h"
 #include "search/extract.h"
 #include "task/task.h"
@@ -66,18 +70,21 @@ Result<std::string> RenderTemplate(std::string_view text,
 class PromptBuilder {
  public:
   // Reads every template in `dir` (prompts/ of the checkout by default:
-  // FindPromptsDir in core/paths.h) and the contract header from
+  // FindPromptsDir in core/paths.h), each language's rules and example that
+  // `languages` names, and the contract header from
   // `include_dir`/hone/kernel.h. Fails naming the file when one is missing
-  // or a template uses a placeholder it does not know.
+  // or a template uses a placeholder it does not know. Keeps a copy of
+  // `languages`: a verdict's feedback is in its candidate's language.
   static Result<PromptBuilder> Load(const std::filesystem::path& dir,
-                                    const std::filesystem::path& include_dir);
+                                    const std::filesystem::path& include_dir,
+                                    const LanguageRegistry& languages = BuiltInLanguages());
 
-  std::string System(const std::string& backend) const;
+  std::string System(const Language& language) const;
   // The first user message: contract, example, task (a native task's
   // reference source too), hardware, the reference's measured time, and
   // lessons from similar tasks (one line each, search/lesson_recall.h): a
   // section of its own only when there are some, at most kMaxPromptLessons.
-  std::string FirstTurn(const Task& task, const std::string& backend, const MachineInfo& machine,
+  std::string FirstTurn(const Task& task, const Language& language, const MachineInfo& machine,
                         const ReferenceTiming& reference = {},
                         const std::vector<std::string>& lessons = {}) const;
   // A later turn of a refinement chain: what happened to the last candidate.
@@ -86,20 +93,20 @@ class PromptBuilder {
   std::string ExtractionFailedTurn(const Extraction& e) const;
   // Evolution: the task's first turn plus parents with their results, asking
   // for one faster kernel (one parent: mutation; two: crossover).
-  std::string EvolveTurn(const Task& task, const std::string& backend, const MachineInfo& machine,
+  std::string EvolveTurn(const Task& task, const Language& language, const MachineInfo& machine,
                          const std::vector<PromptAttempt>& parents,
                          const ReferenceTiming& reference = {},
                          const std::vector<std::string>& lessons = {}) const;
   // Tree: the context, one kernel with its result and the ideas of
   // `history`, asking for `count` new optimisation ideas as a numbered list
   // (search/idea_list.h reads it) and no code.
-  std::string IdeasTurn(const Task& task, const std::string& backend, const MachineInfo& machine,
+  std::string IdeasTurn(const Task& task, const Language& language, const MachineInfo& machine,
                         const PromptAttempt& kernel, const IdeaHistory& history, int count,
                         const ReferenceTiming& reference = {},
                         const std::vector<std::string>& lessons = {}) const;
   // Tree: the context, one kernel with its result and one idea, asking for
   // the kernel with that idea applied.
-  std::string IdeaTurn(const Task& task, const std::string& backend, const MachineInfo& machine,
+  std::string IdeaTurn(const Task& task, const Language& language, const MachineInfo& machine,
                        const PromptAttempt& kernel, const std::string& idea,
                        const ReferenceTiming& reference = {},
                        const std::vector<std::string>& lessons = {}) const;
@@ -111,15 +118,18 @@ class PromptBuilder {
   // Renders a template Load checked; `values` holds all its placeholders.
   std::string Render(const std::string& stem,
                      const std::map<std::string, std::string>& values) const;
-  static std::map<std::string, std::string> BackendValues(const std::string& backend);
-  // Contract, example, task, backend rules, hardware and lessons: the start
+  static std::map<std::string, std::string> LanguageValues(const Language& language);
+  // The language a verdict's candidate was written in (Verdict::language;
+  // for an older verdict, its backend's native language).
+  const Language& LanguageOf(const Verdict& v) const;
+  // Contract, example, task, language rules, hardware and lessons: the start
   // of the first turn and of an evolution turn.
-  std::string Context(const Task& task, const std::string& backend, const MachineInfo& machine,
+  std::string Context(const Task& task, const Language& language, const MachineInfo& machine,
                       const ReferenceTiming& reference,
                       const std::vector<std::string>& lessons) const;
-  // The backend's values, the context, and one kernel's code and result:
+  // The language's values, the context, and one kernel's code and result:
   // what the tree's templates share.
-  std::map<std::string, std::string> KernelValues(const Task& task, const std::string& backend,
+  std::map<std::string, std::string> KernelValues(const Task& task, const Language& language,
                                                   const MachineInfo& machine,
                                                   const PromptAttempt& kernel,
                                                   const ReferenceTiming& reference,
@@ -128,7 +138,9 @@ class PromptBuilder {
   std::string LessonsSection(const std::vector<std::string>& lessons) const;
 
   std::map<std::string, std::string> templates_;  // file stem -> text
+  std::map<std::string, std::string> examples_;   // a language's example file -> its text
   std::string contract_;                          // kernel.h
+  LanguageRegistry languages_;                    // whose prompts it renders
   std::filesystem::path dir_;
 };
 

@@ -12,7 +12,7 @@ constexpr size_t kKeptExchanges = 3;
 RefineStrategy::RefineStrategy(StrategyContext context, int chains, int turns)
     : context_(std::move(context)), turns_(turns) {
   std::string first = context_.prompts->FirstTurn(
-      *context_.task, context_.backend, context_.machine, context_.reference, context_.lessons);
+      *context_.task, *context_.language, context_.machine, context_.reference, context_.lessons);
   chains_.resize(static_cast<size_t>(chains));
   for (auto& c : chains_) c.history = {{"user", first}};
 }
@@ -36,7 +36,7 @@ std::vector<Proposal> RefineStrategy::Propose(int max, int* next_id) {
     p.turn = c.turns_done;
     p.kind = "refine";
     if (c.last_attempt >= 0) p.parents = {c.last_attempt};
-    p.system = context_.prompts->System(context_.backend);
+    p.system = context_.prompts->System(*context_.language);
     p.messages = Window(c);
     c.waiting = true;
     out.push_back(std::move(p));

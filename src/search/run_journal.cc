@@ -36,10 +36,12 @@ std::string PromptText(const Proposal& p) { return PromptToJson(p).dump(); }
 }  // namespace
 
 Result<RunJournal> RunJournal::Open(Store& store, int64_t run_id, std::string task_hash,
-                                    std::string backend, std::string options_hash) {
+                                    std::string backend, std::string language,
+                                    std::string options_hash) {
   RunJournal j(store, run_id);
   j.task_hash_ = std::move(task_hash);
   j.backend_ = std::move(backend);
+  j.language_ = std::move(language);
   j.options_hash_ = std::move(options_hash);
   HONE_ASSIGN_OR_RETURN(auto attempts, store.Attempts(run_id));
   HONE_ASSIGN_OR_RETURN(auto calls, store.LlmCalls(run_id));
@@ -87,6 +89,7 @@ Status RunJournal::RecordReply(const AttemptResult& r) {
   c.turn = p.turn;
   for (int parent : p.parents) c.parents.push_back(SeqOf(parent));
   c.backend = backend_;
+  c.language = language_;
   if (r.reply.ok && p.wants_code && r.extraction.failure == ExtractFailure::kNone)
     c.source = r.extraction.code;
   c.prompt = PromptText(p);

@@ -39,8 +39,10 @@ namespace hone {
 class RunJournal {
  public:
   // Loads the run's stored attempts for replay (none for a new run).
+  // `backend` and `language` go into every attempt it stores.
   static Result<RunJournal> Open(Store& store, int64_t run_id, std::string task_hash,
-                                 std::string backend, std::string options_hash);
+                                 std::string backend, std::string language,
+                                 std::string options_hash);
 
   // The stored reply for `p` when the run has one still unused; the
   // proposal keeps its new id, the journal remembers its stored seq.
@@ -71,7 +73,7 @@ class RunJournal {
 
   Store* store_;
   int64_t run_id_;
-  std::string task_hash_, backend_, options_hash_;
+  std::string task_hash_, backend_, language_, options_hash_;
   std::map<std::string, std::deque<Stored>> unused_;  // by prompt hash, oldest first
   std::map<int, int> seq_of_;                         // proposal id -> stored seq
   std::map<int, int64_t> candidate_of_;               // proposal id -> candidate id

@@ -45,8 +45,8 @@ Result<RunRecord> RunRecord::Create(const std::filesystem::path& dir) {
 }
 
 Result<std::filesystem::path> RunRecord::SaveCandidate(int id, const std::string& code,
-                                                       const std::string& backend) {
-  auto path = dir_ / "candidates" / fmt::format("{:06d}{}", id, backend == "cuda" ? ".cu" : ".cpp");
+                                                       const std::string& extension) {
+  auto path = dir_ / "candidates" / fmt::format("{:06d}{}", id, extension);
   HONE_RETURN_IF_ERROR(WriteFileAtomic(path, code));
   return path;
 }

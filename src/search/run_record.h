@@ -26,7 +26,7 @@ class RunRecord {
   static Result<std::filesystem::path> Claim(const std::filesystem::path& wanted, bool numbered);
   // Writes the candidate source; returns its path.
   Result<std::filesystem::path> SaveCandidate(int id, const std::string& code,
-                                              const std::string& backend);
+                                              const std::string& extension);  // ".cu"
   Status Append(const AttemptResult& r, const std::filesystem::path& candidate);
   Status WriteSummary(const std::string& json);
   const std::filesystem::path& dir() const { return dir_; }

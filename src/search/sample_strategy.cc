@@ -4,7 +4,7 @@ namespace hone {
 
 SampleStrategy::SampleStrategy(StrategyContext context, int samples)
     : context_(std::move(context)), samples_(samples) {
-  first_turn_ = context_.prompts->FirstTurn(*context_.task, context_.backend, context_.machine,
+  first_turn_ = context_.prompts->FirstTurn(*context_.task, *context_.language, context_.machine,
                                             context_.reference, context_.lessons);
 }
 
@@ -15,7 +15,7 @@ std::vector<Proposal> SampleStrategy::Propose(int max, int* next_id) {
     p.id = (*next_id)++;
     p.lineage = issued_++;
     p.kind = "sample";
-    p.system = context_.prompts->System(context_.backend);
+    p.system = context_.prompts->System(*context_.language);
     p.messages = {{"user", first_turn_}};
     out.push_back(std::move(p));
   }

@@ -50,7 +50,7 @@ struct AttemptResult {
 // What every strategy needs to write prompts.
 struct StrategyContext {
   const Task* task = nullptr;
-  std::string backend;
+  const Language* language = nullptr;  // what candidates are asked in (lang/language.h)
   MachineInfo machine;
   const PromptBuilder* prompts = nullptr;
   ReferenceTiming reference;  // measured before the first turn, when it could be

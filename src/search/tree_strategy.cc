@@ -55,14 +55,14 @@ std::vector<ChatMessage> Window(const std::vector<ChatMessage>& chat) {
 TreeStrategy::TreeStrategy(StrategyContext context, TreeOptions options)
     : context_(std::move(context)), options_(options) {
   root_chat_ = {
-      {"user", context_.prompts->FirstTurn(*context_.task, context_.backend, context_.machine,
+      {"user", context_.prompts->FirstTurn(*context_.task, *context_.language, context_.machine,
                                            context_.reference, context_.lessons)}};
 }
 
 Proposal TreeStrategy::Base(const std::string& kind, const std::string& user) const {
   Proposal p;
   p.kind = kind;
-  p.system = context_.prompts->System(context_.backend);
+  p.system = context_.prompts->System(*context_.language);
   p.messages = {{"user", user}};
   return p;
 }
@@ -173,7 +173,7 @@ TreeStrategy::Queued TreeStrategy::IdeasCall(int node) {
   Node& n = nodes_[static_cast<size_t>(node)];
   Proposal p =
       Base(kIdeasKind, context_.prompts->IdeasTurn(
-                           *context_.task, context_.backend, context_.machine, n.kernel,
+                           *context_.task, *context_.language, context_.machine, n.kernel,
                            History(node), options_.ideas, context_.reference, context_.lessons));
   p.wants_code = false;
   p.parents = {n.attempt};
@@ -188,9 +188,9 @@ Proposal TreeStrategy::Implement(int node) const {
   const Node& child = nodes_[static_cast<size_t>(node)];
   const Node& parent = nodes_[static_cast<size_t>(child.parent)];
   Proposal p =
-      Base(kIdeaKind, context_.prompts->IdeaTurn(*context_.task, context_.backend, context_.machine,
-                                                 parent.kernel, child.idea, context_.reference,
-                                                 context_.lessons));
+      Base(kIdeaKind, context_.prompts->IdeaTurn(*context_.task, *context_.language,
+                                                 context_.machine, parent.kernel, child.idea,
+                                                 context_.reference, context_.lessons));
   p.label = child.idea;
   p.parents = {parent.attempt};
   p.lineage = RootOf(node);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/hash.h"
+#include "lang/builtin.h"
 
 namespace hone {
 
@@ -44,9 +45,11 @@ Status ReadCandidate(const json& c, const std::string& where, size_t max_bytes, 
     if (!c["kind"].is_string()) return Bad(where, "candidate.kind", "must be a string");
     job.candidate_kind = c["kind"].get<std::string>();
   }
-  if (job.candidate_kind != "modelnew" && job.candidate_kind != "cuda" &&
-      job.candidate_kind != "cpp")
-    return Bad(where, "candidate.kind", "must be modelnew, cuda or cpp");
+  if (!BuiltInLanguages().Find(job.candidate_kind)) {
+    std::string known = "modelnew";
+    for (const Language& l : BuiltInLanguages().all()) known += ", " + l.name;
+    return Bad(where, "candidate.kind", "must be a kernel language (" + known + ")");
+  }
   return Status::Ok();
 }
 
@@ -80,9 +83,8 @@ std::string EvalJob::ContentKey() const {
 }
 
 std::string EvalJob::CandidateFileName() const {
-  if (candidate_kind == "cuda") return "candidate.cu";
-  if (candidate_kind == "cpp") return "candidate.cpp";
-  return "candidate.py";
+  const Language* l = BuiltInLanguages().Find(candidate_kind);
+  return "candidate" + (l ? l->extension() : std::string(".py"));
 }
 
 Result<EvalJob> EvalJobFromJson(const json& j, const std::string& where, size_t max_code_bytes) {

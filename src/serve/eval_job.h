@@ -3,7 +3,7 @@
 // queue to a worker.
 //
 //   {"id": "...", "problem": "level1/19_ReLU" | {"name": ...} | {"code": "..."},
-//    "candidate": {"code": "...", "kind": "modelnew" | "cuda" | "cpp"},
+//    "candidate": {"code": "...", "kind": "modelnew" | "triton" | "cuda" | "cpp" | ...},
 //    "config": {"backend": "cuda", "baselines": "eager", "reward": "kernelbench", ...}}
 //
 // `id` is the client's idempotency key: the same id with the same content
@@ -24,7 +24,10 @@ struct EvalJob {
   std::string problem_name;  // "level1/19_ReLU": a file of the worker's problem folder
   std::string problem_code;  // or the problem's own source (a KernelBench Model file)
   std::string candidate_code;
-  std::string candidate_kind = "modelnew";           // modelnew (.py), cuda (.cu), cpp (.cpp)
+  // A kernel language's name or alias (lang/language.h): "modelnew" (a
+  // KernelBench ModelNew file, whose text says load_inline or Triton),
+  // "triton", "cuda" (.cu), "cpp" (.cpp), ...
+  std::string candidate_kind = "modelnew";
   nlohmann::json config = nlohmann::json::object();  // see EvalConfigKeys()
 
   // What the id stands for: problem, candidate and config, not the id.

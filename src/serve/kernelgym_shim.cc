@@ -1,5 +1,7 @@
 #include "serve/kernelgym_shim.h"
 
+#include "lang/builtin.h"
+
 namespace hone {
 
 namespace {
@@ -16,9 +18,13 @@ void Evaluate(ServeContext& ctx, const httplib::Request& req, httplib::Response&
   std::string entry = Str(*body, "entry_point");
   if (!entry.empty() && entry != "Model")
     return SendError(res, 400, "entry_point '" + entry + "': hone evaluates Model/ModelNew pairs");
+  // KernelGYM's `backend` names the kernel's language (Dr. Kernel sends
+  // "triton"); the kernel is a ModelNew file either way, whose text decides.
+  const Language* named = BuiltInLanguages().Find(Str(*body, "backend"));
+  std::string kind = named && named->modelnew() ? named->name : "modelnew";
   json item = {{"id", Str(*body, "task_id")},
                {"problem", {{"code", Str(*body, "reference_code")}}},
-               {"candidate", {{"code", Str(*body, "kernel_code")}, {"kind", "modelnew"}}}};
+               {"candidate", {{"code", Str(*body, "kernel_code")}, {"kind", kind}}}};
   if (body->contains("timeout") && (*body)["timeout"].is_number())
     item["config"] = {{"timeout_s", (*body)["timeout"]}};
   auto job = EvalJobFromJson(item);

@@ -37,6 +37,7 @@ Status ServedRun::Record(const EvalJob& job, const Task& task, const fs::path& p
   c.kind = "served";
   c.label = job.id;
   c.backend = backend;
+  c.language = verdict.language;
   c.source = job.candidate_code;
   HONE_ASSIGN_OR_RETURN(int64_t candidate, store_->AddCandidate(c));
   std::string key = WorkKey(task.hash, SourceHash(job.candidate_code) + "#" + job.id,

@@ -58,6 +58,9 @@ struct CandidateRow {
   int lineage = 0, turn = 0;
   std::vector<int> parents;  // seqs of the attempts this one builds on
   std::string backend = "cpu";
+  // The candidate's language (lang/language.h: "cpp", "cuda", "triton", ...);
+  // empty in rows stored before schema version 6.
+  std::string language;
   std::optional<std::string> source;  // the extracted code
   std::string source_hash;            // set by AddCandidate from source
   std::string prompt = "{}";          // JSON: {"system", "messages": [{"role","text"}]}

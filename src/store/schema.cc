@@ -173,10 +173,18 @@ CREATE INDEX lessons_by_backend ON lessons(backend, category);
 CREATE INDEX lessons_by_task ON lessons(task_name, task_hash);
 )sql";
 
+// Version 6: each attempt's kernel language (lang/language.h), so that a
+// stored candidate is written back with its extension and exports say what
+// it was written in. Older rows have none (their backend's native language).
+constexpr std::string_view kV6 = R"sql(
+ALTER TABLE candidates ADD COLUMN language TEXT NOT NULL DEFAULT '';
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
-  static const std::vector<Migration> kSteps = {{1, kV1}, {2, kV2}, {3, kV3}, {4, kV4}, {5, kV5}};
+  static const std::vector<Migration> kSteps = {{1, kV1}, {2, kV2}, {3, kV3},
+                                                {4, kV4}, {5, kV5}, {6, kV6}};
   return kSteps;
 }
 

@@ -56,8 +56,8 @@ RunRow ReadRun(const Stmt& s) {
 
 constexpr const char* kCandidateCols =
     "c.id, c.run_id, c.task_hash, c.seq, c.kind, c.lineage, c.turn, c.parents, c.backend, "
-    "c.source, c.source_hash, c.prompt, c.reply, c.extraction, c.created, c.label";
-constexpr int kCandidateNumCols = 16;
+    "c.source, c.source_hash, c.prompt, c.reply, c.extraction, c.created, c.label, c.language";
+constexpr int kCandidateNumCols = 17;
 CandidateRow ReadCandidate(const Stmt& s, int o = 0) {
   CandidateRow c;
   c.id = s.Int(o + 0);
@@ -76,6 +76,7 @@ CandidateRow ReadCandidate(const Stmt& s, int o = 0) {
   c.extraction = s.Text(o + 13);
   c.created = s.Text(o + 14);
   c.label = s.Text(o + 15);
+  c.language = s.Text(o + 16);
   return c;
 }
 
@@ -369,9 +370,11 @@ Result<int64_t> Store::AddCandidate(const CandidateRow& c, const LlmCallRow* cal
     if (row) return st.Int(0);  // already stored: the transaction rolls back, nothing changed
   }
   HONE_ASSIGN_OR_RETURN(
-      Stmt st, db_.Prepare("INSERT INTO candidates(run_id, task_hash, seq, kind, lineage, turn, "
-                           "parents, backend, source, source_hash, prompt, reply, extraction, "
-                           "created, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+      Stmt st,
+      db_.Prepare("INSERT INTO candidates(run_id, task_hash, seq, kind, lineage, turn, "
+                  "parents, backend, source, source_hash, prompt, reply, extraction, "
+                  "created, label, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                  "?, ?, ?)"));
   st.Bind(1, c.run_id).Bind(2, c.task_hash).Bind(3, c.seq).Bind(4, c.kind).Bind(5, c.lineage);
   st.Bind(6, c.turn).Bind(7, ParentsJson(c.parents)).Bind(8, c.backend).Bind(9, c.source);
   if (c.source)
@@ -379,7 +382,7 @@ Result<int64_t> Store::AddCandidate(const CandidateRow& c, const LlmCallRow* cal
   else
     st.BindNull(10);
   st.Bind(11, c.prompt).Bind(12, c.reply).Bind(13, c.extraction).Bind(14, Now());
-  st.Bind(15, c.label);
+  st.Bind(15, c.label).Bind(16, c.language);
   HONE_RETURN_IF_ERROR(st.Run());
   int64_t id = db_.LastInsertId();
   if (call) {

@@ -31,7 +31,8 @@ std::vector<fs::path> Children(const fs::path& dir) {
 }
 
 bool Wanted(const fs::path& file, const SuiteLayout& layout) {
-  return fs::is_regular_file(file) && !Hidden(file) && IsSolutionFor(file, layout.backend);
+  return fs::is_regular_file(file) && !Hidden(file) &&
+         (!layout.is_solution || layout.is_solution(file));
 }
 
 std::vector<fs::path> SolutionsIn(const fs::path& dir, const SuiteLayout& layout) {
@@ -128,11 +129,6 @@ Result<std::vector<SuiteEntry>> DiscoverAll(const fs::path& suite, const SuiteLa
 }
 
 }  // namespace
-
-bool IsSolutionFor(const fs::path& file, const std::string& backend) {
-  std::string kind = CandidateKind(file);
-  return kind == "compat" || kind == backend;
-}
 
 Result<std::vector<SuiteEntry>> DiscoverSuite(const fs::path& suite, const SuiteLayout& layout) {
   HONE_ASSIGN_OR_RETURN(std::vector<SuiteEntry> entries, DiscoverAll(suite, layout));

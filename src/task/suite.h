@@ -6,14 +6,15 @@
 //     folder of such folders (level1/, level2/: the categories); a
 //     problem's solutions in SOLUTIONS/<stem>/ or SOLUTIONS/<category>/<stem>/,
 //     SOLUTIONS defaulting to SUITE/candidates.
-// A solution's kind follows its extension: .cpp/.cc/.cxx for the cpu backend,
-// .cu for cuda, .py (a KernelBench ModelNew, run by the compat runner) for
-// either. Files starting with '_' or '.' are ignored. Everything is sorted
+// Which files are solutions is the caller's to say (SuiteLayout::
+// is_solution: those of a language that runs on the bench's backend,
+// lang/language.h). Files starting with '_' or '.' are ignored. Everything is sorted
 // (tasks in natural order, 2_x before 10_x) so that a suite enumerates the
 // same way every time: `hone bench --resume` relies on it.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,9 @@ struct SuiteEntry {
 };
 
 struct SuiteLayout {
-  std::string backend = "cpu";
+  std::string backend = "cpu";  // whose solutions, for messages
+  // Whether a file of a solutions folder is a solution to score; null: any.
+  std::function<bool(const std::filesystem::path&)> is_solution;
   std::vector<std::string> only;         // solution stems to keep (empty: all)
   std::filesystem::path solutions_root;  // PyTorch problems (empty: SUITE/candidates)
 };
@@ -37,8 +40,5 @@ struct SuiteLayout {
 // a name of layout.only that is no solution's.
 Result<std::vector<SuiteEntry>> DiscoverSuite(const std::filesystem::path& suite,
                                               const SuiteLayout& layout);
-
-// True when `file` is a solution for `backend`.
-bool IsSolutionFor(const std::filesystem::path& file, const std::string& backend);
 
 }  // namespace hone

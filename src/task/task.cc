@@ -50,14 +50,6 @@ std::vector<const ShapeCase*> Task::CasesFor(const std::string& backend) const {
   return out;
 }
 
-std::string CandidateKind(const std::filesystem::path& candidate) {
-  std::string ext = candidate.extension().string();
-  if (ext == ".cpp" || ext == ".cc" || ext == ".cxx") return "cpu";
-  if (ext == ".cu") return "cuda";
-  if (ext == ".py") return "compat";
-  return "";
-}
-
 Result<std::vector<int64_t>> ResolveShape(const TensorDecl& decl, const ShapeCase& c) {
   std::vector<int64_t> shape;
   for (const auto& e : decl.shape) {

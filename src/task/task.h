@@ -90,15 +90,6 @@ struct Task {
   std::vector<const ShapeCase*> CasesFor(const std::string& backend) const;
 };
 
-// What a candidate file is, from its extension: "cpu" (.cpp, .cc, .cxx),
-// "cuda" (.cu), "compat" (.py, a KernelBench ModelNew file), or "" for any
-// other extension, which is not a candidate.
-std::string CandidateKind(const std::filesystem::path& candidate);
-// The extensions CandidateKind accepts, in words, for messages.
-inline constexpr const char* kCandidateExtensions =
-    ".cpp, .cc or .cxx (CPU), .cu (CUDA), or .py (a KernelBench ModelNew file, PyTorch tasks "
-    "only)";
-
 // Default tolerances per output dtype (docs/TASK_FORMAT.md).
 Tolerance DefaultTolerance(Dtype t);
 

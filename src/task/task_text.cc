@@ -71,8 +71,8 @@ std::string CostText(const Task& task, const ShapeCase& c) {
 
 }  // namespace
 
-std::string ContractArgumentsText(const Task& task) {
-  std::string out = "  hone_forward receives, in order:\n";
+std::string ContractArgumentsText(const Task& task, const std::string& receiver) {
+  std::string out = "  " + receiver + " receives, in order:\n";
   if (task.pytorch)
     out +=
         "  (the model's forward arguments, then its state_dict() tensors in order; "

@@ -16,7 +16,9 @@ namespace hone {
 //   "  case N=7:\n"
 //   "    inputs[0] x            f32   [7]\n"
 //   "    outputs[0] y           f32   [7]\n"
-std::string ContractArgumentsText(const Task& task);
+// `receiver` names who receives them ("ModelNew.forward" for a ModelNew
+// file, whose prompt must not speak of the native contract).
+std::string ContractArgumentsText(const Task& task, const std::string& receiver = "hone_forward");
 
 // One line per case that runs on `backend` ("cpu", "cuda"), in order, with
 // its symbol values and, when the task declares them, its cost in bytes and

@@ -45,6 +45,9 @@ struct Verdict {
   std::string task;
   std::string candidate;
   std::string backend = "cpu";
+  // The candidate's language (lang/language.h: "cpp", "cuda", "load_inline",
+  // "triton"); empty in verdicts stored before languages had names.
+  std::string language;
 
   bool build_cached = false;
   double build_seconds = 0;
@@ -105,6 +108,13 @@ struct Verdict {
   // A compat candidate's sandbox came warm: Python and torch were imported
   // before the evaluation (run/warm_pool.h), so its start stage was short.
   bool sandbox_warm = false;
+  // A compat candidate's load as its runner reported it (python/
+  // hone_compat.py, untrusted words): the seconds the module took to load
+  // in all, and of those its first call, made while it loaded (Triton's JIT
+  // compiles and autotuning, lazy extension builds, torch.compile), which
+  // is never one of the timed calls. 0: not reported.
+  double load_seconds = 0;
+  double first_call_seconds = 0;
   std::string output_head;  // what the candidate printed (first bytes)
   uint64_t output_bytes = 0;
 

@@ -128,6 +128,7 @@ Result<Verdict> VerdictFromJson(const nlohmann::json& j) {
     v.task = j.value("task", "");
     v.candidate = j.value("candidate", "");
     v.backend = j.value("backend", "cpu");
+    v.language = j.value("language", "");
     const auto b = j.value("build", nlohmann::json::object());
     v.build_cached = b.value("cached", false);
     v.build_seconds = NumOr(b, "seconds", 0.0);
@@ -146,6 +147,8 @@ Result<Verdict> VerdictFromJson(const nlohmann::json& j) {
     v.sandbox_warm = sb.value("warm", false);
     v.output_bytes = sb.value("output_bytes", uint64_t{0});
     v.output_head = sb.value("output_head", "");
+    v.load_seconds = NumOr(sb, "load_seconds", 0.0);
+    v.first_call_seconds = NumOr(sb, "first_call_seconds", 0.0);
     const auto stages = j.value("seconds", nlohmann::json::object());
     for (const auto& [stage, seconds] : stages.items()) {
       if (stage == "total")
@@ -236,6 +239,7 @@ nlohmann::json VerdictToJson(const Verdict& v) {
       {"task", v.task},
       {"candidate", v.candidate},
       {"backend", v.backend},
+      {"language", v.language},
       {"build",
        {{"cached", v.build_cached},
         {"seconds", v.build_seconds},
@@ -249,6 +253,8 @@ nlohmann::json VerdictToJson(const Verdict& v) {
        {{"features", wire::FeatureNames(v.sandbox_features)},
         {"missing", v.sandbox_missing},
         {"warm", v.sandbox_warm},
+        {"load_seconds", v.load_seconds},
+        {"first_call_seconds", v.first_call_seconds},
         {"output_bytes", v.output_bytes},
         {"output_head", v.output_head}}},
       {"seconds",

@@ -82,8 +82,9 @@ TEST(TestHostBackendTest, ItsCandidatesGetTheSameChecks) {
 TEST(TestHostBackendTest, ResolveBackendKeepsItsSourcesOnTheCpuUnlessAsked) {
   auto evaluator = TestHostEvaluator();
   const BackendRegistry& r = evaluator->env().backends;
-  EXPECT_EQ(ResolveBackend(r, Candidate("correct.cpp")).value(), "cpu");
-  EXPECT_EQ(ResolveBackend(r, Candidate("correct.cpp"), kTestHostBackend).value(),
+  const Language& cpp = *evaluator->env().languages.Find("cpp");
+  EXPECT_EQ(ResolveBackend(r, cpp, Candidate("correct.cpp")).value(), "cpu");
+  EXPECT_EQ(ResolveBackend(r, cpp, Candidate("correct.cpp"), kTestHostBackend).value(),
             kTestHostBackend);
   auto v = evaluator->Evaluate(FixtureAdd(), Candidate("correct.cpp"), VerifyOnly());
   ASSERT_TRUE(v.ok()) << v.status().message();

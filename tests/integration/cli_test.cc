@@ -234,9 +234,12 @@ TEST(CliTest, CandidateFilesAreCheckedByExtensionAndKind) {
     auto r = RunHone({"eval", Fixture(), (dir / name).string(), "--no-time"});
     EXPECT_EQ(r.exit_code, 2) << r.output;
     std::string ext = std::filesystem::path(name).extension().string();
-    EXPECT_NE(r.output.find("hone: " + (dir / name).string() + ": unknown extension '" + ext +
-                            "'; a candidate is .cpp, .cc or .cxx (CPU), .cu (CUDA), or .py"),
-              std::string::npos)
+    EXPECT_NE(
+        r.output.find(
+            "hone: " + (dir / name).string() + ": unknown extension '" + ext +
+            "'; a candidate is a .cpp, .cc or .cxx file (C++20), a .cu file (CUDA C++) or a .py "
+            "file"),
+        std::string::npos)
         << r.output;
   }
   auto lint = RunHone({"lint", (dir / "c.txt").string()});

@@ -736,7 +736,8 @@ TEST(PyTorchTaskTest, PromptShowsThePyTorchSourceAndTheContract) {
   SKIP_WITHOUT_ORACLE();
   auto prompts = PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include");
   ASSERT_TRUE(prompts.ok()) << prompts.status().message();
-  std::string context = prompts->FirstTurn(TaskNamed("conv2d"), "cpu", Env().base.cpu().machine());
+  std::string context = prompts->FirstTurn(TaskNamed("conv2d"), *BuiltInLanguages().Find("cpp"),
+                                           Env().base.cpu().machine());
   EXPECT_NE(context.find("class Model(nn.Module)"), std::string::npos) << context;
   EXPECT_NE(context.find("inputs[1] conv.weight"), std::string::npos) << context;
   EXPECT_NE(context.find("state_dict parameter"), std::string::npos) << context;

@@ -238,7 +238,7 @@ TEST(AutoStrategyTest, MakeStrategyBuildsEveryArm) {
   ASSERT_TRUE(task.ok()) << task.status().message();
   StrategyContext context;
   context.task = &*task;
-  context.backend = "cpu";
+  context.language = BuiltInLanguages().Find("cpp");
   context.prompts = &*prompts;
   StrategyOptions o;
   o.name = "auto";

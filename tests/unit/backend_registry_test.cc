@@ -4,14 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include "lang/builtin.h"
+
 namespace hone {
 namespace {
 
-BackendKind Kind(const std::string& name, const std::string& flavour, bool compat,
+BackendKind Kind(const std::string& name, const std::string& device, bool compat,
                  std::function<bool()> present = nullptr, std::string unavailable = "") {
   BackendKind k;
   k.name = name;
-  k.traits.flavour = k.traits.tasks_as = flavour;
+  k.traits.tasks_as = device;
   k.traits.compat = compat;
   k.present = std::move(present);
   k.unavailable = std::move(unavailable);
@@ -28,46 +30,64 @@ BackendRegistry Registry(bool gpu_here) {
   return r;
 }
 
+const Language& Lang(const std::string& name) { return *BuiltInLanguages().Find(name); }
+
 TEST(ResolveBackendTest, ASourceRunsOnTheFirstBackendOfItsLanguage) {
   BackendRegistry r = Registry(false);
-  EXPECT_EQ(ResolveBackend(r, "k.cpp").value(), "cpu");
-  EXPECT_EQ(ResolveBackend(r, "k.cc").value(), "cpu");
-  EXPECT_EQ(ResolveBackend(r, "k.cu").value(), "cuda");  // present() is for .py only
-  EXPECT_EQ(ResolveBackend(r, "k.weird").value(), "cpu");
+  EXPECT_EQ(ResolveBackend(r, Lang("cpp"), "k.cpp").value(), "cpu");
+  EXPECT_EQ(ResolveBackend(r, Lang("cuda"), "k.cu").value(), "cuda");  // present() is for .py only
 }
 
 TEST(ResolveBackendTest, ARequestMustTakeTheSourcesLanguage) {
   BackendRegistry r = Registry(true);
-  EXPECT_EQ(ResolveBackend(r, "k.cpp", "testhost").value(), "testhost");
-  EXPECT_EQ(ResolveBackend(r, "k.cu", "cuda").value(), "cuda");
-  auto wrong = ResolveBackend(r, "k.cu", "cpu");
+  EXPECT_EQ(ResolveBackend(r, Lang("cpp"), "k.cpp", "testhost").value(), "testhost");
+  EXPECT_EQ(ResolveBackend(r, Lang("cuda"), "k.cu", "cuda").value(), "cuda");
+  auto wrong = ResolveBackend(r, Lang("cuda"), "k.cu", "cpu");
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.status().code(), StatusCode::kInvalidInput);
   EXPECT_EQ(wrong.status().message(),
-            "--backend cpu: k.cu is a cuda candidate (its extension decides)");
-  EXPECT_FALSE(ResolveBackend(r, "k.cpp", "nothing").ok());
+            "--backend cpu: k.cu is a CUDA C++ candidate, which runs on cuda");
+  EXPECT_FALSE(ResolveBackend(r, Lang("cpp"), "k.cpp", "nothing").ok());
 }
 
 TEST(ResolveBackendTest, ACompatCandidateTakesAPresentDeviceElseTheHost) {
-  EXPECT_EQ(ResolveBackend(Registry(true), "m.py").value(), "cuda");
-  EXPECT_EQ(ResolveBackend(Registry(false), "m.py").value(), "cpu");
-  EXPECT_EQ(ResolveBackend(Registry(true), "m.py", "cpu").value(), "cpu");
-  auto other = ResolveBackend(Registry(true), "m.py", "testhost");
+  const Language& modelnew = Lang("load_inline");
+  EXPECT_EQ(ResolveBackend(Registry(true), modelnew, "m.py").value(), "cuda");
+  EXPECT_EQ(ResolveBackend(Registry(false), modelnew, "m.py").value(), "cpu");
+  EXPECT_EQ(ResolveBackend(Registry(true), modelnew, "m.py", "cpu").value(), "cpu");
+  auto other = ResolveBackend(Registry(true), modelnew, "m.py", "testhost");
   ASSERT_FALSE(other.ok());
-  EXPECT_EQ(other.status().message(), "--backend: unknown backend 'testhost' (cpu or cuda)");
+  EXPECT_EQ(other.status().message(),
+            "--backend testhost: m.py is a KernelBench ModelNew (CUDA or C++ through "
+            "load_inline) candidate, which runs on cpu or cuda");
+}
+
+TEST(ResolveBackendTest, ATritonCandidateNeedsAGpuAndSaysSoOnACpuOnlyMachine) {
+  const Language& triton = Lang("triton");
+  EXPECT_EQ(ResolveBackend(Registry(true), triton, "t.py").value(), "cuda");
+  auto none = ResolveBackend(Registry(false), triton, "t.py");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(none.status().message(),
+            "t.py: a Triton candidate runs on cuda, and no such device is here");
+  auto cpu = ResolveBackend(Registry(true), triton, "t.py", "cpu");
+  ASSERT_FALSE(cpu.ok());
+  EXPECT_EQ(cpu.status().message(),
+            "--backend cpu: t.py is a Triton candidate, which runs on cuda");
 }
 
 TEST(ResolveBackendTest, ABackendBuiltWithoutSaysSo) {
   BackendRegistry r;
   r.Register(Kind("cpu", "cpu", true));
   r.Register(Kind("cuda", "cuda", true, nullptr, "built without it"));
-  for (auto [file, request] : {std::pair{"k.cu", ""}, std::pair{"m.py", "cuda"}}) {
-    auto b = ResolveBackend(r, file, request);
-    ASSERT_FALSE(b.ok()) << file;
+  for (auto [language, request] :
+       {std::pair{"cuda", ""}, std::pair{"load_inline", "cuda"}, std::pair{"triton", ""}}) {
+    auto b = ResolveBackend(r, Lang(language), "file", request);
+    ASSERT_FALSE(b.ok()) << language;
     EXPECT_EQ(b.status().code(), StatusCode::kUnavailable);
     EXPECT_EQ(b.status().message(), "built without it");
   }
-  EXPECT_EQ(ResolveBackend(r, "m.py").value(), "cpu");
+  EXPECT_EQ(ResolveBackend(r, Lang("load_inline"), "m.py").value(), "cpu");
   EXPECT_EQ(r.Get("cuda").status().message(), "built without it");
 }
 

@@ -4,8 +4,13 @@
 
 #include <string>
 
+#include "lang/builtin.h"
+
 namespace hone {
 namespace {
+
+// A backend's own language: "cpu" -> C++, "cuda" -> CUDA C++.
+const Language& L(std::string_view backend) { return *BuiltInLanguages().NativeFor(backend); }
 
 const char* kKernel =
     "#include <hone/kernel.h>\n"
@@ -14,7 +19,7 @@ const char* kKernel =
     "}\n";
 
 Extraction Ok(std::string_view reply, std::string_view backend = "cpu") {
-  Extraction e = ExtractCode(reply, backend, false);
+  Extraction e = ExtractCode(reply, L(backend), false);
   EXPECT_EQ(e.failure, ExtractFailure::kNone) << e.detail;
   EXPECT_FALSE(e.detail.empty());
   return e;
@@ -55,7 +60,7 @@ TEST(ExtractTest, PrefersTheBlockThatDefinesHoneForward) {
   Extraction e = Ok(reply);
   EXPECT_EQ(e.code, kKernel);
   EXPECT_NE(e.detail.find("block 2 of 3"), std::string::npos) << e.detail;
-  EXPECT_NE(e.detail.find("defines hone_forward"), std::string::npos) << e.detail;
+  EXPECT_NE(e.detail.find("defines its entry point"), std::string::npos) << e.detail;
 }
 
 TEST(ExtractTest, ElseTheLongestBlockInTheBackendsLanguage) {
@@ -125,7 +130,7 @@ TEST(ExtractTest, FenceClosedOnTheLastCodeLine) {
 
 TEST(ExtractTest, UnterminatedFenceIsTruncated) {
   std::string reply = std::string("Here you go:\n```cuda\n") + kKernel;
-  Extraction e = ExtractCode(reply, "cuda", false);
+  Extraction e = ExtractCode(reply, L("cuda"), false);
   EXPECT_EQ(e.failure, ExtractFailure::kTruncated);
   EXPECT_TRUE(e.code.empty());
   EXPECT_NE(e.detail.find("not closed"), std::string::npos) << e.detail;
@@ -133,16 +138,16 @@ TEST(ExtractTest, UnterminatedFenceIsTruncated) {
 
 TEST(ExtractTest, TruncatedByTheLimitIsNeverUsable) {
   std::string complete = std::string("```cpp\n") + kKernel + "```\n";
-  Extraction e = ExtractCode(complete, "cpu", true);
+  Extraction e = ExtractCode(complete, L("cpu"), true);
   EXPECT_EQ(e.failure, ExtractFailure::kTruncated);
   EXPECT_TRUE(e.code.empty());
   EXPECT_NE(e.detail.find("token limit"), std::string::npos) << e.detail;
 
-  e = ExtractCode(std::string("```cpp\n") + kKernel, "cpu", true);
+  e = ExtractCode(std::string("```cpp\n") + kKernel, L("cpu"), true);
   EXPECT_EQ(e.failure, ExtractFailure::kTruncated);
   EXPECT_NE(e.detail.find("not closed"), std::string::npos) << e.detail;
 
-  e = ExtractCode("Let me think about the memory hierarchy first...", "cpu", true);
+  e = ExtractCode("Let me think about the memory hierarchy first...", L("cpu"), true);
   EXPECT_EQ(e.failure, ExtractFailure::kTruncated);
 }
 
@@ -150,7 +155,7 @@ TEST(ExtractTest, NoCodeQuotesTheStartOfTheReply) {
   std::string reply =
       "I cannot write this kernel\nbecause the task is ambiguous. Could you clarify the layout "
       "of the input tensor and whether it is contiguous?";
-  Extraction e = ExtractCode(reply, "cpu", false);
+  Extraction e = ExtractCode(reply, L("cpu"), false);
   EXPECT_EQ(e.failure, ExtractFailure::kNoCode);
   EXPECT_TRUE(e.code.empty());
   EXPECT_NE(e.detail.find("\"I cannot write this kernel because the task"), std::string::npos)
@@ -161,9 +166,9 @@ TEST(ExtractTest, NoCodeQuotesTheStartOfTheReply) {
 }
 
 TEST(ExtractTest, EmptyReplyAndEmptyBlocks) {
-  EXPECT_EQ(ExtractCode("", "cpu", false).failure, ExtractFailure::kNoCode);
-  EXPECT_EQ(ExtractCode("  \n\n", "cuda", false).failure, ExtractFailure::kNoCode);
-  Extraction e = ExtractCode("```cpp\n\n```\n#include is mentioned here", "cpu", false);
+  EXPECT_EQ(ExtractCode("", L("cpu"), false).failure, ExtractFailure::kNoCode);
+  EXPECT_EQ(ExtractCode("  \n\n", L("cuda"), false).failure, ExtractFailure::kNoCode);
+  Extraction e = ExtractCode("```cpp\n\n```\n#include is mentioned here", L("cpu"), false);
   EXPECT_EQ(e.failure, ExtractFailure::kNoCode);
   EXPECT_NE(e.detail.find("empty"), std::string::npos) << e.detail;
 }
@@ -171,9 +176,46 @@ TEST(ExtractTest, EmptyReplyAndEmptyBlocks) {
 TEST(ExtractTest, QuotesMultibyteTextWithoutSplittingCharacters) {
   std::string reply(79, 'a');
   reply += "\xC3\xA9\xC3\xA9 and more prose";  // e-acute straddles the 80-byte cut
-  Extraction e = ExtractCode(reply, "cpu", false);
+  Extraction e = ExtractCode(reply, L("cpu"), false);
   ASSERT_EQ(e.failure, ExtractFailure::kNoCode);
   EXPECT_NE(e.detail.find(std::string(79, 'a') + "...\""), std::string::npos) << e.detail;
+}
+
+}  // namespace
+}  // namespace hone
+
+namespace hone {
+namespace {
+
+const char* kModelNew =
+    "import torch\n"
+    "import triton\n"
+    "class ModelNew(torch.nn.Module):\n"
+    "    def forward(self, x):\n"
+    "        return x\n";
+
+TEST(ExtractTest, AModelNewFileIsTheBlockThatDefinesModelNew) {
+  const Language& triton = *BuiltInLanguages().Find("triton");
+  std::string reply = std::string("The kernel:\n```python\n@triton.jit\ndef k(x): pass\n```\n") +
+                      "and the module:\n```python\n" + kModelNew + "```\n";
+  Extraction e = ExtractCode(reply, triton, false);
+  ASSERT_EQ(e.failure, ExtractFailure::kNone) << e.detail;
+  EXPECT_EQ(e.code, kModelNew);
+  EXPECT_NE(e.detail.find("block 2 of 2"), std::string::npos) << e.detail;
+}
+
+TEST(ExtractTest, AnUnfencedModelNewReplyIsCode) {
+  Extraction e = ExtractCode(kModelNew, *BuiltInLanguages().Find("triton"), false);
+  ASSERT_EQ(e.failure, ExtractFailure::kNone) << e.detail;
+  EXPECT_EQ(e.code, kModelNew);
+}
+
+TEST(ExtractTest, APythonBlockIsTheLongestInTritonsFenceWithoutModelNew) {
+  std::string reply = "```cpp\nint x;\n```\n```python\nimport triton\nx = 1\ny = 2\n```\n";
+  Extraction e = ExtractCode(reply, *BuiltInLanguages().Find("triton"), false);
+  ASSERT_EQ(e.failure, ExtractFailure::kNone) << e.detail;
+  EXPECT_EQ(e.code, "import triton\nx = 1\ny = 2\n");
+  EXPECT_NE(e.detail.find("the longest in Triton"), std::string::npos) << e.detail;
 }
 
 }  // namespace

@@ -8,12 +8,16 @@
 
 #include "core/fs.h"
 #include "core/paths.h"
+#include "lang/builtin.h"
 #include "support/source_dir.h"
 #include "task/task_loader.h"
 #include "task/task_text.h"
 
 namespace hone {
 namespace {
+
+const Language& Cpp() { return *BuiltInLanguages().Find("cpp"); }
+const Language& Cuda() { return *BuiltInLanguages().Find("cuda"); }
 
 namespace fs = std::filesystem;
 
@@ -87,13 +91,13 @@ TEST_F(PromptTest, CasesTextListsTheBackendsCasesTimedFirst) {
 }
 
 TEST_F(PromptTest, SystemNamesTheLanguageAndTheReplyFormat) {
-  EXPECT_TRUE(Contains(b().System("cpu"), "C++20"));
-  EXPECT_TRUE(Contains(b().System("cuda"), "CUDA C++"));
-  EXPECT_TRUE(Contains(b().System("cpu"), "exactly one fenced code block"));
+  EXPECT_TRUE(Contains(b().System(Cpp()), "C++20"));
+  EXPECT_TRUE(Contains(b().System(Cuda()), "CUDA C++"));
+  EXPECT_TRUE(Contains(b().System(Cpp()), "exactly one fenced code block"));
 }
 
 TEST_F(PromptTest, FirstTurnCpuHasEverything) {
-  std::string p = b().FirstTurn(task_, "cpu", Cpu());
+  std::string p = b().FirstTurn(task_, Cpp(), Cpu());
   std::string header = Slurp(SourceDir() / "include" / "hone" / "kernel.h");
   while (!header.empty() && header.back() == '\n') header.pop_back();
   EXPECT_TRUE(Contains(p, header)) << "the full kernel.h";
@@ -127,11 +131,11 @@ TEST_F(PromptTest, FirstTurnShowsTheNativeReferenceAndItsMeasuredTime) {
     while (!s.empty() && s.back() == '\n') s.pop_back();
     return s;
   };
-  std::string cpu = b().FirstTurn(task_, "cpu", Cpu());
+  std::string cpu = b().FirstTurn(task_, Cpp(), Cpu());
   EXPECT_TRUE(Contains(cpu, "The reference implementation (reference.cpp)"));
   EXPECT_TRUE(Contains(cpu, source("reference.cpp")));
   EXPECT_FALSE(Contains(cpu, "Measured time of")) << "not measured: not said";
-  std::string cuda = b().FirstTurn(task_, "cuda", Gpu(), {2.5e-3, "the reference"});
+  std::string cuda = b().FirstTurn(task_, Cuda(), Gpu(), {2.5e-3, "the reference"});
   EXPECT_TRUE(Contains(cuda, source("reference.cu")));
   EXPECT_FALSE(Contains(cuda, source("reference.cpp")));
   EXPECT_TRUE(
@@ -140,7 +144,7 @@ TEST_F(PromptTest, FirstTurnShowsTheNativeReferenceAndItsMeasuredTime) {
 }
 
 TEST_F(PromptTest, FirstTurnCudaHasTheGpuAndItsRules) {
-  std::string p = b().FirstTurn(task_, "cuda", Gpu());
+  std::string p = b().FirstTurn(task_, Cuda(), Gpu());
   std::string example = Slurp(SourceDir() / "prompts" / "example_cuda.cu");
   while (!example.empty() && example.back() == '\n') example.pop_back();
   EXPECT_TRUE(Contains(p, example));
@@ -267,13 +271,13 @@ TEST_F(PromptTest, ExtractionFailedTurnExplainsAndAsksAgain) {
 // Lessons from similar tasks are a section of their own, after the
 // hardware, only when there are some; at most three, each one line.
 TEST_F(PromptTest, LessonsFromSimilarTasksAreASectionOnlyWhenThereAreSome) {
-  std::string none = b().FirstTurn(task_, "cpu", Cpu());
+  std::string none = b().FirstTurn(task_, Cpp(), Cpu());
   EXPECT_FALSE(Contains(none, "Lessons from similar tasks")) << none;
-  EXPECT_EQ(b().FirstTurn(task_, "cpu", Cpu(), {}, {}), none);
+  EXPECT_EQ(b().FirstTurn(task_, Cpp(), Cpu(), {}, {}), none);
 
   std::vector<std::string> lessons = {"fixture_add (elementwise, f32; similarity 0.90): one",
                                       "two\nlines", std::string(5000, 'x'), "four"};
-  std::string with = b().FirstTurn(task_, "cpu", Cpu(), {}, lessons);
+  std::string with = b().FirstTurn(task_, Cpp(), Cpu(), {}, lessons);
   size_t section = with.find("# Lessons from similar tasks");
   ASSERT_NE(section, std::string::npos) << with;
   EXPECT_GT(section, with.find("# The hardware"));
@@ -288,7 +292,7 @@ TEST_F(PromptTest, LessonsFromSimilarTasksAreASectionOnlyWhenThereAreSome) {
   EXPECT_EQ(with.substr(0, section), none.substr(0, section));
 
   PromptAttempt a{"int a;\n", WithStatus(VerdictStatus::kPassed, "correct")};
-  EXPECT_TRUE(Contains(b().EvolveTurn(task_, "cpu", Cpu(), {a}, {}, lessons),
+  EXPECT_TRUE(Contains(b().EvolveTurn(task_, Cpp(), Cpu(), {a}, {}, lessons),
                        "# Lessons from similar tasks"));
 }
 
@@ -297,7 +301,7 @@ TEST_F(PromptTest, EvolveTurnShowsParentsAndAsksForAFasterKernel) {
   a.verdict.speedup = 1.5;
   a.verdict.candidate_time = a.verdict.reference_time = TimingResult{};
   PromptAttempt c{"// parent B code\nint b;\n", WithStatus(VerdictStatus::kIncorrect, "wrong B")};
-  std::string two = b().EvolveTurn(task_, "cpu", Cpu(), {a, c});
+  std::string two = b().EvolveTurn(task_, Cpp(), Cpu(), {a, c});
   EXPECT_TRUE(Contains(two, ContractArgumentsText(task_)));
   EXPECT_TRUE(Contains(two, "## Candidate 1\n\n```cpp\n// parent A code\nint a;\n```"));
   EXPECT_TRUE(Contains(two, "// parent B code"));
@@ -306,7 +310,7 @@ TEST_F(PromptTest, EvolveTurnShowsParentsAndAsksForAFasterKernel) {
   EXPECT_TRUE(Contains(two, "combine their best ideas"));
   EXPECT_TRUE(Contains(two, "4567 GFLOP/s"));
 
-  std::string one = b().EvolveTurn(task_, "cpu", Cpu(), {a});
+  std::string one = b().EvolveTurn(task_, Cpp(), Cpu(), {a});
   EXPECT_TRUE(Contains(one, "faster than candidate 1"));
   EXPECT_FALSE(Contains(one, "combine"));
 }
@@ -316,7 +320,7 @@ TEST_F(PromptTest, IdeasTurnShowsTheKernelTheIdeasTriedAndAsksForAListWithoutCod
   IdeaHistory h;
   h.applied = {"Vectorise the loop", "Split the rows"};
   h.tried = {"Unroll by 4 -- failed: compile_error: x.cpp:1: error"};
-  std::string turn = b().IdeasTurn(task_, "cpu", Cpu(), k, h, 4);
+  std::string turn = b().IdeasTurn(task_, Cpp(), Cpu(), k, h, 4);
   EXPECT_TRUE(Contains(turn, ContractArgumentsText(task_)));
   EXPECT_TRUE(Contains(turn, "```cpp\n// the node's kernel\nint k;\n```"));
   EXPECT_TRUE(Contains(turn, FeedbackSummary(k.verdict)));
@@ -326,16 +330,48 @@ TEST_F(PromptTest, IdeasTurnShowsTheKernelTheIdeasTriedAndAsksForAListWithoutCod
   EXPECT_TRUE(Contains(turn, "```ideas"));
   EXPECT_TRUE(Contains(turn, "Write no code"));
   // Nothing applied or tried yet: the sections say so.
-  std::string fresh = b().IdeasTurn(task_, "cpu", Cpu(), k, {}, 3);
+  std::string fresh = b().IdeasTurn(task_, Cpp(), Cpu(), k, {}, 3);
   EXPECT_TRUE(Contains(fresh, "on the way to this kernel\n\nnone"));
 }
 
 TEST_F(PromptTest, IdeaTurnAsksForTheKernelWithOneIdeaApplied) {
   PromptAttempt k{"// the parent\nint p;\n", WithStatus(VerdictStatus::kPassed, "ok")};
-  std::string turn = b().IdeaTurn(task_, "cpu", Cpu(), k, "Block the loop for the L2 cache");
+  std::string turn = b().IdeaTurn(task_, Cpp(), Cpu(), k, "Block the loop for the L2 cache");
   EXPECT_TRUE(Contains(turn, "```cpp\n// the parent\nint p;\n```"));
   EXPECT_TRUE(Contains(turn, "# The change to make\n\nBlock the loop for the L2 cache"));
   EXPECT_TRUE(Contains(turn, "exactly one fenced code block (```cpp ... ```)"));
+}
+
+// A Triton ModelNew file is asked for with the ModelNew contract, Triton's
+// rules and worked example, the problem's PyTorch source, and a ```python
+// fence; its feedback speaks of a Triton file.
+TEST_F(PromptTest, FirstTurnInTritonShowsTheModelNewFormatAndTritonsRules) {
+  const Language& triton = *BuiltInLanguages().Find("triton");
+  Task t = task_;
+  t.pytorch.emplace();
+  t.pytorch->source = "class Model(nn.Module):\n    def forward(self, x):\n        return x * 2\n";
+  std::string p = b().FirstTurn(t, triton, Gpu());
+  EXPECT_TRUE(Contains(p, "a KernelBench ModelNew file")) << p;
+  EXPECT_TRUE(Contains(p, "Language: Triton."));
+  EXPECT_TRUE(Contains(p, "input_precision=\"ieee\""));
+  EXPECT_TRUE(Contains(p, Slurp(SourceDir() / "prompts" / "example_triton.py").substr(0, 200)));
+  EXPECT_TRUE(Contains(p, "return x * 2"));
+  EXPECT_TRUE(Contains(p, "```python"));
+  EXPECT_FALSE(Contains(p, "hone_forward")) << "the native contract is not shown\n" << p;
+  EXPECT_TRUE(Contains(b().System(triton), "Triton kernels"));
+}
+
+TEST_F(PromptTest, FeedbackOnATritonCompileErrorIsTritonsMessage) {
+  Verdict v = WithStatus(VerdictStatus::kCompileError,
+                         "Triton could not compile a kernel: CompilationError at k.py:24 (in "
+                         "forward: `k[grid](x)`): at 2:46:\n    tl.arange(0, 1000)\n    ^\n"
+                         "arange's range must be a power of 2");
+  v.backend = "cuda";
+  v.language = "triton";
+  std::string p = b().FeedbackTurn(v);
+  EXPECT_TRUE(Contains(p, "arange's range must be a power of 2")) << p;
+  EXPECT_TRUE(Contains(p, "Fix the compile errors above."));
+  EXPECT_TRUE(Contains(p, "(```python ... ```) containing the whole new Triton file")) << p;
 }
 
 TEST(RenderTemplateTest, ReplacesOnceAndNamesMissingValues) {
@@ -394,11 +430,18 @@ TEST_F(PromptDirTest, TheVersionCoversTheLessonsTemplate) {
   EXPECT_TRUE(Contains(missing.status().message(), "lessons.txt")) << missing.status().message();
 }
 
+TEST_F(PromptDirTest, ALanguagesMissingExampleFailsLoadNamingTheFile) {
+  fs::remove(dir_ / "example_triton.py");
+  auto b = Load();
+  ASSERT_FALSE(b.ok());
+  EXPECT_TRUE(Contains(b.status().message(), "example_triton.py")) << b.status().message();
+}
+
 TEST_F(PromptDirTest, CustomTemplatesAreUsed) {
   std::ofstream(dir_ / "system.txt") << "Custom system for {{backend}}.";
   auto b = Load();
   ASSERT_TRUE(b.ok()) << b.status().message();
-  EXPECT_EQ(b->System("cuda"), "Custom system for cuda.");
+  EXPECT_EQ(b->System(Cuda()), "Custom system for cuda.");
 }
 
 TEST_F(PromptDirTest, FindPromptsDirHonoursTheEnvironment) {

@@ -83,7 +83,7 @@ class TreeStrategyTest : public ::testing::Test {
     ASSERT_TRUE(t.ok()) << t.status().message();
     task_ = std::move(t).value();
     context_.task = &task_;
-    context_.backend = "cpu";
+    context_.language = BuiltInLanguages().Find("cpp");
     context_.machine.kind = "cpu";
     context_.prompts = prompts_.get();
   }

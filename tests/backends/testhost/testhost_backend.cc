@@ -10,8 +10,7 @@ namespace {
 BackendTraits TestHostTraits() {
   BackendTraits t;  // the host's checks: idle CPU time, no launches, no hold
   t.label = "test host";
-  t.flavour = "cpu";   // C++ sources, the CPU's lint rules and prompts
-  t.tasks_as = "cpu";  // a task's reference.cpp and its CPU shape cases
+  t.tasks_as = "cpu";  // C++ sources (lang/), a task's reference.cpp and its CPU shape cases
   t.compat = false;
   return t;
 }

@@ -1,0 +1,2 @@
+class constexpr:  # noqa: N801
+    pass

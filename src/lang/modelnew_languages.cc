@@ -1,0 +1,135 @@
+#include "lang/modelnew_languages.h"
+
+#include <sys/syscall.h>
+
+#include "lang/entry_points.h"
+#include "lang/triton_modules.h"
+
+namespace hone {
+
+std::vector<LanguageRule> ModelNewRules() {
+  using S = LanguageRule::Severity;
+  return {
+      {"library",
+       "ModelNew builds no kernel of its own (no load_inline, cpp_extension.load or Triton "
+       "kernel) and only calls PyTorch",
+       S::kReject, ""},
+      {"timing",
+       "replaces a clock, a CUDA event's method, a synchronisation, a benchmarking helper or an "
+       "output comparison (torch.cuda.Event.elapsed_time = ..., torch.allclose = ...): what an "
+       "evaluator in the same process would measure or check",
+       S::kReject, ""},
+      {"host-thread", "starts Python threads or thread pools, which can carry work past a call",
+       S::kReject, ""},
+      {"process", "starts processes (subprocess, multiprocessing, os.system, os.fork)", S::kReject,
+       ""},
+      {"network", "opens network connections (sockets, HTTP clients)", S::kReject, ""},
+      {"lazy-tensor",
+       "defines a torch.Tensor subclass (or _make_subclass), whose code would run when hone "
+       "copies the result, after the timed call",
+       S::kReject, ""},
+      {"fallback",
+       "a try block whose handler computes with PyTorch, or an extension built inside a try "
+       "block: when the kernel fails to build or launch, the file quietly returns PyTorch's "
+       "answer (on a GPU the launch checks then reject it)",
+       S::kWarn, ""},
+      {"torch-compute",
+       "forward computes with PyTorch operators (torch.matmul, F.conv2d, an nn layer) beside "
+       "its own kernels; silent where rule 'library' is allowed",
+       S::kWarn, "library"},
+  };
+}
+
+std::string ModelNewViolationHint(int nr) {
+  switch (nr) {
+#ifdef SYS_prlimit64
+    case SYS_prlimit64:
+#endif
+    case SYS_setrlimit:
+      return "the module changed a resource limit after it had loaded, which the sandbox "
+             "forbids (building a C++/CUDA extension does: a load_inline build that runs only "
+             "after the first call cannot run in the sandbox; build at import time or in "
+             "__init__)";
+    case SYS_clone:
+#ifdef SYS_clone3
+    case SYS_clone3:
+#endif
+    case SYS_fork:
+    case SYS_vfork:
+    case SYS_execve:
+    case SYS_execveat:
+      return "the module started a process or thread pool after it had loaded (a compiler, a "
+             "subprocess, a DataLoader worker, torch.compile recompiling): only the load and "
+             "the first call may";
+    case SYS_socket:
+    case SYS_connect:
+      return "the module opened a network connection (a download?): the sandbox has no network";
+    default:
+      return "";
+  }
+}
+
+Language LoadInlineLanguage() {
+  Language l;
+  l.name = "load_inline";
+  l.label = "KernelBench ModelNew (CUDA or C++ through load_inline)";
+  l.aliases = {"modelnew", "cuda_inline", "inline", "kernelbench"};
+  l.extensions = {".py"};
+  l.fences = {"python", "py"};
+  l.runner = Runner::kModelNew;
+  l.devices = {"cuda", "cpu"};
+  l.kernel_names = KernelNames::kSource;
+  l.rules = ModelNewRules();
+  l.prompt = {"modelnew", "lang_load_inline", "example_load_inline.py",
+              "memory traffic, occupancy and parallelism, coalescing, arithmetic, launch "
+              "overhead, the host time of the Python around the kernels",
+              "launch configurations, and the tensors' devices, dtypes and contiguity."};
+  l.violation_hint = ModelNewViolationHint;
+  l.defines_entry = DefinesModelNew;
+  l.sanitizer = true;  // memcheck, with torch's caching allocator off (run/sanitize_stage.h)
+  return l;
+}
+
+Language TritonLanguage() {
+  Language l;
+  l.name = "triton";
+  l.label = "Triton";
+  l.aliases = {"openai-triton"};
+  l.extensions = {".py"};
+  l.claims = ImportsTriton;
+  l.kernel_decorators = {"triton.jit"};
+  l.compile_exceptions = {"triton.compiler.", "PTXASError"};
+  l.fences = {"python", "py"};
+  l.runner = Runner::kModelNew;
+  l.devices = {"cuda"};
+  l.kernel_names = KernelNames::kSource;
+  l.rules = ModelNewRules();
+  l.prompt = {"modelnew", "lang_triton", "example_triton.py",
+              "memory traffic, the block sizes and num_warps, occupancy, coalesced and "
+              "vectorised loads, tl.dot for matrix products, launch overhead",
+              "masks on every load and store, the launch grid, and the tensors' devices, dtypes "
+              "and contiguity."};
+  l.violation_hint = [](int nr) {
+    std::string hint = ModelNewViolationHint(nr);
+    if (nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork || nr == SYS_execve)
+      hint =
+          "Triton compiled a kernel after the first call (ptxas is a process): a launch with "
+          "other constexpr values, another autotune key, or an argument Triton specialises on "
+          "(an integer equal to 1 or divisible by 16, a pointer's alignment) that the first "
+          "call did not have; Triton may compile only while the module loads and makes its "
+          "first call. Otherwise: " +
+          hint;
+    return hint;
+  };
+  l.precision_hint =
+      "Triton's tl.dot computes float32 inputs in TF32 unless it is given "
+      "input_precision=\"ieee\"";
+  l.make_loader = [](const LoaderEnv& env) -> std::unique_ptr<ModelNewLoader> {
+    return std::make_unique<TritonModules>(env);
+  };
+  l.defines_entry = DefinesModelNew;
+  l.sanitizer = true;
+  return l;
+}
+
+}  // namespace hone

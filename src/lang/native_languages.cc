@@ -1,0 +1,61 @@
+#include "lang/native_languages.h"
+
+#include "lang/entry_points.h"
+
+namespace hone {
+namespace {
+
+// The static rules of verify/lint.h: each rejects.
+std::vector<LanguageRule> NativeRules() {
+  std::vector<LanguageRule> out;
+  for (const LintRule& r : LintRules()) out.push_back({r.name, r.explanation});
+  return out;
+}
+
+}  // namespace
+
+Language CppLanguage() {
+  Language l;
+  l.name = "cpp";
+  l.label = "C++20";
+  l.aliases = {"c++", "cxx", "cpu"};
+  l.extensions = {".cpp", ".cc", ".cxx"};
+  l.fences = {"cpp", "c++", "cxx", "cc", "c", "h", "hpp"};
+  l.defines_entry = DefinesHoneForward;
+  l.runner = Runner::kNative;
+  l.devices = {"cpu"};
+  l.kernel_names = KernelNames::kNone;
+  l.rules = NativeRules();
+  l.lint = [](std::string_view source) { return LintSource(source, {}); };
+  l.prompt = {"kernel.h", "backend_cpu", "example_cpu.cpp",
+              "memory traffic, cache blocking, use of every core, SIMD vectorisation, arithmetic",
+              "how you split work across threads."};
+  return l;
+}
+
+Language CudaLanguage() {
+  Language l;
+  l.name = "cuda";
+  l.label = "CUDA C++";
+  l.aliases = {"cu"};
+  l.extensions = {".cu"};
+  // A .cu file is C++ too: a reply may tag it either way.
+  l.fences = {"cuda", "cu", "cuh", "cpp", "c++", "cxx", "cc", "c", "h", "hpp"};
+  l.defines_entry = DefinesHoneForward;
+  l.runner = Runner::kNative;
+  l.devices = {"cuda"};
+  l.kernel_names = KernelNames::kBuild;
+  l.rules = NativeRules();
+  l.lint = [](std::string_view source) {
+    LintOptions o;
+    o.cuda = true;
+    return LintSource(source, o);
+  };
+  l.prompt = {"kernel.h", "backend_cuda", "example_cuda.cu",
+              "memory traffic, occupancy and parallelism, coalescing, arithmetic, launch overhead",
+              "launch configurations."};
+  l.sanitizer = true;
+  return l;
+}
+
+}  // namespace hone
