@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
 #include "serve/http_service.h"
+#include "serve/redis_credentials.h"
 #include "serve/redis_job_queue.h"
 
 namespace hone::cli {
@@ -27,6 +28,7 @@ struct ServeArgs {
   int port = defaults.port;
   std::string token;  // else HONE_SERVE_TOKEN
   std::string redis = "127.0.0.1:6379";
+  std::string redis_auth;  // a file with the ACL credentials (serve/redis_credentials.h)
   std::string prefix = "hone:";
   std::string reward;   // a preset name or a JSON object; empty: kernelbench
   std::string backend;  // config.backend of jobs naming none
@@ -145,16 +147,14 @@ int RunServe(ServeArgs& a) {
   if (a.token.empty())
     if (const char* t = std::getenv("HONE_SERVE_TOKEN")) a.token = t;
   if (Status st = CheckArgs(a); !st.ok()) return ReportError(st);
-  auto address = ParseRedisAddress(a.redis);
-  if (!address.ok()) return ReportError(address.status().With("--redis: "));
+  auto redis = RedisOptionsFromFlags(a.redis, a.redis_auth);
+  if (!redis.ok()) return ReportError(redis.status());
   auto options = ToServeOptions(a);
   if (!options.ok()) return ReportError(options.status());
-  RedisClientOptions redis;
-  redis.address = *address;
   RedisQueueOptions queue;
   queue.prefix = a.prefix;
   if (Status st = CheckRedisQueueOptions(queue); !st.ok()) return ReportError(st);
-  JobQueueFactory factory = RedisJobQueueFactory(redis, queue);
+  JobQueueFactory factory = RedisJobQueueFactory(*redis, queue);
   BlockStopSignals();
   auto reachable = WaitForQueue(factory, a);
   if (!reachable.ok()) return ReportError(reachable.status());
@@ -181,6 +181,9 @@ Command RegisterServe(CLI::App& app) {
   sub->add_option("--token", a->token,
                   "Bearer token clients must send (default: $HONE_SERVE_TOKEN)");
   sub->add_option("--redis", a->redis, "The queue's Redis, HOST:PORT")->capture_default_str();
+  sub->add_option("--redis-auth", a->redis_auth,
+                  "A file (chmod 600) with the Redis ACL credentials: 'USER PASSWORD' or "
+                  "'PASSWORD'; else HONE_REDIS_USER and HONE_REDIS_PASSWORD");
   sub->add_option("--key-prefix", a->prefix, "Prefix of every Redis key of the queue")
       ->capture_default_str();
   sub->add_option("--reward", a->reward,

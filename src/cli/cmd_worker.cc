@@ -17,6 +17,7 @@
 #include "cli/eval_flags.h"
 #include "cli/worker_evaluator.h"
 #include "core/fs.h"
+#include "serve/redis_credentials.h"
 #include "serve/redis_job_queue.h"
 #include "serve/worker_fleet.h"
 
@@ -27,6 +28,7 @@ using json = nlohmann::json;
 
 struct WorkerArgs {
   std::string redis = "127.0.0.1:6379";
+  std::string redis_auth;  // a file with the ACL credentials (serve/redis_credentials.h)
   std::string prefix = "hone:";
   std::string problems;
   std::string backend;  // empty: cuda where a GPU is present, else cpu
@@ -77,7 +79,12 @@ Status CheckArgs(const WorkerArgs& a) {
   if (!(a.connect_timeout >= 0)) return Status::Invalid("--connect-timeout: must not be negative");
   if (a.max_jobs < 0) return Status::Invalid("--max-jobs: must not be negative");
   if (a.prefix.empty()) return Status::Invalid("--key-prefix: must not be empty");
-  if (!a.problems.empty() && !fs::is_directory(a.problems))
+  // A worker without a folder would fail every job that names a problem.
+  if (a.problems.empty())
+    return Status::Invalid(
+        "--problems: required: the folder where the jobs' named problems resolve "
+        "(DIR/<name>.py or DIR/<name>/task.toml)");
+  if (!fs::is_directory(a.problems))
     return Status::Invalid("--problems " + a.problems + ": not a directory");
   return Status::Ok();
 }
@@ -115,6 +122,7 @@ void PrintOutcome(const WorkerArgs& a, const JobOutcome& o) {
                        {"error_class", r.error_class},
                        {"stored", o.stored},
                        {"dropped", o.dropped},
+                       {"handed_back", o.handed_back},
                        {"eval_ms", r.eval_ms},
                        {"renewals", o.renewals},
                        {"renew_failures", o.renew_failures}})
@@ -123,9 +131,10 @@ void PrintOutcome(const WorkerArgs& a, const JobOutcome& o) {
     return;
   }
   if (a.out.quiet) return;
-  std::string note = o.dropped  ? " (stopped mid-job: not stored, left for a retry)"
-                     : o.stored ? ""
-                                : " (a result was stored first; this one dropped)";
+  std::string note = o.handed_back ? " (not stored: handed back for another worker)"
+                     : o.dropped   ? " (stopped mid-job: not stored, left for a retry)"
+                     : o.stored    ? ""
+                                   : " (a result was stored first; this one dropped)";
   std::string why = r.error_class.empty() ? "" : ": " + r.error_msg.substr(0, 160);
   std::fprintf(stderr, "hone worker %s: %s attempt %d: %s%s (%.0f ms)%s\n", a.consumer.c_str(),
                r.id.c_str(), o.lease.attempt, r.status.c_str(), why.c_str(), r.eval_ms,
@@ -163,6 +172,7 @@ int Serve(WorkerArgs& a, const std::string& backend, JobQueue& queue, JobQueue& 
   w.consumer = a.consumer;
   w.device = device;
   w.problems = a.problems;
+  w.max_attempts = a.max_attempts;
   auto cache = CacheDir();
   w.scratch = (cache.ok() ? *cache : fs::temp_directory_path()) / "serve";
   w.block = std::chrono::milliseconds(static_cast<int64_t>(a.block_seconds * 1000));
@@ -183,6 +193,7 @@ int Serve(WorkerArgs& a, const std::string& backend, JobQueue& queue, JobQueue& 
                        {"stored", t.stored},
                        {"already_done", t.already_done},
                        {"dropped", t.dropped},
+                       {"handed_back", t.handed_back},
                        {"infra_errors", t.infra}})
                      .dump()
               << std::endl;
@@ -254,8 +265,8 @@ int RunWorker(WorkerArgs& a) {
   if (Status st = CheckArgs(a); !st.ok()) return ReportError(st);
   auto backend = WorkerBackend(a);
   if (!backend.ok()) return ReportError(backend.status());
-  auto address = ParseRedisAddress(a.redis);
-  if (!address.ok()) return ReportError(address.status().With("--redis: "));
+  auto redis = RedisOptionsFromFlags(a.redis, a.redis_auth);
+  if (!redis.ok()) return ReportError(redis.status());
   if (auto o = ToEvalOptions(a.flags); !o.ok()) return ReportError(o.status());
   if (!a.devices.empty() || a.lanes != 0) return RunFleet(a, *backend);
   if (a.consumer.empty())
@@ -274,14 +285,12 @@ int RunWorker(WorkerArgs& a) {
   }
   auto evaluator = MakeJobEvaluator(a, *backend, record.get());
   if (!evaluator.ok()) return ReportError(evaluator.status());
-  RedisClientOptions redis;
-  redis.address = *address;
   g_stop = false;
   std::signal(SIGTERM, OnStopSignal);
   std::signal(SIGINT, OnStopSignal);
-  auto queue = OpenQueue(redis, a);
+  auto queue = OpenQueue(*redis, a);
   if (!queue.ok()) return ReportError(queue.status());
-  auto renewals = OpenQueue(redis, a);
+  auto renewals = OpenQueue(*redis, a);
   if (!renewals.ok()) return ReportError(renewals.status());
   return Serve(a, *backend, **queue, **renewals, **evaluator);
 }
@@ -293,10 +302,14 @@ Command RegisterWorker(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "worker", "Serve evaluations: take jobs from the Redis queue, evaluate, store results");
   sub->add_option("--redis", a->redis, "The queue's Redis, HOST:PORT")->capture_default_str();
+  sub->add_option("--redis-auth", a->redis_auth,
+                  "A file (chmod 600) with the Redis ACL credentials: 'USER PASSWORD' or "
+                  "'PASSWORD'; else HONE_REDIS_USER and HONE_REDIS_PASSWORD");
   sub->add_option("--key-prefix", a->prefix, "Prefix of every Redis key of the queue")
       ->capture_default_str();
   sub->add_option("--problems", a->problems,
-                  "Where named problems resolve: DIR/<name>.py or the task folder DIR/<name>/");
+                  "Where named problems resolve: DIR/<name>.py or the task folder DIR/<name>/ "
+                  "(required)");
   sub->add_option("--backend", a->backend,
                   "cpu, or cuda on --device (default: cuda where a GPU is present)");
   sub->add_option("--devices", a->devices,

@@ -1,5 +1,8 @@
 #include "serve/http_service.h"
 
+#include <sys/socket.h>
+
+#include <cerrno>
 #include <chrono>
 
 #include "serve/kernelgym_shim.h"
@@ -11,6 +14,10 @@ namespace hone {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Connections the kernel queues before the server accepts them: a trainer's
+// hundreds of concurrent clients connect at once.
+constexpr int kListenBacklog = 1024;
 
 // The request this handler thread is serving: cpp-httplib runs a request's
 // hooks (pre-routing, handler, logger) on one thread, and the logger runs
@@ -93,12 +100,28 @@ Status HttpService::Start() {
   RegisterNativeApi(server_, ctx_);
   RegisterOpenRlhfShim(server_, ctx_);
   RegisterKernelGymShim(server_, ctx_);
+  // cpp-httplib's default socket options set SO_REUSEPORT: a second server
+  // on the port would bind too and take every other request (a stranger's
+  // process could take a trainer's traffic). SO_REUSEADDR alone lets a
+  // restarted server bind at once and refuses a port someone listens on.
+  // cpp-httplib tries the host's addresses in turn and stops at the first
+  // that binds: the last socket seen here is the one that listens.
+  server_.set_socket_options([this](int sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    listen_fd_ = sock;
+  });
+  errno = 0;
   port_ = options_.port == 0
               ? server_.bind_to_any_port(options_.host)
               : (server_.bind_to_port(options_.host, options_.port) ? options_.port : -1);
   if (port_ <= 0)
-    return Status::Unavailable("cannot listen on " + options_.host + ":" +
-                               std::to_string(options_.port));
+    return Status::Unavailable(
+        "cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
+        (errno == EADDRINUSE ? ": the port is in use (another hone serve?)" : ""));
+  // cpp-httplib listens with a backlog of 5; hundreds of trainer
+  // connections arrive at once. Listening again on the socket sets it.
+  if (listen_fd_ >= 0) ::listen(listen_fd_, kListenBacklog);
   thread_ = std::thread([this] { server_.listen_after_bind(); });
   return Status::Ok();
 }

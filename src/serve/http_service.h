@@ -30,7 +30,9 @@ class HttpService {
   HttpService& operator=(const HttpService&) = delete;
 
   // Status::Invalid: options that are not safe (off loopback without a
-  // token); Status::Unavailable: the address cannot be bound.
+  // token); Status::Unavailable: the address cannot be bound, another
+  // process's listening socket on the port included (the socket is never
+  // SO_REUSEPORT, so no second server shares a port and its traffic).
   Status Start();
   void Stop();
   int port() const { return port_; }
@@ -47,6 +49,7 @@ class HttpService {
   httplib::Server server_;
   std::thread thread_;
   int port_ = 0;
+  int listen_fd_ = -1;  // the listening socket, once bound
   std::mutex mu_;
   std::map<std::string, int> inflight_;  // by client address
 };

@@ -78,6 +78,10 @@ class JobQueue {
   // Stores `result` (SET NX), then acknowledges the entry. false when a
   // result was already stored (the first one stays).
   virtual Result<bool> Complete(const JobLease& lease, const EvalResult& result) = 0;
+  // Hands a job this worker cannot evaluate back at once, storing nothing:
+  // its lease is made stale, so the next Take of any worker takes it (one
+  // more attempt). NotFound when the lease is no longer `consumer`'s.
+  virtual Status Release(const JobLease& lease, const std::string& consumer) = 0;
 };
 
 }  // namespace hone

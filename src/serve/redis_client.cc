@@ -151,7 +151,26 @@ Status RedisClient::Connect() {
   // A peer that vanished (a node lost, a cable pulled) is noticed without
   // waiting for the next command to time out.
   redisEnableKeepAlive(ctx_);
-  return SetTimeout(options_.command_timeout);
+  HONE_RETURN_IF_ERROR(SetTimeout(options_.command_timeout));
+  return Authenticate();
+}
+
+Status RedisClient::Authenticate() {
+  if (options_.password.empty()) return Status::Ok();
+  std::vector<std::string> argv = {"AUTH"};
+  if (!options_.user.empty()) argv.push_back(options_.user);
+  argv.push_back(options_.password);
+  HONE_RETURN_IF_ERROR(Append(argv));
+  NoSigpipe guard;
+  void* raw = nullptr;
+  if (redisGetReply(ctx_, &raw) != REDIS_OK || !raw) return Broken("no reply to AUTH");
+  RedisReply reply = Adopt(raw);
+  if (!reply.error()) return Status::Ok();
+  Disconnect();
+  // The reply names no secret; the user name helps find a typo.
+  std::string who = options_.user.empty() ? "the password" : "user '" + options_.user + "'";
+  return Status::Invalid("redis " + options_.address.ToString() + ": refused " + who + ": " +
+                         reply.str);
 }
 
 Status RedisClient::SetTimeout(milliseconds timeout) {

@@ -55,6 +55,11 @@ Result<RedisAddress> ParseRedisAddress(const std::string& text);
 
 struct RedisClientOptions {
   RedisAddress address;
+  // Redis ACL credentials (serve/redis_credentials.h), sent with AUTH on
+  // every new connection; an empty password sends none. A refusal is
+  // Status::Invalid (never retried: the next try would be refused too).
+  std::string user;
+  std::string password;
   std::chrono::milliseconds connect_timeout{2000};
   // The longest one reply may take; blocking commands pass their own.
   std::chrono::milliseconds command_timeout{5000};
@@ -99,6 +104,7 @@ class RedisClient {
       std::optional<std::chrono::milliseconds> timeout);
   Status Append(const std::vector<std::string>& argv);
   Status SetTimeout(std::chrono::milliseconds timeout);
+  Status Authenticate();
   Status Broken(const std::string& what);
 
   RedisClientOptions options_;

@@ -352,6 +352,17 @@ Status RedisJobQueue::Renew(const JobLease& lease, const std::string& consumer) 
   return Status::Ok();
 }
 
+Status RedisJobQueue::Release(const JobLease& lease, const std::string& consumer) {
+  HONE_ASSIGN_OR_RETURN(
+      RedisReply r,
+      Script("release", {Key("jobs")},
+             {options_.group, lease.entry, consumer, Str(options_.lease.count())}, true));
+  if (r.integer != 1)
+    return Status::NotFound("lease of " + lease.job.id + " (entry " + lease.entry +
+                            ") is no longer " + consumer + "'s");
+  return Status::Ok();
+}
+
 Result<bool> RedisJobQueue::Complete(const JobLease& lease, const EvalResult& result) {
   const std::string& id = lease.job.id;
   HONE_ASSIGN_OR_RETURN(

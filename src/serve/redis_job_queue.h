@@ -26,7 +26,8 @@
 // XREADGROUP; Renew is XCLAIM ... JUSTID by the lease's owner only (it
 // resets the idle time without counting a delivery; a lease another worker
 // reclaimed meanwhile is Status::NotFound, and Complete's SET NX still
-// keeps the first result). A job done (or dead) and its result expire after
+// keeps the first result); Release is the same XCLAIM with IDLE set to the
+// lease, which makes the entry stale at once. A job done (or dead) and its result expire after
 // `retention`; until then its id keeps its meaning.
 //
 // WaitForAny subscribes to the done channels of its ids on a second
@@ -90,6 +91,7 @@ class RedisJobQueue : public JobQueue {
                                        std::chrono::milliseconds block) override;
   Status Renew(const JobLease& lease, const std::string& consumer) override;
   Result<bool> Complete(const JobLease& lease, const EvalResult& result) override;
+  Status Release(const JobLease& lease, const std::string& consumer) override;
 
   // The full name of a key ("jobs" -> "hone:jobs"), for tools and tests.
   std::string Key(const std::string& name) const { return options_.prefix + name; }

@@ -81,14 +81,20 @@ redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[3], 0, ARGV[2], 'JUSTID')
 return 1
 )lua";
 
+// Idle set to the lease: the next XAUTOCLAIM of any worker takes it.
+const char* kRelease = R"lua(
+local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1, ARGV[3])
+if #p == 0 then return 0 end
+redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[3], 0, ARGV[2], 'IDLE', ARGV[4], 'JUSTID')
+return 1
+)lua";
+
 }  // namespace
 
 const std::string& RedisQueueScript(const std::string& name) {
-  static const std::map<std::string, std::string> scripts = {{"submit", kSubmit},
-                                                             {"lease", kLease},
-                                                             {"complete", kComplete},
-                                                             {"cancel", kCancel},
-                                                             {"renew", kRenew}};
+  static const std::map<std::string, std::string> scripts = {
+      {"submit", kSubmit}, {"lease", kLease}, {"complete", kComplete},
+      {"cancel", kCancel}, {"renew", kRenew}, {"release", kRelease}};
   static const std::string none;
   auto it = scripts.find(name);
   return it == scripts.end() ? none : it->second;

@@ -21,6 +21,8 @@ constexpr milliseconds kMaxBackoff{10000};
 // Complete is tried this many times before the result is given up (the job
 // then goes stale and is evaluated again elsewhere once the queue is back).
 constexpr int kCompleteTries = 6;
+// After handing a job back, so that another worker's Take comes first.
+constexpr milliseconds kHandBackPause{1000};
 
 double MillisecondsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -82,6 +84,12 @@ Result<std::optional<JobOutcome>> Worker::RunOne(const std::atomic<bool>& stop) 
   out.result = Evaluate(*lease, stop, out);
   out.lease = std::move(*lease);
   if (out.dropped) return std::optional<JobOutcome>(std::move(out));
+  if (out.result.infra_error() && out.lease.attempt < options_.max_attempts) {
+    out.handed_back = true;
+    // A failed release leaves the lease to go stale: later, not lost.
+    (void)queue_.Release(out.lease, options_.consumer);
+    return std::optional<JobOutcome>(std::move(out));
+  }
   HONE_ASSIGN_OR_RETURN(out.stored, CompleteWithRetry(out.lease, out.result));
   return std::optional<JobOutcome>(std::move(out));
 }
@@ -102,6 +110,13 @@ WorkerTally Worker::Run(const std::atomic<bool>& stop, const JobFn& on_job,
     if (!*outcome) continue;
     const JobOutcome& o = **outcome;
     ++tally.jobs;
+    if (o.handed_back) {
+      ++tally.handed_back;
+      if (on_job) on_job(o);
+      // Gives another worker the first chance at the job handed back.
+      SleepUnlessStopped(kHandBackPause, stop);
+      continue;
+    }
     if (o.dropped)
       ++tally.dropped;
     else if (o.stored)

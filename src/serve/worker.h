@@ -7,7 +7,11 @@
 // incorrect, compile_error, runtime_error, timeout, rejected) is the
 // result. Anything else (the problem does not resolve or load, the
 // evaluator fails with a Status, the worker cannot write its files) is an
-// infra_error result, which a trainer drops instead of scoring. A worker
+// infra_error. Such a failure may be this worker's alone (a missing file,
+// a broken GPU), so it is never final before the job's last attempt: the
+// job is handed back (JobQueue::Release) for another worker, and only the
+// last attempt stores the infra_error, which a trainer drops instead of
+// scoring. A worker
 // that dies mid-job stores nothing: its lease goes stale and the job goes
 // to another worker (job_queue.h), up to max_attempts.
 //
@@ -56,6 +60,7 @@ struct WorkerOptions {
   std::chrono::milliseconds block{2000};         // one Take's wait for a job
   std::chrono::milliseconds renew_every{10000};  // a third of the lease
   long long max_jobs = 0;                        // stop after this many; 0: no limit
+  int max_attempts = 3;                          // the queue's (job_queue.h)
   std::string crash_on;                          // test only (above)
 };
 
@@ -63,13 +68,14 @@ struct WorkerOptions {
 struct JobOutcome {
   JobLease lease;
   EvalResult result;
-  bool stored = false;   // this result is the job's (false: one was there first)
-  bool dropped = false;  // not completed (stopped mid-job: left for a retry)
+  bool stored = false;       // this result is the job's (false: one was there first)
+  bool dropped = false;      // not completed (stopped mid-job: left for a retry)
+  bool handed_back = false;  // an infra_error before the last attempt: released
   int renewals = 0, renew_failures = 0;
 };
 
 struct WorkerTally {
-  long long jobs = 0, stored = 0, already_done = 0, dropped = 0, infra = 0;
+  long long jobs = 0, stored = 0, already_done = 0, dropped = 0, infra = 0, handed_back = 0;
 };
 
 class Worker {

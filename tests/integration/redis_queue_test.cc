@@ -176,6 +176,22 @@ TEST_F(RedisQueueTest, RenewKeepsTheLease) {
   EXPECT_EQ(c.Command({"HGET", "hone:job:a", "attempts"})->str, "1") << "renewals are not attempts";
 }
 
+// A worker that cannot run a job hands it back: the next Take of another
+// worker gets it at once, as its next attempt, long before the lease ends.
+TEST_F(RedisQueueTest, ReleaseHandsTheJobToTheNextTakeAtOnce) {
+  auto [q1, q2] = TwoWorkers(60s);
+  auto lease = q1->Take("w1", 0ms);
+  ASSERT_TRUE(lease.ok() && *lease);
+  EXPECT_FALSE(q1->Release(**lease, "w2").ok()) << "only the owner releases";
+  EXPECT_FALSE(*q2->Take("w2", 0ms)) << "not released yet";
+  ASSERT_TRUE(q1->Release(**lease, "w1").ok());
+  auto again = q2->Take("w2", 0ms);
+  ASSERT_TRUE(again.ok() && *again) << "taken again at once";
+  EXPECT_EQ((*again)->job.id, "a");
+  EXPECT_EQ((*again)->attempt, 2);
+  EXPECT_FALSE(*q2->GetResult("a")) << "a release stores nothing";
+}
+
 TEST_F(RedisQueueTest, DeadLetterAfterMaxAttempts) {
   RedisQueueOptions o;
   o.lease = 200ms;

@@ -110,6 +110,13 @@ TEST(ServeCliTest, SaysWhereItListensServesAndStopsOnSigterm) {
   ASSERT_TRUE(health) << "no answer on port " << port;
   EXPECT_EQ(health->status, 200) << health->body;
 
+  // A second server on the same port is refused (exit 1), never given a
+  // share of the port's traffic (issue 35: SO_REUSEPORT let two listen).
+  auto second = Serve({"--port", std::to_string(port), "--redis", (*redis)->address(),
+                       "--key-prefix", "cli-test-2:"});
+  EXPECT_EQ(second.exit_code, 1) << second.output;
+  EXPECT_TRUE(Says(second, "the port is in use")) << second.output;
+
   kill(pid, SIGTERM);
   int status = 0;
   waitpid(pid, &status, 0);

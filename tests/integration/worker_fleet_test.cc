@@ -200,7 +200,12 @@ TEST(WorkerDevicesTest, RefusedBeforeAnythingStarts) {
     cases.push_back({{"worker", "--devices", "all"}, "--devices all: no GPU is present"});
     cases.push_back({{"worker", "--devices", "0"}, "--devices: GPU 0 is not present"});
   }
-  for (const auto& [args, says] : cases) {
+  // A worker without a problem folder would swallow every job naming one.
+  cases.push_back({{"worker", "--backend", "cpu"}, "--problems: required"});
+  std::string problems = (SourceDir() / "tests/integration").string();
+  for (auto& [args, says] : cases) {
+    if (says.find("--problems") == std::string::npos)
+      args.insert(args.end(), {"--problems", problems});
     auto r = testing::RunHone(args);
     EXPECT_EQ(r.exit_code, 2) << args[1] << " " << args[2] << "\n" << r.output;
     EXPECT_NE(r.output.find(says), std::string::npos) << r.output;

@@ -166,6 +166,8 @@ def start_worker(redis, prefix, folder, problems):
         proc = subprocess.Popen(
             [HONE, "worker", "--backend", "cpu", "--redis", redis, "--key-prefix", prefix,
              "--problems", problems, "--consumer", "shims-test", "--block-seconds", "1",
+             # One attempt: an infra error (no torch here) is final at once.
+             "--max-attempts", "1",
              "--time-budget", "0.3", "--warmup", "0.05", "--json"],
             stdout=out, stderr=err, env=hone_env(), start_new_session=True)
     return proc, log

@@ -124,6 +124,16 @@ Status MemoryJobQueue::Renew(const JobLease& lease, const std::string& consumer)
   return Status::Ok();
 }
 
+Status MemoryJobQueue::Release(const JobLease& lease, const std::string& consumer) {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  auto it = s_->running.find(lease.job.id);
+  if (it == s_->running.end() || it->second.consumer != consumer)
+    return Status::NotFound("lease of " + lease.job.id + " is no longer " + consumer + "'s");
+  it->second.renewed = Clock::now() - s_->lease;
+  s_->changed.notify_all();
+  return Status::Ok();
+}
+
 Result<bool> MemoryJobQueue::Complete(const JobLease& lease, const EvalResult& result) {
   std::lock_guard<std::mutex> lock(s_->mu);
   s_->running.erase(lease.job.id);

@@ -50,6 +50,7 @@ class MemoryJobQueue : public JobQueue {
                                        std::chrono::milliseconds block) override;
   Status Renew(const JobLease& lease, const std::string& consumer) override;
   Result<bool> Complete(const JobLease& lease, const EvalResult& result) override;
+  Status Release(const JobLease& lease, const std::string& consumer) override;
 
  private:
   std::optional<std::string> NextLocked();

@@ -46,19 +46,35 @@ std::string FindRedisServer() {
 }
 
 RedisClientOptions TestRedisServer::client_options() const {
-  RedisClientOptions o;
+  RedisClientOptions o = credentials_;
   o.address.host = "127.0.0.1";
   o.address.port = port_;
   return o;
 }
 
-Result<std::unique_ptr<TestRedisServer>> TestRedisServer::Start() {
+Result<std::unique_ptr<TestRedisServer>> TestRedisServer::Start() { return Launched({}, {}); }
+
+Result<std::unique_ptr<TestRedisServer>> TestRedisServer::StartWithAcl(
+    const std::string& user, const std::string& password) {
+  RedisClientOptions credentials;
+  credentials.user = user;
+  credentials.password = password;
+  // The ACL docs/SERVE.md gives: the default prefix's keys and channels.
+  return Launched({"--user", "default", "off", "--user", user, "on", ">" + password, "~hone:*",
+                   "&hone:*", "+@all", "-@dangerous"},
+                  credentials);
+}
+
+Result<std::unique_ptr<TestRedisServer>> TestRedisServer::Launched(std::vector<std::string> extra,
+                                                                   RedisClientOptions credentials) {
   std::string server = FindRedisServer();
   if (server.empty())
     return Status::Unavailable(
         "redis-server is not installed (Debian: redis-server; "
         "scripts/setup installs it)");
   std::unique_ptr<TestRedisServer> s(new TestRedisServer());
+  s->extra_ = std::move(extra);
+  s->credentials_ = std::move(credentials);
   HONE_ASSIGN_OR_RETURN(s->dir_, MakeTempDir(fs::temp_directory_path(), "hone-redis"));
   Status last = Status::Unavailable("redis-server did not start");
   for (int attempt = 0; attempt < 5; ++attempt) {
@@ -84,6 +100,7 @@ Status TestRedisServer::Launch(const std::string& server) {
                                    dir_.string(),
                                    "--logfile",
                                    (dir_ / "redis.log").string()};
+  args.insert(args.end(), extra_.begin(), extra_.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -183,6 +183,11 @@ class FakeQueue : public JobQueue {
     completed.push_back(r);
     return true;
   }
+  std::vector<std::string> released;
+  Status Release(const JobLease& l, const std::string&) override {
+    released.push_back(l.job.id);
+    return Status::Ok();
+  }
 };
 
 class ScriptedEvaluator : public JobEvaluator {
@@ -229,6 +234,7 @@ TEST_F(WorkerLoopTest, VerdictsBecomeResultsAndEverythingElseInfraErrors) {
   o.scratch = root_ / "scratch";
   o.renew_every = 30ms;
   o.max_jobs = 4;
+  o.max_attempts = 1;  // every take is the last: infra errors are stored
   Worker worker(queue, renewals, eval, o);
   std::atomic<bool> stop{false};
   WorkerTally t = worker.Run(stop);
@@ -244,6 +250,36 @@ TEST_F(WorkerLoopTest, VerdictsBecomeResultsAndEverythingElseInfraErrors) {
   EXPECT_NE(queue.completed[3].error_msg.find("no/such/problem"), std::string::npos);
   EXPECT_GE(renewals.renewals, 3) << "the lease is renewed while evaluating";
   EXPECT_TRUE(fs::is_empty(root_ / "scratch"));
+}
+
+// The newcomer trial: a worker that could not run a job stored a final
+// infra_error on the first attempt, and the trainer could never retry it.
+TEST_F(WorkerLoopTest, AnInfraErrorBeforeTheLastAttemptIsHandedBackNotStored) {
+  FakeQueue queue, renewals;
+  ScriptedEvaluator eval;
+  eval.next = [](const EvalJob&) -> Result<Verdict> { return Status::Internal("GPU lost"); };
+  JobLease first = Lease("job");
+  JobLease last = Lease("job");
+  last.attempt = 3;
+  queue.jobs = {first, last};
+  WorkerOptions o;
+  o.consumer = "w";
+  o.problems = root_ / "problems";
+  o.scratch = root_ / "scratch";
+  o.max_jobs = 2;
+  o.max_attempts = 3;
+  Worker worker(queue, renewals, eval, o);
+  std::atomic<bool> stop{false};
+  std::vector<bool> handed_back;
+  WorkerTally t =
+      worker.Run(stop, [&](const JobOutcome& out) { handed_back.push_back(out.handed_back); });
+  EXPECT_EQ(t.handed_back, 1);
+  EXPECT_EQ(t.infra, 1);
+  EXPECT_EQ(handed_back, (std::vector<bool>{true, false}));
+  EXPECT_EQ(queue.released, std::vector<std::string>{"job"});
+  ASSERT_EQ(queue.completed.size(), 1u) << "only the last attempt's infra_error is final";
+  EXPECT_TRUE(queue.completed[0].infra_error());
+  EXPECT_EQ(queue.completed[0].attempts, 3);
 }
 
 TEST_F(WorkerLoopTest, StoppedMidJobLeavesASignalledVerdictForARetry) {
