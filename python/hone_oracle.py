@@ -430,6 +430,33 @@ class Distribution:
                 "description": self.description, "source": self.source}
 
 
+TASK_INFO_KEYS = {"name": str, "category": str, "description": str, "format": str,
+                  "tolerance": dict, "inputs": list, "outputs": list}
+TOLERANCE_KEYS = ("atol", "rtol", "required_matched_ratio")
+
+
+def parse_task_info(mod, path):
+    """A problem file may describe itself with `hone_task`, a dict of name,
+    category, description, format (who wrote it), tolerance ({atol, rtol,
+    required_matched_ratio}) and the names of forward's inputs and outputs:
+    what hone's generated files for other task formats say of their
+    problem."""
+    info = getattr(mod, "hone_task", None)
+    if info is None:
+        return {}
+    if not isinstance(info, dict):
+        raise OracleError(f"{path}: hone_task must be a dict")
+    for key, value in info.items():
+        if key not in TASK_INFO_KEYS or not isinstance(value, TASK_INFO_KEYS[key]):
+            raise OracleError(f"{path}: hone_task['{key}']: expected one of "
+                              f"{', '.join(TASK_INFO_KEYS)} with a value of its type")
+    for key, value in info.get("tolerance", {}).items():
+        if key not in TOLERANCE_KEYS or not isinstance(value, (int, float)) or value < 0:
+            raise OracleError(f"{path}: hone_task['tolerance']['{key}']: expected one of "
+                              f"{', '.join(TOLERANCE_KEYS)} with a number >= 0")
+    return info
+
+
 def parse_distributions(mod, path):
     """Index 0 is always get_inputs(). A task may set `hone_distributions` to
     a list of further entries (names of built-ins, callables seed -> inputs,
@@ -503,6 +530,7 @@ class Problem:
                         if isinstance(v, int) and not isinstance(v, bool) and not k.startswith("_")
                         and k not in self.sizes and k not in self.unscaled}
         self.distributions = parse_distributions(mod, self.path)
+        self.task_info = parse_task_info(mod, self.path)
         _seed_all(self.model_seed)
         init = mod.get_init_inputs()
         _seed_all(self.model_seed)
@@ -534,7 +562,9 @@ class Problem:
             self.contract_inputs.append({
                 "index": len(args) + j, "name": k, "role": "param", "kind": self.param_kind[k],
                 "dtype": hone_dtype(v.dtype, f"state_dict entry '{k}'"), "shape": list(v.shape)})
-        self.output_names = ["out"] if len(outs) == 1 else [f"out{i}" for i in range(len(outs))]
+        named = self.task_info.get("outputs", [])
+        self.output_names = ([str(x) for x in named] if len(named) == len(outs)
+                             else ["out"] if len(outs) == 1 else [f"out{i}" for i in range(len(outs))])
         self.contract_outputs = [
             {"index": i, "name": self.output_names[i], "role": "output",
              "dtype": hone_dtype(o.dtype, f"output {i}"), "shape": list(o.shape)}
@@ -641,6 +671,9 @@ class Problem:
             self._restore(self.model)
 
     def _arg_names(self, n):
+        named = self.task_info.get("inputs", [])
+        if len(named) == n:
+            return [str(x) for x in named]
         names = []
         try:
             sig = inspect.signature(self.model.forward)
@@ -806,7 +839,7 @@ class Problem:
                   "footprint_bytes": self.footprint,
                   "cost": {"bytes": self.footprint, "flops": self.flops},
                   "memory": self.memory, "uses_rng": self.uses_rng,
-                  "torch": torch.__version__})
+                  "task": self.task_info, "torch": torch.__version__})
         return r
 
 

@@ -6,6 +6,7 @@
 
 #include "bench/listener.h"
 #include "core/fs.h"
+#include "format/builtin_formats.h"
 #include "lang/builtin.h"
 
 namespace hone {
@@ -76,7 +77,7 @@ struct StoredTasks {
 Result<BenchPlan> PlanSuite(const fs::path& suite, const SuiteLayout& layout,
                             const BenchTaskLoader& load, Store& store, int64_t run_id,
                             BenchListener& listener) {
-  HONE_ASSIGN_OR_RETURN(auto entries, DiscoverSuite(suite, layout));
+  HONE_ASSIGN_OR_RETURN(auto entries, DiscoverSuiteOf(BuiltInFormats(), suite, layout));
   BenchPlan plan;
   for (const auto& e : entries) {
     BenchTask t{e.task, e.category, LoadForBench(e.task, load, listener, plan)};
@@ -88,7 +89,9 @@ Result<BenchPlan> PlanSuite(const fs::path& suite, const SuiteLayout& layout,
       BenchUnit u;
       u.task = ti;
       u.candidate = sol;
-      u.label = plan.tasks[ti].task->name + "/" + sol.filename().string();
+      u.label =
+          (e.label.empty() ? plan.tasks[ti].task->name : e.label) + "/" + sol.filename().string();
+      if (auto allow = e.allow.find(sol); allow != e.allow.end()) u.allow = allow->second;
       plan.units.push_back(std::move(u));
     }
   }

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,7 @@ struct BenchUnit {
   size_t task = 0;  // index into BenchPlan::tasks
   std::filesystem::path candidate;
   std::string label;
+  std::set<std::string> allow;  // lint rules the candidate's format allows it
   int64_t candidate_id = 0;  // in the store, once recorded (bench/scheduler.h)
   std::string work_key;
 };

@@ -175,8 +175,10 @@ Status BenchScheduler::RunUnit(size_t lane, const Task& task, const BenchUnit& u
       run_.store->BeginEvaluation(run_.run_id, u.work_key, task.hash, u.candidate_id, &finished));
   if (finished) return Status::Ok();  // done before a crash; counted by Record
   auto start = std::chrono::steady_clock::now();
+  EvalOptions options = options_;
+  options.lint_allow.insert(u.allow.begin(), u.allow.end());
   HONE_ASSIGN_OR_RETURN(Verdict v, lanes_[lane].evaluator->Evaluate(
-                                       task, u.candidate, options_, [&](const std::string& stage) {
+                                       task, u.candidate, options, [&](const std::string& stage) {
                                          Show(lane, u.label + ": " + stage);
                                        }));
   HONE_RETURN_IF_ERROR(SanitizeIfBest(lane, task, u, v));

@@ -18,6 +18,7 @@
 #include "bench/scheduler.h"
 #include "bench/tally.h"
 #include "cli/commands.h"
+#include "format/builtin_formats.h"
 #include "cli/device_list.h"
 #include "cli/eval_flags.h"
 #include "cli/search_flags.h"
@@ -278,7 +279,8 @@ Result<int64_t> OpenBenchRun(Store& db, BenchArgs& a, bool resumed) {
   // before a run is begun for it.
   if (!resumed && !a.suite.empty())
     HONE_RETURN_IF_ERROR(
-        DiscoverSuite(a.suite, SuiteLayout{a.backend, SolutionsFor(a.backend), a.only, a.solutions})
+        DiscoverSuiteOf(BuiltInFormats(), a.suite,
+                        SuiteLayout{a.backend, SolutionsFor(a.backend), a.only, a.solutions})
             .status());
   if (resumed) {
     HONE_RETURN_IF_ERROR(db.SetRunStatus(run_id, "running"));

@@ -1,4 +1,7 @@
 // hone eval TASK CANDIDATE: build, verify and time one candidate.
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -6,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
 #include "core/trace.h"
+#include "format/builtin_formats.h"
 #include "report/verdict_text.h"
 #include "search/autotune.h"
 #include "task/task_loader.h"
@@ -17,59 +21,163 @@ namespace {
 struct EvalArgs {
   std::string task;
   std::string candidate;
+  std::string workloads;  // a FlashInfer-Trace definition's workload file
   EvalFlags flags;
   std::string backend;  // ModelNew (.py) candidates of languages that run on several: cpu or cuda
   Output out;
 };
+
+// One part's evaluation (format/task_format.h): the whole verdict of a
+// problem of one part.
+struct PartVerdict {
+  ProblemPart part;
+  Result<Verdict> verdict = Status::Internal("not evaluated");
+};
+
+// Evaluates the candidate on each part in turn, with one oracle and one
+// evaluator for all.
+std::vector<PartVerdict> EvaluateParts(const EvalArgs& a, const std::vector<ProblemPart>& parts,
+                                       const FormatCandidate& candidate, EvalOptions& options,
+                                       const SizePolicy& sizes, EvalContext& ctx) {
+  const std::string& backend = options.backend;
+  std::vector<PartVerdict> out;
+  Progress loading(a.out);
+  loading.Show("hone eval: loading " + a.task);
+  // The oracle first, so that a ModelNew candidate's sandbox starts Python
+  // and torch while the oracle loads the problem.
+  bool oracle = std::any_of(parts.begin(), parts.end(),
+                            [](const ProblemPart& p) { return IsPyTorchTaskFile(p.load); });
+  if (oracle)
+    if (Status st = StartOracle(ctx, backend); !st.ok()) {
+      out.push_back({parts.front(), st});
+      return out;
+    }
+  // The oracle is started before the evaluator is made for a PyTorch task,
+  // and LoadTask keeps it: the backend's device does not change.
+  Evaluator evaluator(ctx.env, ctx.oracle.get());
+  if (auto language = BuiltInLanguages().ForFile(candidate.file);
+      language.ok() && (*language)->modelnew())
+    evaluator.PrewarmCompat(backend, options);
+  Builder* builder = &ctx.backend(backend).builder();
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const ProblemPart& part = parts[i];
+    std::string which =
+        parts.size() > 1 ? fmt::format(" [{}/{}] {}", i + 1, parts.size(), part.label) : "";
+    Trace("eval: loading the task" + which);
+    loading.Show("hone eval: loading " + a.task + which);
+    auto task = LoadTask(ctx, part.load.string(), backend, sizes);
+    loading.Clear();
+    if (!task.ok()) {
+      out.push_back({part, task.status()});
+      if (task.status().code() == StatusCode::kInvalidInput) return out;
+      continue;
+    }
+    Progress progress(a.out);
+    // A candidate that declares tunables is evaluated as each of its variants.
+    auto verdict = EvaluateTuned(evaluator, builder, *task, candidate.file.string(), options,
+                                 [&](const std::string& stage) {
+                                   Trace("eval: stage " + stage);
+                                   progress.Show("hone eval " + task->name + which + ": " + stage);
+                                 });
+    progress.Clear();
+    out.push_back({part, std::move(verdict)});
+  }
+  return out;
+}
+
+void WarnSandboxMissing(const std::vector<PartVerdict>& verdicts) {
+  for (const auto& v : verdicts)
+    if (v.verdict.ok() && !v.verdict->sandbox_missing.empty()) {
+      std::fprintf(stderr, "hone: warning: not in force in the sandbox on this machine: %s\n",
+                   v.verdict->sandbox_missing.c_str());
+      return;
+    }
+}
+
+// The verdicts of a problem of several parts (a FlashInfer-Trace
+// definition's workloads): one status per part, in the format's words.
+int PrintParts(const EvalArgs& a, const TaskFormat& format, const FormatCandidate& candidate,
+               const std::vector<PartVerdict>& verdicts) {
+  int failed = 0;
+  if (a.out.json) {
+    nlohmann::json parts = nlohmann::json::array();
+    for (const auto& v : verdicts) {
+      nlohmann::json p = {{"label", v.part.label}, {"id", v.part.id}};
+      if (v.verdict.ok()) {
+        p["status"] = format.StatusOf(*v.verdict);
+        p["verdict"] = VerdictToJson(*v.verdict);
+      } else {
+        p["error"] = v.verdict.status().message();
+        ++failed;
+      }
+      parts.push_back(std::move(p));
+    }
+    std::cout << nlohmann::json({{"format", format.name()},
+                                 {"problem", a.task},
+                                 {"candidate", a.candidate},
+                                 {"solution", candidate.name},
+                                 {"note", candidate.note},
+                                 {"parts", parts}})
+                     .dump(2)
+              << "\n";
+    return failed ? kExitFailure : kExitOk;
+  }
+  bool color = a.out.terminal && isatty(1);
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    const auto& v = verdicts[i];
+    std::cout << fmt::format("== {} {}/{}: {}\n", format.name(), i + 1, verdicts.size(),
+                             v.part.label);
+    if (!v.verdict.ok()) {
+      std::cout << "error: " << v.verdict.status().message() << "\n\n";
+      ++failed;
+      continue;
+    }
+    std::cout << "status: " << format.StatusOf(*v.verdict) << "\n"
+              << FormatVerdict(*v.verdict, color) << "\n";
+  }
+  std::cout << fmt::format("{} {}: ", a.task,
+                           candidate.name.empty() ? a.candidate : candidate.name);
+  for (size_t i = 0; i < verdicts.size(); ++i)
+    std::cout << (i ? ", " : "")
+              << (verdicts[i].verdict.ok() ? format.StatusOf(*verdicts[i].verdict) : "ERROR");
+  std::cout << "\n";
+  return failed ? kExitFailure : kExitOk;
+}
 
 int RunEval(const EvalArgs& a) {
   auto options = ToEvalOptions(a.flags);
   if (!options.ok()) return ReportError(options.status());
   auto sizes = ToSizePolicy(a.flags);
   if (!sizes.ok()) return ReportError(sizes.status());
-  if (Status st = CheckCandidateFile(a.candidate); !st.ok()) return ReportError(st);
-  auto backend = CandidateBackend(a.candidate, a.backend);
+  auto format = BuiltInFormats().ForProblem(a.task);
+  if (!format.ok()) return ReportError(format.status());
+  auto parts = (*format)->Parts(a.task, PartOptions{a.workloads});
+  if (!parts.ok()) return ReportError(parts.status());
+  auto candidate = (*format)->Candidate(a.task, a.candidate);
+  if (!candidate.ok()) return ReportError(candidate.status());
+  const std::string file = candidate->file.string();
+  if (Status st = CheckCandidateFile(file); !st.ok()) return ReportError(st);
+  options->lint_allow.insert(candidate->allow.begin(), candidate->allow.end());
+  auto backend = CandidateBackend(file, a.backend);
   if (!backend.ok()) return ReportError(backend.status());
   options->backend = *backend;
   Trace("eval: arguments read");
   auto ctx = MakeEvalContext(*backend, a.flags.device);
   if (!ctx.ok()) return ReportError(ctx.status());
   Trace("eval: backends open");
-  Progress loading(a.out);
-  loading.Show("hone eval: loading " + a.task);
-  // The oracle first, so that a ModelNew candidate's sandbox starts Python
-  // and torch while the oracle loads the problem.
-  if (IsPyTorchTaskFile(a.task))
-    if (Status st = StartOracle(**ctx, *backend); !st.ok()) return ReportError(st);
-  // The oracle is started before the evaluator is made for a PyTorch task,
-  // and LoadTask keeps it: the backend's device does not change.
-  Evaluator evaluator((*ctx)->env, (*ctx)->oracle.get());
-  if (auto language = BuiltInLanguages().ForFile(a.candidate);
-      language.ok() && (*language)->modelnew())
-    evaluator.PrewarmCompat(*backend, *options);
-  Trace("eval: loading the task");
-  auto task = LoadTask(**ctx, a.task, *backend, *sizes);
-  Trace("eval: task loaded");
-  loading.Clear();
-  if (!task.ok()) return ReportError(task.status());
-  Progress progress(a.out);
-  // A candidate that declares tunables is evaluated as each of its variants.
-  Builder* builder = &(*ctx)->backend(*backend).builder();
-  auto verdict = EvaluateTuned(evaluator, builder, *task, a.candidate, *options,
-                               [&](const std::string& stage) {
-                                 Trace("eval: stage " + stage);
-                                 progress.Show("hone eval " + task->name + ": " + stage);
-                               });
-  progress.Clear();
+  auto verdicts = EvaluateParts(a, *parts, *candidate, *options, *sizes, **ctx);
   Trace("eval: verdict");
-  if (!verdict.ok()) return ReportError(verdict.status());
-  if (!verdict->sandbox_missing.empty())
-    std::fprintf(stderr, "hone: warning: not in force in the sandbox on this machine: %s\n",
-                 verdict->sandbox_missing.c_str());
+  WarnSandboxMissing(verdicts);
+  // A format with statuses of its own (FlashInfer-Trace) says them per part;
+  // one part of a format without says its verdict as hone always has.
+  if (parts->size() > 1 || !(*format)->StatusOf(Verdict()).empty())
+    return PrintParts(a, **format, *candidate, verdicts);
+  const auto& only = verdicts.front().verdict;
+  if (!only.ok()) return ReportError(only.status());
   if (a.out.json) {
-    std::cout << VerdictToJson(*verdict).dump(2) << "\n";
+    std::cout << VerdictToJson(*only).dump(2) << "\n";
   } else {
-    std::cout << FormatVerdict(*verdict, a.out.terminal && isatty(1));
+    std::cout << FormatVerdict(*only, a.out.terminal && isatty(1));
   }
   return kExitOk;
 }
@@ -80,12 +188,16 @@ Command RegisterEval(CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
   CLI::App* sub = app.add_subcommand("eval", "Build, verify and time one candidate on a task");
   sub->add_option("task", args->task,
-                  "Native task folder (with task.toml) or PyTorch problem file (.py)")
+                  "The problem: a native task folder (task.toml), a KernelBench problem file "
+                  "(.py) or a FlashInfer-Trace definition (.json)")
       ->required();
   sub->add_option("candidate", args->candidate,
-                  "Candidate source: .cpp for the CPU backend, .cu for CUDA, or a KernelBench "
-                  "ModelNew file (.py, PyTorch tasks only)")
+                  "Candidate source: .cpp for the CPU backend, .cu for CUDA, a KernelBench "
+                  "ModelNew file (.py), or a FlashInfer-Trace solution (.json)")
       ->required();
+  sub->add_option("--workloads", args->workloads,
+                  "A FlashInfer-Trace definition's workloads (.jsonl; default: where the "
+                  "dataset's layout puts them)");
   AddEvalFlags(sub, args->flags);
   AddSanitizeFlag(sub, args->flags);
   AddMetricsFlag(sub, args->flags);

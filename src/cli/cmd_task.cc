@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
+#include "format/builtin_formats.h"
 #include "task/suite.h"
 #include "task/task_loader.h"
 #include "task/task_text.h"
@@ -143,7 +144,7 @@ std::string TaskText(const Task& t) {
 // task shown in turn. One that does not load is said on stderr, the others
 // are still shown, and the exit code is 2.
 int RunSuiteShow(const TaskArgs& a, const SizePolicy& sizes) {
-  auto entries = DiscoverSuite(a.task, SuiteLayout{});
+  auto entries = DiscoverSuiteOf(BuiltInFormats(), a.task, SuiteLayout{});
   if (!entries.ok()) return ReportError(entries.status());
   std::unique_ptr<OracleService> oracle;
   nlohmann::json tasks = nlohmann::json::array(), failed = nlohmann::json::array();
@@ -172,13 +173,24 @@ int RunTaskShow(const TaskArgs& a) {
   std::error_code ec;
   if (std::filesystem::is_directory(a.task, ec) && !IsNativeTaskDir(a.task))
     return RunSuiteShow(a, *sizes);
+  auto format = BuiltInFormats().ForProblem(a.task);
+  if (!format.ok()) return ReportError(format.status());
+  auto parts = (*format)->Parts(a.task, PartOptions{});
+  if (!parts.ok()) return ReportError(parts.status());
   std::unique_ptr<OracleService> oracle;
-  auto task = LoadTaskWith(oracle, a.task, "cpu", *sizes);
-  if (!task.ok()) return ReportError(task.status());
-  if (a.out.json)
-    std::cout << TaskJson(*task).dump(2) << "\n";
-  else
-    std::cout << TaskText(*task);
+  nlohmann::json shown = nlohmann::json::array();
+  for (size_t i = 0; i < parts->size(); ++i) {
+    const ProblemPart& part = (*parts)[i];
+    auto task = LoadTaskWith(oracle, part.load.string(), "cpu", *sizes);
+    if (!task.ok()) return ReportError(task.status());
+    nlohmann::json j = TaskJson(*task);
+    if (!part.label.empty()) j["part"] = {{"label", part.label}, {"id", part.id}};
+    shown.push_back(std::move(j));
+    if (!a.out.json)
+      std::cout << (i ? "\n" : "") << (part.label.empty() ? "" : "== " + part.label + "\n")
+                << TaskText(*task);
+  }
+  if (a.out.json) std::cout << (shown.size() == 1 ? shown[0] : shown).dump(2) << "\n";
   return kExitOk;
 }
 
@@ -190,8 +202,9 @@ Command RegisterTask(CLI::App& app) {
   task->require_subcommand(1);
   CLI::App* show = task->add_subcommand("show", "Print a task's inputs, outputs and cases");
   show->add_option("task", args->task,
-                   "Native task folder (or its task.toml), PyTorch problem file (.py), or a "
-                   "folder of either (each is shown)")
+                   "Native task folder (or its task.toml), PyTorch problem file (.py), "
+                   "FlashInfer-Trace definition (.json, each workload shown), or a folder of "
+                   "problems (each is shown)")
       ->required();
   show->add_option("--shape-scale", args->flags.shape_scale,
                    "PyTorch tasks: multiply module-level integer sizes by this factor in (0, 1]");

@@ -33,6 +33,21 @@ Result<TensorDecl> DeclFromSpec(const OracleTensorSpec& s, const std::string& fi
   return d;
 }
 
+// What a problem file says of itself in `hone_task` (hone_oracle.py
+// parse_task_info, which checked the types): the files hone writes for
+// other task formats name their problem and tolerance there.
+void ApplyTaskInfo(const json& info, Task& t) {
+  if (!info.is_object()) return;
+  t.name = info.value("name", t.name);
+  t.category = info.value("category", t.category);
+  t.description = info.value("description", t.description);
+  const json tol = info.value("tolerance", json::object());
+  if (tol.contains("atol")) t.atol = tol["atol"].get<double>();
+  if (tol.contains("rtol")) t.rtol = tol["rtol"].get<double>();
+  if (tol.contains("required_matched_ratio"))
+    t.required_matched_ratio = tol["required_matched_ratio"].get<double>();
+}
+
 std::string ShapesText(const OracleProblem& p) {
   std::string out;
   for (const auto& [name, size] : p.sizes) {
@@ -218,6 +233,7 @@ Result<Task> OracleService::ToTask(const OracleProblem& p, const std::filesystem
     info.draw_peak_bytes = m.value("draw_peak_bytes", int64_t{0});
     info.model_bytes = m.value("model_bytes", int64_t{0});
   }
+  ApplyTaskInfo(p.reply.value("task", json::object()), t);
   t.seeds = 3;
   t.num_distributions = std::max<int>(1, static_cast<int>(p.distributions.size()));
   t.hash = p.task_hash;

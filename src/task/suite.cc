@@ -130,10 +130,25 @@ Result<std::vector<SuiteEntry>> DiscoverAll(const fs::path& suite, const SuiteLa
 
 }  // namespace
 
-Result<std::vector<SuiteEntry>> DiscoverSuite(const fs::path& suite, const SuiteLayout& layout) {
-  HONE_ASSIGN_OR_RETURN(std::vector<SuiteEntry> entries, DiscoverAll(suite, layout));
+bool HoldsNativeOrPyTorchTasks(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return false;
+  if (IsNativeTaskDir(dir) || HasProblems(dir)) return true;
+  for (const auto& sub : Children(dir))
+    if (fs::is_directory(sub) && HasProblems(sub)) return true;
+  return false;
+}
+
+Status ApplyOnly(const fs::path& suite, std::vector<SuiteEntry>& entries,
+                 const SuiteLayout& layout) {
   HONE_RETURN_IF_ERROR(CheckOnlyMatches(suite, entries, layout));
   KeepOnly(entries, layout);
+  return Status::Ok();
+}
+
+Result<std::vector<SuiteEntry>> DiscoverSuite(const fs::path& suite, const SuiteLayout& layout) {
+  HONE_ASSIGN_OR_RETURN(std::vector<SuiteEntry> entries, DiscoverAll(suite, layout));
+  HONE_RETURN_IF_ERROR(ApplyOnly(suite, entries, layout));
   return entries;
 }
 

@@ -15,6 +15,8 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,11 @@ struct SuiteEntry {
   std::filesystem::path task;  // a task folder or a .py problem
   std::string category;        // the level folder; the suite's name when flat
   std::vector<std::filesystem::path> solutions;
+  // Lint rules a solution's format allows it, by solution (format/task_format.h).
+  std::map<std::filesystem::path, std::set<std::string>> allow;
+  // The format's label of the task in a suite ("" for its name): a
+  // FlashInfer-Trace workload's axes.
+  std::string label;
 };
 
 struct SuiteLayout {
@@ -35,6 +42,15 @@ struct SuiteLayout {
   std::vector<std::string> only;         // solution stems to keep (empty: all)
   std::filesystem::path solutions_root;  // PyTorch problems (empty: SUITE/candidates)
 };
+
+// Whether `dir` is a native task folder, or holds native task folders or
+// PyTorch problem files, directly or in level folders.
+bool HoldsNativeOrPyTorchTasks(const std::filesystem::path& dir);
+
+// Checks layout.only against the entries' solution stems and keeps those it
+// names (every format's Discover ends with it).
+Status ApplyOnly(const std::filesystem::path& suite, std::vector<SuiteEntry>& entries,
+                 const SuiteLayout& layout);
 
 // Errors (kInvalidInput): not a folder, nothing that looks like a task in it,
 // a name of layout.only that is no solution's.

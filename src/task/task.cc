@@ -23,6 +23,7 @@ Tolerance Task::ToleranceFor(Dtype output_dtype) const {
   if (atol) t.atol = *atol;
   if (rtol) t.rtol = *rtol;
   if (precision) t.precision = *precision;
+  if (required_matched_ratio) t.required_matched_ratio = *required_matched_ratio;
   return t;
 }
 

@@ -76,6 +76,7 @@ struct Task {
   std::vector<TensorDecl> outputs;
   std::vector<ShapeCase> cases;
   std::optional<double> atol, rtol, precision;  // task overrides
+  std::optional<double> required_matched_ratio;  // verify/tolerance.h
   std::optional<Expr> cost_bytes, cost_flops;
   int seeds = 3;
   int num_distributions = 2;

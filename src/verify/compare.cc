@@ -107,6 +107,13 @@ Mismatch CompareElements(const void* actual, const void* expected, Dtype t, int6
   return CompareAll(AnyReader{actual, t}, AnyReader{expected, t}, t, n, tol, raw);
 }
 
+bool WithinMatchedRatio(const Mismatch& m, const Tolerance& tol) {
+  if (m.ok) return true;
+  if (tol.required_matched_ratio >= 1 || m.nan_or_inf > 0 || m.checked <= 0) return false;
+  double matched = 1.0 - static_cast<double>(m.num_bad) / static_cast<double>(m.checked);
+  return matched >= tol.required_matched_ratio;
+}
+
 double RelativeL2Error(const void* a, Dtype t, const double* ref, int64_t n) {
   double num = 0, den = 0;
 #pragma omp parallel for reduction(+ : num, den) schedule(static) if (n > (1 << 16))

@@ -43,6 +43,10 @@ void FinishMismatch(Mismatch& m);
 // `ref` is float64.
 double RelativeL2Error(const void* a, Dtype t, const double* ref, int64_t n);
 
+// Whether a mismatch is still a pass under the tolerance's
+// required_matched_ratio (below 1: that share of elements within bounds).
+bool WithinMatchedRatio(const Mismatch& m, const Tolerance& tol);
+
 // True when the two buffers hold identical bytes.
 bool SameBytes(const void* a, const void* b, size_t bytes);
 // Number of elements that differ bitwise and the first such index (-1: none).

@@ -17,20 +17,9 @@ namespace hone {
 namespace {
 
 using json = nlohmann::json;
+using testing::HaveTorch;
 using testing::RunHone;
 using testing::SourceDir;
-
-// Some interpreter the oracle would try imports torch (src/task/oracle_client.cc).
-bool HaveTorch() {
-  const char* named = std::getenv("HONE_PYTHON");
-  for (std::string python :
-       {std::string(named ? named : ""), std::string("python3"), std::string("/usr/bin/python3")}) {
-    if (python.empty()) continue;
-    auto r = RunCommand({python, "-c", "import torch"});
-    if (r.ok() && r->succeeded()) return true;
-  }
-  return false;
-}
 
 struct Case {
   EvalJob job;
@@ -110,7 +99,9 @@ TEST(ServedJobs, EveryShapeOfJobAndTheStore) {
     EXPECT_NE((*r)->error_msg.find(c.error_substring), std::string::npos)
         << c.job.id << ": " << (*r)->error_msg;
     EXPECT_NE((*r)->device.find("/cpu"), std::string::npos) << (*r)->device;
-    if ((*r)->infra_error()) EXPECT_EQ((*r)->attempts, kAttempts) << c.job.id;
+    if ((*r)->infra_error()) {
+      EXPECT_EQ((*r)->attempts, kAttempts) << c.job.id;
+    }
     if (!(*r)->infra_error()) ++verdicts;
   }
 

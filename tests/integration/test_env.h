@@ -25,6 +25,18 @@
 
 namespace hone::testing {
 
+// Some interpreter the oracle would try imports torch (src/task/oracle_client.cc).
+inline bool HaveTorch() {
+  const char* named = std::getenv("HONE_PYTHON");
+  for (std::string python :
+       {std::string(named ? named : ""), std::string("python3"), std::string("/usr/bin/python3")}) {
+    if (python.empty()) continue;
+    auto r = RunCommand({python, "-c", "import torch"});
+    if (r.ok() && r->succeeded()) return true;
+  }
+  return false;
+}
+
 // The build tree; HONE_BINARY_DIR overrides it when the tests run from a
 // copy (scripts/gpu-check on a GPU machine). SourceDir: support/source_dir.h.
 inline std::filesystem::path BinaryDir() {

@@ -1,0 +1,99 @@
+"""Tests for python/hone_flashinfer.py, the helpers hone copies into the
+KernelBench-format files it writes for FlashInfer-Trace definitions and
+solutions: inputs drawn as a workload says (random by dtype, scalars,
+safetensors read without the package), results in output order, and the
+shapes and dtypes a value-returning solution must return.
+
+Run: python3 -m unittest discover -s python/tests -p 'test_flashinfer.py'
+"""
+
+import json
+import os
+import struct
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+try:
+    import torch
+    import hone_flashinfer as fi
+except ImportError:  # pragma: no cover - the oracle's tests need torch too
+    torch = None
+
+DEFINITION = {
+    "name": "d", "op_type": "x",
+    "axes": [["b", {"type": "var"}], ["h", {"type": "const", "value": 4}],
+             ["h2", {"type": "expr", "expression": "2 * h"}]],
+    "inputs": [["x", {"shape": ["b", "h2"], "dtype": "bfloat16"}],
+               ["idx", {"shape": ["b"], "dtype": "int32"}],
+               ["eps", {"shape": None, "dtype": "float32"}]],
+    "outputs": [["y", {"shape": ["b", "h"], "dtype": "float32"}],
+                ["n", {"shape": ["b"], "dtype": "int64"}]],
+}
+
+
+def safetensors(path, key, values):
+    raw = struct.pack("<%di" % len(values), *values)
+    header = json.dumps({key: {"dtype": "I32", "shape": [len(values)],
+                               "data_offsets": [0, len(raw)]}}).encode()
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(header)) + header + raw)
+
+
+@unittest.skipIf(torch is None, "no torch here")
+class FlashInferHelpersTest(unittest.TestCase):
+    def fi(self, inputs=None, axes=None, root="/"):
+        return {"definition": DEFINITION, "root": root,
+                "workload": {"uuid": "u", "axes": axes or {"b": 3}, "inputs": inputs or {}}}
+
+    def test_random_inputs_follow_the_definition(self):
+        torch.manual_seed(0)
+        x, idx, eps = fi._hone_fi_inputs(self.fi())
+        self.assertEqual(list(x.shape), [3, 8])  # h2 = 2 * h
+        self.assertEqual(x.dtype, torch.bfloat16)
+        self.assertEqual(idx.dtype, torch.int32)
+        self.assertTrue(bool(((idx >= -1024) & (idx < 1024)).all()))
+        self.assertIsInstance(eps, float)
+
+    def test_scalars_and_stored_tensors(self):
+        with tempfile.TemporaryDirectory() as d:
+            safetensors(os.path.join(d, "blob.safetensors"), "idx", [5, 6, 7])
+            inputs = {"idx": {"type": "safetensors", "path": "blob.safetensors", "tensor_key": "idx"},
+                      "eps": {"type": "scalar", "value": 1e-6}}
+            _, idx, eps = fi._hone_fi_inputs(self.fi(inputs, root=d))
+            self.assertEqual(idx.tolist(), [5, 6, 7])
+            self.assertEqual(eps, 1e-6)
+            with self.assertRaisesRegex(ValueError, "holds int32 \\[3\\], the definition asks for int32 \\[2\\]"):
+                fi._hone_fi_inputs(self.fi(inputs, axes={"b": 2}, root=d))
+            bad = dict(inputs, idx=dict(inputs["idx"], tensor_key="nope"))
+            with self.assertRaisesRegex(KeyError, "no tensor 'nope'"):
+                fi._hone_fi_inputs(self.fi(bad, root=d))
+
+    def test_results_in_output_order_from_any_form(self):
+        y, n = torch.zeros(3, 4), torch.zeros(3, dtype=torch.int64)
+        f = self.fi()
+        for result in ((y, n), [y, n], {"n": n, "y": y}):
+            out = fi._hone_fi_outputs(result, f)
+            self.assertIs(out[0], y)
+            self.assertIs(out[1], n)
+        with self.assertRaisesRegex(ValueError, "has 1 values, the definition 2 outputs"):
+            fi._hone_fi_outputs(y, f)
+
+    def test_shapes_and_dtypes_are_checked_and_outputs_allocated(self):
+        x = torch.zeros(5, 8, dtype=torch.bfloat16)
+        args = (x, torch.zeros(5, dtype=torch.int32), 1e-6)
+        f = self.fi()
+        y, n = fi._hone_fi_allocate(f, args)
+        self.assertEqual((list(y.shape), y.dtype, list(n.shape)), ([5, 4], torch.float32, [5]))
+        fi._hone_fi_checked((y, n), args, f)
+        with self.assertRaisesRegex(ValueError, "output 'y' has the wrong shape"):
+            fi._hone_fi_checked((y.t(), n), args, f)
+        with self.assertRaisesRegex(TypeError, "output 'n' has the wrong dtype"):
+            fi._hone_fi_checked((y, n.int()), args, f)
+
+
+if __name__ == "__main__":
+    unittest.main()

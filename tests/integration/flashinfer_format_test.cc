@@ -1,0 +1,184 @@
+// FlashInfer-Trace read unchanged (tests/formats/flashinfer, written for
+// this project): `hone eval DEFINITION SOLUTION` gives one status per
+// workload in the format's words, for python solutions (destination-passing
+// into hone's poisoned buffers, or value-returning) and C++ ones through
+// hone's C contract; the output cache keyed by input addresses (the MLSys
+// contest's hack) is INCORRECT; a malformed definition, workload or
+// solution is exit 2 naming the file and field; `hone bench DATASET` scores
+// a dataset; `hone task show` shows each workload. Evaluations need python3
+// with torch (the oracle runs the reference) and are skipped without it.
+#include <nlohmann/json.hpp>
+
+#include "integration/test_env.h"
+
+namespace hone {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using testing::HaveTorch;
+using testing::RunHone;
+using testing::SourceDir;
+
+fs::path Dataset() { return SourceDir() / "tests/formats/flashinfer"; }
+fs::path Def(const std::string& rel) { return Dataset() / "definitions" / rel; }
+fs::path Sol(const std::string& rel) { return Dataset() / "solutions/hone" / rel; }
+
+class FlashInferFormatTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = *MakeTempDir(fs::temp_directory_path(), "hone-fi-format"); }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // The statuses `hone eval --json` gives, one per workload.
+  std::vector<std::string> Statuses(const fs::path& def, const fs::path& sol,
+                                    std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"eval", def.string(), sol.string(), "--backend",
+                                     "cpu",  "--no-time",  "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = RunHone(args);
+    std::vector<std::string> out;
+    size_t brace = r.output.find("{\n");
+    json j = json::parse(brace == std::string::npos ? "" : r.output.substr(brace), nullptr, false);
+    EXPECT_TRUE(j.is_object()) << r.output;
+    if (!j.is_object()) return out;
+    EXPECT_EQ(j.value("format", ""), "flashinfer-trace");
+    for (const auto& p : j["parts"]) {
+      out.push_back(p.value("status", "ERROR: " + p.value("error", std::string())));
+      if (p.value("status", "") != "PASSED" && p.contains("verdict"))
+        last_reason_ = p["verdict"].value("reason", "");
+    }
+    return out;
+  }
+
+  // A one-workload file: the definition's workload on `line` (1-based).
+  std::string OneWorkload(const std::string& jsonl, int line) {
+    auto text = ReadFile(Dataset() / "workloads" / jsonl);
+    std::istringstream lines(*text);
+    std::string l;
+    for (int i = 0; i < line; ++i) std::getline(lines, l);
+    fs::path f = dir_ / "one.jsonl";
+    EXPECT_TRUE(WriteFileAtomic(f, l + "\n").ok());
+    return f.string();
+  }
+
+  fs::path dir_;
+  std::string last_reason_;
+};
+
+using V = std::vector<std::string>;
+
+TEST_F(FlashInferFormatTest, PythonAndCppSolutionsGetOneStatusPerWorkload) {
+  if (!HaveTorch()) GTEST_SKIP() << "no python3 with torch here: the oracle cannot run";
+  EXPECT_EQ(Statuses(Def("rmsnorm/rmsnorm_h64.json"), Sol("rmsnorm/rmsnorm_h64_python.json")),
+            (V{"PASSED", "PASSED", "PASSED"}));
+  EXPECT_EQ(Statuses(Def("gemm/gemm_n32_k48.json"), Sol("gemm/gemm_n32_k48_cpp.json")),
+            (V{"PASSED", "PASSED", "PASSED"}));
+  // A scalar input by value, and two outputs returned.
+  EXPECT_EQ(
+      Statuses(Def("elementwise/scaled_residual.json"), Sol("elementwise/scaled_residual_cpp.json"),
+               {"--workloads", OneWorkload("elementwise/scaled_residual.jsonl", 3)}),
+      (V{"PASSED"}));
+  EXPECT_EQ(Statuses(Def("rmsnorm/fused_add_rmsnorm_h64.json"),
+                     Sol("rmsnorm/fused_add_rmsnorm_h64_python.json"),
+                     {"--workloads", OneWorkload("rmsnorm/fused_add_rmsnorm_h64.jsonl", 2)}),
+            (V{"PASSED"}));
+}
+
+TEST_F(FlashInferFormatTest, WrongSolutionsGetTheFormatsStatusesAndTheCause) {
+  if (!HaveTorch()) GTEST_SKIP() << "no python3 with torch here: the oracle cannot run";
+  EXPECT_EQ(Statuses(Def("gemm/gemm_n32_k48.json"), Sol("gemm/gemm_n32_k48_transposed.json"),
+                     {"--workloads", OneWorkload("gemm/gemm_n32_k48.jsonl", 2)}),
+            (V{"INCORRECT_SHAPE"}));
+  EXPECT_NE(last_reason_.find("output 'C' has the wrong shape"), std::string::npos) << last_reason_;
+  EXPECT_EQ(Statuses(Def("elementwise/scaled_residual.json"),
+                     Sol("elementwise/scaled_residual_wrong_dtype.json"),
+                     {"--workloads", OneWorkload("elementwise/scaled_residual.jsonl", 1)}),
+            (V{"INCORRECT_DTYPE"}));
+  // Destination-passing outputs are hone's own buffers, poisoned.
+  EXPECT_EQ(Statuses(Def("activation/silu_and_mul_d32.json"),
+                     Sol("activation/silu_and_mul_d32_half_written.json"),
+                     {"--workloads", OneWorkload("activation/silu_and_mul_d32.jsonl", 2)}),
+            (V{"INCORRECT_NUMERICAL"}));
+  EXPECT_NE(last_reason_.find("unwritten outputs are poisoned"), std::string::npos) << last_reason_;
+  // The contest's hack: an output cached by the inputs' addresses. hone's
+  // value sets reuse no buffer's values.
+  EXPECT_EQ(Statuses(Def("rmsnorm/rmsnorm_h64.json"), Sol("rmsnorm/rmsnorm_h64_cached.json"),
+                     {"--workloads", OneWorkload("rmsnorm/rmsnorm_h64.jsonl", 2)}),
+            (V{"INCORRECT_NUMERICAL"}));
+}
+
+TEST_F(FlashInferFormatTest, MalformedFilesExitTwoNamingTheFileAndField) {
+  auto def = *ReadFile(Def("rmsnorm/rmsnorm_h64.json"));
+  auto write = [&](const std::string& name, std::string text, const std::string& from,
+                   const std::string& to) {
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    fs::path f = dir_ / name;
+    EXPECT_TRUE(WriteFileAtomic(f, text).ok());
+    return f.string();
+  };
+  std::string sol = Sol("rmsnorm/rmsnorm_h64_python.json").string();
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  } cases[] = {
+      {{write("bad_axis.json", def, "\"shape\": [\n        \"hidden_size\"",
+              "\"shape\": [\n        \"hidden\""),
+        sol},
+       "inputs.weight.shape[0]: 'hidden' is not an axis of the definition"},
+      {{write("bad_dtype.json", def, "\"dtype\": \"bfloat16\"", "\"dtype\": \"bfloat17\""), sol},
+       "inputs.hidden_states.dtype: unknown dtype 'bfloat17'"},
+      {{Def("rmsnorm/rmsnorm_h64.json").string(), sol, "--workloads",
+        write("w.jsonl", "{\"uuid\": \"u\", \"axes\": {}}\n", "{}", "{}")},
+       ":1: workload.axes: the var axis 'batch_size' of definition rmsnorm_h64 has no value"},
+      {{Def("rmsnorm/rmsnorm_h64.json").string(), Sol("gemm/gemm_n32_k48_python.json").string()},
+       "definition: the solution is for 'gemm_n32_k48', the problem is 'rmsnorm_h64'"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"eval"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.insert(args.end(), {"--backend", "cpu"});
+    auto r = RunHone(args);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << "one message\n" << r.output;
+  }
+}
+
+// A dataset as the format lays it out: two definitions, their python and
+// C++ solutions, three workloads each.
+TEST_F(FlashInferFormatTest, BenchScoresADatasetAndTaskShowShowsEachWorkload) {
+  if (!HaveTorch()) GTEST_SKIP() << "no python3 with torch here: the oracle cannot run";
+  fs::path data = dir_ / "dataset";
+  for (const char* rel :
+       {"definitions/gemm", "workloads/gemm", "definitions/elementwise", "workloads/elementwise"}) {
+    fs::create_directories(data / rel);
+    fs::copy(Dataset() / rel, data / rel, fs::copy_options::recursive);
+  }
+  fs::create_directories(data / "solutions/hone");
+  for (const char* name : {"gemm/gemm_n32_k48_cpp.json", "elementwise/scaled_residual_python.json",
+                           "elementwise/scaled_residual_wrong_dtype.json"})
+    fs::copy(Sol(name), data / "solutions/hone" / fs::path(name).filename());
+  auto bench = RunHone({"bench", data.string(), "--backend", "cpu", "--no-time", "--store",
+                        (dir_ / "store.db").string(), "--json"});
+  ASSERT_EQ(bench.exit_code, 0) << bench.output;
+  auto report = RunHone({"report", "last", "--store", (dir_ / "store.db").string(), "--json"});
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  json r = json::parse(report.output, nullptr, false);
+  ASSERT_TRUE(r.is_object()) << report.output;
+  // Three workloads each: gemm's C++ and the python scaled_residual pass,
+  // the float64 one fails.
+  EXPECT_EQ(r["outcomes"].value("passed", 0), 6) << report.output.substr(0, 3000);
+  EXPECT_EQ(r["outcomes"].value("runtime_error", 0), 3) << report.output.substr(0, 3000);
+
+  auto show = RunHone({"task", "show", Def("gemm/gemm_n32_k48.json").string()});
+  ASSERT_EQ(show.exit_code, 0) << show.output;
+  EXPECT_NE(show.output.find("== M=1 (workload"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("== M=128 (workload"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("FlashInfer-Trace definition gemm_n32_k48 (gemm)"), std::string::npos)
+      << show.output;
+}
+
+}  // namespace
+}  // namespace hone
