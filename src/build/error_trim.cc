@@ -63,4 +63,25 @@ std::string TrimCompilerOutput(const std::string& output, const std::string& sou
   return out;
 }
 
+std::string FirstCompilerError(const std::string& output, size_t max_chars) {
+  std::istringstream in(output);
+  std::string first_nonempty;
+  for (std::string line; std::getline(in, line);) {
+    size_t begin = line.find_first_not_of(" \t\r");
+    if (begin == std::string::npos) continue;
+    line = line.substr(begin);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (first_nonempty.empty()) first_nonempty = line;
+    if (Contains(line, ": error") || Contains(line, ": fatal error") ||
+        Contains(line, "undefined reference") || Contains(line, "): error") ||
+        line.rfind("error:", 0) == 0) {
+      first_nonempty = line;
+      break;
+    }
+  }
+  if (first_nonempty.size() > max_chars)
+    first_nonempty = first_nonempty.substr(0, max_chars) + "...";
+  return first_nonempty;
+}
+
 }  // namespace hone

@@ -18,14 +18,15 @@
 #include "bench/scheduler.h"
 #include "bench/tally.h"
 #include "cli/commands.h"
-#include "format/builtin_formats.h"
 #include "cli/device_list.h"
 #include "cli/eval_flags.h"
+#include "cli/interrupt_hint.h"
 #include "cli/search_flags.h"
 #include "cli/store_flags.h"
 #include "core/clock.h"
 #include "core/fs.h"
 #include "core/hash.h"
+#include "format/builtin_formats.h"
 #include "report/run_data.h"
 #include "report/verdict_text.h"
 #include "task/suite.h"
@@ -160,10 +161,13 @@ void CliBenchListener::UnitDone(const BenchUnit& u, const Verdict& v) {
   progress_.Note(row + (passed ? "" : "  " + v.reason.substr(0, 200)));
   if (out_.json || out_.quiet) return;
   progress_.Clear();
-  std::cout << row << "\n";
-  if (!passed) std::cout << "    " << v.reason.substr(0, 300) << "\n";
+  // One line a unit: on a small machine most speedups are unresolved, and a
+  // line under each row doubled the table.
   if (passed && !v.speedup_unresolved.empty())
-    std::cout << "    speedup not resolved: " << v.speedup_unresolved << "\n";
+    row += "  (not resolved: " + v.speedup_unresolved + ")";
+  std::cout << row << "\n";
+  if (!passed)
+    std::cout << "    " << v.reason.substr(0, std::min<size_t>(v.reason.find('\n'), 300)) << "\n";
   std::cout << std::flush;
 }
 
@@ -378,6 +382,7 @@ int Finish(Store& db, int64_t run_id, const BenchArgs& a, const BenchPlan& plan,
                   {"units", tally.total},
                   {"evaluated_now", tally.fresh},
                   {"malformed_tasks", plan.malformed},
+                  {"tasks_listed", data->metrics.all.tasks + plan.malformed},
                   {"skipped_tasks", plan.skipped},
                   {"wall_seconds", wall},
                   {"prebuild_seconds", o.prebuild_seconds},
@@ -389,7 +394,7 @@ int Finish(Store& db, int64_t run_id, const BenchArgs& a, const BenchPlan& plan,
   if (o.lanes.size() > 1) summary["lanes"] = LanesJson(o.lanes);
   if (Status st = db.SetRunStatus(run_id, "finished", summary.dump()); !st.ok())
     return ReportError(st);
-  std::string table = SuiteMetricsTable(data->metrics);
+  std::string table = SuiteMetricsTable(data->metrics, BaselineWord(*data));
   progress.Note("finished\n" + table);
   if (a.out.json) {
     std::cout << json({{"run_id", run_id},
@@ -404,6 +409,17 @@ int Finish(Store& db, int64_t run_id, const BenchArgs& a, const BenchPlan& plan,
               << "\n";
   } else {
     std::cout << "\n" << table;
+    // The figures are over the tasks that loaded: a malformed one (named
+    // above) would otherwise vanish from "tasks solved".
+    if (plan.malformed > 0) {
+      const BenchMetrics& m = data->metrics.all;
+      int listed = m.tasks + plan.malformed;
+      std::cout << fmt::format(
+          "note: {} malformed task{} not in these figures: {} of the {} tasks listed solved "
+          "({:.0f}%)\n",
+          plan.malformed, plan.malformed == 1 ? " is" : "s are", m.tasks_correct, listed,
+          listed ? 100.0 * m.tasks_correct / listed : 0.0);
+    }
     if (!a.out.quiet)
       std::cout << fmt::format(
           "run {}: {} units, {} evaluated now, wall {:.1f} s ({:.0f} evaluations/hour, parallel "
@@ -425,6 +441,10 @@ int RunBench(BenchArgs a) {
   auto options = ToEvalOptions(a.flags);
   auto sizes = ToSizePolicy(a.flags);
   options->backend = a.backend;
+  SayOnInterrupt(
+      fmt::format("hone: interrupted; what was evaluated is kept; continue with: hone "
+                  "bench --resume {} --store {}",
+                  *run_id, db.path().string()));
   if (!a.out.quiet && !a.out.json)
     std::fprintf(stderr, "hone: %s bench run %lld in %s\n", resumed ? "resuming" : "started",
                  static_cast<long long>(*run_id), db.path().c_str());

@@ -8,9 +8,13 @@
 
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
+#include "core/paths.h"
 #include "core/trace.h"
 #include "format/builtin_formats.h"
+#include "lang/builtin.h"
 #include "report/verdict_text.h"
+#include "run/compat_scan.h"
+#include "run/compat_stages.h"
 #include "search/autotune.h"
 #include "task/task_loader.h"
 #include "verify/verdict_json.h"
@@ -34,6 +38,31 @@ struct PartVerdict {
   Result<Verdict> verdict = Status::Internal("not evaluated");
 };
 
+// A ModelNew file that does not parse or defines no ModelNew fails on any
+// problem: its verdict comes before the problem is loaded (a full-size
+// KernelBench problem takes minutes to load on a CPU), and no oracle is
+// started only to be waited for. nullopt: the problem is needed to decide
+// (or the scan could not run, which the evaluation then says).
+std::optional<Verdict> VerdictBeforeLoading(const FormatCandidate& candidate,
+                                            const std::string& backend) {
+  auto language = BuiltInLanguages().ForFile(candidate.file);
+  if (!language.ok() || !(*language)->modelnew()) return std::nullopt;
+  auto python_dir = FindPythonDir();
+  if (!python_dir.ok()) return std::nullopt;
+  auto scan =
+      ScanCompatFile(candidate.file, *python_dir, "", BuiltInLanguages().KernelDecorators());
+  if (!scan.ok()) return std::nullopt;
+  auto failure = FailsWhateverTheProblem(*scan);
+  if (!failure) return std::nullopt;
+  Verdict v;
+  v.status = VerdictStatus::kCompileError;
+  v.reason = *failure;
+  v.candidate = candidate.file.string();
+  v.backend = backend;
+  v.language = (*language)->name;
+  return v;
+}
+
 // Evaluates the candidate on each part in turn, with one oracle and one
 // evaluator for all.
 std::vector<PartVerdict> EvaluateParts(const EvalArgs& a, const std::vector<ProblemPart>& parts,
@@ -41,6 +70,15 @@ std::vector<PartVerdict> EvaluateParts(const EvalArgs& a, const std::vector<Prob
                                        const SizePolicy& sizes, EvalContext& ctx) {
   const std::string& backend = options.backend;
   std::vector<PartVerdict> out;
+  if (auto early = VerdictBeforeLoading(candidate, backend)) {
+    Trace("eval: verdict before loading the problem");
+    for (const ProblemPart& part : parts) {
+      Verdict v = *early;
+      v.task = part.load.stem().string();
+      out.push_back({part, std::move(v)});
+    }
+    return out;
+  }
   Progress loading(a.out);
   loading.Show("hone eval: loading " + a.task);
   // The oracle first, so that a ModelNew candidate's sandbox starts Python
@@ -94,6 +132,12 @@ void WarnSandboxMissing(const std::vector<PartVerdict>& verdicts) {
     }
 }
 
+// A part's status in its format's words, else hone's.
+std::string PartStatus(const TaskFormat& format, const Verdict& v) {
+  std::string s = format.StatusOf(v);
+  return s.empty() ? std::string(StatusName(v.status)) : s;
+}
+
 // The verdicts of a problem of several parts (a FlashInfer-Trace
 // definition's workloads): one status per part, in the format's words.
 int PrintParts(const EvalArgs& a, const TaskFormat& format, const FormatCandidate& candidate,
@@ -104,7 +148,7 @@ int PrintParts(const EvalArgs& a, const TaskFormat& format, const FormatCandidat
     for (const auto& v : verdicts) {
       nlohmann::json p = {{"label", v.part.label}, {"id", v.part.id}};
       if (v.verdict.ok()) {
-        p["status"] = format.StatusOf(*v.verdict);
+        p["status"] = PartStatus(format, *v.verdict);
         p["verdict"] = VerdictToJson(*v.verdict);
       } else {
         p["error"] = v.verdict.status().message();
@@ -132,14 +176,14 @@ int PrintParts(const EvalArgs& a, const TaskFormat& format, const FormatCandidat
       ++failed;
       continue;
     }
-    std::cout << "status: " << format.StatusOf(*v.verdict) << "\n"
+    std::cout << "status: " << PartStatus(format, *v.verdict) << "\n"
               << FormatVerdict(*v.verdict, color) << "\n";
   }
   std::cout << fmt::format("{} {}: ", a.task,
                            candidate.name.empty() ? a.candidate : candidate.name);
   for (size_t i = 0; i < verdicts.size(); ++i)
     std::cout << (i ? ", " : "")
-              << (verdicts[i].verdict.ok() ? format.StatusOf(*verdicts[i].verdict) : "ERROR");
+              << (verdicts[i].verdict.ok() ? PartStatus(format, *verdicts[i].verdict) : "ERROR");
   std::cout << "\n";
   return failed ? kExitFailure : kExitOk;
 }

@@ -1,4 +1,7 @@
-// hone export RUN --format jsonl: a stored run's attempts as training data.
+// hone export RUN --format jsonl: a stored run's attempts as training data;
+// --format flashinfer-trace: its FlashInfer-Trace evaluations as trace records.
+#include <fmt/format.h>
+
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -8,6 +11,7 @@
 #include "cli/context.h"
 #include "cli/store_flags.h"
 #include "core/fs.h"
+#include "format/flashinfer_trace_export.h"
 #include "report/jsonl_export.h"
 
 namespace hone::cli {
@@ -19,8 +23,10 @@ struct ExportArgs {
 };
 
 int RunExport(const ExportArgs& a) {
-  if (a.format != "jsonl")
-    return ReportError(Status::Invalid("--format: expected jsonl, got '" + a.format + "'"));
+  const bool traces = a.format == "flashinfer-trace";
+  if (a.format != "jsonl" && !traces)
+    return ReportError(
+        Status::Invalid("--format: expected jsonl or flashinfer-trace, got '" + a.format + "'"));
   auto keep = ParseKeep(a.keep);
   if (!keep)
     return ReportError(
@@ -37,19 +43,39 @@ int RunExport(const ExportArgs& a) {
   ExportOptions options;
   options.keep = *keep;
   options.verdict = a.verdict;
-  int rows = 0;
-  if (a.output.empty()) {
-    rows = WriteJsonl(*data, options, std::cout);
-    std::cout << std::flush;
+  Store& db = **store;
+  auto task_text = [&db](const std::string& hash) -> std::optional<std::string> {
+    auto row = db.GetTask(hash);
+    if (!row.ok() || !*row) return std::nullopt;
+    if (!(*row)->definition.empty()) return (*row)->definition;
+    // Runs keep the problem's path; a generated one lives in the cache
+    // under its content's hash, so what is there is what was evaluated.
+    auto text = ReadFile((*row)->path);
+    if (!text.ok()) return std::nullopt;
+    return *text;
+  };
+  std::ostringstream text;
+  int rows = 0, skipped = 0;
+  if (traces) {
+    TraceExportCount n = WriteFlashInferTraces(*data, options, task_text, text);
+    rows = n.written;
+    skipped = n.skipped;
   } else {
-    std::ostringstream text;
     rows = WriteJsonl(*data, options, text);
-    if (Status st = WriteFileAtomic(a.output, text.str()); !st.ok()) return ReportError(st);
+  }
+  if (a.output.empty()) {
+    std::cout << text.str() << std::flush;
+  } else if (Status st = WriteFileAtomic(a.output, text.str()); !st.ok()) {
+    return ReportError(st);
   }
   if (!a.quiet)
-    std::fprintf(stderr, "hone: exported %d attempt%s of run %lld%s\n", rows, rows == 1 ? "" : "s",
-                 static_cast<long long>(*run_id),
-                 a.output.empty() ? "" : (" to " + a.output).c_str());
+    std::fprintf(
+        stderr, "hone: exported %d %s of run %lld%s%s\n", rows,
+        traces ? (rows == 1 ? "trace" : "traces") : (rows == 1 ? "attempt" : "attempts"),
+        static_cast<long long>(*run_id), a.output.empty() ? "" : (" to " + a.output).c_str(),
+        skipped
+            ? fmt::format(" ({} attempts of other formats or unfinished left out)", skipped).c_str()
+            : "");
   return kExitOk;
 }
 
@@ -61,7 +87,10 @@ Command RegisterExport(CLI::App& app) {
       app.add_subcommand("export", "Write a stored run's attempts as JSON Lines (SFT/RL data)");
   sub->add_option("run", a->run, "The run: its id, or 'last'")->required();
   AddStoreFlag(sub, a->store);
-  sub->add_option("--format", a->format, "jsonl (one object per attempt)")->capture_default_str();
+  sub->add_option("--format", a->format,
+                  "jsonl (one object per attempt), or flashinfer-trace (the format's trace "
+                  "records of a run's FlashInfer-Trace evaluations)")
+      ->capture_default_str();
   sub->add_option("--keep", a->keep,
                   "all attempts, only passed ones, or only the best per task (all, passed, best)")
       ->capture_default_str();

@@ -1,5 +1,7 @@
 // hone lessons list|export|delete: the lessons optimize runs distilled
 // (search/lesson_distil.h), as the run store keeps them.
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -10,6 +12,7 @@
 #include "cli/store_flags.h"
 #include "core/fs.h"
 #include "report/lesson_text.h"
+#include "search/lesson_distil.h"
 
 namespace hone::cli {
 namespace {
@@ -37,6 +40,30 @@ Result<std::vector<LessonRow>> Selected(const LessonsArgs& a) {
   return store->Lessons(a.task);
 }
 
+// Why a store holds no lessons: none are written by hand, only distilled
+// when an optimize run finishes with a speedup that timing resolved.
+std::string WhyNoLessons(const LessonsArgs& a) {
+  std::string what = a.task.empty() ? "no lessons yet" : "no lessons for task '" + a.task + "'";
+  int optimize_runs = 0, finished = 0;
+  if (auto store = OpenExisting(a.store); store.ok())
+    if (auto runs = (*store)->ListRuns(); runs.ok())
+      for (const RunRow& r : *runs)
+        if (r.kind == "optimize") {
+          ++optimize_runs;
+          finished += r.status == "finished";
+        }
+  std::string rule =
+      "lessons are distilled when a `hone optimize` run finishes, from its kernels whose "
+      "speedup timing resolved (at least " +
+      fmt::format("{:g}", kMinLessonGain) + "x, the low end of its 95% interval)";
+  if (optimize_runs == 0) return what + ": " + rule + "; this store has no optimize run";
+  return what + ": " + rule +
+         fmt::format(
+             "; of this store's {} optimize run{} ({} finished), none "
+             "gave one (an untimed run, --no-lessons, or no gain)",
+             optimize_runs, optimize_runs == 1 ? "" : "s", finished);
+}
+
 int RunList(const LessonsArgs& a) {
   auto lessons = Selected(a);
   if (!lessons.ok()) return ReportError(lessons.status());
@@ -45,8 +72,7 @@ int RunList(const LessonsArgs& a) {
     for (const LessonRow& l : *lessons) list.push_back(LessonJson(l));
     std::cout << list.dump(2) << "\n";
   } else if (lessons->empty()) {
-    std::cout << (a.task.empty() ? "no lessons yet" : "no lessons for task '" + a.task + "'")
-              << "\n";
+    std::cout << WhyNoLessons(a) << "\n";
   } else {
     std::cout << LessonsTable(*lessons);
   }

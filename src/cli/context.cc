@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <nlohmann/json.hpp>
 
 #include "core/fs.h"
 #include "run/cpu_backend.h"
@@ -108,13 +111,30 @@ Status CheckOutputFile(const std::string& output) {
   return Status::Ok();
 }
 
+namespace {
+bool json_errors = false;
+}  // namespace
+
+void JsonErrors(bool on) { json_errors = on; }
+
+std::string JsonErrorObject(const std::string& message, int exit_code) {
+  return nlohmann::json{{"error", message}, {"exit_code", exit_code}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 int ReportError(const Status& st) {
   std::fprintf(stderr, "hone: %s\n", st.message().c_str());
-  return st.code() == StatusCode::kInvalidInput ? kExitUsage : kExitFailure;
+  int code = st.code() == StatusCode::kInvalidInput ? kExitUsage : kExitFailure;
+  if (json_errors) std::printf("%s\n", JsonErrorObject(st.message(), code).c_str());
+  std::fflush(stdout);
+  return code;
 }
 
 Progress::Progress(const Output& out)
     : enabled_(out.terminal && !out.quiet && !out.json), lines_(!out.quiet && !out.json) {
+  if (const char* after = std::getenv("HONE_PROGRESS_AFTER"); after && *after)
+    slow_seconds_ = std::max(0, std::atoi(after));
+  if (lines_ && !enabled_) ticker_ = std::thread([this] { Tick(); });
   if (out.log_file.empty()) return;
   log_ = std::fopen(out.log_file.c_str(), "a");
   if (!log_)
@@ -144,8 +164,32 @@ void Progress::Line(const std::string& line) {
   std::fflush(stderr);
 }
 
+void Progress::Tick() {
+  using namespace std::chrono;
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!wake_.wait_for(lock, seconds(1), [this] { return stop_; })) {
+    if (current_.empty()) continue;
+    auto now = steady_clock::now();
+    if (now - since_ < seconds(slow_seconds_)) continue;
+    if (said_ && now - said_at_ < seconds(kSlowStageRepeatSeconds)) continue;
+    std::fprintf(stderr, "%s (%.0f s so far)\n", current_.c_str(),
+                 duration<double>(now - since_).count());
+    std::fflush(stderr);
+    said_ = true;
+    said_at_ = now;
+  }
+}
+
 void Progress::Show(const std::string& line) {
   Log(line);
+  if (ticker_.joinable()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (line != current_) {
+      current_ = line;
+      since_ = std::chrono::steady_clock::now();
+      said_ = false;
+    }
+  }
   if (!enabled_) return;
   std::fprintf(stderr, "\r\033[K%s", line.substr(0, 120).c_str());
   std::fflush(stderr);
@@ -154,10 +198,22 @@ void Progress::Show(const std::string& line) {
 
 Progress::~Progress() {
   Clear();
+  if (ticker_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_one();
+    ticker_.join();
+  }
   if (log_) std::fclose(log_);
 }
 
 void Progress::Clear() {
+  if (ticker_.joinable()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    current_.clear();
+  }
   if (!shown_) return;
   std::fprintf(stderr, "\r\033[K");
   std::fflush(stderr);

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "lang/builtin.h"
 #include "run/timing_processes.h"
 #include "verify/lint.h"
@@ -106,8 +108,21 @@ EvalFlags EvalFlagsFromJson(const nlohmann::json& j) {
 void AddOutputFlags(CLI::App* app, Output& out) {
   app->add_flag("--json", out.json, "Print one JSON document on stdout");
   app->add_flag("-q,--quiet", out.quiet, "No progress, only the result");
+  // Checked while parsing: a log that cannot be written is bad input (exit
+  // 2) before any work, not a warning after it.
   app->add_option("--log", out.log_file,
-                  "Append progress and results to this file, with timestamps");
+                  "Append progress and results to this file, with timestamps")
+      ->check(
+          [](const std::string& file) -> std::string {
+            std::error_code ec;
+            std::filesystem::path parent = std::filesystem::path(file).parent_path();
+            if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+              return "the folder " + parent.string() + " does not exist";
+            if (std::filesystem::is_directory(file, ec))
+              return file + " is a folder; name the file to write";
+            return "";
+          },
+          "FILE");
   out.terminal = isatty(2);
 }
 

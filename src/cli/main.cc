@@ -2,6 +2,7 @@
 // own cmd_*.cc file.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 #include "cli/commands.h"
@@ -10,7 +11,8 @@
 
 int main(int argc, char** argv) {
   using namespace hone::cli;
-  CLI::App app{"hone: writes fast GPU and CPU kernels and proves them correct"};
+  // Named, so that usage lines say "hone", not the path it was started by.
+  CLI::App app{"hone: writes fast GPU and CPU kernels and proves them correct", "hone"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("hone ") + HONE_VERSION);
   struct Entry {
@@ -25,12 +27,19 @@ int main(int argc, char** argv) {
   };
   std::map<std::string, Command> run;
   for (const auto& c : kCommands) run[c.name] = c.reg(app);
+  // Read before parsing, so that a command line that does not parse still
+  // answers --json with a JSON object.
+  bool json = false;
+  for (int i = 1; i < argc; ++i) json = json || std::strcmp(argv[i], "--json") == 0;
+  JsonErrors(json);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "%s\n", ParseErrorMessage(app, e).c_str());
+    std::string message = ParseErrorMessage(app, e);
+    std::fprintf(stderr, "%s\n", message.c_str());
+    if (json) std::printf("%s\n", JsonErrorObject(message, kExitUsage).c_str());
     return kExitUsage;
   }
   for (auto* sub : app.get_subcommands()) return run[sub->get_name()]();

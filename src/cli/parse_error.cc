@@ -1,6 +1,9 @@
 #include "cli/parse_error.h"
 
+#include <algorithm>
 #include <cctype>
+#include <sstream>
+#include <vector>
 
 namespace hone::cli {
 namespace {
@@ -39,6 +42,48 @@ std::string FirstWord(const CLI::App* app) {
   return "";
 }
 
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// " (did you mean --x?)" for the first unknown --flag that `message` (the
+// parser's "the following argument(s) were not expected: ...") names, when
+// it is close to one of `app`'s options (a typo, or a prefix); "" otherwise.
+std::string DidYouMean(const CLI::App* app, const std::string& message) {
+  size_t colon = message.find("not expected:");
+  if (colon == std::string::npos) return "";
+  std::istringstream words(message.substr(colon + 13));
+  for (std::string arg; words >> arg;) {
+    if (arg.rfind("--", 0) != 0) continue;
+    std::string given =
+        arg.substr(2, arg.find('=') == std::string::npos ? std::string::npos : arg.find('=') - 2);
+    std::string best;
+    size_t best_distance = std::max<size_t>(2, given.size() / 4) + 1;
+    for (const CLI::Option* opt : app->get_options()) {
+      for (const std::string& name : opt->get_lnames()) {
+        size_t d = name.rfind(given, 0) == 0 && given.size() >= 3 ? 1 : EditDistance(given, name);
+        if (d < best_distance) {
+          best_distance = d;
+          best = name;
+        }
+      }
+    }
+    return best.empty() ? "" : " (did you mean --" + best + "?)";
+  }
+  return "";
+}
+
 std::string Lowered(std::string s) {
   if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
   return s;
@@ -61,7 +106,7 @@ std::string ParseErrorMessage(const CLI::App& app, const CLI::ParseError& e) {
   }
   std::string what = e.what();
   while (!what.empty() && std::isspace(static_cast<unsigned char>(what.back()))) what.pop_back();
-  return "hone: " + where + Lowered(what) + " (" + path + " --help)";
+  return "hone: " + where + Lowered(what) + DidYouMean(at, what) + " (" + path + " --help)";
 }
 
 }  // namespace hone::cli

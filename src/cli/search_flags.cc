@@ -1,6 +1,7 @@
 #include "cli/search_flags.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <iterator>
 
@@ -187,6 +188,14 @@ Status ValidateSearchFlags(const SearchFlags& f) {
 Result<SearchSetup> MakeSearchSetup(const SearchFlags& f) {
   auto model = ParseModelSpec(f.model, f.base_url);
   if (!model.ok()) return model.status().With("--model: ");
+  // Checked before a run is stored: without its key every call would fail.
+  if (model->api_key_required) {
+    const char* key = std::getenv(model->api_key_env.c_str());
+    if (!key || !*key)
+      return Status::Invalid("--model " + model->text() + ": $" + model->api_key_env +
+                             " is not set: " + model->provider +
+                             " needs an API key in that environment variable");
+  }
   PriceTable prices = PriceTable::Defaults();
   if (!f.prices.empty()) {
     HONE_ASSIGN_OR_RETURN(PriceTable loaded, PriceTable::Load(f.prices));

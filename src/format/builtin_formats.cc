@@ -2,15 +2,18 @@
 
 #include "format/flashinfer_format.h"
 #include "format/legacy_formats.h"
+#include "format/robust_kbench_format.h"
 
 namespace hone {
 
 const FormatRegistry& BuiltInFormats() {
   static const FormatRegistry* registry = [] {
     auto* r = new FormatRegistry();
-    // A FlashInfer-Trace dataset is recognised before the legacy layouts,
-    // whose test (any .py in a level folder) it could also pass.
+    // The formats with specific layouts first: the legacy layouts' test
+    // (any .py in a level folder) their folders could also pass.
     r->Register(FlashInferTraceFormat());
+    r->Register(RobustKbenchFormat());
+    r->Register(MultiKernelBenchFormat());
     r->Register(NativeTaskFormat());
     r->Register(KernelBenchFormat());
     return r;

@@ -187,7 +187,7 @@ json SuiteMetricsToJson(const SuiteMetrics& m) {
   return j;
 }
 
-std::string SuiteMetricsTable(const SuiteMetrics& m) {
+std::string SuiteMetricsTable(const SuiteMetrics& m, const std::string& baseline) {
   std::vector<std::pair<std::string, const BenchMetrics*>> cols = {{"all", &m.all}};
   for (const auto& [name, bm] : m.by_category) cols.push_back({name, &bm});
   auto pct = [](double x) { return fmt::format("{:.1f}%", 100 * x); };
@@ -208,7 +208,7 @@ std::string SuiteMetricsTable(const SuiteMetrics& m) {
   // torch.compile rows only where some task had a torch.compile time.
   bool compile = !m.all.fast_p.empty() && m.all.fast_p[0].compile.has_value();
   for (size_t i = 0; i < std::size(kFastPThresholds); ++i) {
-    rows.push_back({fmt::format("fast_{} eager", kFastPThresholds[i]),
+    rows.push_back({fmt::format("fast_{} {}", kFastPThresholds[i], baseline),
                     speed([&, i](const BenchMetrics& b) { return pct(b.fast_p[i].eager); })});
     if (!compile) continue;
     rows.push_back(

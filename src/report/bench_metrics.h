@@ -89,6 +89,8 @@ SuiteMetrics ComputeSuiteMetrics(const std::vector<SuiteTask>& tasks,
 nlohmann::json MetricsToJson(const BenchMetrics& m);
 nlohmann::json SuiteMetricsToJson(const SuiteMetrics& m);
 // A terminal table: one column per category (and "all"), one row per metric.
-std::string SuiteMetricsTable(const SuiteMetrics& m);
+// `baseline` names what the speedups are against in the fast_p rows
+// ("eager", "reference": report/run_summary_text.h's BaselineWord).
+std::string SuiteMetricsTable(const SuiteMetrics& m, const std::string& baseline = "eager");
 
 }  // namespace hone

@@ -320,8 +320,9 @@ const char kPageScript[] = R"js(
         return f.thresholds.filter(function (t) { return t.p > 0; })
                 .map(function (t) { return { x: t.p, y: t[key] }; });
       };
-      var sets = [line('vs eager', xy(f.p, f.eager), palette[0], { stepped: hold }),
-                  marker('KernelBench thresholds, eager', at('eager'), palette[0], 'rectRot')];
+      var sets = [line(f.label, xy(f.p, f.eager), palette[0], { stepped: hold }),
+                  marker('KernelBench thresholds, ' + f.label.substring(3), at('eager'),
+                         palette[0], 'rectRot')];
       if (f.compile) {
         sets.push(line('vs torch.compile', xy(f.p, f.compile), palette[1],
                        { stepped: hold, borderDash: [6, 3] }));
@@ -921,8 +922,11 @@ std::string ScriptSafeJson(const json& j) {
 }
 
 json ReportChartData(const RunData& run, const RunSummary& s) {
+  json fast_p = FastPData(s, run.metrics.all);
+  std::string word = BaselineWord(run);
+  fast_p["label"] = word == "eager" ? "vs eager" : "vs the " + word;
   json d = {{"run", {{"id", run.run.id}, {"kind", run.run.kind}, {"status", run.run.status}}},
-            {"fast_p", FastPData(s, run.metrics.all)},
+            {"fast_p", fast_p},
             {"speedup_histogram", SpeedupHistogram(run)},
             {"outcomes", OutcomeData(s)},
             {"reasons", ReasonData(s)},

@@ -126,15 +126,24 @@ json AttemptRow(const RunData& run, const AttemptView& a, bool is_best, bool wit
   return row;
 }
 
-int WriteJsonl(const RunData& run, const ExportOptions& options, std::ostream& out) {
+std::vector<std::pair<const AttemptView*, bool>> KeptAttempts(const RunData& run,
+                                                              const ExportOptions& options) {
   auto best = BestPerTask(run);
-  int rows = 0;
+  std::vector<std::pair<const AttemptView*, bool>> out;
   for (const auto& a : run.attempts) {
     auto it = best.find(a.candidate.task_hash);
     bool is_best = it != best.end() && it->second == a.candidate.id;
     if (options.keep == ExportOptions::Keep::kPassed && !a.passed()) continue;
     if (options.keep == ExportOptions::Keep::kBestPerTask && !is_best) continue;
-    out << AttemptRow(run, a, is_best, options.verdict).dump() << "\n";
+    out.emplace_back(&a, is_best);
+  }
+  return out;
+}
+
+int WriteJsonl(const RunData& run, const ExportOptions& options, std::ostream& out) {
+  int rows = 0;
+  for (const auto& [a, is_best] : KeptAttempts(run, options)) {
+    out << AttemptRow(run, *a, is_best, options.verdict).dump() << "\n";
     ++rows;
   }
   return rows;

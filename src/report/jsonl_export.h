@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "report/run_data.h"
 
@@ -21,6 +23,11 @@ struct ExportOptions {
 
 // "all", "passed", "best" -> Keep; nullopt for anything else.
 std::optional<ExportOptions::Keep> ParseKeep(const std::string& name);
+
+// The attempts `options` keeps, in the order stored, each with whether it
+// is its task's best.
+std::vector<std::pair<const AttemptView*, bool>> KeptAttempts(const RunData& run,
+                                                              const ExportOptions& options);
 
 // The row of one attempt.
 nlohmann::json AttemptRow(const RunData& run, const AttemptView& a, bool is_best,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <map>
 
 #include "store/candidate_kind.h"
@@ -118,6 +119,22 @@ std::vector<TaskOutcome> OutcomesOf(const RunData& run) {
     out.push_back(std::move(o));
   }
   return out;
+}
+
+std::string BaselineWord(const RunData& run) {
+  bool eager = false, reference = false;
+  for (const RunTaskRow& t : run.tasks) {
+    std::error_code ec;
+    std::filesystem::path path(t.path);
+    // A native task is a folder with a task.toml; everything else hone
+    // reads is defined in PyTorch (KernelBench files, FlashInfer-Trace and
+    // robust-kbench problems).
+    bool native = std::filesystem::is_regular_file(path / "task.toml", ec) ||
+                  (path.extension().empty() && !std::filesystem::exists(path, ec));
+    (native ? reference : eager) = true;
+  }
+  if (eager && reference) return "baseline";
+  return reference ? "reference" : "eager";
 }
 
 }  // namespace hone

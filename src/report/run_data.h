@@ -54,4 +54,10 @@ double SecondsBetween(const std::string& from, const std::string& to);
 std::vector<SuiteTask> SuiteTasksOf(const RunData& run);
 std::vector<TaskOutcome> OutcomesOf(const RunData& run);
 
+// What a run's speedups are measured against, in one word for its tables
+// and plots: "eager" (PyTorch-defined problems: the eager Model), "reference"
+// (native tasks: the task's reference) or "baseline" (both kinds in one
+// run), read from the run's task paths.
+std::string BaselineWord(const RunData& run);
+
 }  // namespace hone

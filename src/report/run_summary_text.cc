@@ -229,7 +229,7 @@ std::string RunSummaryText(const RunData& run, const RunSummary& s) {
                      s.machine.empty() ? "" : ", machine: " + s.machine);
   if (!s.model.empty()) out += "model: " + s.model + "\n";
   out += OutcomeLine(s);
-  out += "\n" + SuiteMetricsTable(run.metrics);
+  out += "\n" + SuiteMetricsTable(run.metrics, BaselineWord(run));
   out += "\nbest kernel per task:\n" + TaskTable(run, s);
   for (const auto& t : s.tasks) {
     IdeaTree tree = BuildIdeaTree(run, t.task_hash);

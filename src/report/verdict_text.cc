@@ -73,8 +73,12 @@ std::string FormatVerdict(const Verdict& v, bool color) {
                        DescribeSanitizer(*v.sanitizer), FormatSeconds(v.sanitizer->seconds));
   if (v.profile) out += ProfileText(*v.profile);
   int passed = static_cast<int>(v.checks.size()) - v.checks_failed();
-  out += fmt::format("  checks: {} passed, {} failed; build {}{}; total {}\n", passed,
-                     v.checks_failed(), FormatSeconds(v.build_seconds),
+  // A candidate that did not build ran no check of its outputs: "1 passed,
+  // 0 failed" (its static checks) read as if it had been verified.
+  std::string checks = v.status == VerdictStatus::kCompileError
+                           ? std::string("none run (it did not build)")
+                           : fmt::format("{} passed, {} failed", passed, v.checks_failed());
+  out += fmt::format("  checks: {}; build {}{}; total {}\n", checks, FormatSeconds(v.build_seconds),
                      v.build_cached ? " (cached)" : "", FormatSeconds(v.total_seconds));
   for (const auto& n : v.notes) out += "  note: " + n + "\n";
   if (!v.sandbox_missing.empty()) out += "  sandbox: not in force: " + v.sandbox_missing + "\n";

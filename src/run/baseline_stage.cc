@@ -430,11 +430,17 @@ void BaselineStage::Apply() {
   } else {
     v.compile_unavailable = b.compiled.reason;
   }
+  // One account of when each baseline was timed: an eager Model timed
+  // beside the candidate (interleaved pairs) was not timed "after" it.
   const BaselineRun* eager = EagerRun();
-  const char* when = b.cached ? "read from the cache"
-                     : eager && eager->beside_only
-                         ? "read from the cache, the eager one timed again now"
-                         : "timed now, after the candidate,";
+  const bool beside = !v.speedup_pairs.empty();
+  const bool cached = b.cached || (eager && eager->beside_only);
+  const char* when = cached && beside ? "read from the cache, the eager one timed again now beside "
+                                        "the candidate, interleaved,"
+                     : cached && !b.cached ? "read from the cache, the eager one timed again now"
+                     : cached              ? "read from the cache"
+                     : beside ? "timed now, the eager one beside the candidate, interleaved,"
+                              : "timed now, after the candidate,";
   v.notes.push_back(
       std::string("baselines ") + when + " on " + b.device + " with torch " + b.torch_version +
       " (the task's Model in a sandbox, timed like candidates; speedup = " +

@@ -1,6 +1,7 @@
 #include "run/build_stage.h"
 
 #include "build/build_pool.h"
+#include "build/error_trim.h"
 #include "core/fs.h"
 #include "run/lint_stage.h"
 
@@ -43,7 +44,8 @@ Status BuildStage::Build(const std::filesystem::path& candidate, std::filesystem
   if (!cand.ok()) return cand.status();
   RecordBuild(*cand);
   if (!cand->ok) {
-    s_.Decide(VerdictStatus::kCompileError, "the candidate does not compile:\n" + cand->log);
+    s_.Decide(VerdictStatus::kCompileError, "the candidate does not compile: " +
+                                                FirstCompilerError(cand->log) + "\n" + cand->log);
     return Status::Ok();
   }
   *cand_lib = cand->library;

@@ -62,6 +62,8 @@ bool CandidateChecks::CheckOutputs(const SetLayout& set, const Ids& actual, cons
     Tolerance tol = s_.task.ToleranceFor(d.dtype);
     Mismatch m = s_.store->Compare(actual[i], expected[i], tol);
     if (!s_.StoreHealthy()) return false;
+    s_.v.max_abs_error = std::max(s_.v.max_abs_error, m.max_abs_err);
+    s_.v.max_rel_error = std::max(s_.v.max_rel_error, m.max_rel_err);
     if (m.ok) continue;
     const auto& shape = set.outputs[i].shape;
     if (WithinMatchedRatio(m, tol)) {

@@ -48,16 +48,31 @@ Status AddCompatShim(SandboxConfig& config, const CompatRuntime& runtime,
   return Status::Ok();
 }
 
+namespace {
+
+// The process's scratch root, removed with what is left in it when the
+// process ends normally (each sandbox's own folder is removed with the
+// sandbox; without this the root itself stayed behind, one per process).
+struct ScratchRoot {
+  Result<std::filesystem::path> dir = Status::Internal("not made");
+  ~ScratchRoot() {
+    std::error_code ec;
+    if (dir.ok()) std::filesystem::remove_all(*dir, ec);
+  }
+};
+
+}  // namespace
+
 Result<std::filesystem::path> CompatScratchRoot() {
-  static Result<std::filesystem::path> root = []() -> Result<std::filesystem::path> {
+  static ScratchRoot root{[]() -> Result<std::filesystem::path> {
     std::error_code ec;
     HONE_ASSIGN_OR_RETURN(std::filesystem::path dir,
                           MakeTempDir(std::filesystem::temp_directory_path(ec), "hone-compat"));
     AllowPassThrough(dir, ec);
     if (ec) return Status::Io(dir.string() + ": " + ec.message());
     return dir;
-  }();
-  return root;
+  }()};
+  return root.dir;
 }
 
 Result<std::filesystem::path> SandboxReadable(const std::filesystem::path& library) {

@@ -2,11 +2,19 @@
 
 #include <algorithm>
 
+#include "build/error_trim.h"
 #include "run/compat_sandbox.h"
 #include "run/lint_stage.h"
 #include "run/reason_text.h"
 
 namespace hone {
+
+std::optional<std::string> FailsWhateverTheProblem(const CompatScan& scan) {
+  if (!scan.ok) return "the ModelNew file does not parse: " + scan.error;
+  if (!scan.model_new.defined)
+    return "not a KernelBench ModelNew file: it defines no ModelNew at module level";
+  return std::nullopt;
+}
 
 Status CompatStages::Prebuild(const std::filesystem::path& candidate) {
   s_.Progress("prebuild");
@@ -14,13 +22,8 @@ Status CompatStages::Prebuild(const std::filesystem::path& candidate) {
   HONE_ASSIGN_OR_RETURN(CompatPrebuild p, prebuilder_->Prebuild(candidate));
   prebuild_ = std::move(p);
   const CompatScan& scan = prebuild_->scan;
-  if (!scan.ok) {
-    s_.Decide(VerdictStatus::kCompileError, "the ModelNew file does not parse: " + scan.error);
-    return Status::Ok();
-  }
-  if (!scan.model_new.defined) {
-    s_.Decide(VerdictStatus::kCompileError,
-              "not a KernelBench ModelNew file: it defines no ModelNew at module level");
+  if (auto failure = FailsWhateverTheProblem(scan)) {
+    s_.Decide(VerdictStatus::kCompileError, *failure);
     return Status::Ok();
   }
   std::vector<std::string>& kernels = s_.cand.kernels;
@@ -33,7 +36,8 @@ Status CompatStages::Prebuild(const std::filesystem::path& candidate) {
   if (const PrebuiltExtension* bad = prebuild_->fatal_failure()) {
     s_.Decide(VerdictStatus::kCompileError,
               "the candidate does not compile: " + bad->call.call + "('" + bad->call.name +
-                  "') at line " + std::to_string(bad->call.line) + " failed:\n" + bad->log);
+                  "') at line " + std::to_string(bad->call.line) +
+                  " failed: " + FirstCompilerError(bad->log) + "\n" + bad->log);
   }
   return Status::Ok();
 }

@@ -23,6 +23,11 @@
 
 namespace hone {
 
+// Why a scanned ModelNew file fails on any problem (it does not parse, or
+// defines no ModelNew); nullopt when the problem is needed to decide. The
+// reason is the compile_error verdict's.
+std::optional<std::string> FailsWhateverTheProblem(const CompatScan& scan);
+
 class CompatStages {
  public:
   CompatStages(RunState& state, CompatPrebuilder* prebuilder)

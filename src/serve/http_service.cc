@@ -97,6 +97,23 @@ Status HttpService::Start() {
     double s = std::chrono::duration<double>(Clock::now() - t_request.start).count();
     metrics_.Request(RouteOf(req), res.status, s);
   });
+  // A request no route takes gets a JSON error naming the routes, as every
+  // other refusal does, rather than an empty 404. Answers that already have
+  // a body (the handlers' own errors) are left as they are.
+  server_.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& req,
+                                                                    httplib::Response& res) {
+    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    if (res.status == 404)
+      SendError(res, 404,
+                "no route " + req.method + " " + req.path +
+                    "; hone serve answers POST /v1/evals, POST /v1/evals:get, GET /v1/evals/ID, "
+                    "GET /healthz, GET /metrics, POST /get_reward (OpenRLHF), POST /evaluate, "
+                    "GET /status/ID, GET /results/ID (KernelGYM); docs/SERVE.md");
+    else
+      SendError(res, res.status,
+                "HTTP " + std::to_string(res.status) + " for " + req.method + " " + req.path);
+    return httplib::Server::HandlerResponse::Handled;
+  }));
   RegisterNativeApi(server_, ctx_);
   RegisterOpenRlhfShim(server_, ctx_);
   RegisterKernelGymShim(server_, ctx_);

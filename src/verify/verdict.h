@@ -87,6 +87,10 @@ struct Verdict {
 
   double precision_error = 0;  // worst relative L2 error vs float64 seen
   double precision_bound = 0;
+  // The worst element errors against the reference over every output
+  // compared (finite elements; |out - ref| and that over |ref|): what
+  // FlashInfer-Trace's traces report as correctness.
+  double max_abs_error = 0, max_rel_error = 0;
 
   double event_overhead_seconds = 0;               // CUDA: a back-to-back event pair
   std::optional<DeviceStateSummary> device_state;  // CUDA: NVML over the timed calls

@@ -142,6 +142,8 @@ Result<Verdict> VerdictFromJson(const nlohmann::json& j) {
     const auto p = j.value("precision", nlohmann::json::object());
     v.precision_error = NumOr(p, "rel_l2_error", 0.0);
     v.precision_bound = NumOr(p, "bound", 0.0);
+    v.max_abs_error = NumOr(p, "max_abs_error", 0.0);
+    v.max_rel_error = NumOr(p, "max_rel_error", 0.0);
     const auto sb = j.value("sandbox", nlohmann::json::object());
     v.sandbox_missing = sb.value("missing", "");
     v.sandbox_warm = sb.value("warm", false);
@@ -248,7 +250,11 @@ nlohmann::json VerdictToJson(const Verdict& v) {
       {"checks", checks},
       {"checks_failed", v.checks_failed()},
       {"notes", v.notes},
-      {"precision", {{"rel_l2_error", v.precision_error}, {"bound", v.precision_bound}}},
+      {"precision",
+       {{"rel_l2_error", v.precision_error},
+        {"bound", v.precision_bound},
+        {"max_abs_error", v.max_abs_error},
+        {"max_rel_error", v.max_rel_error}}},
       {"sandbox",
        {{"features", wire::FeatureNames(v.sandbox_features)},
         {"missing", v.sandbox_missing},

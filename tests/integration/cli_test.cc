@@ -183,6 +183,25 @@ void ExpectOnlyHoneLines(const std::string& output) {
     EXPECT_EQ(line.rfind("hone: ", 0), 0u) << "line without the prefix: " << line;
 }
 
+// With --json a failure is a JSON object on stdout too: a script that reads
+// stdout as JSON gets {"error", "exit_code"} rather than nothing.
+TEST(CliTest, JsonFailuresAreAJsonObjectOnStdout) {
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"eval", "/no/such/problem.py", Candidate("correct.cpp"), "--json"},
+           {"eval", Fixture(), Candidate("correct.cpp"), "--json", "--min-reps", "many"},
+           {"report", "last", "--store", "/no/such/folder/runs.db", "--json"}}) {
+    std::vector<std::string> args = bad;
+    args.insert(args.begin(), (BinaryDir() / "hone").string());
+    auto r = RunCommand({"/bin/sh", "-c", QuoteCommand(args) + " 2>/dev/null"});
+    ASSERT_TRUE(r.ok());
+    EXPECT_NE(r->exit_code, 0) << bad[1];
+    nlohmann::json j = nlohmann::json::parse(r->output, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << bad[1] << ": '" << r->output << "'";
+    EXPECT_FALSE(j.value("error", "").empty()) << r->output;
+    EXPECT_EQ(j.value("exit_code", -1), r->exit_code) << r->output;
+  }
+}
+
 TEST(CliTest, UnknownSubcommandIsNamedAndEveryParseErrorSaysHone) {
   auto r = RunHone({"evall", Fixture()});
   EXPECT_EQ(r.exit_code, 2);
@@ -206,6 +225,20 @@ TEST(CliTest, UnknownSubcommandIsNamedAndEveryParseErrorSaysHone) {
     EXPECT_FALSE(e.output.empty()) << bad.back();
     ExpectOnlyHoneLines(e.output);
   }
+  auto typo = RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--no-tme"});
+  EXPECT_EQ(typo.exit_code, 2) << typo.output;
+  EXPECT_NE(typo.output.find("(did you mean --no-time?)"), std::string::npos) << typo.output;
+  auto help = RunHone({"eval", "--help"});
+  EXPECT_EQ(help.exit_code, 0) << help.output;
+  EXPECT_NE(help.output.find("Usage: hone eval"), std::string::npos) << help.output;
+  EXPECT_EQ(help.output.find(BinaryDir().string()), std::string::npos) << help.output;
+  auto log = RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--no-time", "--log",
+                      "/no/such/folder/hone.log"});
+  EXPECT_EQ(log.exit_code, 2) << log.output;
+  EXPECT_NE(log.output.find("--log"), std::string::npos) << log.output;
+  EXPECT_NE(log.output.find("the folder /no/such/folder does not exist"), std::string::npos)
+      << log.output;
+  EXPECT_EQ(log.output.find("warning"), std::string::npos) << log.output;
   auto missing = RunHone({"eval", Fixture()});
   EXPECT_NE(missing.output.find("hone: eval: candidate is required"), std::string::npos)
       << missing.output;
@@ -263,7 +296,7 @@ TEST(CliTest, CandidateFilesAreCheckedByExtensionAndKind) {
   EXPECT_EQ(nlohmann::json::parse(toml.output)["status"], "passed");
   auto not_task = RunHone({"eval", Candidate("correct.cpp"), Candidate("correct.cpp")});
   EXPECT_EQ(not_task.exit_code, 2);
-  EXPECT_NE(not_task.output.find("correct.cpp: not a task (a task is a folder with a task.toml"),
+  EXPECT_NE(not_task.output.find("correct.cpp: not a problem hone reads (it takes"),
             std::string::npos)
       << not_task.output;
   std::filesystem::remove_all(dir);
@@ -334,6 +367,21 @@ TEST(CliTest, BenchRowsHaveAHeaderAndOnlyMustMatch) {
       << one_bad.output;
 }
 
+// Without a terminal (a CI log, a pipe) a stage that lasts is said as a line
+// of its own with its time so far ($HONE_PROGRESS_AFTER=0: at once).
+TEST(CliTest, ALongStageIsSaidWithoutATerminal) {
+  setenv("HONE_PROGRESS_AFTER", "0", 1);
+  auto eval = RunHone({"eval", (SourceDir() / "tasks/examples/gelu").string(),
+                       (SourceDir() / "tasks/examples/gelu/solutions/fast.cpp").string(),
+                       "--time-budget", "2"});
+  unsetenv("HONE_PROGRESS_AFTER");
+  ASSERT_EQ(eval.exit_code, 0) << eval.output;
+  EXPECT_NE(eval.output.find("s so far)\n"), std::string::npos) << eval.output;
+  EXPECT_NE(eval.output.find("hone eval gelu: "), std::string::npos) << eval.output;
+  auto quiet = RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--quiet"});
+  EXPECT_EQ(quiet.output.find("so far)"), std::string::npos) << quiet.output;
+}
+
 TEST(CliTest, UntimedRunsSayNotTimed) {
   auto eval = RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--no-time"});
   ASSERT_EQ(eval.exit_code, 0) << eval.output;
@@ -341,7 +389,7 @@ TEST(CliTest, UntimedRunsSayNotTimed) {
   BenchSuite b;
   auto r = RunHone({"bench", b.suite(), "--store", b.store(), "--no-time"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* label : {"fast_1 eager", "geomean (all, unsolved 1x)"}) {
+  for (const char* label : {"fast_1 reference", "geomean (all, unsolved 1x)"}) {
     size_t at = r.output.find(label);
     ASSERT_NE(at, std::string::npos) << label << "\n" << r.output;
     EXPECT_NE(r.output.substr(at, r.output.find('\n', at) - at).find("not timed"),

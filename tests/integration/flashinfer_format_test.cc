@@ -7,7 +7,9 @@
 // solution is exit 2 naming the file and field; `hone bench DATASET` scores
 // a dataset; `hone task show` shows each workload. Evaluations need python3
 // with torch (the oracle runs the reference) and are skipped without it.
+#include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "integration/test_env.h"
 
@@ -171,6 +173,36 @@ TEST_F(FlashInferFormatTest, BenchScoresADatasetAndTaskShowShowsEachWorkload) {
   // the float64 one fails.
   EXPECT_EQ(r["outcomes"].value("passed", 0), 6) << report.output.substr(0, 3000);
   EXPECT_EQ(r["outcomes"].value("runtime_error", 0), 3) << report.output.substr(0, 3000);
+
+  // The run exported as the format's traces: one per workload evaluated,
+  // with the definition, the workload as written and the format's status.
+  auto traces = RunHone({"export", "last", "--store", (dir_ / "store.db").string(), "--format",
+                         "flashinfer-trace", "--quiet"});
+  ASSERT_EQ(traces.exit_code, 0) << traces.output;
+  std::istringstream lines(traces.output);
+  std::map<std::string, int> statuses;
+  int gemm = 0;
+  for (std::string l; std::getline(lines, l);) {
+    json t = json::parse(l, nullptr, false);
+    ASSERT_TRUE(t.is_object()) << l;
+    ASSERT_TRUE(t["workload"].contains("uuid")) << l;
+    ASSERT_TRUE(t["workload"].contains("axes")) << l;
+    std::string status = t["evaluation"].value("status", "");
+    ++statuses[status];
+    if (t.value("definition", "") == "gemm_n32_k48") {
+      ++gemm;
+      EXPECT_EQ(t.value("solution", ""), "gemm_n32_k48_cpp") << l;
+    }
+    if (status == "PASSED") {
+      EXPECT_TRUE(t["evaluation"].contains("correctness")) << l;
+      EXPECT_TRUE(t["evaluation"].contains("performance")) << l;
+    } else {
+      EXPECT_FALSE(t["evaluation"].contains("performance")) << l;
+    }
+  }
+  EXPECT_EQ(gemm, 3) << traces.output;
+  EXPECT_EQ(statuses["PASSED"], 6) << traces.output;
+  EXPECT_EQ(statuses.size(), 2u) << traces.output;
 
   auto show = RunHone({"task", "show", Def("gemm/gemm_n32_k48.json").string()});
   ASSERT_EQ(show.exit_code, 0) << show.output;

@@ -309,15 +309,20 @@ TEST_F(OptimizeTest, EveryCallFailingIsLoudAndExitsNonZero) {
   ASSERT_TRUE(store.ok());
   EXPECT_EQ((*store)->GetRun(1)->status, "failed");
 
-  // A missing API key is named, and no request is made.
+  // A missing API key is bad input, named before any run is stored, and no
+  // request is made.
   unsetenv("OPENAI_API_KEY");
   size_t requests = server_.requests().size();
+  size_t runs = (*store)->ListRuns()->size();
   auto key = RunHone({"optimize", FixtureAdd(), "--model", "openai:gpt-4.1", "--strategy", "sample",
                       "--samples", "1", "--run-dir", (run_dir_ / "nokey").string(), "--store",
                       db.string()});
-  EXPECT_EQ(key.exit_code, 1) << key.output;
-  EXPECT_NE(key.output.find("$OPENAI_API_KEY is not set"), std::string::npos) << key.output;
+  EXPECT_EQ(key.exit_code, 2) << key.output;
+  EXPECT_NE(key.output.find("--model openai:gpt-4.1: $OPENAI_API_KEY is not set"),
+            std::string::npos)
+      << key.output;
   EXPECT_EQ(server_.requests().size(), requests);
+  EXPECT_EQ((*store)->ListRuns()->size(), runs) << "no run stored";
 }
 
 // A hung endpoint: --request-timeout bounds each attempt, and the time
@@ -772,6 +777,15 @@ TEST_F(LessonsTest, CanBeListedExportedAndDeleted) {
   auto other = RunHone({"lessons", "list", "--task", "matmul", "--json", "--store", db});
   ASSERT_EQ(other.exit_code, 0) << other.output;
   EXPECT_EQ(nlohmann::json::parse(other.output), nlohmann::json::array());
+  // None for a task: the answer says how lessons come about and what the
+  // store's optimize runs gave.
+  auto none = RunHone({"lessons", "list", "--task", "matmul", "--store", db});
+  ASSERT_EQ(none.exit_code, 0) << none.output;
+  EXPECT_NE(none.output.find("no lessons for task 'matmul': lessons are distilled when a `hone "
+                             "optimize` run finishes"),
+            std::string::npos)
+      << none.output;
+  EXPECT_NE(none.output.find("optimize run"), std::string::npos) << none.output;
 
   std::filesystem::path out = run_dir_ / "lessons.jsonl";
   auto exported = RunHone({"lessons", "export", "-o", out.string(), "--store", db});

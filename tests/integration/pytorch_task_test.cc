@@ -765,12 +765,25 @@ TEST(PyTorchTaskTest, CommandLineShowsTheContractAndEvaluates) {
   ASSERT_EQ(eval.exit_code, 0) << eval.output;
   EXPECT_NE(eval.output.find("\"status\": \"passed\""), std::string::npos) << eval.output;
   // A ModelNew candidate: its sandbox imported torch while the problem loaded.
+  // hone leaves none of its scratch folders in TMPDIR behind.
+  auto tmp = MakeTempDir(std::filesystem::temp_directory_path(), "hone-test-tmpdir");
+  ASSERT_TRUE(tmp.ok());
+  const char* old_tmpdir = std::getenv("TMPDIR");
+  std::string saved = old_tmpdir ? old_tmpdir : "";
+  setenv("TMPDIR", tmp->c_str(), 1);
   CommandResult compat =
       RunHone({"eval", "--no-time", "--json", "--backend", "cpu",
                (PyTorchDir() / "elementwise_relu_scale.py").string(),
                (SourceDir() / "tests/adversarial/compat/load_inline_cpp.py").string()});
+  if (old_tmpdir)
+    setenv("TMPDIR", saved.c_str(), 1);
+  else
+    unsetenv("TMPDIR");
   ASSERT_EQ(compat.exit_code, 0) << compat.output;
   EXPECT_NE(compat.output.find("\"warm\": true"), std::string::npos) << compat.output;
+  for (const auto& e : std::filesystem::directory_iterator(*tmp))
+    EXPECT_NE(e.path().filename().string().rfind("hone-", 0), 0u) << e.path() << " left behind";
+  std::filesystem::remove_all(*tmp);
   CommandResult bad = RunHone({"eval", "--shape-scale", "3", (PyTorchDir() / "softmax.py").string(),
                                (PyTorchDir() / "candidates/softmax/right.cpp").string()});
   EXPECT_EQ(bad.exit_code, 2) << bad.output;

@@ -143,7 +143,23 @@ TEST_F(ServeHttpTest, NotDoneInTimeIs202ThenLongPollGetsIt) {
   auto one = client_->Get("/v1/evals/s");
   ASSERT_TRUE(one);
   EXPECT_EQ(json::parse(one->body)["state"], "done");
-  EXPECT_EQ(client_->Get("/v1/evals/nosuch")->status, 404);
+  auto unknown_job = client_->Get("/v1/evals/nosuch");
+  EXPECT_EQ(unknown_job->status, 404);
+  EXPECT_FALSE(json::parse(unknown_job->body, nullptr, false).value("error", "").empty())
+      << unknown_job->body;
+}
+
+// A route no one serves is a JSON error naming the routes, not an empty 404.
+TEST_F(ServeHttpTest, AnUnknownRouteIsNamedWithTheRoutes) {
+  Start();
+  auto r = client_->Get("/v1/eval");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  json j = json::parse(r->body, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r->body;
+  EXPECT_NE(j.value("error", "").find("no route GET /v1/eval; hone serve answers POST /v1/evals"),
+            std::string::npos)
+      << r->body;
 }
 
 TEST_F(ServeHttpTest, ABadItemRefusesTheRequestAndQueuesNothing) {

@@ -27,6 +27,25 @@ TEST(ErrorTrimTest, KeepsErrorsAndNamesTheCandidate) {
   EXPECT_EQ(t.find("warning"), std::string::npos);
 }
 
+// The verdict's first line, which live progress and the report show alone,
+// carries the first error rather than ending at "does not compile:".
+TEST(ErrorTrimTest, FirstCompilerErrorIsTheFirstErrorLine) {
+  EXPECT_EQ(FirstCompilerError("In file included from x.h:1,\n"
+                               "cand.cpp: In function 'int f()':\n"
+                               "cand.cpp:3:5: warning: unused variable 'y'\n"
+                               "cand.cpp:4:1: error: expected ';' before '}' token\n"
+                               "cand.cpp:9:1: error: second\n"),
+            "cand.cpp:4:1: error: expected ';' before '}' token");
+  EXPECT_EQ(FirstCompilerError("  kernel.cu(12): error: identifier \"blockIdx\" is undefined\n"),
+            "kernel.cu(12): error: identifier \"blockIdx\" is undefined");
+  EXPECT_EQ(FirstCompilerError("/usr/bin/ld: cand.o: in function `f':\n"
+                               "cand.cpp:(.text+0x5): undefined reference to `g()'\n"),
+            "cand.cpp:(.text+0x5): undefined reference to `g()'");
+  EXPECT_EQ(FirstCompilerError("\nsomething else went wrong\n"), "something else went wrong");
+  EXPECT_EQ(FirstCompilerError(""), "");
+  EXPECT_EQ(FirstCompilerError("x.cpp:1:1: error: " + std::string(500, 'a'), 40).size(), 43u);
+}
+
 TEST(ErrorTrimTest, CapsTheNumberOfErrors) {
   std::string out;
   for (int i = 0; i < 50; ++i) out += "c.cpp:" + std::to_string(i) + ":1: error: bad\n";

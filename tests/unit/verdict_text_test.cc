@@ -33,5 +33,17 @@ TEST(VerdictTextTest, AnUnresolvedSpeedupSaysWhy) {
       << text;
 }
 
+// A candidate that did not build ran no check: the summary does not say
+// "1 passed, 0 failed" for its static checks.
+TEST(VerdictTextTest, AFailedBuildRanNoCheck) {
+  Verdict v;
+  v.status = VerdictStatus::kCompileError;
+  v.reason = "the candidate does not compile: c.cpp:1:1: error: expected ';'";
+  v.checks.push_back({});
+  std::string text = FormatVerdict(v, false);
+  EXPECT_NE(text.find("checks: none run (it did not build)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("1 passed"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace hone
