@@ -5,7 +5,7 @@
 namespace hone {
 namespace {
 
-std::string Body(const ModelSpec& model, const ChatRequest& request) {
+std::string AnthropicBody(const ModelSpec& model, const ChatRequest& request) {
   nlohmann::json messages = nlohmann::json::array();
   for (const ChatMessage& m : request.messages) {
     messages.push_back({{"role", m.role}, {"content", m.text}});
@@ -30,7 +30,7 @@ HttpRequest AnthropicHttpRequest(const ModelSpec& model, const ChatRequest& requ
   http.headers.emplace_back("content-type", "application/json");
   http.headers.emplace_back("anthropic-version", "2023-06-01");
   if (!api_key.empty()) http.headers.emplace_back("x-api-key", api_key);
-  http.body = Body(model, request);
+  http.body = AnthropicBody(model, request);
   http.timeout = timeout;
   return http;
 }

@@ -16,7 +16,7 @@ nlohmann::json Messages(const ChatRequest& request) {
   return messages;
 }
 
-std::string Body(const ModelSpec& model, const ChatRequest& request) {
+std::string OpenAiBody(const ModelSpec& model, const ChatRequest& request) {
   nlohmann::json body = {{"model", model.model}, {"messages", Messages(request)}};
   const char* max_key = model.provider == "openai" ? "max_completion_tokens" : "max_tokens";
   if (request.max_tokens > 0) body[max_key] = request.max_tokens;
@@ -34,7 +34,7 @@ HttpRequest OpenAiHttpRequest(const ModelSpec& model, const ChatRequest& request
   http.url = model.base_url + "/chat/completions";
   http.headers.emplace_back("Content-Type", "application/json");
   if (!api_key.empty()) http.headers.emplace_back("Authorization", "Bearer " + api_key);
-  http.body = Body(model, request);
+  http.body = OpenAiBody(model, request);
   http.timeout = timeout;
   return http;
 }

@@ -7,13 +7,15 @@
 #include <cmath>
 #include <functional>
 
+#include "report/json_or_null.h"
+
 namespace hone {
 namespace {
 
 using json = nlohmann::json;
 
 // What a task's outcomes come to.
-struct TaskSummary {
+struct TaskTally {
   int n = 0, c = 0;
   std::optional<double> best, best_compile, best_sol;
 };
@@ -22,14 +24,14 @@ void Keep(std::optional<double>& best, const std::optional<double>& x) {
   if (x && std::isfinite(*x) && *x > 0 && (!best || *x > *best)) best = x;
 }
 
-std::map<std::string, TaskSummary> Summarise(const std::vector<SuiteTask>& tasks,
-                                             const std::vector<TaskOutcome>& outcomes) {
-  std::map<std::string, TaskSummary> by_task;
+std::map<std::string, TaskTally> Summarise(const std::vector<SuiteTask>& tasks,
+                                           const std::vector<TaskOutcome>& outcomes) {
+  std::map<std::string, TaskTally> by_task;
   for (const auto& t : tasks) by_task[t.key];
   for (const auto& o : outcomes) {
     auto it = by_task.find(o.task);
     if (it == by_task.end()) continue;  // not in this suite (or this category)
-    TaskSummary& s = it->second;
+    TaskTally& s = it->second;
     ++s.n;
     if (!o.passed) continue;
     ++s.c;
@@ -67,8 +69,6 @@ std::vector<int> PassKs(int fewest) {
     if (k <= fewest) ks.push_back(k);
   return ks;
 }
-
-json Opt(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
 
 }  // namespace
 
@@ -149,7 +149,9 @@ SuiteMetrics ComputeSuiteMetrics(const std::vector<SuiteTask>& tasks,
 
 json MetricsToJson(const BenchMetrics& m) {
   json fast = json::array();
-  auto timed = [&](const std::optional<double>& x) { return m.timed ? Opt(x) : json(nullptr); };
+  auto timed = [&](const std::optional<double>& x) {
+    return m.timed ? JsonOrNull(x) : json(nullptr);
+  };
   for (const auto& f : m.fast_p)
     fast.push_back({{"p", f.p}, {"eager", timed(f.eager)}, {"compile", timed(f.compile)}});
   json pass = json::object();
@@ -168,8 +170,8 @@ json MetricsToJson(const BenchMetrics& m) {
           {"correctness_rate", m.correctness_rate},
           {"task_correctness_rate", m.task_correctness_rate},
           {"fast_p", fast},
-          {"geomean_speedup", Opt(m.geomean_speedup)},
-          {"geomean_speedup_compile", Opt(m.geomean_speedup_compile)},
+          {"geomean_speedup", JsonOrNull(m.geomean_speedup)},
+          {"geomean_speedup_compile", JsonOrNull(m.geomean_speedup_compile)},
           {"tasks_timed", m.tasks_timed},
           {"geomean_speedup_all_tasks", timed(m.geomean_speedup_all_tasks)},
           {"timed", m.timed},

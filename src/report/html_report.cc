@@ -811,7 +811,7 @@ std::string TaskSectionHtml(const RunData& run, const RunSummary& s, size_t i) {
   return out;
 }
 
-std::string SpendHtml(const Spend& s) {
+std::string SpendHtml(const CallSpend& s) {
   return fmt::format(
       "<p>{} LLM calls ({} failed) &middot; {} input + {} output tokens &middot; ${:.4f} "
       "&middot; {:.1f} s waiting on the LLM</p>\n",

@@ -13,8 +13,8 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr size_t kIdeaChars = 90;     // an idea in the text tree
-constexpr size_t kReasonChars = 100;  // a failure's first line
+constexpr size_t kIdeaChars = 90;      // an idea in the text tree
+constexpr size_t kFailureChars = 100;  // a failure's first line
 
 bool Is(const AttemptView& a, const char* kind) { return OwnKind(a.candidate.kind) == kind; }
 
@@ -58,13 +58,11 @@ void Count(IdeaTree& t, const AttemptView& a) {
     ++t.failed;
 }
 
-std::string Cut(const std::string& text, size_t max) { return FirstLine(text, max); }
-
 // "#2 vectorise the loop" for an idea, "#0 root", "#5 (evolve:mutate)" for
 // a root taken from another strategy.
 std::string NodeName(const AttemptView& a) {
   const CandidateRow& c = a.candidate;
-  if (Is(a, kIdeaKind)) return fmt::format("#{} {}", c.seq, Cut(c.label, kIdeaChars));
+  if (Is(a, kIdeaKind)) return fmt::format("#{} {}", c.seq, FirstLine(c.label, kIdeaChars));
   if (Is(a, kRootKind)) return fmt::format("#{} root", c.seq);
   return fmt::format("#{} ({})", c.seq, c.kind);
 }
@@ -75,7 +73,7 @@ std::string OutcomeText(const AttemptView& a, const IdeaNode& n) {
     if (n.gain) out += fmt::format(" ({:.2f}x its parent)", *n.gain);
     return out;
   }
-  std::string why = FirstLine(AttemptReason(a), kReasonChars);
+  std::string why = FirstLine(AttemptReason(a), kFailureChars);
   return a.outcome + (why.empty() ? "" : ": " + why);
 }
 

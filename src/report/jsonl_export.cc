@@ -2,14 +2,13 @@
 
 #include <map>
 
+#include "report/json_or_null.h"
 #include "verify/profile_json.h"
 
 namespace hone {
 namespace {
 
 using json = nlohmann::json;
-
-json Opt(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
 
 json ParsedOr(const std::string& text, json otherwise) {
   json j = json::parse(text, nullptr, false);
@@ -32,11 +31,11 @@ std::map<std::string, int64_t> BestPerTask(const RunData& run) {
 }
 
 json TimingsOf(const EvaluationRow& e) {
-  json t = {{"candidate_median_us", Opt(e.cand_median_us)},
+  json t = {{"candidate_median_us", JsonOrNull(e.cand_median_us)},
             {"candidate_ci95_us", e.cand_ci_low_us && e.cand_ci_high_us
                                       ? json({*e.cand_ci_low_us, *e.cand_ci_high_us})
                                       : json(nullptr)},
-            {"baseline_median_us", Opt(e.ref_median_us)},
+            {"baseline_median_us", JsonOrNull(e.ref_median_us)},
             {"reps", e.reps}};
   json samples = ParsedOr(e.samples, json::object());
   if (samples.contains("candidate_us")) t["candidate_samples_us"] = samples["candidate_us"];
@@ -95,9 +94,9 @@ json AttemptRow(const RunData& run, const AttemptView& a, bool is_best, bool wit
   if (a.evaluation) {
     const EvaluationRow& e = *a.evaluation;
     row["reason"] = e.reason;
-    row["speedup"] = Opt(e.speedup);
-    row["speedup_compile"] = Opt(e.speedup_compile);
-    row["sol_percent"] = Opt(e.sol_percent);
+    row["speedup"] = JsonOrNull(e.speedup);
+    row["speedup_compile"] = JsonOrNull(e.speedup_compile);
+    row["sol_percent"] = JsonOrNull(e.sol_percent);
     row["checks_failed"] = e.checks_failed;
     row["timings"] = TimingsOf(e);
     row["evaluation_tries"] = e.tries;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "report/json_or_null.h"
+
 namespace hone {
 namespace {
 
@@ -13,8 +15,6 @@ json Parsed(const std::string& text) {
   json j = json::parse(text, nullptr, false);
   return j.is_discarded() ? json::object() : j;
 }
-
-json Opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 std::string Cut(const std::string& s, size_t width) {
   if (s.size() <= width) return s;
@@ -43,7 +43,7 @@ json LessonJson(const LessonRow& l) {
       {"basis_candidate_id", l.basis_candidate_id ? json(*l.basis_candidate_id) : json(nullptr)},
       {"change", l.change},
       {"speedup", {{"before", l.speedup_before}, {"after", l.speedup_after}}},
-      {"sol_percent", {{"before", Opt(l.sol_before)}, {"after", Opt(l.sol_after)}}},
+      {"sol_percent", {{"before", JsonOrNull(l.sol_before)}, {"after", JsonOrNull(l.sol_after)}}},
       {"signature", Parsed(l.signature)},
       {"evidence", Parsed(l.evidence)},
       {"created", l.created}};

@@ -9,6 +9,7 @@
 #include "llm/provenance.h"
 #include "report/arm_summary.h"
 #include "report/idea_tree.h"
+#include "report/json_or_null.h"
 
 namespace hone {
 namespace {
@@ -110,8 +111,8 @@ std::vector<ReasonCount> ReasonCounts(const RunData& run) {
   return out;
 }
 
-Spend SpendOf(const std::vector<LlmCallRow>& calls) {
-  Spend s;
+CallSpend SpendOf(const std::vector<LlmCallRow>& calls) {
+  CallSpend s;
   for (const auto& c : calls) {
     ++s.calls;
     s.failed_calls += !c.ok;
@@ -122,8 +123,6 @@ Spend SpendOf(const std::vector<LlmCallRow>& calls) {
   }
   return s;
 }
-
-json Opt(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
 
 std::string OutcomeLine(const RunSummary& s) {
   int total = 0;
@@ -159,7 +158,7 @@ std::string TaskTable(const RunData& run, const RunSummary& s) {
   return out;
 }
 
-std::string SpendText(const Spend& s) {
+std::string SpendText(const CallSpend& s) {
   return fmt::format(
       "spend: {} LLM call(s) ({} failed), {} input + {} output tokens, ${:.4f}, {:.1f} s\n",
       s.calls, s.failed_calls, s.input_tokens, s.output_tokens, s.cost_usd, s.seconds);
@@ -253,11 +252,11 @@ json RunSummaryJson(const RunData& run, const RunSummary& s) {
               {"seq", a.candidate.seq},
               {"label", a.candidate.label},
               {"kind", a.candidate.kind},
-              {"speedup", Opt(a.evaluation->speedup)},
-              {"speedup_compile", Opt(a.evaluation->speedup_compile)},
-              {"sol_percent", Opt(a.evaluation->sol_percent)},
-              {"cand_median_us", Opt(a.evaluation->cand_median_us)},
-              {"ref_median_us", Opt(a.evaluation->ref_median_us)}};
+              {"speedup", JsonOrNull(a.evaluation->speedup)},
+              {"speedup_compile", JsonOrNull(a.evaluation->speedup_compile)},
+              {"sol_percent", JsonOrNull(a.evaluation->sol_percent)},
+              {"cand_median_us", JsonOrNull(a.evaluation->cand_median_us)},
+              {"ref_median_us", JsonOrNull(a.evaluation->ref_median_us)}};
     }
     IdeaTree tree = BuildIdeaTree(run, t.task_hash);
     tasks.push_back({{"task", t.name},
@@ -266,9 +265,9 @@ json RunSummaryJson(const RunData& run, const RunSummary& s) {
                      {"category", t.category},
                      {"attempts", t.attempts},
                      {"passed", t.passed},
-                     {"speedup", Opt(t.speedup)},
-                     {"speedup_compile", Opt(t.speedup_compile)},
-                     {"sol_percent", Opt(t.sol_percent)},
+                     {"speedup", JsonOrNull(t.speedup)},
+                     {"speedup_compile", JsonOrNull(t.speedup_compile)},
+                     {"sol_percent", JsonOrNull(t.sol_percent)},
                      {"best", best}});
   }
   json failures = json::array();

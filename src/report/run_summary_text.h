@@ -41,7 +41,9 @@ struct ReasonCount {
   int count = 0;
 };
 
-struct Spend {
+// What a run's LLM calls cost, as the store recorded them (search/budget.h's
+// Spend is what a search counts against its budget).
+struct CallSpend {
   int calls = 0, failed_calls = 0;
   int64_t input_tokens = 0, output_tokens = 0;
   double cost_usd = 0, seconds = 0;
@@ -51,7 +53,7 @@ struct RunSummary {
   std::vector<TaskSummary> tasks;       // the suite, in order
   std::map<std::string, int> outcomes;  // attempts by outcome
   std::vector<ReasonCount> reasons;     // most frequent first
-  Spend spend;
+  CallSpend spend;
   std::string machine;  // from the run's config or summary, else a verdict; may be empty
   // The model(s) that wrote the candidates, with the sampling settings and
   // prompt version of their first call: "openai:gpt-4.1 (temperature 0.7,

@@ -34,7 +34,7 @@ int64_t Arenas(const MemoryDemand& d, int input_sets) {
 }
 
 // The oracle making one value set: drawing its inputs, then its forward.
-int64_t OracleSet(const MemoryDemand& d) {
+int64_t OracleSetBytes(const MemoryDemand& d) {
   return std::max(d.draw_peak, d.forward_arguments + d.forward_peak);
 }
 
@@ -45,7 +45,7 @@ int64_t VerifyPeak(const MemoryDemand& d, const Settings& s) {
   int64_t set = d.inputs + d.outputs + (s.ref64 ? d.outputs_f64 : 0);
   int64_t oracle = 0;
   if (d.pytorch) {
-    oracle = OracleSet(d);
+    oracle = OracleSetBytes(d);
     if (s.ref64) oracle = std::max(oracle, 2 * (d.forward_arguments + d.forward_peak));
   }
   // Inputs are checked in place. The store gives its cached memory back
@@ -64,7 +64,7 @@ int64_t TimePeak(const MemoryDemand& d, const Settings& s) {
   int64_t rep = d.inputs + (d.pytorch ? 1 : 2) * d.outputs;
   int64_t store = 0;
   if (d.pytorch)
-    store = s.pool_sets * per_set + std::max(OracleSet(d), rep);
+    store = s.pool_sets * per_set + std::max(OracleSetBytes(d), rep);
   else
     store = (s.input_sets + 1) * per_set + rep;
   return Arenas(d, s.input_sets) + store + Resident(d, s.ref64);
