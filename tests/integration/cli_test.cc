@@ -382,6 +382,43 @@ TEST(CliTest, ALongStageIsSaidWithoutATerminal) {
   EXPECT_EQ(quiet.output.find("so far)"), std::string::npos) << quiet.output;
 }
 
+// A ModelNew file without a ModelNew fails on any problem: its verdict
+// comes at once, not after a problem that takes minutes to load (full-size
+// weights on a CPU: a sleep here), and the process ends with it.
+TEST(CliTest, AFileWithoutModelNewIsAnsweredBeforeTheProblemLoads) {
+  auto dir = MakeTempDir(std::filesystem::temp_directory_path(), "hone-early-verdict");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(WriteFileAtomic(*dir / "slow_problem.py",
+                              "import time\n"
+                              "import torch\n\n"
+                              "time.sleep(300)\n\n"
+                              "class Model(torch.nn.Module):\n"
+                              "    def forward(self, x):\n"
+                              "        return x * 2\n\n"
+                              "def get_inputs():\n"
+                              "    return [torch.rand(8)]\n\n"
+                              "def get_init_inputs():\n"
+                              "    return []\n")
+                  .ok());
+  ASSERT_TRUE(WriteFileAtomic(*dir / "none.py",
+                              "import torch\n\n"
+                              "class NotIt(torch.nn.Module):\n"
+                              "    pass\n")
+                  .ok());
+  auto start = std::chrono::steady_clock::now();
+  auto r = RunHone({"eval", (*dir / "slow_problem.py").string(), (*dir / "none.py").string(),
+                    "--backend", "cpu", "--json"});
+  auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  nlohmann::json j = nlohmann::json::parse(r.output, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.output;
+  EXPECT_EQ(j["status"], "compile_error");
+  EXPECT_NE(j.value("reason", "").find("it defines no ModelNew at module level"), std::string::npos)
+      << r.output;
+  EXPECT_LT(seconds, 60) << "waited for the problem to load";
+  std::filesystem::remove_all(*dir);
+}
+
 TEST(CliTest, UntimedRunsSayNotTimed) {
   auto eval = RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--no-time"});
   ASSERT_EQ(eval.exit_code, 0) << eval.output;
