@@ -16,6 +16,7 @@
 #include "core/fs.h"
 #include "core/hash.h"
 #include "core/paths.h"
+#include "format/builtin_formats.h"
 #include "llm/provenance.h"
 #include "search/optimizer.h"
 #include "search/run_record.h"
@@ -25,7 +26,7 @@ namespace hone::cli {
 namespace {
 
 struct OptimizeArgs {
-  std::string task, backend = "cpu", output, run_dir;
+  std::string task, workloads, backend = "cpu", output, run_dir;
   std::string store, resume, name;
   bool no_lessons = false;
   SearchFlags search;
@@ -68,6 +69,7 @@ class InterruptHandler {
 nlohmann::json ConfigOf(const OptimizeArgs& a) {
   nlohmann::json c = SearchFlagsToJson(a.search);
   c["task"] = AbsolutePath(a.task);
+  c["workloads"] = AbsolutePath(a.workloads);
   c["backend"] = a.backend;
   c["output"] = AbsolutePath(a.output);
   c["run_dir"] = AbsolutePath(a.run_dir);
@@ -79,6 +81,7 @@ nlohmann::json ConfigOf(const OptimizeArgs& a) {
 void ApplyConfig(const nlohmann::json& c, OptimizeArgs& a) {
   SearchFlagsFromJson(c, a.search);
   a.task = c.value("task", "");
+  a.workloads = c.value("workloads", "");
   a.backend = c.value("backend", "cpu");
   a.output = c.value("output", "");
   a.run_dir = c.value("run_dir", "");
@@ -117,6 +120,31 @@ Result<int64_t> OpenRun(Store& store, OptimizeArgs& a) {
         fmt::format("--resume {}: run {} optimizes {}, not {}", a.resume, id, a.task, given));
   HONE_RETURN_IF_ERROR(store.SetRunStatus(id, "running"));
   return id;
+}
+
+// The problem file a run optimizes: the task itself, or for a format whose
+// problems come in parts (a FlashInfer-Trace definition's workloads, a
+// robust-kbench task's configurations) the generated problem of its one
+// part. A search works on one problem, so a problem of several parts is
+// bad input naming them; --workloads narrows a definition to one.
+Result<std::string> ProblemToOptimize(const OptimizeArgs& a) {
+  auto format = BuiltInFormats().ForProblem(a.task);
+  // Native tasks and KernelBench files are optimized as they are (and a
+  // path no format reads keeps the task loader's message).
+  if (!format.ok() || (*format)->name() == "native" || (*format)->name() == "kernelbench") {
+    if (!a.workloads.empty())
+      return Status::Invalid("--workloads: only a FlashInfer-Trace definition takes workloads");
+    return a.task;
+  }
+  HONE_ASSIGN_OR_RETURN(auto parts, (*format)->Parts(a.task, PartOptions{a.workloads}));
+  if (parts.size() == 1) return parts.front().load.string();
+  std::string labels;
+  for (size_t i = 0; i < parts.size() && i < 8; ++i) labels += (i ? ", " : "") + parts[i].label;
+  if (parts.size() > 8) labels += ", ...";
+  return Status::Invalid(fmt::format(
+      "{}: a {} problem of {} parts ({}); a search optimizes one: give --workloads FILE with "
+      "one workload (one line of the .jsonl)",
+      a.task, (*format)->name(), parts.size(), labels));
 }
 
 Status Validate(const OptimizeArgs& a) {
@@ -226,6 +254,7 @@ int RunOptimize(OptimizeArgs a) {
   Result<SearchSetup> setup = Status::Invalid("no search set up");
   if (!resumed) {
     if (Status st = Validate(a); !st.ok()) return ReportError(st);
+    if (auto problem = ProblemToOptimize(a); !problem.ok()) return ReportError(problem.status());
     setup = MakeSearchSetup(a.search);
     if (!setup.ok()) return ReportError(setup.status());
   }
@@ -248,9 +277,11 @@ int RunOptimize(OptimizeArgs a) {
   if (!sizes.ok()) return fail(sizes.status());
   auto ctx = MakeEvalContext(a.backend, a.flags.device);
   if (!ctx.ok()) return fail(ctx.status());
-  auto task = LoadTask(**ctx, a.task, a.backend, *sizes);
+  auto problem = ProblemToOptimize(a);
+  if (!problem.ok()) return fail(problem.status());
+  auto task = LoadTask(**ctx, *problem, a.backend, *sizes);
   if (!task.ok()) return fail(task.status());
-  if (Status st = RecordTask(**store, *run_id, *task, a.task, resumed); !st.ok()) return fail(st);
+  if (Status st = RecordTask(**store, *run_id, *task, *problem, resumed); !st.ok()) return fail(st);
   Evaluator evaluator((*ctx)->env, (*ctx)->oracle.get());
   OptimizeOptions o = SearchOptions(a.search);
   o.eval = *eval;
@@ -336,7 +367,11 @@ Command RegisterOptimize(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "optimize", "Search with an LLM for the fastest kernel that passes the verifier");
   sub->add_option("task", a->task,
-                  "Native task folder (with task.toml) or PyTorch problem file (.py)");
+                  "Native task folder (with task.toml), PyTorch problem file (.py), or a "
+                  "FlashInfer-Trace definition (.json) with --workloads");
+  sub->add_option("--workloads", a->workloads,
+                  "A FlashInfer-Trace definition's workload to optimize for: a .jsonl of one "
+                  "workload");
   sub->add_option("--resume", a->resume,
                   "Continue this optimize run (an id, or 'last') with its stored options: stored "
                   "replies and verdicts are reused, not asked or evaluated again");

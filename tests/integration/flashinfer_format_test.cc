@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "integration/test_env.h"
+#include "store/store.h"
 
 namespace hone {
 namespace {
@@ -210,6 +211,59 @@ TEST_F(FlashInferFormatTest, BenchScoresADatasetAndTaskShowShowsEachWorkload) {
   EXPECT_NE(show.output.find("== M=128 (workload"), std::string::npos) << show.output;
   EXPECT_NE(show.output.find("FlashInfer-Trace definition gemm_n32_k48 (gemm)"), std::string::npos)
       << show.output;
+}
+
+// `hone optimize DEFINITION.json` searches on one workload: a definition of
+// several is bad input naming them (no run stored); with --workloads the run
+// is made on that workload's generated problem (its endpoint here answers
+// nothing, so every call fails: the search itself is optimize_test's).
+TEST_F(FlashInferFormatTest, OptimizeTakesADefinitionWithOneWorkload) {
+  if (!HaveTorch()) GTEST_SKIP() << "no python3 with torch here: the oracle cannot run";
+  const std::string db = (dir_ / "store.db").string();
+  std::vector<std::string> common = {"--model",     "openai-compatible:none",
+                                     "--base-url",  "http://127.0.0.1:9/v1",
+                                     "--strategy",  "sample",
+                                     "--samples",   "1",
+                                     "--retries",   "1",
+                                     "--backend",   "cpu",
+                                     "--store",     db,
+                                     "--run-dir",   (dir_ / "run").string(),
+                                     "--no-lessons"};
+  std::vector<std::string> all = {"optimize", Def("gemm/gemm_n32_k48.json").string()};
+  all.insert(all.end(), common.begin(), common.end());
+  auto several = RunHone(all);
+  EXPECT_EQ(several.exit_code, 2) << several.output;
+  EXPECT_NE(several.output.find("a flashinfer-trace problem of 3 parts (M=1"), std::string::npos)
+      << several.output;
+  EXPECT_NE(several.output.find("give --workloads FILE with one workload"), std::string::npos)
+      << several.output;
+  EXPECT_FALSE(fs::exists(db)) << "no run stored for bad input";
+
+  std::vector<std::string> one = all;
+  one.push_back("--workloads");
+  one.push_back(OneWorkload("gemm/gemm_n32_k48.jsonl", 2));
+  auto r = RunHone(one);
+  EXPECT_EQ(r.exit_code, 1) << r.output;  // every LLM call failed
+  EXPECT_NE(r.output.find("every LLM call failed"), std::string::npos) << r.output;
+  auto store = Store::Open(db);
+  ASSERT_TRUE(store.ok());
+  auto tasks = (*store)->RunTasks(1);
+  ASSERT_TRUE(tasks.ok() && tasks->size() == 1u);
+  auto task = (*store)->GetTask(tasks->front().task_hash);
+  ASSERT_TRUE(task.ok() && *task);
+  EXPECT_EQ(fs::path((*task)->path).extension(), ".py") << (*task)->path;
+  EXPECT_NE(ReadFile((*task)->path)->find("HONE_FI"), std::string::npos) << (*task)->path;
+  // The prompt shows the definition (axes, dtypes, reference), not the
+  // helpers the generated problem carries.
+  auto exported = RunHone({"export", "last", "--store", db, "--quiet"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  json row = json::parse(exported.output.substr(0, exported.output.find('\n')), nullptr, false);
+  ASSERT_TRUE(row.is_object()) << exported.output.substr(0, 2000);
+  std::string prompt = row["prompt"]["messages"][0].value("text", "");
+  EXPECT_NE(prompt.find("Axes: M=17 (var) N=32 (const) K=48 (const)"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("A: float32 [M, K]"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("return A @ B.T"), std::string::npos) << prompt;
+  EXPECT_EQ(prompt.find("_hone_fi_expr"), std::string::npos) << prompt;
 }
 
 }  // namespace
