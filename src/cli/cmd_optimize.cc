@@ -141,10 +141,12 @@ Result<std::string> ProblemToOptimize(const OptimizeArgs& a) {
   std::string labels;
   for (size_t i = 0; i < parts.size() && i < 8; ++i) labels += (i ? ", " : "") + parts[i].label;
   if (parts.size() > 8) labels += ", ...";
-  return Status::Invalid(fmt::format(
-      "{}: a {} problem of {} parts ({}); a search optimizes one: give --workloads FILE with "
-      "one workload (one line of the .jsonl)",
-      a.task, (*format)->name(), parts.size(), labels));
+  const bool workloads = (*format)->name() == "flashinfer-trace";
+  return Status::Invalid(
+      fmt::format("{}: a {} problem of {} parts ({}); a search optimizes one: {}", a.task,
+                  (*format)->name(), parts.size(), labels,
+                  workloads ? "give --workloads FILE with one workload (one line of the .jsonl)"
+                            : "hone cannot yet choose one part of such a problem"));
 }
 
 Status Validate(const OptimizeArgs& a) {
