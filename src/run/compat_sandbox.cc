@@ -51,13 +51,15 @@ Status AddCompatShim(SandboxConfig& config, const CompatRuntime& runtime,
 namespace {
 
 // The process's scratch root, removed with what is left in it when the
-// process ends normally (each sandbox's own folder is removed with the
-// sandbox; without this the root itself stayed behind, one per process).
+// process that made it ends normally (each sandbox's own folder is removed
+// with the sandbox; without this the root itself stayed behind, one per
+// process). A forked child that exits normally leaves it to its parent.
 struct ScratchRoot {
   Result<std::filesystem::path> dir = Status::Internal("not made");
+  pid_t owner = getpid();
   ~ScratchRoot() {
     std::error_code ec;
-    if (dir.ok()) std::filesystem::remove_all(*dir, ec);
+    if (dir.ok() && getpid() == owner) std::filesystem::remove_all(*dir, ec);
   }
 };
 
