@@ -254,9 +254,11 @@ int RunOptimize(OptimizeArgs a) {
   // A new run's flags, model and prompts are checked before anything is
   // stored: a bad option never leaves a junk run behind.
   Result<SearchSetup> setup = Status::Invalid("no search set up");
+  Result<std::string> problem = Status::Invalid("no problem resolved");
   if (!resumed) {
     if (Status st = Validate(a); !st.ok()) return ReportError(st);
-    if (auto problem = ProblemToOptimize(a); !problem.ok()) return ReportError(problem.status());
+    problem = ProblemToOptimize(a);
+    if (!problem.ok()) return ReportError(problem.status());
     setup = MakeSearchSetup(a.search);
     if (!setup.ok()) return ReportError(setup.status());
   }
@@ -279,7 +281,7 @@ int RunOptimize(OptimizeArgs a) {
   if (!sizes.ok()) return fail(sizes.status());
   auto ctx = MakeEvalContext(a.backend, a.flags.device);
   if (!ctx.ok()) return fail(ctx.status());
-  auto problem = ProblemToOptimize(a);
+  if (resumed) problem = ProblemToOptimize(a);  // the stored task and workloads
   if (!problem.ok()) return fail(problem.status());
   auto task = LoadTask(**ctx, *problem, a.backend, *sizes);
   if (!task.ok()) return fail(task.status());
