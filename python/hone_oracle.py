@@ -431,16 +431,20 @@ class Distribution:
 
 
 TASK_INFO_KEYS = {"name": str, "category": str, "description": str, "format": str,
-                  "tolerance": dict, "inputs": list, "outputs": list}
+                  "tolerance": dict, "inputs": list, "outputs": list, "baselines": str,
+                  "data_beside": bool}
+TASK_BASELINES = ("eager", "eager,compile")
 TOLERANCE_KEYS = ("atol", "rtol", "required_matched_ratio")
 
 
 def parse_task_info(mod, path):
     """A problem file may describe itself with `hone_task`, a dict of name,
     category, description, format (who wrote it), tolerance ({atol, rtol,
-    required_matched_ratio}) and the names of forward's inputs and outputs:
-    what hone's generated files for other task formats say of their
-    problem."""
+    required_matched_ratio}), the names of forward's inputs and outputs, and
+    baselines ("eager": its speedup is against the reference as written, so
+    torch.compile is timed only when the user asks) and data_beside (it reads
+    files in its own folder, which the sandbox must read): what hone's generated
+    files for other task formats say of their problem."""
     info = getattr(mod, "hone_task", None)
     if info is None:
         return {}
@@ -450,6 +454,9 @@ def parse_task_info(mod, path):
         if key not in TASK_INFO_KEYS or not isinstance(value, TASK_INFO_KEYS[key]):
             raise OracleError(f"{path}: hone_task['{key}']: expected one of "
                               f"{', '.join(TASK_INFO_KEYS)} with a value of its type")
+    if info.get("baselines", "eager") not in TASK_BASELINES:
+        raise OracleError(f"{path}: hone_task['baselines']: expected one of "
+                          f"{', '.join(TASK_BASELINES)}")
     for key, value in info.get("tolerance", {}).items():
         if key not in TOLERANCE_KEYS or not isinstance(value, (int, float)) or value < 0:
             raise OracleError(f"{path}: hone_task['tolerance']['{key}']: expected one of "

@@ -16,8 +16,8 @@ The reply (`scan(source, path)`):
   f-strings, joins, dedents or formats of those; `key` is
   hone_extbuild.extension_key of them, the key the in-sandbox hook computes
   from the arguments the module really passes.
-- kernels (`__global__` names found in the text, strings included, by the
-  rule of AnalyzeCompatSource in src/run/compat_candidate.cc),
+- kernels (`__global__` names found in the text, strings included, and in
+  the source files of resolved cpp_extension.load calls),
   triton_kernels (functions decorated with triton.jit), builds_extension,
   and `uses`: cheap hints of side streams, CUDA graphs and libraries.
 - language: "triton", "load_inline" or "" (only PyTorch), what its kernels
@@ -1009,6 +1009,8 @@ def _scan_tree(tree, source, out, decorators=()):
         finder.visit(stmt)
     out["model_new"] = _model_new(tree, names)
     out["extensions"] = finder.extensions
+    out["kernels"] += [k for k in _source_file_kernels(finder.extensions)
+                       if k not in out["kernels"]]
     out["triton_kernels"] = finder.triton
     out["dsl_kernels"] = finder.dsl
     out["builds_extension"] = bool(finder.extensions or finder.triton or finder.dsl or
@@ -1018,6 +1020,30 @@ def _scan_tree(tree, source, out, decorators=()):
     out["language"] = _language(finder, packages)
     out["findings"] = _guarded_builds(finder.extensions) + \
         hone_pylint.findings(tree, names, finder.triton + [k["name"] for k in finder.dsl])
+
+
+def _source_file_kernels(extensions):
+    """The `__global__` names of the files a resolved cpp_extension.load call
+    builds (absolute paths, as the call resolves them): its kernels are the
+    candidate's own as much as a load_inline string's. hone's builder reads
+    the same files to build them; only regular files of bounded size are
+    read, so a path to a device or a pipe cannot stall the scan."""
+    names = []
+    for e in extensions:
+        if e["call"] != "load" or not e["resolved"]:
+            continue
+        sources = e["args"].get("sources")
+        for p in [sources] if isinstance(sources, str) else sources or []:
+            try:
+                if not (isinstance(p, str) and os.path.isabs(p) and os.path.isfile(p)
+                        and os.path.getsize(p) <= MAX_STRING):
+                    continue
+                with open(p, encoding="utf-8", errors="replace") as f:
+                    text = f.read(MAX_STRING)
+            except OSError:
+                continue
+            names += [k for k in global_kernels(text) if k not in names]
+    return names
 
 
 def _language(finder, packages):

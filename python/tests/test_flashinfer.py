@@ -95,5 +95,20 @@ class FlashInferHelpersTest(unittest.TestCase):
             fi._hone_fi_checked((y, n.int()), args, f)
 
 
+class TaskInfoTest(unittest.TestCase):
+    """What a generated problem says of itself in hone_task (hone_oracle.py
+    parse_task_info): its baselines and whether it reads files beside it."""
+
+    def test_baselines_and_data_beside(self):
+        import types
+        import hone_oracle
+        info = {"format": "flashinfer-trace", "baselines": "eager", "data_beside": True}
+        self.assertEqual(hone_oracle.parse_task_info(types.SimpleNamespace(hone_task=info), "p.py"),
+                         info)
+        for bad in ({"baselines": "compile"}, {"data_beside": "yes"}):
+            with self.assertRaisesRegex(hone_oracle.OracleError, "p.py: hone_task"):
+                hone_oracle.parse_task_info(types.SimpleNamespace(hone_task=bad), "p.py")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -192,6 +192,22 @@ class ExtensionCallsTest(unittest.TestCase):
         e = [x for x in r["extensions"] if x["args"]["name"] == "e"][0]
         self.assertEqual(e["args"]["sources"], ["/k/e.cpp"])
 
+    def test_kernels_of_the_files_a_load_call_builds_are_its_own(self):
+        # A FlashInfer-Trace cuda solution, or a ModelNew beside its .cu
+        # files: the kernels are in the files, not in the Python text.
+        with tempfile.TemporaryDirectory() as d:
+            cu = os.path.join(d, "act.cu")
+            with open(cu, "w") as f:
+                f.write("__global__ void __launch_bounds__(256) act_kernel(const float* x) {}\n"
+                        "template <int N> __global__ void tiled(float* y) {}\n")
+            r = scan(f"""
+                from torch.utils.cpp_extension import load
+                src = '__global__ void inline_one(float* p) {{}}'
+                ext = load(name="act", sources=[{cu!r}, {os.path.join(d, "missing.cu")!r},
+                                                "/dev/zero"])
+                """)
+        self.assertEqual(r["kernels"], ["inline_one", "act_kernel", "tiled"])
+
     def test_relative_paths_are_built_where_they_run(self):
         r = scan("""
             from torch.utils.cpp_extension import load, load_inline

@@ -33,8 +33,9 @@ struct EvalFlags {
   // PyTorch tasks: module-level sizes scaled by a factor or a named policy.
   double shape_scale = 0;  // 0: not given
   std::string size_policy;
-  // Baselines to time when none are cached: "eager,compile", "eager" or "none".
-  std::string baselines = "eager,compile";
+  // Baselines to time when none are cached: "eager,compile", "eager" or "none";
+  // empty: eager,compile unless the task times its reference only.
+  std::string baselines;
   // eval --sanitize: compute-sanitizer on this candidate; bench and optimize
   // --no-sanitize: not on each task's new best (run/sanitize.h).
   bool sanitize = false;
@@ -61,6 +62,10 @@ EvalFlags EvalFlagsFromJson(const nlohmann::json& j);
 void AddOutputFlags(CLI::App* app, Output& out);
 // Validated options, or Status::Invalid naming the flag.
 Result<EvalOptions> ToEvalOptions(const EvalFlags& f);
+
+// "eager,compile", "eager" or "none" into `o` (baselines_chosen set); `where`
+// names the flag or field in the message of Status::Invalid for anything else.
+Status ApplyBaselines(const std::string& baselines, const std::string& where, EvalOptions& o);
 // --shape-scale / --size-policy, or Status::Invalid naming the flag.
 Result<SizePolicy> ToSizePolicy(const EvalFlags& f);
 // --allow RULE: one rule per use, repeatable.

@@ -69,20 +69,9 @@ Result<EvalOptions> ApplyJobConfig(const EvalOptions& base, const json& config) 
                           ParseAllowedRules(SplitCommas(config["allow"].get<std::string>())));
     o.lint_allow.insert(rules.begin(), rules.end());
   }
-  if (config.contains("baselines")) {
-    std::string b = config["baselines"].get<std::string>();
-    if (b == "eager,compile" || b == "compile,eager") {
-      o.eager_baseline = o.compile_baseline = true;
-    } else if (b == "eager") {
-      o.eager_baseline = true;
-      o.compile_baseline = false;
-    } else if (b == "none") {
-      o.eager_baseline = o.compile_baseline = false;
-    } else {
-      return Status::Invalid("config.baselines: expected eager,compile, eager or none, got '" + b +
-                             "'");
-    }
-  }
+  if (config.contains("baselines"))
+    HONE_RETURN_IF_ERROR(
+        ApplyBaselines(config["baselines"].get<std::string>(), "config.baselines", o));
   return o;
 }
 

@@ -139,6 +139,9 @@ json TaskInfo(const Definition& def, const Workload& w) {
   if (w.tolerance.required_matched_ratio)
     tol["required_matched_ratio"] = *w.tolerance.required_matched_ratio;
   info["tolerance"] = tol;
+  // The format's speedup is against the reference; torch.compile of a
+  // reference written as Python loops can take minutes per workload.
+  info["baselines"] = "eager";
   return info;
 }
 
@@ -400,6 +403,32 @@ std::string WorkloadLabel(const Workload& w) {
   return (out.empty() ? "" : out + " ") + "(workload " + id + ")";
 }
 
+// The workload's stored tensors (safetensors files), read now: the problem
+// file reads copies beside itself, since the sandbox, which draws a warm-up
+// call's inputs, cannot read the dataset's folder (running as nobody, it
+// cannot pass a private home or a 0700 folder). Keyed by the workload's own
+// path text; the copy's name is its content's hash.
+struct StoredBlobs {
+  json names = json::object();                             // workload path -> file name
+  std::vector<std::pair<std::string, std::string>> files;  // file name, content
+};
+
+Result<StoredBlobs> ReadStoredBlobs(const Workload& w, const std::filesystem::path& root) {
+  StoredBlobs out;
+  for (const auto& [name, s] : w.inputs) {
+    if (s.kind != InputSource::Kind::kSafetensors || out.names.contains(s.path)) continue;
+    std::filesystem::path file = root / s.path;  // an absolute path replaces root
+    auto content = ReadFile(file);
+    if (!content.ok())
+      return Status::Invalid(w.where() + ": workload.inputs." + name +
+                             ".path: " + content.status().message());
+    std::string stored = "blob-" + ContentHash({*content}).substr(0, 20) + ".safetensors";
+    out.names[s.path] = stored;
+    out.files.emplace_back(stored, std::move(*content));
+  }
+  return out;
+}
+
 Result<std::filesystem::path> WriteProblemFile(const Definition& def, const Workload& w,
                                                const std::filesystem::path& root,
                                                const std::filesystem::path& cache) {
@@ -408,9 +437,13 @@ Result<std::filesystem::path> WriteProblemFile(const Definition& def, const Work
     if (s.kind == InputSource::Kind::kCustom)
       return Status::Invalid(w.where() + ": workload.inputs." + name +
                              ": custom inputs (SOL-ExecBench) are not evaluated by hone yet");
+  HONE_ASSIGN_OR_RETURN(StoredBlobs blobs, ReadStoredBlobs(w, root));
   json fi = {{"definition", DefinitionJson(def)},
              {"workload", WorkloadJson(w)},
-             {"root", AbsolutePath(root)}};
+             {"root", AbsolutePath(root)},
+             {"stored", blobs.names}};
+  json task = TaskInfo(def, w);
+  if (!blobs.files.empty()) task["data_beside"] = true;
   std::string text = fmt::format(
       "# hone: FlashInfer-Trace definition '{name}', workload {label}\n"
       "# (generated from {def} and {wl}; do not edit)\n"
@@ -427,9 +460,11 @@ Result<std::filesystem::path> WriteProblemFile(const Definition& def, const Work
       "def get_init_inputs():\n    return []\n\n\n{helpers}",
       fmt::arg("name", def.name), fmt::arg("label", WorkloadLabel(w)),
       fmt::arg("def", def.file.string()), fmt::arg("wl", w.where()),
-      fmt::arg("fi", PyString(fi.dump())), fmt::arg("task", PyString(TaskInfo(def, w).dump())),
+      fmt::arg("fi", PyString(fi.dump())), fmt::arg("task", PyString(task.dump())),
       fmt::arg("reference", def.reference), fmt::arg("helpers", helpers));
   HONE_ASSIGN_OR_RETURN(auto dir, CacheFolder(cache, "problems", ContentHash({text})));
+  for (const auto& [stored, content] : blobs.files)
+    HONE_RETURN_IF_ERROR(WriteOnce(dir / stored, content));
   std::filesystem::path file = dir / (def.name + ".py");
   HONE_RETURN_IF_ERROR(WriteOnce(file, text));
   return file;

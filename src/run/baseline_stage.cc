@@ -14,6 +14,14 @@ using Millis = std::chrono::milliseconds;
 
 // Why a baseline the user did not ask for (--baselines) is missing.
 constexpr const char* kBaselineNotAsked = "not asked for (--baselines)";
+// Why a task that times its reference only (Task::eager_baseline_only) has none.
+constexpr const char* kBaselineNotForTask =
+    "not timed: this task's speedup is against its reference as written "
+    "(--baselines eager,compile times torch.compile too)";
+
+bool NotAsked(const std::string& reason) {
+  return reason == kBaselineNotAsked || reason == kBaselineNotForTask;
+}
 
 std::string BaselineName(CompatMode mode) {
   return mode == CompatMode::kCompile ? "torch.compile(Model)" : "Model";
@@ -58,12 +66,13 @@ void BaselineStage::LookUp() {
     baselines_ = none;
     return;
   }
-  const bool compile = s_.opt.compile_baseline;
+  const bool task_declines = !s_.opt.baselines_chosen && s_.task.eager_baseline_only;
+  const bool compile = s_.opt.compile_baseline && !task_declines;
   if (auto dir = CacheDir(); dir.ok()) {
     baselines_ = BaselineCache(*dir / "baselines").Lookup(key_);
     // An entry timed without torch.compile serves a run that wants it only
     // when there is no torch.compile to time.
-    if (baselines_ && (!compile || baselines_->compiled.reason != kBaselineNotAsked)) {
+    if (baselines_ && (!compile || !NotAsked(baselines_->compiled.reason))) {
       if (RetimedBesideHostBound(baselines_->eager, s_.backend.traits()))
         runs_.push_back(BaselineRun{.mode = CompatMode::kEager, .beside_only = true});
       return;
@@ -73,7 +82,7 @@ void BaselineStage::LookUp() {
   Baselines pending;
   runs_.emplace_back().mode = CompatMode::kEager;
   if (!compile) {
-    pending.compiled.reason = kBaselineNotAsked;
+    pending.compiled.reason = task_declines ? kBaselineNotForTask : kBaselineNotAsked;
   } else if (oracle.hello().value("compile_available", false)) {
     runs_.emplace_back().mode = CompatMode::kCompile;
   } else {
@@ -87,6 +96,7 @@ Status BaselineStage::Build(BuildPool& pool) {
   for (BaselineRun& b : runs_) {
     CompatShimOptions o;
     o.mode = b.mode;
+    HONE_RETURN_IF_ERROR(AddProblemFolder(s_.task, o));
     HONE_ASSIGN_OR_RETURN(std::filesystem::path shim,
                           WriteCompatShim(s_.task, s_.task.reference, *s_.compat_runtime,
                                           s_.env.scratch_root / "compat", o));
@@ -140,6 +150,11 @@ Result<SandboxConfig> BaselineStage::Config(const BaselineRun& b) const {
   SandboxConfig config = BaseConfig(s_.env, s_.backend, s_.opt);
   config.library = b.library;
   HONE_RETURN_IF_ERROR(AddCompatShim(config, *s_.compat_runtime, s_.shim_options));
+  // The baseline's shim reads the problem's folder (a native candidate's
+  // shim_options do not name it).
+  CompatShimOptions problem;
+  HONE_RETURN_IF_ERROR(AddProblemFolder(s_.task, problem));
+  for (const auto& dir : problem.read_dirs) config.extra_read_dirs.push_back(dir);
   return config;
 }
 

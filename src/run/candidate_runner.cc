@@ -132,8 +132,15 @@ void CandidateRunner::DecideFromOutcome(const CallOutcome& o, const std::string&
       return;
     case CallOutcome::Kind::kViolation: {
       std::string hint = s_.language.violation_hint ? s_.language.violation_hint(o.syscall) : "";
+      // A first call that failed while the module loaded left a JIT's
+      // compiling to a later call, which the sandbox forbids: that failure
+      // is the cause to name.
+      std::string before;
+      if (s_.compat)
+        for (const auto& failure : ReadCompatEvents(s_.cand.sandbox->log()).failures)
+          before += "; before it, " + failure;
       s_.Decide(VerdictStatus::kRejected, "sandbox rule broken " + during + ": " + o.detail +
-                                              (hint.empty() ? "" : " (" + hint + ")"));
+                                              (hint.empty() ? "" : " (" + hint + ")") + before);
       return;
     }
     case CallOutcome::Kind::kSandboxError:

@@ -205,21 +205,22 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
   json params = json::array();
   for (size_t i = static_cast<size_t>(p.num_forward_args); i < task.inputs.size(); ++i)
     params.push_back(task.inputs[i].name);
-  json config = {{"device", p.device},
-                 {"problem_path", p.file.string()},
-                 {"problem_source", problem_source},
-                 {"candidate_path", std::filesystem::absolute(candidate).string()},
-                 {"candidate_source", candidate_source},
-                 {"scale", p.scale},
-                 {"sizes", sizes},
-                 {"model_seed", p.model_seed},
-                 {"reseed_rng", p.uses_rng},
-                 {"num_forward_args", p.num_forward_args},
-                 {"param_names", params},
-                 {"python_types", p.python_types},
-                 {"python_values", p.python_values},
-                 {"mode", CompatModeName(options.mode)},
-                 {"warm_up", options.warm_up}};
+  json config = {
+      {"device", p.device},
+      {"problem_path", (options.problem_path.empty() ? p.file : options.problem_path).string()},
+      {"problem_source", problem_source},
+      {"candidate_path", std::filesystem::absolute(candidate).string()},
+      {"candidate_source", candidate_source},
+      {"scale", p.scale},
+      {"sizes", sizes},
+      {"model_seed", p.model_seed},
+      {"reseed_rng", p.uses_rng},
+      {"num_forward_args", p.num_forward_args},
+      {"param_names", params},
+      {"python_types", p.python_types},
+      {"python_values", p.python_values},
+      {"mode", CompatModeName(options.mode)},
+      {"warm_up", options.warm_up}};
   if (!options.language.empty()) config["language"] = options.language;
   for (const auto& [key, value] : options.runner_config.items()) config[key] = value;
   json prebuilt = json::object();

@@ -75,6 +75,9 @@ struct CompatShimOptions {
   std::string language;
   nlohmann::json runner_config = nlohmann::json::object();
   std::vector<std::string> read_dirs;
+  // Where the sandbox finds the problem file (its __file__); empty: the
+  // task's own file (run/compat_sandbox.h AddProblemFolder).
+  std::filesystem::path problem_path;
 };
 
 // Writes the shim for `candidate` on `task` (a PyTorch task) into dir and

@@ -77,17 +77,19 @@ Result<std::filesystem::path> CompatScratchRoot() {
   return root.dir;
 }
 
-Result<std::filesystem::path> SandboxReadable(const std::filesystem::path& library) {
-  if (geteuid() != 0) return library;
-  HONE_ASSIGN_OR_RETURN(std::filesystem::path root, CompatScratchRoot());
-  std::filesystem::path dir = root / "extensions";
-  std::filesystem::path copy = dir / library.filename();
+namespace {
+
+// `file` copied into `dir` (made, passable by others), readable by all;
+// once per name (the callers' names are content-addressed).
+Result<std::filesystem::path> ReadableCopy(const std::filesystem::path& file,
+                                           const std::filesystem::path& dir) {
+  std::filesystem::path copy = dir / file.filename();
   std::error_code ec;
   if (std::filesystem::is_regular_file(copy, ec)) return copy;
   std::filesystem::create_directories(dir, ec);
   AllowPassThrough(dir, ec);
-  std::filesystem::path tmp = dir / (library.filename().string() + ".tmp");
-  std::filesystem::copy_file(library, tmp, std::filesystem::copy_options::overwrite_existing, ec);
+  std::filesystem::path tmp = dir / (file.filename().string() + ".tmp");
+  std::filesystem::copy_file(file, tmp, std::filesystem::copy_options::overwrite_existing, ec);
   if (!ec)
     std::filesystem::permissions(
         tmp,
@@ -97,6 +99,33 @@ Result<std::filesystem::path> SandboxReadable(const std::filesystem::path& libra
   if (!ec) std::filesystem::rename(tmp, copy, ec);
   if (ec) return Status::Io(copy.string() + ": " + ec.message());
   return copy;
+}
+
+}  // namespace
+
+Result<std::filesystem::path> SandboxReadable(const std::filesystem::path& library) {
+  if (geteuid() != 0) return library;
+  HONE_ASSIGN_OR_RETURN(std::filesystem::path root, CompatScratchRoot());
+  return ReadableCopy(library, root / "extensions");
+}
+
+Status AddProblemFolder(const Task& task, CompatShimOptions& options) {
+  if (!task.data_beside || !task.pytorch) return Status::Ok();
+  const std::filesystem::path& file = task.pytorch->file;
+  if (geteuid() != 0) {
+    options.read_dirs.push_back(file.parent_path().string());
+    return Status::Ok();
+  }
+  HONE_ASSIGN_OR_RETURN(std::filesystem::path root, CompatScratchRoot());
+  // The folder's name is its content's hash (format/flashinfer_codegen.h).
+  std::filesystem::path dir = root / "problems" / file.parent_path().filename();
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(file.parent_path(), ec))
+    if (entry.is_regular_file(ec)) HONE_RETURN_IF_ERROR(ReadableCopy(entry.path(), dir).status());
+  if (ec) return Status::Io(file.parent_path().string() + ": " + ec.message());
+  options.read_dirs.push_back(dir.string());
+  options.problem_path = dir / file.filename();
+  return Status::Ok();
 }
 
 }  // namespace hone

@@ -41,4 +41,10 @@ Result<std::filesystem::path> CompatScratchRoot();
 // world-readable copy under CompatScratchRoot().
 Result<std::filesystem::path> SandboxReadable(const std::filesystem::path& library);
 
+// For a problem whose file reads files beside it (Task::data_beside, a
+// format's stored inputs drawn by the warm-up call): its folder readable in
+// the sandbox (read_dirs), as root through a world-readable copy of the
+// folder's files, which becomes the problem_path. Other tasks: nothing.
+Status AddProblemFolder(const Task& task, CompatShimOptions& options);
+
 }  // namespace hone

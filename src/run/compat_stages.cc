@@ -84,6 +84,7 @@ Result<std::filesystem::path> CompatStages::WriteShim(const std::filesystem::pat
   o.failed_builds = prebuild_->failures();
   o.language = s_.language.name;
   if (s_.loader) s_.loader->Configure(o.runner_config, o.read_dirs);
+  HONE_RETURN_IF_ERROR(AddProblemFolder(s_.task, o));
   HONE_ASSIGN_OR_RETURN(
       std::filesystem::path shim,
       WriteCompatShim(s_.task, candidate, *s_.compat_runtime, s_.env.scratch_root / "compat", o));

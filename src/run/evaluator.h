@@ -68,6 +68,10 @@ struct EvalOptions {
   // torch.compile baseline compiles the model first (seconds to minutes).
   bool eager_baseline = true;
   bool compile_baseline = true;
+  // Whether the user chose the baselines (--baselines, a job's config):
+  // otherwise a task that times its reference only (Task::eager_baseline_only)
+  // gets no torch.compile baseline.
+  bool baselines_chosen = false;
   // compute-sanitizer (memcheck, racecheck, initcheck) on the smallest case
   // after verification, before timing (run/sanitize.h). memcheck errors fail
   // the verdict; the others are reported.

@@ -46,6 +46,8 @@ void ApplyTaskInfo(const json& info, Task& t) {
   if (tol.contains("rtol")) t.rtol = tol["rtol"].get<double>();
   if (tol.contains("required_matched_ratio"))
     t.required_matched_ratio = tol["required_matched_ratio"].get<double>();
+  t.eager_baseline_only = info.value("baselines", "") == "eager";
+  t.data_beside = info.value("data_beside", false);
 }
 
 std::string ShapesText(const OracleProblem& p) {

@@ -75,8 +75,14 @@ struct Task {
   std::vector<TensorDecl> inputs;
   std::vector<TensorDecl> outputs;
   std::vector<ShapeCase> cases;
-  std::optional<double> atol, rtol, precision;  // task overrides
+  std::optional<double> atol, rtol, precision;   // task overrides
   std::optional<double> required_matched_ratio;  // verify/tolerance.h
+  // The task's speedup is against its reference as written (FlashInfer-Trace):
+  // unless the user chooses, no torch.compile baseline is timed.
+  bool eager_baseline_only = false;
+  // Its problem file reads files in its own folder (a format's stored
+  // inputs, copied there by hone): the sandbox must read that folder too.
+  bool data_beside = false;
   std::optional<Expr> cost_bytes, cost_flops;
   int seeds = 3;
   int num_distributions = 2;

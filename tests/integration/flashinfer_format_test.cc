@@ -149,6 +149,33 @@ TEST_F(FlashInferFormatTest, MalformedFilesExitTwoNamingTheFileAndField) {
   }
 }
 
+// A workload's stored inputs (safetensors) are copied beside the generated
+// problem, so that the warm-up call in the sandbox draws them even from a
+// dataset in a folder the sandbox cannot pass (0700, as a private home is);
+// and since the format's speedup is against its reference, no torch.compile
+// baseline is timed unless asked for.
+TEST_F(FlashInferFormatTest, StoredInputsReachTheSandboxAndOnlyTheReferenceIsTimed) {
+  if (!HaveTorch()) GTEST_SKIP() << "no python3 with torch here: the oracle cannot run";
+  fs::path data = dir_ / "private";
+  fs::copy(Dataset(), data, fs::copy_options::recursive);
+  fs::permissions(data, fs::perms::owner_all);
+  auto r = RunHone(
+      {"eval", (data / "definitions/gqa_paged/gqa_paged_decode_h4_kv2_d16_ps1.json").string(),
+       (data / "solutions/hone/gqa_paged/gqa_decode_python.json").string(), "--backend", "cpu",
+       "--json", "--workloads", OneWorkload("gqa_paged/gqa_paged_decode_h4_kv2_d16_ps1.jsonl", 2)});
+  size_t brace = r.output.find("{\n");
+  json j = json::parse(brace == std::string::npos ? "" : r.output.substr(brace), nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.output;
+  ASSERT_EQ(j["parts"].size(), 1u) << r.output;
+  const json& v = j["parts"][0]["verdict"];
+  EXPECT_EQ(j["parts"][0].value("status", ""), "PASSED") << r.output;
+  std::string head = v["sandbox"].value("output_head", "");
+  EXPECT_EQ(head.find("\"ok\": false"), std::string::npos) << head;
+  EXPECT_NE(v["timing"].value("compile_unavailable", "").find("against its reference"),
+            std::string::npos)
+      << v["timing"].dump().substr(0, 600);
+}
+
 // A dataset as the format lays it out: two definitions, their python and
 // C++ solutions, three workloads each.
 TEST_F(FlashInferFormatTest, BenchScoresADatasetAndTaskShowShowsEachWorkload) {
