@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "core/fs.h"
 #include "report/run_data.h"
+#include "tune/autotune.h"
 
 namespace hone {
 
@@ -177,10 +178,13 @@ Status BenchScheduler::RunUnit(size_t lane, const Task& task, const BenchUnit& u
   auto start = std::chrono::steady_clock::now();
   EvalOptions options = options_;
   options.lint_allow.insert(u.allow.begin(), u.allow.end());
-  HONE_ASSIGN_OR_RETURN(Verdict v, lanes_[lane].evaluator->Evaluate(
-                                       task, u.candidate, options, [&](const std::string& stage) {
-                                         Show(lane, u.label + ": " + stage);
-                                       }));
+  // The entry `hone eval` and the service use too: a candidate that declares
+  // tunables is evaluated as each of its variants.
+  HONE_ASSIGN_OR_RETURN(
+      Verdict v, EvaluateTuned(*lanes_[lane].evaluator, &lanes_[lane].backend->builder(), task,
+                               u.candidate, options, [&](const std::string& stage) {
+                                 Show(lane, u.label + ": " + stage);
+                               }));
   HONE_RETURN_IF_ERROR(SanitizeIfBest(lane, task, u, v));
   NoteSharedDevice(lane, v);
   HONE_RETURN_IF_ERROR(run_.store->FinishEvaluation(eval_id, v));

@@ -15,8 +15,8 @@
 #include "report/verdict_text.h"
 #include "run/compat_scan.h"
 #include "run/compat_stages.h"
-#include "search/autotune.h"
 #include "task/task_loader.h"
+#include "tune/autotune.h"
 #include "verify/verdict_json.h"
 
 namespace hone::cli {
@@ -207,7 +207,7 @@ int RunEval(const EvalArgs& a) {
   options->backend = *backend;
   Trace("eval: arguments read");
   auto ctx = MakeEvalContext(*backend, a.flags.device);
-  if (!ctx.ok()) return ReportError(ctx.status());
+  if (!ctx.ok()) return ReportError(BackendFailureFor(file, *backend, ctx.status()));
   Trace("eval: backends open");
   auto verdicts = EvaluateParts(a, *parts, *candidate, *options, *sizes, **ctx);
   Trace("eval: verdict");

@@ -167,13 +167,14 @@ int RunSuiteShow(const TaskArgs& a, const SizePolicy& sizes) {
 }
 
 int RunTaskShow(const TaskArgs& a) {
-  if (IsPyTorchFolder(a.task)) return RunFolderShow(a);
+  // A folder that a format reads as one problem (a native task, a
+  // robust-kbench task with its func_forward.py) is shown as that problem.
+  auto format = BuiltInFormats().ForProblem(a.task);
+  if (!format.ok() && IsPyTorchFolder(a.task)) return RunFolderShow(a);
   auto sizes = ToSizePolicy(a.flags);
   if (!sizes.ok()) return ReportError(sizes.status());
   std::error_code ec;
-  if (std::filesystem::is_directory(a.task, ec) && !IsNativeTaskDir(a.task))
-    return RunSuiteShow(a, *sizes);
-  auto format = BuiltInFormats().ForProblem(a.task);
+  if (!format.ok() && std::filesystem::is_directory(a.task, ec)) return RunSuiteShow(a, *sizes);
   if (!format.ok()) return ReportError(format.status());
   auto parts = (*format)->Parts(a.task, PartOptions{});
   if (!parts.ok()) return ReportError(parts.status());

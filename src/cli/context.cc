@@ -35,6 +35,22 @@ BackendRegistry BuiltInBackends() {
   return r;
 }
 
+Status BackendFailureFor(const std::string& candidate, const std::string& backend,
+                         const Status& st) {
+  if (st.code() != StatusCode::kUnavailable || backend == kHostBackend) return st;
+  const LanguageRegistry& languages = BuiltInLanguages();
+  auto language = languages.ForFile(candidate);
+  std::string host;
+  for (const Language& l : languages.all())
+    if (l.RunsOn(kHostBackend))
+      host += (host.empty() ? "" : ", ") + l.label + " (" + l.extension() + ")";
+  return Status::Unavailable(
+      candidate + ": " +
+      (language.ok() ? "a " + (*language)->label + " candidate" : std::string("the candidate")) +
+      " needs the " + backend + " backend, which cannot start here: " + st.message() +
+      (host.empty() ? "" : "; this machine runs " + host + " candidates (--backend cpu)"));
+}
+
 Result<std::unique_ptr<EvalContext>> MakeEvalContext(const std::string& backend, int device) {
   auto ctx = std::make_unique<EvalContext>();
   HONE_ASSIGN_OR_RETURN(std::filesystem::path cache, CacheDir());

@@ -43,6 +43,13 @@ struct EvalContext {
 BackendRegistry BuiltInBackends();
 
 // The host (CPU) backend always, and `backend` on device `device`.
+// A backend that could not start (`st`), said of the candidate that needs it,
+// with what would run here instead: a .cu on a machine without a GPU names
+// the file and the languages the host backend runs (.cpp). Other failures
+// are returned as they are.
+Status BackendFailureFor(const std::string& candidate, const std::string& backend,
+                         const Status& st);
+
 Result<std::unique_ptr<EvalContext>> MakeEvalContext(const std::string& backend = kHostBackend,
                                                      int device = 0);
 

@@ -4,8 +4,11 @@
 #include <sstream>
 
 #include "cli/eval_flags.h"
+#include "core/fs.h"
+#include "format/builtin_formats.h"
 #include "lang/builtin.h"
 #include "task/task_loader.h"
+#include "tune/autotune.h"
 
 namespace hone::cli {
 
@@ -25,6 +28,56 @@ std::vector<std::string> SplitCommas(const std::string& s) {
 }
 
 }  // namespace
+
+Result<JobPart> PartForJob(const EvalJob& job, const JobFiles& files) {
+  JobPart out;
+  out.problem = files.problem();
+  out.candidate = files.candidate();
+  out.job = job;
+  auto format = BuiltInFormats().ForProblem(files.problem());
+  if (!format.ok()) {
+    if (job.candidate_kind == kSolutionKind)
+      return Status::Invalid("candidate.kind " + std::string(kSolutionKind) +
+                             ": the problem is not in a format with solutions of its own");
+    return out;  // hone reads it as it is
+  }
+  HONE_ASSIGN_OR_RETURN(std::vector<ProblemPart> parts,
+                        (*format)->Parts(files.problem(), PartOptions{}));
+  const std::string asked = job.config.value("part", "");
+  std::vector<const ProblemPart*> chosen;
+  for (const ProblemPart& p : parts)
+    if (parts.size() == 1 || (!asked.empty() && (p.id.rfind(asked, 0) == 0 || p.label == asked)))
+      chosen.push_back(&p);
+  if (chosen.size() != 1) {
+    std::string names;
+    for (const ProblemPart& p : parts)
+      names += (names.empty() ? "" : ", ") + (p.id.empty() ? p.label : p.id + " (" + p.label + ")");
+    return Status::Invalid(
+        "config.part: " +
+        std::string(asked.empty()
+                        ? "the problem has " + std::to_string(parts.size()) + " parts; name one"
+                        : "'" + asked + "' names " + std::to_string(chosen.size()) +
+                              " of the problem's parts") +
+        ": " + names);
+  }
+  out.problem = chosen.front()->load;
+  out.label = chosen.front()->label;
+  // What the format makes of the candidate: a solution in its own form (a
+  // FlashInfer-Trace JSON), a robust-kbench forward() module, or the file.
+  HONE_ASSIGN_OR_RETURN(FormatCandidate c,
+                        (*format)->Candidate(files.problem(), files.candidate()));
+  out.allow = c.allow;
+  if (job.candidate_kind == kSolutionKind && c.file == files.candidate())
+    return Status::Invalid("candidate.kind " + std::string(kSolutionKind) + ": a " +
+                           (*format)->name() + " problem has no solutions of its own form");
+  if (c.file != files.candidate()) {
+    out.candidate = c.file;
+    HONE_ASSIGN_OR_RETURN(const Language* language, BuiltInLanguages().ForFile(c.file));
+    out.job.candidate_kind = language->modelnew() ? "modelnew" : language->name;
+    HONE_ASSIGN_OR_RETURN(out.job.candidate_code, ReadFile(c.file));
+  }
+  return out;
+}
 
 Result<const Language*> JobLanguage(const EvalJob& job) {
   const LanguageRegistry& languages = BuiltInLanguages();
@@ -96,21 +149,20 @@ Evaluator& ContextJobEvaluator::EvaluatorForContext() {
   return *evaluator_;
 }
 
-Result<Task> ContextJobEvaluator::LoadFor(const EvalJob& job, const JobFiles& files,
+Result<Task> ContextJobEvaluator::LoadFor(const EvalJob& job, const std::filesystem::path& problem,
                                           const std::string& backend) {
-  std::string key = files.problem().string() + "|" + backend;
+  std::string key = problem.string() + "|" + backend;
   bool named = job.problem_code.empty();
   if (named) {
     if (auto it = tasks_.find(key); it != tasks_.end()) {
       // The oracle must be the one that loaded it (another backend's job
       // may have moved it since).
-      if (IsPyTorchTaskFile(files.problem())) HONE_RETURN_IF_ERROR(StartOracle(*ctx_, backend));
+      if (IsPyTorchTaskFile(problem)) HONE_RETURN_IF_ERROR(StartOracle(*ctx_, backend));
       return it->second;
     }
   }
-  if (IsPyTorchTaskFile(files.problem())) HONE_RETURN_IF_ERROR(StartOracle(*ctx_, backend));
-  HONE_ASSIGN_OR_RETURN(Task task,
-                        LoadTask(*ctx_, files.problem().string(), backend, setup_.sizes));
+  if (IsPyTorchTaskFile(problem)) HONE_RETURN_IF_ERROR(StartOracle(*ctx_, backend));
+  HONE_ASSIGN_OR_RETURN(Task task, LoadTask(*ctx_, problem.string(), backend, setup_.sizes));
   if (named) {
     if (tasks_.size() >= kMaxTasks) tasks_.clear();
     tasks_.emplace(key, task);
@@ -119,19 +171,25 @@ Result<Task> ContextJobEvaluator::LoadFor(const EvalJob& job, const JobFiles& fi
 }
 
 Result<Verdict> ContextJobEvaluator::Evaluate(const EvalJob& job, const JobFiles& files) {
-  HONE_ASSIGN_OR_RETURN(std::string backend, JobBackend(job, setup_.backend));
+  // A problem in another format: its part, and a solution in its own form
+  // turned into the file hone evaluates (as `hone eval` does).
+  HONE_ASSIGN_OR_RETURN(JobPart part, PartForJob(job, files));
+  HONE_ASSIGN_OR_RETURN(std::string backend, JobBackend(part.job, setup_.backend));
   HONE_ASSIGN_OR_RETURN(EvalOptions options, ApplyJobConfig(setup_.options, job.config));
   options.backend = backend;
-  HONE_ASSIGN_OR_RETURN(Task task, LoadFor(job, files, backend));
+  options.lint_allow.insert(part.allow.begin(), part.allow.end());
+  HONE_ASSIGN_OR_RETURN(Task task, LoadFor(job, part.problem, backend));
   ApplyJobSeeds(task, job.config);
   Evaluator& evaluator = EvaluatorForContext();
-  if (auto language = JobLanguage(job); language.ok() && (*language)->modelnew())
+  if (auto language = JobLanguage(part.job); language.ok() && (*language)->modelnew())
     evaluator.PrewarmCompat(backend, options);
-  HONE_ASSIGN_OR_RETURN(Verdict v, evaluator.Evaluate(task, files.candidate(), options));
+  // The entry `hone eval` uses: a reward and an eval never differ on one file.
+  HONE_ASSIGN_OR_RETURN(Verdict v, EvaluateTuned(evaluator, &ctx_->backend(backend).builder(), task,
+                                                 part.candidate, options));
   if (setup_.record) {
     // The store is a record, not the answer: a failure to write it is said
     // and the result still goes to the queue.
-    if (Status st = setup_.record->Record(job, task, files.problem(), backend, v); !st.ok())
+    if (Status st = setup_.record->Record(job, task, part.problem, backend, v); !st.ok())
       std::fprintf(stderr, "hone: worker: --store: %s\n", st.message().c_str());
   }
   return v;

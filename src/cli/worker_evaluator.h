@@ -11,9 +11,11 @@
 // infra_error result.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "cli/context.h"
@@ -28,6 +30,21 @@ struct WorkerEvalSetup {
   SizePolicy sizes;
   ServedRun* record = nullptr;  // --store: where verdicts are recorded
 };
+
+// What a job evaluates: the problem file of its part (a FlashInfer-Trace
+// workload, a robust-kbench configuration: config.part, needed when there
+// are several), and the candidate file, a kSolutionKind solution turned
+// into the file hone runs (with the lint rules its format allows and the
+// job's kind and code as that file's). A job's problem in no other format
+// is itself. Status::Invalid naming config.part or candidate.kind.
+struct JobPart {
+  std::filesystem::path problem;
+  std::string label;  // the part's, "" for a problem of one
+  std::filesystem::path candidate;
+  std::set<std::string> allow;
+  EvalJob job;  // the job, its candidate as evaluated
+};
+Result<JobPart> PartForJob(const EvalJob& job, const JobFiles& files);
 
 // The backend a job runs on: config.backend, else the worker's, else the
 // first device its language runs on (a cpp candidate on cpu, a cuda or
@@ -55,7 +72,8 @@ class ContextJobEvaluator : public JobEvaluator {
   Result<Verdict> Evaluate(const EvalJob& job, const JobFiles& files) override;
 
  private:
-  Result<Task> LoadFor(const EvalJob& job, const JobFiles& files, const std::string& backend);
+  Result<Task> LoadFor(const EvalJob& job, const std::filesystem::path& problem,
+                       const std::string& backend);
   Evaluator& EvaluatorForContext();
 
   std::unique_ptr<EvalContext> ctx_;

@@ -24,11 +24,14 @@
 
 #include "core/status.h"
 #include "format/flashinfer_trace.h"
+#include "task/problem_text.h"
 
 namespace hone::flashinfer {
 
 inline constexpr const char* kHelpersMarker =
     "# ---- hone: the format's helpers (python/hone_flashinfer.py), not part of the problem ----";
+// Prompts show a problem up to this line (task/problem_text.h).
+static_assert(std::string_view(kHelpersMarker).ends_with(kNotPartOfTheProblemMarker));
 
 // What the ModelNew of a value-returning solution raises for an output of
 // the wrong shape or dtype (FlashInfer-Trace's INCORRECT_SHAPE and

@@ -1,9 +1,13 @@
 #include "run/compat_scan.h"
 
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "build/compiler_builder.h"
+#include "core/fs.h"
+#include "core/hash.h"
 #include "core/subprocess.h"
 
 namespace hone {
@@ -128,9 +132,11 @@ Result<CompatScan> CompatScanFromJson(const json& reply) {
   return s;
 }
 
-Result<CompatScan> ScanCompatFile(const fs::path& file, const fs::path& python_dir,
-                                  const std::string& python,
-                                  const std::vector<std::string>& decorators) {
+namespace {
+
+Result<CompatScan> ScanUncached(const fs::path& file, const fs::path& python_dir,
+                                const std::string& python,
+                                const std::vector<std::string>& decorators) {
   fs::path script = python_dir / "hone_pyscan.py";
   std::error_code ec;
   if (!fs::is_regular_file(script, ec))
@@ -163,6 +169,53 @@ Result<CompatScan> ScanCompatFile(const fs::path& file, const fs::path& python_d
   return Status::Unavailable("cannot scan " + file.string() + ": no Python could run " +
                              script.string() + "; tried " + tried +
                              " (any Python 3.8 or later will do: set HONE_PYTHON)");
+}
+
+// Scans already made in this process, by what they read: `hone eval` scans a
+// file before it loads the problem (a verdict known at once) and again to
+// prebuild it. A scan that read other files (a load() call's sources) is not
+// kept: those may change.
+class ScanMemo {
+ public:
+  std::optional<CompatScan> Find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = scans_.find(key);
+    if (it == scans_.end()) return std::nullopt;
+    return it->second;
+  }
+  void Keep(const std::string& key, const CompatScan& scan) {
+    for (const CompatExtension& e : scan.extensions)
+      if (e.call == "load") return;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (scans_.size() >= kMaxScans) scans_.clear();
+    scans_.emplace(key, scan);
+  }
+
+ private:
+  static constexpr size_t kMaxScans = 64;
+  std::mutex mu_;
+  std::map<std::string, CompatScan> scans_;
+};
+
+ScanMemo& Memo() {
+  static ScanMemo* memo = new ScanMemo();  // never destroyed: scans may run at exit
+  return *memo;
+}
+
+}  // namespace
+
+Result<CompatScan> ScanCompatFile(const fs::path& file, const fs::path& python_dir,
+                                  const std::string& python,
+                                  const std::vector<std::string>& decorators) {
+  auto text = ReadFile(file);
+  if (!text.ok()) return ScanUncached(file, python_dir, python, decorators);
+  std::string all = file.string() + "\n" + python_dir.string() + "\n" + python;
+  for (const auto& d : decorators) all += "\n" + d;
+  const std::string key = ContentHash({all, *text});
+  if (auto kept = Memo().Find(key)) return *kept;
+  auto scan = ScanUncached(file, python_dir, python, decorators);
+  if (scan.ok()) Memo().Keep(key, *scan);
+  return scan;
 }
 
 }  // namespace hone

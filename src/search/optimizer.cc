@@ -14,7 +14,7 @@
 #include "build/build_pool.h"
 #include "core/clock.h"
 #include "core/fs.h"
-#include "search/autotune.h"
+#include "tune/autotune.h"
 #include "search/lesson_distil.h"
 #include "search/lesson_recall.h"
 #include "search/run_journal.h"

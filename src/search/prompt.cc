@@ -9,6 +9,7 @@
 #include "core/hash.h"
 #include "measure/profile_judge.h"
 #include "report/verdict_text.h"
+#include "task/problem_text.h"
 #include "task/task_text.h"
 
 namespace hone {
@@ -382,16 +383,6 @@ std::string PromptBuilder::LessonsSection(const std::vector<std::string>& lesson
   return "\n\n" + Render("lessons", {{"lessons", list}});
 }
 
-// What of a PyTorch problem's text a prompt shows: all of it, up to a line
-// that says the rest is "not part of the problem" (the helpers a generated
-// FlashInfer-Trace problem carries: format/flashinfer_codegen.h's marker).
-static std::string ProblemText(const std::string& source) {
-  size_t marker = source.find("not part of the problem ----");
-  if (marker == std::string::npos) return source;
-  size_t line = source.rfind('\n', marker);
-  return source.substr(0, line == std::string::npos ? 0 : line);
-}
-
 std::string PromptBuilder::Context(const Task& task, const Language& language,
                                    const MachineInfo& machine, const ReferenceTiming& reference,
                                    const std::vector<std::string>& lessons) const {
@@ -412,7 +403,7 @@ std::string PromptBuilder::Context(const Task& task, const Language& language,
                "listed below (module-level sizes may have been scaled), with the model's "
                "parameters and buffers passed as inputs after the forward "
                "arguments:\n```python\n") +
-        TrimRight(ProblemText(task.pytorch->source)) + "\n```";
+        TrimRight(ProblemTextOf(task.pytorch->source)) + "\n```";
   else
     values["task_description"] += ReferenceSourceText(task, language);
   values["arguments"] = TrimRight(

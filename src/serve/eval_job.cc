@@ -45,10 +45,12 @@ Status ReadCandidate(const json& c, const std::string& where, size_t max_bytes, 
     if (!c["kind"].is_string()) return Bad(where, "candidate.kind", "must be a string");
     job.candidate_kind = c["kind"].get<std::string>();
   }
-  if (!BuiltInLanguages().Find(job.candidate_kind)) {
+  if (job.candidate_kind != kSolutionKind && !BuiltInLanguages().Find(job.candidate_kind)) {
     std::string known = "modelnew";
     for (const Language& l : BuiltInLanguages().all()) known += ", " + l.name;
-    return Bad(where, "candidate.kind", "must be a kernel language (" + known + ")");
+    return Bad(where, "candidate.kind",
+               "must be a kernel language (" + known + ") or \"" + kSolutionKind +
+                   "\" (a solution in the problem's format)");
   }
   return Status::Ok();
 }
@@ -57,10 +59,11 @@ Status ReadConfig(const json& c, const std::string& where, EvalJob& job) {
   if (!c.is_object()) return Bad(where, "config", "must be an object");
   const auto& keys = EvalConfigKeys();
   for (const auto& [key, value] : c.items()) {
-    if (std::find(keys.begin(), keys.end(), key) == keys.end())
-      return Bad(where, "config." + key,
-                 "is not a setting (known: backend, baselines, reward, "
-                 "timeout_s, allow, seeds)");
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      std::string known;
+      for (const auto& k : keys) known += (known.empty() ? "" : ", ") + k;
+      return Bad(where, "config." + key, "is not a setting (known: " + known + ")");
+    }
     bool number = key == "timeout_s" || key == "seeds";
     if (key == "reward" && value.is_object()) continue;  // {"preset": ..., overrides}
     if (number ? !value.is_number() : !value.is_string())
@@ -73,8 +76,8 @@ Status ReadConfig(const json& c, const std::string& where, EvalJob& job) {
 }  // namespace
 
 const std::vector<std::string>& EvalConfigKeys() {
-  static const std::vector<std::string> keys = {"backend",   "baselines", "reward",
-                                                "timeout_s", "allow",     "seeds"};
+  static const std::vector<std::string> keys = {"backend", "baselines", "reward", "timeout_s",
+                                                "allow",   "seeds",     "part"};
   return keys;
 }
 
@@ -83,6 +86,7 @@ std::string EvalJob::ContentKey() const {
 }
 
 std::string EvalJob::CandidateFileName() const {
+  if (candidate_kind == kSolutionKind) return "candidate.json";
   const Language* l = BuiltInLanguages().Find(candidate_kind);
   return "candidate" + (l ? l->extension() : std::string(".py"));
 }

@@ -19,6 +19,11 @@
 
 namespace hone {
 
+// candidate.kind of a solution in the problem's own task format (a
+// FlashInfer-Trace solution JSON): the worker turns it into the file hone
+// evaluates, as `hone eval DEFINITION SOLUTION` does.
+inline constexpr const char* kSolutionKind = "solution";
+
 struct EvalJob {
   std::string id;
   std::string problem_name;  // "level1/19_ReLU": a file of the worker's problem folder
@@ -27,7 +32,7 @@ struct EvalJob {
   // A kernel language's name or alias (lang/language.h): "modelnew" (a
   // KernelBench ModelNew file, whose text says load_inline or Triton),
   // "triton", "cuda" (.cu), "cpp" (.cpp), ...
-  std::string candidate_kind = "modelnew";
+  std::string candidate_kind = "modelnew";           // or kSolutionKind
   nlohmann::json config = nlohmann::json::object();  // see EvalConfigKeys()
 
   // What the id stands for: problem, candidate and config, not the id.
@@ -37,7 +42,9 @@ struct EvalJob {
 };
 
 // The config keys a job may set (anything else is a bad request): backend,
-// baselines, reward, timeout_s, allow, seeds.
+// baselines, reward, timeout_s, allow, seeds, and part (which part of a
+// problem of several: a FlashInfer-Trace workload's uuid, a robust-kbench
+// configuration's label, or a prefix of either that names one).
 const std::vector<std::string>& EvalConfigKeys();
 
 // Status::Invalid naming the field (prefixed by `where`, e.g. "items[3].")

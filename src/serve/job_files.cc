@@ -1,6 +1,7 @@
 #include "serve/job_files.h"
 
 #include "core/fs.h"
+#include "format/builtin_formats.h"
 
 namespace hone {
 
@@ -20,8 +21,14 @@ Result<fs::path> ResolveProblem(const fs::path& problems, const std::string& nam
   fs::path folder = problems / rel;
   if (fs::is_regular_file(folder / "task.toml", ec)) return folder;
   if (rel.extension() == ".py" && fs::is_regular_file(folder, ec)) return folder;
+  // A problem in another task format: a FlashInfer-Trace definition
+  // ("definitions/rmsnorm/rmsnorm_h64", ".json" optional), a robust-kbench
+  // task folder.
+  for (const fs::path& p : {folder, fs::path(folder.string() + ".json")})
+    if (fs::exists(p, ec) && BuiltInFormats().ForProblem(p).ok()) return p;
   return Status::NotFound("problem '" + name + "': neither " + py.string() + " nor a task folder " +
-                          folder.string() + " on this worker");
+                          folder.string() + " nor a problem of another format (" +
+                          BuiltInFormats().DescribeAll() + ") on this worker");
 }
 
 Result<JobFiles> JobFiles::Write(const EvalJob& job, const fs::path& problems,

@@ -96,7 +96,7 @@ struct Verdict {
   std::optional<DeviceStateSummary> device_state;  // CUDA: NVML over the timed calls
   std::string kernels_launched;  // CUDA: names seen in the first verification call
 
-  // Declared tunables (search/tunables.h): the parameters of the variant this
+  // Declared tunables (tune/tunables.h): the parameters of the variant this
   // verdict is for (the fastest that passed), and every variant tried.
   struct TuneTrial {
     std::string params;  // "BLOCK=128 UNROLL=4"

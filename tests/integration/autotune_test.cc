@@ -1,4 +1,4 @@
-// Declared tunables (search/tunables.h) through `hone eval`: every variant
+// Declared tunables (tune/tunables.h) through `hone eval`: every variant
 // is built, verified and timed, and the fastest that passed is kept, on a
 // candidate built so that the answer is known: REPEAT=400 does the work 400
 // times, SCALE=3 computes the wrong result.
@@ -68,6 +68,31 @@ TEST(AutotuneTest, EvalKeepsTheFastestVariantThatPassesAndNamesIt) {
   EXPECT_EQ(trials[1]["status"], "incorrect");  // SCALE=3
   EXPECT_EQ(trials[3]["status"], "incorrect");
   EXPECT_GT(trials[0]["median_us"].get<double>(), 2 * trials[2]["median_us"].get<double>());
+  std::filesystem::remove_all(*dir);
+}
+
+// `hone bench` evaluates through the same entry as `hone eval`: a tuned
+// candidate in a suite is scored as its fastest passing variant.
+TEST(AutotuneTest, BenchScoresATunedCandidateAsEvalDoes) {
+  auto dir = MakeTempDir(TestCache() / "tmp", "autotune-test");
+  ASSERT_TRUE(dir.ok());
+  std::filesystem::path task = *dir / "suite/fixture_add";
+  std::filesystem::create_directories(task);
+  std::filesystem::copy(SourceDir() / "tests/integration/fixture_add", task,
+                        std::filesystem::copy_options::recursive);
+  std::filesystem::create_directories(task / "solutions");
+  ASSERT_TRUE(WriteFileAtomic(task / "solutions/tuned.cpp", kTunedCandidate).ok());
+  auto r = RunHone({"bench", (*dir / "suite").string(), "--backend", "cpu", "--json", "--store",
+                    (*dir / "store.db").string(), "--time-budget", "0.3", "--warmup", "0.01"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')), nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.output;
+  ASSERT_EQ(j["results"].size(), 1u) << r.output;
+  const auto& v = j["results"][0]["verdict"];
+  EXPECT_EQ(v["status"], "passed") << v.dump(2);
+  ASSERT_TRUE(v.contains("tuning")) << v.dump(2);
+  EXPECT_EQ(v["tuning"]["params"], "REPEAT=1 SCALE=2");
+  EXPECT_EQ(v["tuning"]["trials"].size(), 4u);
   std::filesystem::remove_all(*dir);
 }
 

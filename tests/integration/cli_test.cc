@@ -30,6 +30,19 @@ TEST(CliTest, EvalJsonIsOneDocumentAndExitsZero) {
   EXPECT_GT(j["checks"].size(), 10u);
 }
 
+// A .cu candidate where the CUDA backend cannot start (no GPU, or a hone
+// without CUDA) is said of the file, with what runs here instead.
+TEST(CliTest, ACudaCandidateWithoutAGpuNamesTheFileAndTheCppAlternative) {
+  std::string cu = (SourceDir() / "tasks/examples/gelu/solutions/fast.cu").string();
+  auto r = RunHone({"eval", (SourceDir() / "tasks/examples/gelu").string(), cu, "--no-time"});
+  if (r.exit_code == 0) GTEST_SKIP() << "the CUDA backend started here (a GPU is visible)";
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(cu + ": a CUDA C++ candidate needs the cuda backend"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("(.cpp)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--backend cpu"), std::string::npos) << r.output;
+}
+
 TEST(CliTest, AWrongKernelStillExitsZero) {
   auto r = RunHone({"eval", Fixture(), Candidate("wrong_result.cpp"), "--json", "--no-time"});
   ASSERT_EQ(r.exit_code, 0) << r.output;

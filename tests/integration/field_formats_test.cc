@@ -40,6 +40,18 @@ TEST(FieldFormatsTest, ARobustKbenchTaskIsOneVerdictPerConfiguration) {
                      "init_method_ones_hidden_size_96_batch_size_3_hidden_size_96: passed"}));
 }
 
+// `hone task show` on a robust-kbench task folder shows its configurations,
+// not its func_forward.py as a KernelBench file that lacks get_init_inputs.
+TEST(FieldFormatsTest, TaskShowShowsARobustKbenchTasksConfigurations) {
+  if (!HaveTorch()) GTEST_SKIP() << "no python3 with torch here: the oracle cannot run";
+  auto r = RunHone({"task", "show", (Formats() / "robust_kbench/tasks/rms_scale").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("== init_method_ones_hidden_size_96_batch_size_3_hidden_size_96"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("get_init_inputs"), std::string::npos) << r.output;
+}
+
 TEST(FieldFormatsTest, AMalformedRobustKbenchConfigExitsTwoNamingIt) {
   fs::path dir = *MakeTempDir(fs::temp_directory_path(), "hone-rkb");
   fs::copy(Formats() / "robust_kbench/tasks/rms_scale/func_forward.py", dir / "func_forward.py");

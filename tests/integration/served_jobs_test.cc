@@ -48,6 +48,21 @@ std::vector<Case> Cases(bool torch) {
                "infra_error", "no_such_task"});
   c.push_back({MakeJob("cuda", "fixture_add", "cuda", adversarial / "correct.cpp"), "infra_error",
                "no GPU"});
+  // Wrong as written (SCALE 3), right as its declared variant SCALE=2: the
+  // service evaluates through the entry `hone eval` uses, tunables included.
+  Case tuned{MakeJob("tuned", "fixture_add", "cpp", adversarial / "correct.cpp"), "passed", ""};
+  tuned.job.candidate_code =
+      "// hone: tune SCALE in {3, 2}\n#ifndef SCALE\n#define SCALE 3\n#endif\n"
+      "#include <hone/kernel.h>\n"
+      "HONE_EXPORT int hone_forward(const hone_args* args) {\n"
+      "  const float* a = static_cast<const float*>(args->inputs[0].data);\n"
+      "  const float* b = static_cast<const float*>(args->inputs[1].data);\n"
+      "  float* out = static_cast<float*>(args->outputs[0].data);\n"
+      "  if (args->inputs[0].dtype != HONE_F32) return 1;\n"
+      "  for (int64_t i = 0, n = hone_numel(&args->outputs[0]); i < n; ++i)\n"
+      "    out[i] = a[i] + SCALE * b[i];\n"
+      "  return 0;\n}\n";
+  c.push_back(tuned);
   Case bad{MakeJob("bad-allow", "fixture_add", "cpp", adversarial / "correct.cpp"), "infra_error",
            "no_such_rule"};
   bad.job.config["allow"] = "no_such_rule";
@@ -63,6 +78,34 @@ std::vector<Case> Cases(bool torch) {
             ""};
   sent.job.problem_code = *ReadFile(pytorch / "row_sum.py");
   c.push_back(sent);
+
+  // Problems in the field's formats, as `hone eval` reads them: a
+  // FlashInfer-Trace definition with a solution in its own JSON, one
+  // workload named by its uuid's prefix; a robust-kbench task's forward()
+  // module on one configuration. A problem of several parts needs one named.
+  fs::path fi = SourceDir() / "tests/formats/flashinfer/solutions/hone/rmsnorm";
+  Case solution{MakeJob("flashinfer", "flashinfer/definitions/rmsnorm/rmsnorm_h64", kSolutionKind,
+                        fi / "rmsnorm_h64_python.json"),
+                "passed", ""};
+  solution.job.candidate_code = *ReadFile(fi / "rmsnorm_h64_python.json");
+  solution.job.config["part"] = "19ee3850";
+  c.push_back(solution);
+  Case unnamed = solution;
+  unnamed.job.id = "flashinfer-no-part";
+  unnamed.job.config.erase("part");
+  unnamed.status = "infra_error";
+  unnamed.error_substring = "config.part: the problem has 3 parts; name one";
+  c.push_back(unnamed);
+  Case robust{
+      MakeJob("robust-kbench", "rms_scale", "cpp",
+              SourceDir() / "tests/formats/robust_kbench/tasks/rms_scale/solutions/forward.cpp"),
+      "passed", ""};
+  robust.job.config["part"] = "init_method_ones_hidden_size_96_batch_size_3_hidden_size_96";
+  c.push_back(robust);
+  Case not_a_format{
+      MakeJob("solution-of-native", "fixture_add", kSolutionKind, fi / "rmsnorm_h64_python.json"),
+      "infra_error", "has no solutions of its own form"};
+  c.push_back(not_a_format);
   return c;
 }
 
@@ -74,6 +117,10 @@ TEST(ServedJobs, EveryShapeOfJobAndTheStore) {
   fs::copy(SourceDir() / "tests/integration/fixture_add", dir / "problems/fixture_add",
            fs::copy_options::recursive);
   fs::copy(SourceDir() / "tasks/pytorch/row_sum.py", dir / "problems/row_sum.py");
+  fs::copy(SourceDir() / "tests/formats/flashinfer", dir / "problems/flashinfer",
+           fs::copy_options::recursive);
+  fs::copy(SourceDir() / "tests/formats/robust_kbench/tasks/rms_scale", dir / "problems/rms_scale",
+           fs::copy_options::recursive);
   bool torch = HaveTorch();
   if (!torch) std::printf("no python3 with torch here: the PyTorch jobs are left out\n");
   auto cases = Cases(torch);

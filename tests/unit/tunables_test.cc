@@ -1,5 +1,5 @@
-// Declarations of tunables and the variants made from them (search/tunables.h).
-#include "search/tunables.h"
+// Declarations of tunables and the variants made from them (tune/tunables.h).
+#include "tune/tunables.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-#include "search/autotune.h"
+#include "tune/autotune.h"
 
 #include <future>
 
 #include "build/build_pool.h"
 #include "core/fs.h"
 #include "core/temp_dir.h"
-#include "search/tunables.h"
+#include "tune/tunables.h"
 
 namespace hone {
 

@@ -1,4 +1,4 @@
-#include "search/tunables.h"
+#include "tune/tunables.h"
 
 #include <cctype>
 #include <regex>
