@@ -181,10 +181,10 @@ Status BenchScheduler::RunUnit(size_t lane, const Task& task, const BenchUnit& u
   // The entry `hone eval` and the service use too: a candidate that declares
   // tunables is evaluated as each of its variants.
   HONE_ASSIGN_OR_RETURN(
-      Verdict v, EvaluateTuned(*lanes_[lane].evaluator, &lanes_[lane].backend->builder(), task,
-                               u.candidate, options, [&](const std::string& stage) {
-                                 Show(lane, u.label + ": " + stage);
-                               }));
+      Verdict v, EvaluateCandidate(*lanes_[lane].evaluator, &lanes_[lane].backend->builder(), task,
+                                   u.candidate, options, [&](const std::string& stage) {
+                                     Show(lane, u.label + ": " + stage);
+                                   }));
   HONE_RETURN_IF_ERROR(SanitizeIfBest(lane, task, u, v));
   NoteSharedDevice(lane, v);
   HONE_RETURN_IF_ERROR(run_.store->FinishEvaluation(eval_id, v));

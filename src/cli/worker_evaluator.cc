@@ -184,8 +184,8 @@ Result<Verdict> ContextJobEvaluator::Evaluate(const EvalJob& job, const JobFiles
   if (auto language = JobLanguage(part.job); language.ok() && (*language)->modelnew())
     evaluator.PrewarmCompat(backend, options);
   // The entry `hone eval` uses: a reward and an eval never differ on one file.
-  HONE_ASSIGN_OR_RETURN(Verdict v, EvaluateTuned(evaluator, &ctx_->backend(backend).builder(), task,
-                                                 part.candidate, options));
+  HONE_ASSIGN_OR_RETURN(Verdict v, EvaluateCandidate(evaluator, &ctx_->backend(backend).builder(),
+                                                     task, part.candidate, options));
   if (setup_.record) {
     // The store is a record, not the answer: a failure to write it is said
     // and the result still goes to the queue.

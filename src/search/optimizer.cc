@@ -14,12 +14,12 @@
 #include "build/build_pool.h"
 #include "core/clock.h"
 #include "core/fs.h"
-#include "tune/autotune.h"
 #include "search/lesson_distil.h"
 #include "search/lesson_recall.h"
 #include "search/run_journal.h"
 #include "search/run_record.h"
 #include "store/candidate_kind.h"
+#include "tune/autotune.h"
 #include "verify/verdict_json.h"
 
 namespace hone {
@@ -274,9 +274,10 @@ Result<std::optional<Verdict>> Loop::Evaluate(const AttemptResult& r,
     ++result_.stored_verdicts;
     return stored;
   }
-  // A reply that declares tunables is evaluated as its variants (autotune.h).
+  // A reply that declares tunables is evaluated as its variants (autotune.h);
+  // a malformed declaration is the reply's compile_error, fed back.
   HONE_ASSIGN_OR_RETURN(Verdict v,
-                        EvaluateTuned(evaluator_, builder_, task_, candidate, options_.eval));
+                        EvaluateCandidate(evaluator_, builder_, task_, candidate, options_.eval));
   if (Interrupted()) return std::optional<Verdict>();
   // A new best is sanitized before its verdict is stored, so a resumed run
   // reads the findings back instead of a bare "passed".

@@ -61,20 +61,45 @@ void ProfileWinner(Evaluator& evaluator, const Task& task, const fs::path& file,
     out.profile.emplace().not_run = "the fastest variant did not pass again: " + profiled->reason;
 }
 
+// The candidate's declared tunables; Status::Invalid naming the file for a
+// malformed declaration or tunables in a ModelNew file.
+Result<std::vector<Tunable>> DeclaredTunables(const Evaluator& evaluator, const fs::path& candidate,
+                                              const std::string& source) {
+  auto tunables = ParseTunables(source);
+  if (!tunables.ok())
+    return Status::Invalid(candidate.string() + ": " + tunables.status().message());
+  if (!tunables->empty() && evaluator.env().languages.IsModelNew(candidate))
+    return Status::Invalid(candidate.string() +
+                           ": tunables are for native candidates (.cpp, .cu), not ModelNew files");
+  return tunables;
+}
+
 }  // namespace
+
+Result<Verdict> EvaluateCandidate(Evaluator& evaluator, Builder* builder, const Task& task,
+                                  const fs::path& candidate, const EvalOptions& options,
+                                  const ProgressFn& progress) {
+  HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(candidate));
+  if (auto declared = DeclaredTunables(evaluator, candidate, source); !declared.ok()) {
+    Verdict v;
+    v.status = VerdictStatus::kCompileError;
+    v.reason = declared.status().message();
+    v.candidate = candidate.string();
+    v.task = task.name;
+    v.backend = options.backend;
+    return v;
+  }
+  return EvaluateTuned(evaluator, builder, task, candidate, options, progress);
+}
 
 Result<Verdict> EvaluateTuned(Evaluator& evaluator, Builder* builder, const Task& task,
                               const fs::path& candidate, const EvalOptions& options,
                               const ProgressFn& progress) {
   HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(candidate));
-  auto tunables = ParseTunables(source);
-  if (!tunables.ok())
-    return Status::Invalid(candidate.string() + ": " + tunables.status().message());
-  if (tunables->empty()) return evaluator.Evaluate(task, candidate, options, progress);
-  if (evaluator.env().languages.IsModelNew(candidate))
-    return Status::Invalid(candidate.string() +
-                           ": tunables are for native candidates (.cpp, .cu), not ModelNew files");
-  std::vector<TuneAssignment> variants = Combinations(*tunables);
+  HONE_ASSIGN_OR_RETURN(std::vector<Tunable> tunables,
+                        DeclaredTunables(evaluator, candidate, source));
+  if (tunables.empty()) return evaluator.Evaluate(task, candidate, options, progress);
+  std::vector<TuneAssignment> variants = Combinations(tunables);
   HONE_ASSIGN_OR_RETURN(fs::path cache, CacheDir());
   HONE_ASSIGN_OR_RETURN(fs::path tmp, MakeTempDir(cache / "tmp", "tune"));
   TempDirOwner folder(tmp);

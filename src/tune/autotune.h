@@ -26,4 +26,12 @@ Result<Verdict> EvaluateTuned(Evaluator& evaluator, Builder* builder, const Task
                               const std::filesystem::path& candidate, const EvalOptions& options,
                               const ProgressFn& progress = {});
 
+// EvaluateTuned where a candidate is one of many (hone bench, the service):
+// a malformed declaration, or tunables in a ModelNew file, is that
+// candidate's own compile_error verdict (naming its line), not a Status
+// that would stop the bench or fail the job as the task's fault.
+Result<Verdict> EvaluateCandidate(Evaluator& evaluator, Builder* builder, const Task& task,
+                                  const std::filesystem::path& candidate,
+                                  const EvalOptions& options, const ProgressFn& progress = {});
+
 }  // namespace hone

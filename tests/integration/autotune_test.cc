@@ -4,6 +4,7 @@
 // times, SCALE=3 computes the wrong result.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/fs.h"
@@ -93,6 +94,38 @@ TEST(AutotuneTest, BenchScoresATunedCandidateAsEvalDoes) {
   ASSERT_TRUE(v.contains("tuning")) << v.dump(2);
   EXPECT_EQ(v["tuning"]["params"], "REPEAT=1 SCALE=2");
   EXPECT_EQ(v["tuning"]["trials"].size(), 4u);
+  std::filesystem::remove_all(*dir);
+}
+
+// In a bench, a malformed declaration is that candidate's compile_error, not
+// the task's fault: the task's other candidates are still scored.
+TEST(AutotuneTest, BenchGivesAMalformedDeclarationItsOwnVerdict) {
+  auto dir = MakeTempDir(TestCache() / "tmp", "autotune-test");
+  ASSERT_TRUE(dir.ok());
+  std::filesystem::path task = *dir / "suite/fixture_add";
+  std::filesystem::create_directories(task);
+  std::filesystem::copy(SourceDir() / "tests/integration/fixture_add", task,
+                        std::filesystem::copy_options::recursive);
+  std::filesystem::create_directories(task / "solutions");
+  ASSERT_TRUE(WriteFileAtomic(task / "solutions/unguarded.cpp",
+                              "// hone: tune BLOCK in {1, 2}\n#define BLOCK 4\n")
+                  .ok());
+  std::filesystem::copy_file(SourceDir() / "tests/adversarial/cpu/correct.cpp",
+                             task / "solutions/correct.cpp");
+  auto r = RunHone({"bench", (*dir / "suite").string(), "--backend", "cpu", "--json", "--store",
+                    (*dir / "store.db").string(), "--no-time"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')), nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.output;
+  std::map<std::string, std::string> status, reason;
+  for (const auto& u : j["results"]) {
+    std::string name = std::filesystem::path(u.value("solution", "")).filename().string();
+    status[name] = u.value("status", "");
+    reason[name] = u["verdict"].value("reason", "");
+  }
+  EXPECT_EQ(status["correct.cpp"], "passed") << r.output;
+  EXPECT_EQ(status["unguarded.cpp"], "compile_error") << r.output;
+  EXPECT_NE(reason["unguarded.cpp"].find("line 2"), std::string::npos) << reason["unguarded.cpp"];
   std::filesystem::remove_all(*dir);
 }
 
