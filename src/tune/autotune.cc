@@ -74,30 +74,11 @@ Result<std::vector<Tunable>> DeclaredTunables(const Evaluator& evaluator, const 
   return tunables;
 }
 
-}  // namespace
-
-Result<Verdict> EvaluateCandidate(Evaluator& evaluator, Builder* builder, const Task& task,
-                                  const fs::path& candidate, const EvalOptions& options,
-                                  const ProgressFn& progress) {
-  HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(candidate));
-  if (auto declared = DeclaredTunables(evaluator, candidate, source); !declared.ok()) {
-    Verdict v;
-    v.status = VerdictStatus::kCompileError;
-    v.reason = declared.status().message();
-    v.candidate = candidate.string();
-    v.task = task.name;
-    v.backend = options.backend;
-    return v;
-  }
-  return EvaluateTuned(evaluator, builder, task, candidate, options, progress);
-}
-
-Result<Verdict> EvaluateTuned(Evaluator& evaluator, Builder* builder, const Task& task,
-                              const fs::path& candidate, const EvalOptions& options,
-                              const ProgressFn& progress) {
-  HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(candidate));
-  HONE_ASSIGN_OR_RETURN(std::vector<Tunable> tunables,
-                        DeclaredTunables(evaluator, candidate, source));
+// Every variant of a candidate whose `tunables` are declared in `source`.
+Result<Verdict> EvaluateDeclared(Evaluator& evaluator, Builder* builder, const Task& task,
+                                 const fs::path& candidate, const std::string& source,
+                                 const std::vector<Tunable>& tunables, const EvalOptions& options,
+                                 const ProgressFn& progress) {
   if (tunables.empty()) return evaluator.Evaluate(task, candidate, options, progress);
   std::vector<TuneAssignment> variants = Combinations(tunables);
   HONE_ASSIGN_OR_RETURN(fs::path cache, CacheDir());
@@ -138,6 +119,35 @@ Result<Verdict> EvaluateTuned(Evaluator& evaluator, Builder* builder, const Task
   if (best && options.metrics)
     ProfileWinner(evaluator, task, files[best_index], options, progress, out);
   return out;
+}
+
+}  // namespace
+
+Result<Verdict> EvaluateCandidate(Evaluator& evaluator, Builder* builder, const Task& task,
+                                  const fs::path& candidate, const EvalOptions& options,
+                                  const ProgressFn& progress) {
+  HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(candidate));
+  auto declared = DeclaredTunables(evaluator, candidate, source);
+  if (!declared.ok()) {
+    Verdict v;
+    v.status = VerdictStatus::kCompileError;
+    v.reason = declared.status().message();
+    v.candidate = candidate.string();
+    v.task = task.name;
+    v.backend = options.backend;
+    return v;
+  }
+  return EvaluateDeclared(evaluator, builder, task, candidate, source, *declared, options,
+                          progress);
+}
+
+Result<Verdict> EvaluateTuned(Evaluator& evaluator, Builder* builder, const Task& task,
+                              const fs::path& candidate, const EvalOptions& options,
+                              const ProgressFn& progress) {
+  HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(candidate));
+  HONE_ASSIGN_OR_RETURN(std::vector<Tunable> tunables,
+                        DeclaredTunables(evaluator, candidate, source));
+  return EvaluateDeclared(evaluator, builder, task, candidate, source, tunables, options, progress);
 }
 
 }  // namespace hone

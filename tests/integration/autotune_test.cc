@@ -6,6 +6,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "core/fs.h"
 #include "test_env.h"
@@ -49,6 +50,32 @@ HONE_EXPORT int hone_forward(const hone_args* args) {
 }
 )";
 
+// `hone bench --backend cpu FLAGS` over a suite of fixture_add whose
+// solutions are `solutions` (file name -> source), in `dir`: the bench's
+// JSON, or a null value after a failure said.
+nlohmann::json BenchFixtureAdd(const std::filesystem::path& dir,
+                               const std::map<std::string, std::string>& solutions,
+                               const std::vector<std::string>& flags) {
+  std::filesystem::path task = dir / "suite/fixture_add";
+  std::filesystem::create_directories(task);
+  std::filesystem::copy(SourceDir() / "tests/integration/fixture_add", task,
+                        std::filesystem::copy_options::recursive);
+  std::filesystem::create_directories(task / "solutions");
+  for (const auto& [name, source] : solutions)
+    EXPECT_TRUE(WriteFileAtomic(task / "solutions" / name, source).ok()) << name;
+  std::vector<std::string> args = {
+      "bench",   (dir / "suite").string(),   "--backend", "cpu", "--json",
+      "--store", (dir / "store.db").string()};
+  args.insert(args.end(), flags.begin(), flags.end());
+  auto r = RunHone(args);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  size_t brace = r.output.find('{');
+  auto j = nlohmann::json::parse(brace == std::string::npos ? "" : r.output.substr(brace), nullptr,
+                                 false);
+  EXPECT_TRUE(j.is_object()) << r.output;
+  return j.is_object() ? j : nlohmann::json();
+}
+
 TEST(AutotuneTest, EvalKeepsTheFastestVariantThatPassesAndNamesIt) {
   auto dir = MakeTempDir(TestCache() / "tmp", "autotune-test");
   ASSERT_TRUE(dir.ok());
@@ -77,18 +104,10 @@ TEST(AutotuneTest, EvalKeepsTheFastestVariantThatPassesAndNamesIt) {
 TEST(AutotuneTest, BenchScoresATunedCandidateAsEvalDoes) {
   auto dir = MakeTempDir(TestCache() / "tmp", "autotune-test");
   ASSERT_TRUE(dir.ok());
-  std::filesystem::path task = *dir / "suite/fixture_add";
-  std::filesystem::create_directories(task);
-  std::filesystem::copy(SourceDir() / "tests/integration/fixture_add", task,
-                        std::filesystem::copy_options::recursive);
-  std::filesystem::create_directories(task / "solutions");
-  ASSERT_TRUE(WriteFileAtomic(task / "solutions/tuned.cpp", kTunedCandidate).ok());
-  auto r = RunHone({"bench", (*dir / "suite").string(), "--backend", "cpu", "--json", "--store",
-                    (*dir / "store.db").string(), "--time-budget", "0.3", "--warmup", "0.01"});
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')), nullptr, false);
-  ASSERT_TRUE(j.is_object()) << r.output;
-  ASSERT_EQ(j["results"].size(), 1u) << r.output;
+  auto j = BenchFixtureAdd(*dir, {{"tuned.cpp", kTunedCandidate}},
+                           {"--time-budget", "0.3", "--warmup", "0.01"});
+  ASSERT_TRUE(j.is_object());
+  ASSERT_EQ(j["results"].size(), 1u) << j.dump(2);
   const auto& v = j["results"][0]["verdict"];
   EXPECT_EQ(v["status"], "passed") << v.dump(2);
   ASSERT_TRUE(v.contains("tuning")) << v.dump(2);
@@ -102,29 +121,21 @@ TEST(AutotuneTest, BenchScoresATunedCandidateAsEvalDoes) {
 TEST(AutotuneTest, BenchGivesAMalformedDeclarationItsOwnVerdict) {
   auto dir = MakeTempDir(TestCache() / "tmp", "autotune-test");
   ASSERT_TRUE(dir.ok());
-  std::filesystem::path task = *dir / "suite/fixture_add";
-  std::filesystem::create_directories(task);
-  std::filesystem::copy(SourceDir() / "tests/integration/fixture_add", task,
-                        std::filesystem::copy_options::recursive);
-  std::filesystem::create_directories(task / "solutions");
-  ASSERT_TRUE(WriteFileAtomic(task / "solutions/unguarded.cpp",
-                              "// hone: tune BLOCK in {1, 2}\n#define BLOCK 4\n")
-                  .ok());
-  std::filesystem::copy_file(SourceDir() / "tests/adversarial/cpu/correct.cpp",
-                             task / "solutions/correct.cpp");
-  auto r = RunHone({"bench", (*dir / "suite").string(), "--backend", "cpu", "--json", "--store",
-                    (*dir / "store.db").string(), "--no-time"});
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')), nullptr, false);
-  ASSERT_TRUE(j.is_object()) << r.output;
+  auto correct = ReadFile(SourceDir() / "tests/adversarial/cpu/correct.cpp");
+  ASSERT_TRUE(correct.ok());
+  auto j = BenchFixtureAdd(*dir,
+                           {{"unguarded.cpp", "// hone: tune BLOCK in {1, 2}\n#define BLOCK 4\n"},
+                            {"correct.cpp", *correct}},
+                           {"--no-time"});
+  ASSERT_TRUE(j.is_object());
   std::map<std::string, std::string> status, reason;
   for (const auto& u : j["results"]) {
     std::string name = std::filesystem::path(u.value("solution", "")).filename().string();
     status[name] = u.value("status", "");
     reason[name] = u["verdict"].value("reason", "");
   }
-  EXPECT_EQ(status["correct.cpp"], "passed") << r.output;
-  EXPECT_EQ(status["unguarded.cpp"], "compile_error") << r.output;
+  EXPECT_EQ(status["correct.cpp"], "passed") << j.dump(2);
+  EXPECT_EQ(status["unguarded.cpp"], "compile_error") << j.dump(2);
   EXPECT_NE(reason["unguarded.cpp"].find("line 2"), std::string::npos) << reason["unguarded.cpp"];
   std::filesystem::remove_all(*dir);
 }
