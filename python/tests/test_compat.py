@@ -180,5 +180,68 @@ class FailureEventsTest(unittest.TestCase):
         self.assertIn("\u2018x\u2019".encode(), out.stdout)
 
 
+class Scalar:
+    """A one-element tensor over hone's buffer, counting its `.item()` reads
+    (each a sync with the GPU in the real runner)."""
+
+    def __init__(self, value):
+        self.value, self.reads = value, 0
+
+    def item(self):
+        self.reads += 1
+        return self.value
+
+
+class DrawnScalarsTest(unittest.TestCase):
+    def setUp(self):
+        self.saved = dict(hone_compat._state)
+        # forward(x, alpha: float drawn per value set, n: int constant 3)
+        hone_compat._state.update(nf=3, python_types=["", "float", "int"],
+                                  python_values=["", "", "3"], prepared=None)
+
+    def tearDown(self):
+        hone_compat._state.clear()
+        hone_compat._state.update(self.saved)
+
+    def test_only_the_drawn_scalars_are_read_before_the_call(self):
+        self.assertEqual(hone_compat._drawn_scalars(), [1])
+
+    def test_a_scalar_read_before_the_call_is_not_read_inside_it(self):
+        alpha = Scalar(0.5)
+        args = hone_compat._forward_args(["x", alpha, Scalar(9)], {1: 0.25})
+        self.assertEqual(args, ["x", 0.25, 3])
+        self.assertEqual(alpha.reads, 0, "a read inside the timed call waits for the flush")
+
+    def test_without_a_read_before_the_call_the_call_reads_it(self):
+        alpha = Scalar(0.5)
+        self.assertEqual(hone_compat._forward_args(["x", alpha, Scalar(9)], {}), ["x", 0.5, 3])
+        self.assertEqual(alpha.reads, 1)
+
+    def test_before_call_reads_the_drawn_scalars_of_that_call(self):
+        alpha = Scalar(0.75)
+
+        class Args:
+            inputs = ["x", alpha, "n"]
+
+        saved_args, saved_view = hone_compat.HoneArgs, hone_compat._view
+        hone_compat.HoneArgs = type("A", (), {"from_address": staticmethod(lambda a: Args)})
+        hone_compat._view = lambda t: t
+        try:
+            self.assertEqual(hone_compat.hone_compat_before_call(1234), 0)
+        finally:
+            hone_compat.HoneArgs, hone_compat._view = saved_args, saved_view
+        self.assertEqual(hone_compat._state["prepared"], (1234, {1: 0.75}))
+        self.assertEqual(alpha.reads, 1)
+
+    def test_before_call_that_fails_leaves_the_read_to_the_call(self):
+        saved_args = hone_compat.HoneArgs
+        hone_compat.HoneArgs = type("A", (), {"from_address": staticmethod(lambda a: 1 / 0)})
+        try:
+            self.assertEqual(hone_compat.hone_compat_before_call(1234), 0)
+        finally:
+            hone_compat.HoneArgs = saved_args
+        self.assertIsNone(hone_compat._state["prepared"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -59,6 +59,7 @@ static struct {
   void* (*SaveThread)(void);
 } py;
 static PyObj g_call = 0;
+static PyObj g_before_call = 0;
 
 template <typename F>
 static bool Sym(void* lib, const char* name, F* out) {
@@ -81,7 +82,9 @@ static bool LoadCandidate(void) {
   }
   g_call = py.GetAttrString(main, "hone_compat_call");
   if (!g_call) py.ErrPrint();
-  return g_call != 0;
+  g_before_call = py.GetAttrString(main, "hone_compat_before_call");
+  if (!g_before_call) py.ErrPrint();
+  return g_call != 0 && g_before_call != 0;
 }
 
 __attribute__((constructor)) static void HoneCompatLoad(void) {
@@ -121,11 +124,10 @@ __attribute__((constructor)) static void HoneCompatLoad(void) {
     py.SaveThread();  // hone_forward takes the GIL back per call
 }
 
-HONE_EXPORT int hone_forward(const hone_args* args) {
-  if (!g_call) return HONE_COMPAT_LOAD_FAILED;
+static int CallRunner(PyObj fn, const hone_args* args) {
   int gil = py.GilEnsure();
   PyObj address = py.FromVoidPtr(const_cast<hone_args*>(args));
-  PyObj r = py.CallObjArgs(g_call, address, (PyObj)0);
+  PyObj r = py.CallObjArgs(fn, address, (PyObj)0);
   long rc = 1;
   if (r) {
     rc = py.AsLong(r);
@@ -136,6 +138,18 @@ HONE_EXPORT int hone_forward(const hone_args* args) {
   py.DecRef(address);
   py.GilRelease(gil);
   return static_cast<int>(rc);
+}
+
+HONE_EXPORT int hone_forward(const hone_args* args) {
+  if (!g_call) return HONE_COMPAT_LOAD_FAILED;
+  return CallRunner(g_call, args);
+}
+
+// The sandbox calls this before each call's hold, flush and clock
+// (sandbox/main.cc): the runner reads the call's Python scalars there.
+HONE_EXPORT int hone_compat_before_call(const hone_args* args) {
+  if (!g_before_call) return 0;
+  return CallRunner(g_before_call, args);
 }
 )SHIM";
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "core/trace.h"
 #include "run/reason_text.h"
 
 namespace hone {
@@ -61,6 +62,7 @@ Result<RefSet> OracleReference::Reference(const CaseShapes& cs, uint64_t seed, i
   OracleSet o;
   OracleTargets targets;
   if (AllocateShared(cs, with64, &r, &targets)) {
+    Trace("oracle reference: buffers allocated and shared");
     HONE_ASSIGN_OR_RETURN(o, oracle.GenerateInto(s_.task, oracle_seed, dist, targets));
     HONE_RETURN_IF_ERROR(s_.store->status());
     // Only here does asking cost the oracle a forward: its files hold the

@@ -1,5 +1,7 @@
 #include "run/verify_stage.h"
 
+#include "core/trace.h"
+
 namespace hone {
 
 Status VerifyStage::Run() {
@@ -31,10 +33,12 @@ Status VerifyStage::VerifyOne(const CaseShapes& cs, int seed, int dist, StrayWri
   std::string where = cs.c->label + " seed=" + std::to_string(s) + " dist=" + s_.dist_names[dist];
   ClearStoreOnExit clear{*s_.store};
   HONE_ASSIGN_OR_RETURN(RefSet ref, reference_.Reference(cs, s, dist, 0, true));
+  Trace("verify: value set made");
   Ids first_run;
   if (!RunTwice(ref, where, watch, &first_run)) return Status::Ok();
   if (ref.ref64.empty() || !s_.StoreHealthy()) return Status::Ok();
   checks_.CheckPrecision(ref.expected, first_run, ref.ref64, where);
+  Trace("verify: precision checked");
   return Status::Ok();
 }
 
@@ -47,13 +51,17 @@ bool VerifyStage::RunTwice(const RefSet& ref, const std::string& where, StrayWri
     Poison(*s_.cand.arena, set, kPoison[run]);
     CallOutcome o;
     std::string during = "in case " + where + (run ? " (second run)" : "");
+    Trace("verify: inputs loaded, outputs poisoned");
     if (!runner_.Call(0, 0, during, &o, ref.rng_seed)) return false;
+    Trace("verify: called");
     if (!checks_.CheckNoStrayWrites(watch, where)) return false;
+    Trace("verify: no stray writes");
     Ids actual = CaptureOutputs(*s_.store, *s_.cand.arena, set);
     if (!checks_.CheckInputsUnchanged(set, ref.inputs, where)) return false;
     if (!checks_.CheckOutputs(set, actual, ref.expected, where,
                               run ? "correct_second_run" : "correct"))
       return false;
+    Trace("verify: outputs checked");
     if (run == 0)
       *first_run = std::move(actual);
     else

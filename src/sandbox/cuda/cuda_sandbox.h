@@ -52,8 +52,11 @@ class CudaSandbox {
   // After a call: "" or what changed around the workspace (sandbox/workspace_guard.h).
   std::string WorkspaceGuardHit(void* workspace, size_t bytes);
   // `hold`: queue the whole call behind a held stream (sandbox/cuda/kernels.h)
-  // so that launch latency stays out of the measured time.
-  CudaCallResult Call(int (*forward)(const hone_args*), hone_args* args, bool flush_l2, bool hold);
+  // so that launch latency stays out of the measured time. `before_call`
+  // (a compat shim's, else null) runs first, before the hold and the flush,
+  // and untimed: it reads the call's Python scalars, a sync with the GPU.
+  CudaCallResult Call(int (*forward)(const hone_args*), int (*before_call)(const hone_args*),
+                      hone_args* args, bool flush_l2, bool hold);
   // Compat only, during a call: the model's forward has returned; what
   // follows (copying its results into hone's outputs) is timed apart.
   void MarkEnd();
