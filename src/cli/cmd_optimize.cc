@@ -122,31 +122,42 @@ Result<int64_t> OpenRun(Store& store, OptimizeArgs& a) {
   return id;
 }
 
-// The problem file a run optimizes: the task itself, or for a format whose
+// The problem files a run optimizes: the task itself, or for a format whose
 // problems come in parts (a FlashInfer-Trace definition's workloads, a
-// robust-kbench task's configurations) the generated problem of its one
-// part. A search works on one problem, so a problem of several parts is
-// bad input naming them; --workloads narrows a definition to one.
-Result<std::string> ProblemToOptimize(const OptimizeArgs& a) {
+// robust-kbench task's configurations) the generated problem of each part,
+// which the search scores every reply on (tune/parts.h); --workloads
+// narrows a definition to the workloads of one file.
+Result<std::vector<ProblemPart>> ProblemsToOptimize(const OptimizeArgs& a) {
   auto format = BuiltInFormats().ForProblem(a.task);
   // Native tasks and KernelBench files are optimized as they are (and a
   // path no format reads keeps the task loader's message).
   if (!format.ok() || (*format)->name() == "native" || (*format)->name() == "kernelbench") {
     if (!a.workloads.empty())
       return Status::Invalid("--workloads: only a FlashInfer-Trace definition takes workloads");
-    return a.task;
+    return std::vector<ProblemPart>{{a.task, "", ""}};
   }
-  HONE_ASSIGN_OR_RETURN(auto parts, (*format)->Parts(a.task, PartOptions{a.workloads}));
-  if (parts.size() == 1) return parts.front().load.string();
-  std::string labels;
-  for (size_t i = 0; i < parts.size() && i < 8; ++i) labels += (i ? ", " : "") + parts[i].label;
-  if (parts.size() > 8) labels += ", ...";
-  const bool workloads = (*format)->name() == "flashinfer-trace";
-  return Status::Invalid(
-      fmt::format("{}: a {} problem of {} parts ({}); a search optimizes one: {}", a.task,
-                  (*format)->name(), parts.size(), labels,
-                  workloads ? "give --workloads FILE with one workload (one line of the .jsonl)"
-                            : "hone cannot yet choose one part of such a problem"));
+  return (*format)->Parts(a.task, PartOptions{a.workloads});
+}
+
+// Every part's task, the first one's told in its description that the
+// reply runs on each (the prompt shows that part's problem only).
+Result<std::vector<Task>> LoadParts(EvalContext& ctx, const std::vector<ProblemPart>& parts,
+                                    const std::string& backend, const SizePolicy& sizes) {
+  std::vector<Task> tasks;
+  for (const ProblemPart& part : parts) {
+    HONE_ASSIGN_OR_RETURN(Task t, LoadTask(ctx, part.load.string(), backend, sizes));
+    tasks.push_back(std::move(t));
+  }
+  if (parts.size() > 1) {
+    std::string labels;
+    for (const ProblemPart& part : parts) labels += (labels.empty() ? "" : "; ") + part.label;
+    tasks.front().description += fmt::format(
+        "\n\nThis problem has {} parts, which differ in the sizes the module sets: {}. The "
+        "problem below is the first; your code runs on every part, must be correct on each, and "
+        "is scored by the geometric mean of its speedups.",
+        parts.size(), labels);
+  }
+  return tasks;
 }
 
 Status Validate(const OptimizeArgs& a) {
@@ -254,11 +265,11 @@ int RunOptimize(OptimizeArgs a) {
   // A new run's flags, model and prompts are checked before anything is
   // stored: a bad option never leaves a junk run behind.
   Result<SearchSetup> setup = Status::Invalid("no search set up");
-  Result<std::string> problem = Status::Invalid("no problem resolved");
+  Result<std::vector<ProblemPart>> problems = Status::Invalid("no problem resolved");
   if (!resumed) {
     if (Status st = Validate(a); !st.ok()) return ReportError(st);
-    problem = ProblemToOptimize(a);
-    if (!problem.ok()) return ReportError(problem.status());
+    problems = ProblemsToOptimize(a);
+    if (!problems.ok()) return ReportError(problems.status());
     setup = MakeSearchSetup(a.search);
     if (!setup.ok()) return ReportError(setup.status());
   }
@@ -281,11 +292,14 @@ int RunOptimize(OptimizeArgs a) {
   if (!sizes.ok()) return fail(sizes.status());
   auto ctx = MakeEvalContext(a.backend, a.flags.device);
   if (!ctx.ok()) return fail(ctx.status());
-  if (resumed) problem = ProblemToOptimize(a);  // the stored task and workloads
-  if (!problem.ok()) return fail(problem.status());
-  auto task = LoadTask(**ctx, *problem, a.backend, *sizes);
-  if (!task.ok()) return fail(task.status());
-  if (Status st = RecordTask(**store, *run_id, *task, *problem, resumed); !st.ok()) return fail(st);
+  if (resumed) problems = ProblemsToOptimize(a);  // the stored task and workloads
+  if (!problems.ok()) return fail(problems.status());
+  auto tasks = LoadParts(**ctx, *problems, a.backend, *sizes);
+  if (!tasks.ok()) return fail(tasks.status());
+  const Task& task = tasks->front();
+  if (Status st = RecordTask(**store, *run_id, task, problems->front().load.string(), resumed);
+      !st.ok())
+    return fail(st);
   Evaluator evaluator((*ctx)->env, (*ctx)->oracle.get());
   OptimizeOptions o = SearchOptions(a.search);
   o.eval = *eval;
@@ -297,11 +311,14 @@ int RunOptimize(OptimizeArgs a) {
   o.options_hash = ContentHash({"optimize-options-v1", a.backend, EvalFlagsToJson(a.flags).dump()});
   o.interrupted = &g_interrupted;
   o.lessons = !a.no_lessons;
+  if (tasks->size() > 1)
+    for (size_t i = 0; i < tasks->size(); ++i)
+      o.parts.push_back({(*problems)[i].label, &(*tasks)[i]});
   if (!a.out.quiet && !a.out.json)
     std::fprintf(stderr, "hone: %s optimize run %lld in %s (%s)\n",
                  resumed ? "resuming" : "started", static_cast<long long>(*run_id),
                  (*store)->path().c_str(), a.run_dir.c_str());
-  Optimizer optimizer(*task, (*ctx)->backend(a.backend), *setup->provider, *setup->prompts,
+  Optimizer optimizer(task, (*ctx)->backend(a.backend), *setup->provider, *setup->prompts,
                       evaluator, o);
 
   // The search loop and the threads making LLM calls both print.
@@ -330,7 +347,7 @@ int RunOptimize(OptimizeArgs a) {
     std::fprintf(stderr, "hone: warning: no lessons distilled from this run: %s\n",
                  result->lessons_error.c_str());
   const std::string summary =
-      OptimizeResultJson(*result, setup->model, task->name, a.search.strategy.name);
+      OptimizeResultJson(*result, setup->model, task.name, a.search.strategy.name);
   if (result->interrupted) {
     // Left "running": --resume continues it where it stopped.
     if (!a.out.json && !a.out.quiet) PrintSummary(*result, o.run_dir, "");
@@ -371,11 +388,12 @@ Command RegisterOptimize(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "optimize", "Search with an LLM for the fastest kernel that passes the verifier");
   sub->add_option("task", a->task,
-                  "Native task folder (with task.toml), PyTorch problem file (.py), or a "
-                  "FlashInfer-Trace definition (.json) with --workloads");
+                  "Native task folder (with task.toml), PyTorch problem file (.py), "
+                  "FlashInfer-Trace definition (.json) or robust-kbench task folder: every "
+                  "workload or configuration scores each reply");
   sub->add_option("--workloads", a->workloads,
-                  "A FlashInfer-Trace definition's workload to optimize for: a .jsonl of one "
-                  "workload");
+                  "A FlashInfer-Trace definition's workloads to optimize for (a .jsonl; default: "
+                  "those the dataset's layout puts beside the definition)");
   sub->add_option("--resume", a->resume,
                   "Continue this optimize run (an id, or 'last') with its stored options: stored "
                   "replies and verdicts are reused, not asked or evaluated again");

@@ -276,8 +276,11 @@ Result<std::optional<Verdict>> Loop::Evaluate(const AttemptResult& r,
   }
   // A reply that declares tunables is evaluated as its variants (autotune.h);
   // a malformed declaration is the reply's compile_error, fed back.
-  HONE_ASSIGN_OR_RETURN(Verdict v,
-                        EvaluateCandidate(evaluator_, builder_, task_, candidate, options_.eval));
+  HONE_ASSIGN_OR_RETURN(
+      Verdict v,
+      options_.parts.size() > 1
+          ? EvaluateOnEveryPart(evaluator_, builder_, options_.parts, candidate, options_.eval)
+          : EvaluateCandidate(evaluator_, builder_, task_, candidate, options_.eval));
   if (Interrupted()) return std::optional<Verdict>();
   // A new best is sanitized before its verdict is stored, so a resumed run
   // reads the findings back instead of a bare "passed".

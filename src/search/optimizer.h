@@ -34,6 +34,7 @@
 #include "search/budget.h"
 #include "search/strategy.h"
 #include "store/store.h"
+#include "tune/parts.h"
 
 namespace hone {
 
@@ -47,6 +48,11 @@ struct OptimizeOptions {
   // empty for the backend's native one (AskedLanguage).
   std::string language;
   EvalOptions eval;
+  // A problem of several parts (a FlashInfer-Trace definition's workloads,
+  // a robust-kbench task's configurations): every part, the task itself
+  // first, and each reply is scored on all of them (tune/parts.h). Empty
+  // for a problem of one part. Not owned.
+  std::vector<TaskPart> parts;
   // compute-sanitizer on each new best CUDA candidate before it counts as
   // the best (Evaluator::SanitizeInto); memcheck errors fail it.
   bool sanitize_best = true;

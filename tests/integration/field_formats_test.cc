@@ -5,9 +5,11 @@
 // whose PYBIND11_MODULE defines forward); a MultiKernelBench folder
 // (reference/<category>/) is a suite whose categories are its levels.
 // Needs python3 with torch (the oracle), skipped without.
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "integration/test_env.h"
+#include "support/fake_llm_server.h"
 
 namespace hone {
 namespace {
@@ -38,6 +40,71 @@ TEST(FieldFormatsTest, ARobustKbenchTaskIsOneVerdictPerConfiguration) {
                      "init_method_random_hidden_size_64_batch_size_4_hidden_size_64: incorrect",
                      "init_method_random_hidden_size_96_batch_size_3_hidden_size_96: incorrect",
                      "init_method_ones_hidden_size_96_batch_size_3_hidden_size_96: passed"}));
+}
+
+// `hone optimize` on a robust-kbench task of three configurations scores
+// each reply on all three: a kernel without the weight fails the first
+// (random weights), named so; a right one passes all three.
+TEST(FieldFormatsTest, OptimizeScoresEachReplyOnEveryConfiguration) {
+  if (!HaveTorch()) GTEST_SKIP() << "no python3 with torch here: the oracle cannot run";
+  const std::string kernel = R"(#include <hone/kernel.h>
+#include <cmath>
+HONE_EXPORT int hone_forward(const hone_args* args) {
+  const float* x = static_cast<const float*>(args->inputs[0].data);
+  const float* w = static_cast<const float*>(args->inputs[1].data);
+  float* out = static_cast<float*>(args->outputs[0].data);
+  const int64_t rows = args->inputs[0].shape[0], cols = args->inputs[0].shape[1];
+  for (int64_t r = 0; r < rows; ++r) {
+    double sum = 0;
+    for (int64_t c = 0; c < cols; ++c) sum += double(x[r * cols + c]) * x[r * cols + c];
+    const float inv = 1.0f / std::sqrt(float(sum / cols) + 1e-6f);
+    for (int64_t c = 0; c < cols; ++c) out[r * cols + c] = x[r * cols + c] * inv * WEIGHT;
+  }
+  return 0;
+}
+)";
+  auto with_weight = [&](const std::string& w) {
+    std::string k = kernel;
+    k.replace(k.find("WEIGHT"), 6, w);
+    return "```cpp\n" + k + "```";
+  };
+  FakeLlmServer server;
+  ASSERT_TRUE(server.Start().ok());
+  server.Enqueue({200, {}, OpenAiReply(with_weight("1.0f"))});
+  server.Enqueue({200, {}, OpenAiReply(with_weight("w[c]"))});
+  auto dir = MakeTempDir(fs::temp_directory_path(), "hone-rkb-optimize");
+  ASSERT_TRUE(dir.ok());
+  const std::string db = (*dir / "store.db").string();
+  auto r = RunHone({"optimize",      (Formats() / "robust_kbench/tasks/rms_scale").string(),
+                    "--model",       "openai-compatible:fake",
+                    "--base-url",    server.base_url(),
+                    "--strategy",    "sample",
+                    "--samples",     "2",
+                    "--concurrency", "1",
+                    "--backend",     "cpu",
+                    "--store",       db,
+                    "--run-dir",     (*dir / "run").string(),
+                    "--no-lessons",  "--no-time",
+                    "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::vector<json> attempts;
+  std::ifstream in(*dir / "run/attempts.jsonl");
+  for (std::string line; std::getline(in, line);) attempts.push_back(json::parse(line));
+  ASSERT_EQ(attempts.size(), 2u) << r.output;
+  const json& wrong = attempts[0]["verdict"];
+  EXPECT_EQ(wrong["status"], "incorrect") << wrong.dump();
+  EXPECT_EQ(wrong["reason"].get<std::string>().rfind(
+                "part 1 of 3 (init_method_random_hidden_size_64_batch_size_4_hidden_size_64): ", 0),
+            0u)
+      << wrong["reason"];
+  const json& right = attempts[1]["verdict"];
+  EXPECT_EQ(right["status"], "passed") << right.dump();
+  EXPECT_NE(right["reason"].get<std::string>().find("on each of 3 parts"), std::string::npos)
+      << right["reason"];
+  // The prompt named the parts.
+  ASSERT_FALSE(server.requests().empty());
+  EXPECT_NE(server.requests()[0].body.find("This problem has 3 parts"), std::string::npos);
+  fs::remove_all(*dir);
 }
 
 // `hone task show` on a robust-kbench task folder shows its configurations,

@@ -60,8 +60,9 @@ class OptimizeTest : public ::testing::Test {
   }
 
   OptimizeResult Optimize(Provider& provider, StrategyOptions strategy, Budget budget = {},
-                          int concurrency = 1) {
+                          int concurrency = 1, std::vector<TaskPart> parts = {}) {
     OptimizeOptions o;
+    o.parts = std::move(parts);
     o.strategy = strategy;
     o.budget = budget;
     o.llm_concurrency = concurrency;
@@ -123,6 +124,58 @@ TEST_F(OptimizeTest, RefineFeedsTheCompilerErrorBackAndKeepsTheFastestKernel) {
   EXPECT_EQ(attempts[0]["verdict"]["status"], "compile_error");
   EXPECT_EQ(attempts[2]["parents"], nlohmann::json::array({1}));
   EXPECT_TRUE(std::filesystem::exists(run_dir_ / "summary.json"));
+}
+
+// A problem of several parts scores each reply on every part: a kernel
+// wrong on the second part's sizes only is incorrect there, named so; one
+// right on both passes with the geometric mean of its speedups.
+TEST_F(OptimizeTest, EveryPartScoresEachReply) {
+  const std::filesystem::path small = run_dir_ / "fixture_add_small";
+  std::filesystem::create_directories(small);
+  for (const char* f : {"reference.cpp", "reference.cu"})
+    std::filesystem::copy_file(SourceDir() / "tests/integration/fixture_add" / f, small / f);
+  std::string toml = ReadFile(SourceDir() / "tests/integration/fixture_add/task.toml").value();
+  toml = toml.substr(0, toml.find("[[cases]]")) + "[[cases]]\nN = 7\n\n" +
+         toml.substr(toml.find("[cost]"));
+  ASSERT_TRUE(WriteFileAtomic(small / "task.toml", toml).ok());
+  auto second = LoadNativeTask(small);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  const std::string wrong_when_small = R"(#include <hone/kernel.h>
+HONE_EXPORT int hone_forward(const hone_args* args) {
+  const float* a = static_cast<const float*>(args->inputs[0].data);
+  const float* b = static_cast<const float*>(args->inputs[1].data);
+  float* out = static_cast<float*>(args->outputs[0].data);
+  int64_t n = hone_numel(&args->outputs[0]);
+  for (int64_t i = 0; i < n; ++i) out[i] = n < 16 ? a[i] : a[i] + 2.0f * b[i];
+  return 0;
+}
+)";
+  server_.Enqueue(Ok(OpenAiReply(Fenced(wrong_when_small))));
+  server_.Enqueue(Ok(OpenAiReply(Fenced(FastKernel()))));
+  auto provider = MakeProvider("openai-compatible:fake-model", 1);
+  StrategyOptions s;
+  s.name = "sample";
+  s.samples = 2;
+  OptimizeResult r =
+      Optimize(*provider, s, {}, 1, {{"N=4096 and 1025", &task_}, {"N=7", &*second}});
+  EXPECT_EQ(r.evaluated, 2);
+  EXPECT_EQ(r.verdicts["incorrect"], 1);
+  EXPECT_EQ(r.passed, 1);
+  EXPECT_EQ(r.best_id, 1) << "the kernel right on both parts";
+  auto attempts = Attempts();
+  ASSERT_EQ(attempts.size(), 2u);
+  const auto& failed = attempts[0]["verdict"];
+  EXPECT_EQ(failed["status"], "incorrect");
+  EXPECT_EQ(failed["reason"].get<std::string>().rfind("part 2 of 2 (N=7): ", 0), 0u)
+      << failed["reason"];
+  const auto& passed = attempts[1]["verdict"];
+  EXPECT_EQ(passed["status"], "passed");
+  EXPECT_NE(passed["reason"].get<std::string>().find("on each of 2 parts"), std::string::npos)
+      << passed["reason"];
+  EXPECT_NE(passed["notes"].dump().find("geometric mean over 2 parts (N=4096 and 1025 "),
+            std::string::npos)
+      << passed["notes"];
+  EXPECT_NE(passed["checks"].dump().find("N=7 "), std::string::npos) << "the second part's checks";
 }
 
 // The first turn gives the reference's source and its time, measured once
