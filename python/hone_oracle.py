@@ -1143,7 +1143,10 @@ class Oracle:
             try:
                 return self._generate_into(p, seed, dist, req["targets"])
             finally:
-                release_device_memory(p.device)
+                # Kept only while the worker's memory plan has room for it
+                # (its verify stage): re-allocating gigabytes per set is slow.
+                if not req.get("keep_cache"):
+                    release_device_memory(p.device)
         out_dir = req.get("out_dir")
         if not isinstance(out_dir, str):
             raise OracleError("generate needs 'out_dir' or 'targets'")

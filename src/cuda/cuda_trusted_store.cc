@@ -26,9 +26,10 @@ class CudaTrustedStore : public TrustedStore {
     cudaStreamDestroy(stream_);
   }
 
-  void ReleaseCached() override {
+  void ReleaseCached(bool keep_shared = false) override {
     // Frees queued on the stream return to the pool only once they run.
     Note(cudaStreamSynchronize(stream_), "the worker's stream");
+    if (!keep_shared) FreeSpareShared();
     cudaMemPool_t pool;
     if (cudaDeviceGetDefaultMemPool(&pool, device_) == cudaSuccess) cudaMemPoolTrimTo(pool, 0);
   }
@@ -93,19 +94,23 @@ class CudaTrustedStore : public TrustedStore {
   }
 
   std::optional<Id> AllocateShared(Dtype t, int64_t n, std::string* ipc) override {
-    Buffer b{t, n, nullptr, /*shared=*/true};
-    // Plain cudaMalloc: stream-ordered pool memory cannot be exported. The
-    // pool's own work must be done before another process writes here.
+    // The pool's own work must be done before another process writes here.
     Note(cudaStreamSynchronize(stream_), "the worker's stream");
-    Note(cudaMalloc(&b.data, std::max<size_t>(Bytes(b), 1)), "allocating worker memory");
-    cudaIpcMemHandle_t h{};
-    if (error_.ok()) Note(cudaIpcGetMemHandle(&h, b.data), "exporting worker memory");
-    ipc->clear();
-    char hex[3];
-    for (size_t i = 0; i < sizeof h; ++i) {
-      std::snprintf(hex, sizeof hex, "%02x", reinterpret_cast<unsigned char*>(&h)[i]);
-      *ipc += hex;
+    Buffer b = TakeSpareShared(t, n);
+    if (!b.data) {
+      FreeSpareShared();  // another shape: what is kept would sit beside it
+      b = Buffer{t, n, nullptr, /*shared=*/true};
+      // Plain cudaMalloc: stream-ordered pool memory cannot be exported.
+      Note(cudaMalloc(&b.data, std::max<size_t>(Bytes(b), 1)), "allocating worker memory");
+      cudaIpcMemHandle_t h{};
+      if (error_.ok()) Note(cudaIpcGetMemHandle(&h, b.data), "exporting worker memory");
+      char hex[3];
+      for (size_t i = 0; i < sizeof h; ++i) {
+        std::snprintf(hex, sizeof hex, "%02x", reinterpret_cast<unsigned char*>(&h)[i]);
+        b.ipc += hex;
+      }
     }
+    *ipc = b.ipc;
     buffers_.push_back(b);
     return buffers_.size() - 1;
   }
@@ -113,8 +118,10 @@ class CudaTrustedStore : public TrustedStore {
   void Release(Id id) override {
     Buffer& b = buffers_.at(id);
     if (b.data && b.shared) {
+      // Kept for the next value set of this size until ReleaseCached: a
+      // cudaMalloc of gigabytes beside a full device costs tens of ms.
       Note(cudaStreamSynchronize(stream_), "the worker's stream");
-      cudaFree(b.data);
+      spare_shared_.push_back(b);
     } else if (b.data) {
       cudaFreeAsync(b.data, stream_);
     }
@@ -179,6 +186,7 @@ class CudaTrustedStore : public TrustedStore {
     int64_t n = 0;
     void* data = nullptr;
     bool shared = false;  // cudaMalloc'd and exported (AllocateShared)
+    std::string ipc;      // shared: its exported handle, hex
   };
   static size_t Bytes(const Buffer& b) { return static_cast<size_t>(b.n) * DtypeSize(b.dtype); }
 
@@ -195,6 +203,25 @@ class CudaTrustedStore : public TrustedStore {
          "allocating worker memory");
     buffers_.push_back(b);
     return buffers_.size() - 1;
+  }
+
+  void FreeSpareShared() {
+    for (const Buffer& b : spare_shared_) cudaFree(b.data);
+    spare_shared_.clear();
+  }
+
+  // A released shared buffer of exactly this size, or an empty Buffer.
+  Buffer TakeSpareShared(Dtype t, int64_t n) {
+    const size_t bytes = static_cast<size_t>(n) * DtypeSize(t);
+    for (size_t i = 0; i < spare_shared_.size(); ++i) {
+      if (Bytes(spare_shared_[i]) != bytes) continue;
+      Buffer b = spare_shared_[i];
+      spare_shared_.erase(spare_shared_.begin() + static_cast<std::ptrdiff_t>(i));
+      b.dtype = t;
+      b.n = n;
+      return b;
+    }
+    return Buffer{};
   }
 
   const Buffer& Get(Id id) const {
@@ -220,6 +247,7 @@ class CudaTrustedStore : public TrustedStore {
   int device_;
   cudaStream_t stream_;
   std::vector<Buffer> buffers_;
+  std::vector<Buffer> spare_shared_;  // released shared buffers, until ReleaseCached
   Status error_;
 };
 

@@ -184,6 +184,9 @@ Status Run::TimeAndConclude(StageClock& clock) {
     HONE_RETURN_IF_ERROR(TimingStage(s_, runner_, checks_, *reference_).Run(s_.cases.front()));
     HONE_RETURN_IF_ERROR(TimeInMoreProcesses());
     HONE_RETURN_IF_ERROR(TimeBesideTheBaseline());
+    for (std::string& held : s_.timing_notes.held) s_.v.notes.push_back(std::move(held));
+    if (!s_.timing_notes.stopped.empty()) s_.v.notes.push_back(s_.timing_notes.stopped);
+    s_.timing_notes = {};
     clock.Done("time");
   }
   // Idle CPU time is counted between all calls; the check (with its quiet
@@ -249,7 +252,9 @@ Status Run::TimeInMoreProcesses() {
     if (!start.Loaded(e.sandbox, *e.startup)) return Status::Ok();
   if (baselines_) baselines_->Await();  // no sandbox loads while one is timed
   std::vector<TimingResult> timed = {*s_.v.candidate_time};
-  const size_t notes_before = s_.v.notes.size();
+  // One note says how timing stopped for all the processes (the first's);
+  // each kind of hold any of them saw is kept.
+  RunState::TimingNotes first = s_.timing_notes;
   for (Extra& e : more) {
     checks_.BeforeCall();  // the idle time of the process that goes
     s_.cand.sandbox = std::move(e.sandbox);
@@ -258,15 +263,11 @@ Status Run::TimeInMoreProcesses() {
     HONE_RETURN_IF_ERROR(TimingStage(s_, runner_, checks_, *reference_).Run(s_.cases.front()));
     if (s_.decided()) return Status::Ok();
     if (s_.v.candidate_time) timed.push_back(*s_.v.candidate_time);
+    for (const std::string& held : s_.timing_notes.held)
+      if (std::find(first.held.begin(), first.held.end(), held) == first.held.end())
+        first.held.push_back(held);
   }
-  // Each process said how its timing stopped; one note says it for all.
-  std::vector<std::string>& notes = s_.v.notes;
-  std::vector<std::string> kept(notes.begin(), notes.begin() + notes_before);
-  for (size_t i = notes_before; i < notes.size(); ++i)
-    if (notes[i].rfind("timing stopped:", 0) != 0 &&
-        std::find(kept.begin(), kept.end(), notes[i]) == kept.end())
-      kept.push_back(notes[i]);
-  notes = std::move(kept);
+  s_.timing_notes = std::move(first);
   std::vector<double> medians;
   for (const TimingResult& t : timed) medians.push_back(t.summary.median);
   s_.v.candidate_time = PoolTimings(timed);
@@ -297,6 +298,7 @@ Status Run::TimeBesideTheBaseline() {
   if (!beside) return Status::Ok();
   const std::optional<TimingResult> timed_alone = s_.v.candidate_time;
   const std::vector<std::string> notes_alone = s_.v.notes;
+  const RunState::TimingNotes timing_notes_alone = s_.timing_notes;
   std::unique_ptr<CallingThreadPin> pin = PinBothCallingThreads(*beside->sandbox);
   oracle_->TimeBeside(beside->sandbox, beside->arena);
   launcher_.Settle(true);
@@ -311,6 +313,7 @@ Status Run::TimeBesideTheBaseline() {
   if (model_failed || (st.ok() && !s_.decided() && !s_.v.reference_time)) {
     s_.v.candidate_time = timed_alone;
     s_.v.notes = notes_alone;
+    s_.timing_notes = timing_notes_alone;
     s_.v.speedup_pairs.clear();
     if (model_failed) s_.v.notes.push_back(oracle_->beside_failure() + "; it is timed apart");
     baselines_->NotTimedBeside();
@@ -318,14 +321,8 @@ Status Run::TimeBesideTheBaseline() {
   }
   HONE_RETURN_IF_ERROR(st);
   if (s_.decided()) return Status::Ok();
-  // The first timing's notes on how it stopped and held give way to this one's.
-  std::vector<std::string>& notes = s_.v.notes;
-  std::vector<std::string> kept;
-  for (size_t i = 0; i < notes.size(); ++i)
-    if (i >= notes_alone.size() ||
-        (notes[i].rfind("timing stopped:", 0) != 0 && notes[i].rfind("the candidate: ", 0) != 0))
-      kept.push_back(std::move(notes[i]));
-  notes = std::move(kept);
+  // This timing's notes on how it stopped and held (s_.timing_notes) stand
+  // for the first one's, which they replaced.
   baselines_->TimedBeside(*s_.v.reference_time);
   return Status::Ok();
 }

@@ -38,21 +38,28 @@ int64_t OracleSetBytes(const MemoryDemand& d) {
   return std::max(d.draw_peak, d.forward_arguments + d.forward_peak);
 }
 
-// One value set checked: its inputs, expected outputs and float64 outputs
-// in the worker's store, then either the oracle making them (its float32
-// and float64 forwards) or the candidate's two runs captured beside them.
+// One value set in the worker's store: its inputs, expected outputs and
+// float64 outputs.
+int64_t VerifySetBytes(const MemoryDemand& d, const Settings& s) {
+  return d.inputs + d.outputs + (s.ref64 ? d.outputs_f64 : 0);
+}
+
+// The oracle making one verification set: its float32 and float64 forwards.
+int64_t VerifyOracleBytes(const MemoryDemand& d, const Settings& s) {
+  if (!d.pytorch) return 0;
+  int64_t oracle = OracleSetBytes(d);
+  if (s.ref64) oracle = std::max(oracle, 2 * (d.forward_arguments + d.forward_peak));
+  return oracle;
+}
+
+// One value set checked: the set, then either the oracle making it or the
+// candidate's two runs captured beside it. Inputs are checked in place. The
+// store gives its cached memory back before each oracle set
+// (OracleReference::Reference), so captures and the oracle's forward take
+// turns, unless keeping both raises no peak (VerifyPeakKeepingCaches).
 int64_t VerifyPeak(const MemoryDemand& d, const Settings& s) {
-  int64_t set = d.inputs + d.outputs + (s.ref64 ? d.outputs_f64 : 0);
-  int64_t oracle = 0;
-  if (d.pytorch) {
-    oracle = OracleSetBytes(d);
-    if (s.ref64) oracle = std::max(oracle, 2 * (d.forward_arguments + d.forward_peak));
-  }
-  // Inputs are checked in place. The store gives its cached memory back
-  // before each oracle set (OracleReference::Reference), so captures and the oracle's
-  // forward take turns.
-  int64_t captures = 2 * d.outputs;
-  return Arenas(d, s.input_sets) + set + std::max(oracle, captures) + Resident(d, s.ref64);
+  return Arenas(d, s.input_sets) + VerifySetBytes(d, s) +
+         std::max(VerifyOracleBytes(d, s), 2 * d.outputs) + Resident(d, s.ref64);
 }
 
 // Timing: the resident pool (PyTorch) or the warm-up value sets (native),
@@ -72,6 +79,14 @@ int64_t TimePeak(const MemoryDemand& d, const Settings& s) {
 
 int64_t Peak(const MemoryDemand& d, const Settings& s) {
   return std::max(VerifyPeak(d, s), TimePeak(d, s));
+}
+
+// VerifyPeak when the worker's store and the oracle keep their cached
+// memory from one value set to the next: the captures sit beside the
+// oracle's forward instead of taking turns with it.
+int64_t VerifyPeakKeepingCaches(const MemoryDemand& d, const Settings& s) {
+  return Arenas(d, s.input_sets) + VerifySetBytes(d, s) + VerifyOracleBytes(d, s) + 2 * d.outputs +
+         Resident(d, s.ref64);
 }
 
 // Preference order: the pool shrinks first, then the slots, then the
@@ -176,6 +191,7 @@ MemoryPlan PlanMemory(const MemoryDemand& d, int64_t free, int max_input_sets, i
   p.peak = Peak(d, chosen);
   p.free = free;
   p.fits = free <= 0 || p.peak <= free;
+  p.verify_keeps_caches = VerifyPeakKeepingCaches(d, chosen) <= p.peak;
   p.breakdown = "value set " + Gigabytes(d.inputs + d.outputs) + " x " +
                 std::to_string(chosen.input_sets) + " buffer slot(s)" +
                 (d.pytorch ? " + " + std::to_string(chosen.pool_sets) + " timing set(s)" : "") +

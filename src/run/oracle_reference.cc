@@ -54,13 +54,16 @@ Result<RefSet> OracleReference::Reference(const CaseShapes& cs, uint64_t seed, i
   if (asked64 && !with64) NoteFloat64Cut();
   // The memory plan counts the oracle's forward and the store's captures as
   // taking turns; memory the store keeps cached from its captures would
-  // otherwise sit beside the oracle's forward (run/memory_plan.h).
-  s_.store->ReleaseCached();
+  // otherwise sit beside the oracle's forward (run/memory_plan.h), unless
+  // the plan has room for both (RunState::keep_caches). The value set's own
+  // buffers are reused from one verification set to the next.
+  if (!s_.keep_caches) s_.store->ReleaseCached(/*keep_shared=*/s_.verifying);
   const auto oracle_seed = static_cast<int64_t>(seed & (~0ull >> 1));
   r.rng_seed = static_cast<uint64_t>(oracle_seed);
   OracleService& oracle = *s_.oracle;
   OracleSet o;
   OracleTargets targets;
+  targets.keep_cache = s_.keep_caches;
   if (AllocateShared(cs, with64, &r, &targets)) {
     Trace("oracle reference: buffers allocated and shared");
     HONE_ASSIGN_OR_RETURN(o, oracle.GenerateInto(s_.task, oracle_seed, dist, targets));

@@ -67,6 +67,12 @@ struct RunState {
   MemoryPlan plan;
   MemoryDemand demand;
   std::unique_ptr<TrustedStore> store;
+  // The verify stage runs: its value sets, all of one size per case, reuse
+  // the store's shared buffers (TrustedStore::AllocateShared).
+  bool verifying = false;
+  // While set (the verify stage, when plan.verify_keeps_caches), the store
+  // and the oracle keep all their cached memory between value sets.
+  bool keep_caches = false;
   CandidateSide cand;
   // The reference's slowest call as it reported it (a native task's): the
   // candidate's per-call limit scales with it.
@@ -79,6 +85,13 @@ struct RunState {
   // language's, the Evaluator's to keep); null: none.
   ModelNewLoader* loader = nullptr;
   Status env_failure;  // the worker's own device or store failed
+  // How the candidate's timing went, as notes: set by each timing stage
+  // (a later one, in another process or beside the eager Model, replaces
+  // an earlier one's) and added to the verdict's notes once timing is over.
+  struct TimingNotes {
+    std::vector<std::string> held;  // how its calls were held, one per kind seen
+    std::string stopped;            // why the timing loop stopped, after how many calls
+  } timing_notes;
   // For a timed GPU call that ran unheld (host launch time in its report):
   // quiets hone's own work on the host's cores (the warm pool's warming)
   // for the rest of the timing. Set by the evaluator; may be empty.

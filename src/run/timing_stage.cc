@@ -243,11 +243,13 @@ void TimingStage::NoteHowTimed(TimerStop stop, const InterleavedTimer& timer) {
                          std::to_string(rechecked_) +
                              " outputs of timed and warm-up calls re-checked; " +
                              reference_.TimedInputsSummary()});
-  if (std::string held = hold_.Describe("the candidate"); !held.empty()) s_.v.notes.push_back(held);
-  s_.v.notes.push_back("timing stopped: " + TimerStopName(stop) + " after " +
-                       std::to_string(timer.samples(cand_side_).size()) +
-                       (reference_.timed() ? " interleaved repetitions" : " repetitions") +
-                       " and " + std::to_string(timer.warmup_calls()) + " warm-up calls");
+  RunState::TimingNotes& notes = s_.timing_notes;
+  notes.held.clear();
+  if (std::string held = hold_.Describe("the candidate"); !held.empty()) notes.held.push_back(held);
+  notes.stopped = "timing stopped: " + TimerStopName(stop) + " after " +
+                  std::to_string(timer.samples(cand_side_).size()) +
+                  (reference_.timed() ? " interleaved repetitions" : " repetitions") + " and " +
+                  std::to_string(timer.warmup_calls()) + " warm-up calls";
 }
 
 // A PyTorch task's baselines come from the oracle after the last check

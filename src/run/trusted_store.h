@@ -49,7 +49,9 @@ class TrustedStore {
   // value set never crosses the host: on CUDA a device allocation of its own
   // exported through CUDA IPC, whose handle (128 hex digits) goes to `ipc`.
   // std::nullopt where the store cannot share (the CPU store): the caller
-  // then moves the data in with Upload.
+  // then moves the data in with Upload. A released shared tensor's memory
+  // is kept, with its handle, for the next one of its size; a shared tensor
+  // of another size frees what is kept first, as ReleaseCached does.
   virtual std::optional<Id> AllocateShared(Dtype t, int64_t n, std::string* ipc) {
     return std::nullopt;
   }
@@ -58,8 +60,10 @@ class TrustedStore {
   // Memory the store keeps for reuse but no tensor holds goes back to the
   // device, for another process about to allocate (the oracle making a value
   // set beside a full-size problem). Tensors stay valid; later allocations
-  // are slower until the store has grown again.
-  virtual void ReleaseCached() {}
+  // are slower until the store has grown again. `keep_shared`: the kept
+  // memory of released shared tensors stays, for the next value set of the
+  // same sizes (the memory plan counts it as that set's own).
+  virtual void ReleaseCached(bool keep_shared = false) {}
 
   virtual Mismatch Compare(Id actual, Id expected, const Tolerance& tol) = 0;
   // `ref` must be float64.

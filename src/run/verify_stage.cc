@@ -1,10 +1,25 @@
 #include "run/verify_stage.h"
 
 #include "core/trace.h"
+#include "task/oracle_service.h"
 
 namespace hone {
 
 Status VerifyStage::Run() {
+  // The caches go back when the stage ends: the timing pool's sets, made
+  // next, are planned without them.
+  struct KeepCaches {
+    RunState& s;
+    explicit KeepCaches(RunState& state) : s(state) {
+      s.verifying = true;
+      s.keep_caches = s.plan.verify_keeps_caches;
+    }
+    ~KeepCaches() {
+      s.store->ReleaseCached();
+      if (s.keep_caches && s.oracle) (void)s.oracle->ReleaseDeviceMemory();
+      s.verifying = s.keep_caches = false;
+    }
+  } keep{s_};
   for (const auto& cs : s_.cases) {
     HONE_RETURN_IF_ERROR(VerifyCase(cs));
     if (s_.decided()) return Status::Ok();

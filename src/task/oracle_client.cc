@@ -553,6 +553,7 @@ Result<OracleGenerated> OracleClient::GenerateInto(const std::string& problem, i
               {"seed", seed},
               {"distribution", distribution},
               {"targets", std::move(t)}};
+  if (targets.keep_cache) req["keep_cache"] = true;
   HONE_ASSIGN_OR_RETURN(json reply, Request(req, timeout));
   OracleGenerated g;
   g.problem = reply.value("problem", problem);

@@ -141,6 +141,10 @@ struct OracleTarget {
 // when not empty, the float64 reference outputs.
 struct OracleTargets {
   std::vector<OracleTarget> inputs, outputs, ref64;
+  // The oracle may keep its cached device memory after this set (the
+  // worker's memory plan has room for it: MemoryPlan::verify_keeps_caches);
+  // otherwise it gives it back before it replies.
+  bool keep_cache = false;
 };
 
 class OracleClient {

@@ -243,5 +243,31 @@ TEST(CudaTrustedStoreTest, ReleasesCachedMemoryOnRequest) {
   (void)kept;
 }
 
+// A value set's shared buffers serve the next set of the same sizes, with
+// the same handles (no cudaMalloc of gigabytes per set); a set of another
+// size, or ReleaseCached, gives them back.
+TEST(CudaTrustedStoreTest, ReusesSharedBuffersForTheNextSetOfTheirSize) {
+  REQUIRE_GPU();
+  auto store = CreateCudaTrustedStore(0).value();
+  const int64_t before = FreeDeviceBytes();
+  const int64_t n = int64_t{1} << 28;  // 1 GiB of float32
+  std::string first, again, other;
+  TrustedStore::Id a = store->AllocateShared(HONE_F32, n, &first).value();
+  store->Release(a);
+  EXPECT_LT(FreeDeviceBytes(), before - (int64_t{1} << 30) / 2) << "kept after its release";
+  TrustedStore::Id b = store->AllocateShared(HONE_F32, n, &again).value();
+  EXPECT_EQ(again, first) << "the same allocation, exported once";
+  store->Release(b);
+  store->ReleaseCached(/*keep_shared=*/true);
+  EXPECT_LT(FreeDeviceBytes(), before - (int64_t{1} << 30) / 2) << "kept for the next set";
+  TrustedStore::Id c = store->AllocateShared(HONE_F32, n / 4, &other).value();
+  EXPECT_NE(other, first);
+  EXPECT_GT(FreeDeviceBytes(), before - (int64_t{1} << 30) / 2) << "another size frees the kept";
+  store->Release(c);
+  store->ReleaseCached();
+  EXPECT_GT(FreeDeviceBytes(), before - (int64_t{64} << 20));
+  EXPECT_TRUE(store->status().ok()) << store->status().message();
+}
+
 }  // namespace
 }  // namespace hone

@@ -102,6 +102,19 @@ TEST(MemoryPlanTest, PeakGrowsWithEveryResidentBuffer) {
   EXPECT_GT(a_unlimited.peak, a.peak);  // three slots and six pool sets cost more than one and two
 }
 
+// Keeping the store's and the oracle's caches between verification sets
+// must not raise the peak: at full size the timing pool sets the peak and
+// the caches fit under it; a model whose forward dwarfs its tensors peaks
+// in verification, where the caches must take turns.
+TEST(MemoryPlanTest, VerificationKeepsItsCachesOnlyUnderThePeak) {
+  MemoryPlan relu = PlanMemory(FullSizeRelu(), 140 * kGB);
+  EXPECT_TRUE(relu.verify_keeps_caches) << relu.breakdown;
+  MemoryDemand big_forward = FullSizeRelu();
+  big_forward.forward_peak = 40 * kGB;
+  MemoryPlan p = PlanMemory(big_forward, 0);
+  EXPECT_FALSE(p.verify_keeps_caches) << p.breakdown;
+}
+
 TEST(MemoryPlanTest, GigabytesUseDecimalUnits) {
   EXPECT_EQ(Gigabytes(6'400'000'000), "6.40 GB");
   EXPECT_EQ(Gigabytes(84 * kGB), "84.0 GB");
