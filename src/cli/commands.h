@@ -20,5 +20,6 @@ Command RegisterExport(CLI::App& app);
 Command RegisterWorker(CLI::App& app);
 Command RegisterServe(CLI::App& app);
 Command RegisterLessons(CLI::App& app);
+Command RegisterPrepare(CLI::App& app);
 
 }  // namespace hone::cli

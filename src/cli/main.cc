@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
       {"eval", RegisterEval},       {"bench", RegisterBench},       {"task", RegisterTask},
       {"machine", RegisterMachine}, {"optimize", RegisterOptimize}, {"lint", RegisterLint},
       {"report", RegisterReport},   {"export", RegisterExport},     {"worker", RegisterWorker},
-      {"serve", RegisterServe},     {"lessons", RegisterLessons},
+      {"serve", RegisterServe},     {"lessons", RegisterLessons},   {"prepare", RegisterPrepare},
   };
   std::map<std::string, Command> run;
   for (const auto& c : kCommands) run[c.name] = c.reg(app);

@@ -269,7 +269,9 @@ void BaselineStage::NotTimedBeside() {
 
 Status BaselineStage::TimeAll() {
   if (runs_.empty()) return Status::Ok();
-  s_.Progress("baselines");
+  // Said while it runs: on a fresh machine this is most of a problem's first
+  // evaluation, and `hone prepare` does it beforehand.
+  s_.Progress("baselines (timed once per problem on this machine; hone prepare does it ahead)");
   s_.cand.arena.reset();
   for (BaselineRun& b : runs_) {
     if (b.timing.available) continue;  // timed beside the candidate (TimedBeside)

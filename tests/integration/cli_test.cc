@@ -432,6 +432,61 @@ TEST(CliTest, AFileWithoutModelNewIsAnsweredBeforeTheProblemLoads) {
   std::filesystem::remove_all(*dir);
 }
 
+// `hone prepare` times a PyTorch problem's baselines once, with its own
+// Model as the candidate, and caches them: the next evaluation of the
+// problem reads them instead of timing them. A native task has none to time.
+TEST(CliTest, PrepareTimesAProblemsBaselinesForLaterEvaluations) {
+  if (!HaveTorch()) GTEST_SKIP() << "no python3 with torch here: the oracle cannot run";
+  auto dir = MakeTempDir(std::filesystem::temp_directory_path(), "hone-prepare-test");
+  ASSERT_TRUE(dir.ok());
+  // A problem no other test times (its own constant): its baselines are not cached yet.
+  const std::string salt =
+      std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  ASSERT_TRUE(WriteFileAtomic(*dir / "triple.py",
+                              "import torch\n\n"
+                              "class Model(torch.nn.Module):\n"
+                              "    def forward(self, x):\n"
+                              "        return x * 3.0  # " +
+                                  salt +
+                                  "\n\n"
+                                  "def get_inputs():\n"
+                                  "    return [torch.rand(4096)]\n\n"
+                                  "def get_init_inputs():\n"
+                                  "    return []\n")
+                  .ok());
+  ASSERT_TRUE(
+      WriteFileAtomic(*dir / "triple.cpp",
+                      "#include <hone/kernel.h>\n"
+                      "HONE_EXPORT int hone_forward(const hone_args* args) {\n"
+                      "  const float* x = static_cast<const float*>(args->inputs[0].data);\n"
+                      "  float* out = static_cast<float*>(args->outputs[0].data);\n"
+                      "  for (int64_t i = 0; i < hone_numel(&args->outputs[0]); ++i)\n"
+                      "    out[i] = x[i] * 3.0f;\n"
+                      "  return 0;\n"
+                      "}\n")
+          .ok());
+  const std::string problem = (*dir / "triple.py").string();
+  auto prepared = RunHone(
+      {"prepare", problem, Fixture(), "--backend", "cpu", "--json", "--time-budget", "0.2"});
+  ASSERT_EQ(prepared.exit_code, 0) << prepared.output;
+  nlohmann::json j = nlohmann::json::parse(prepared.output, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << prepared.output;
+  ASSERT_EQ(j["prepared"].size(), 2u) << prepared.output;
+  EXPECT_EQ(j["prepared"][0]["status"], "passed") << prepared.output;
+  EXPECT_GT(j["prepared"][0].value("eager_seconds", 0.0), 0) << prepared.output;
+  EXPECT_NE(j["prepared"][1].value("skipped", "").find("native task"), std::string::npos)
+      << prepared.output;
+  auto r = RunHone({"eval", problem, (*dir / "triple.cpp").string(), "--backend", "cpu", "--json",
+                    "--time-budget", "0.2"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  nlohmann::json v = nlohmann::json::parse(r.output, nullptr, false);
+  ASSERT_TRUE(v.is_object()) << r.output;
+  EXPECT_EQ(v["status"], "passed") << r.output;
+  EXPECT_NE(v["notes"].dump().find("baselines read from the cache"), std::string::npos)
+      << v["notes"];
+  std::filesystem::remove_all(*dir);
+}
+
 TEST(CliTest, UntimedRunsSayNotTimed) {
   auto eval = RunHone({"eval", Fixture(), Candidate("correct.cpp"), "--no-time"});
   ASSERT_EQ(eval.exit_code, 0) << eval.output;
