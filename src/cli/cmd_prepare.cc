@@ -2,7 +2,7 @@
 // machine would otherwise pay, paid once beforehand. A PyTorch problem's
 // speedups are measured against its eager and torch.compile baselines,
 // which hone times once per (problem, sizes, device, torch) and caches
-// (run/baseline_cache.h); on a fresh H200 that is 12-20 s of a full-size
+// (compat/baseline_cache.h); on a fresh H200 that is 12-20 s of a full-size
 // problem's first evaluation, torch.compile's compile most of it. KernelBench
 // ships such times per GPU; `hone prepare` measures them on this machine, the
 // way a later `hone eval` or `hone bench` reads them: it evaluates each
@@ -20,7 +20,6 @@
 #include "cli/eval_flags.h"
 #include "core/fs.h"
 #include "format/builtin_formats.h"
-#include "task/problem_text.h"
 #include "tune/autotune.h"
 
 namespace hone::cli {
@@ -40,12 +39,13 @@ struct Prepared {
   std::string skipped;  // why nothing was to be timed (a native task)
 };
 
-// The problem's source with its own Model as the candidate: timed like a
-// candidate, its baselines then timed beside it and cached.
+// The problem's whole source (a generated problem's helpers included) with
+// its own Model as the candidate: timed like a candidate, its baselines
+// then timed beside it and cached.
 Result<std::filesystem::path> ModelAsCandidate(const Task& task, const std::filesystem::path& dir) {
   std::filesystem::path file = dir / (task.name + "_model.py");
   HONE_RETURN_IF_ERROR(WriteFileAtomic(
-      file, ProblemTextOf(task.pytorch->source) +
+      file, task.pytorch->source +
                 "\n\nclass ModelNew(Model):\n"
                 "    \"\"\"hone prepare: the problem's own Model, to time its baselines.\"\"\"\n"));
   return file;

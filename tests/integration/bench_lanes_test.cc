@@ -136,14 +136,25 @@ TEST_F(BenchLanesTest, ThreeLanesGiveTheVerdictsOfOne) {
 }
 
 // Timed on lanes that share the CPU: the verdict says its times interfered.
+// Two lanes on a 2-core machine that also runs other tests can be
+// preempted inside a timed call, which the reported-time check rightly
+// rejects ("timing does not add up"); such a run is tried again, twice at
+// most, as that is the machine's load and not what this test is about.
 TEST_F(BenchLanesTest, TimedVerdictsOfSharedLanesSaySo) {
-  auto r = RunHone({"bench", (suite / "fixture_add").string(), "--store", (dir / "t.db").string(),
-                    "--lanes", "2", "--only", "correct", "--json", "--quiet", "--time-budget",
-                    "0.05", "--warmup", "0.01", "--min-reps", "3", "--max-reps", "20"});
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  json j = JsonIn(r.output);
-  ASSERT_EQ(j["results"].size(), 1u);
-  const json& v = j["results"][0]["verdict"];
+  json v;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const std::string db = (dir / ("t" + std::to_string(attempt) + ".db")).string();
+    auto r = RunHone({"bench", (suite / "fixture_add").string(), "--store", db, "--lanes", "2",
+                      "--only", "correct", "--json", "--quiet", "--time-budget", "0.05", "--warmup",
+                      "0.01", "--min-reps", "3", "--max-reps", "20"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    json j = JsonIn(r.output);
+    ASSERT_EQ(j["results"].size(), 1u);
+    v = j["results"][0]["verdict"];
+    if (v["status"] != "rejected" ||
+        v.value("reason", "").find("timing does not add up") == std::string::npos)
+      break;
+  }
   ASSERT_EQ(v["status"], "passed") << v.dump();
   std::string notes = v["notes"].dump();
   EXPECT_NE(notes.find("timed on cpu with 1 other evaluation lane(s)"), std::string::npos) << notes;

@@ -466,16 +466,25 @@ TEST(CliTest, PrepareTimesAProblemsBaselinesForLaterEvaluations) {
                       "}\n")
           .ok());
   const std::string problem = (*dir / "triple.py").string();
-  auto prepared = RunHone(
-      {"prepare", problem, Fixture(), "--backend", "cpu", "--json", "--time-budget", "0.2"});
+  // A FlashInfer-Trace definition: one generated problem per workload, whose
+  // Model calls the format's helpers (the whole generated source is needed).
+  const std::string definition =
+      (SourceDir() / "tests/formats/flashinfer/definitions/activation/silu_and_mul_d32.json")
+          .string();
+  auto prepared = RunHone({"prepare", problem, Fixture(), definition, "--backend", "cpu", "--json",
+                           "--time-budget", "0.2"});
   ASSERT_EQ(prepared.exit_code, 0) << prepared.output;
   nlohmann::json j = nlohmann::json::parse(prepared.output, nullptr, false);
   ASSERT_TRUE(j.is_object()) << prepared.output;
-  ASSERT_EQ(j["prepared"].size(), 2u) << prepared.output;
+  ASSERT_EQ(j["prepared"].size(), 5u) << prepared.output;
   EXPECT_EQ(j["prepared"][0]["status"], "passed") << prepared.output;
   EXPECT_GT(j["prepared"][0].value("eager_seconds", 0.0), 0) << prepared.output;
   EXPECT_NE(j["prepared"][1].value("skipped", "").find("native task"), std::string::npos)
       << prepared.output;
+  for (int part = 2; part < 5; ++part) {
+    EXPECT_EQ(j["prepared"][part]["status"], "passed") << prepared.output;
+    EXPECT_NE(j["prepared"][part].value("part", "").find("num_tokens="), std::string::npos);
+  }
   auto r = RunHone({"eval", problem, (*dir / "triple.cpp").string(), "--backend", "cpu", "--json",
                     "--time-budget", "0.2"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
