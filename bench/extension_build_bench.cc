@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "build/torch_extension.h"
+#include "compat/compat_prebuild.h"
 #include "core/clock.h"
 #include "core/fs.h"
-#include "run/compat_prebuild.h"
 #include "task/oracle_service.h"
 
 namespace {

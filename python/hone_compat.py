@@ -1,12 +1,12 @@
 """hone's compat runner: runs a KernelBench `ModelNew` file as a hone candidate.
 
 This file is embedded by hone into a small generated shared object (the
-"shim", src/run/compat_candidate.cc) that the untrusted sandbox loads like
+"shim", src/compat/compat_candidate.cc) that the untrusted sandbox loads like
 any candidate. The shim starts an embedded Python, runs this source, calls
 `hone_compat_load(config_json)` once while the candidate library loads
 (before the sandbox's system-call filter), then `hone_compat_call(address)`
 for every hone_forward call with the address of the C `hone_args`. A warm
-sandbox (src/run/warm_pool.h) has already run this source and
+sandbox (src/process/warm_pool.h) has already run this source and
 `hone_compat_prewarm()` before its candidate was known; the shim then finds
 Python started and torch imported.
 
@@ -152,7 +152,7 @@ def describe_exception(e, files=None):
 
 
 # hone_compat_call's return value when ModelNew raised or returned what
-# hone cannot take; a `call_failed` event says which (src/run/compat_candidate.h).
+# hone cannot take; a `call_failed` event says which (src/compat/compat_candidate.h).
 CALL_FAILED = 5
 
 

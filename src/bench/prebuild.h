@@ -1,6 +1,6 @@
 // The builds a bench needs, done before its evaluations and on all cores:
 // the torch extensions of the compat (.py) candidates (through the
-// evaluator, run/compat_prebuild.h), then each task's native reference and
+// evaluator, compat/compat_prebuild.h), then each task's native reference and
 // each native candidate through the backend's builder. Evaluations that
 // follow, one at a time on each lane (bench/lanes.h), find their builds in
 // the cache.

@@ -8,12 +8,12 @@
 
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
+#include "compat/compat_scan.h"
 #include "core/paths.h"
 #include "core/trace.h"
 #include "format/builtin_formats.h"
 #include "lang/builtin.h"
 #include "report/verdict_text.h"
-#include "run/compat_scan.h"
 #include "run/compat_stages.h"
 #include "task/task_loader.h"
 #include "tune/autotune.h"

@@ -13,10 +13,10 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "cli/eval_flags.h"
+#include "compat/compat_scan.h"
 #include "core/fs.h"
 #include "core/paths.h"
 #include "lang/builtin.h"
-#include "run/compat_scan.h"
 #include "verify/lint.h"
 
 namespace hone::cli {

@@ -37,7 +37,7 @@ struct EvalFlags {
   // empty: eager,compile unless the task times its reference only.
   std::string baselines;
   // eval --sanitize: compute-sanitizer on this candidate; bench and optimize
-  // --no-sanitize: not on each task's new best (run/sanitize.h).
+  // --no-sanitize: not on each task's new best (tools/sanitize.h).
   bool sanitize = false;
   bool no_sanitize = false;
   // eval and bench --metrics: profiler counters and their diagnosis for each

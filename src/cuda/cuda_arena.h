@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "run/arena.h"
+#include "process/arena.h"
 
 namespace hone {
 

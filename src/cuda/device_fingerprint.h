@@ -1,5 +1,5 @@
 // Keyed fingerprints of byte ranges of device memory, at memory bandwidth,
-// for the stray-write watch over a CUDA arena (run/stray_writes.h).
+// for the stray-write watch over a CUDA arena (process/stray_writes.h).
 //
 // Each 8-byte word (and each byte of a range's unaligned ends) is mixed with
 // its position and `key`, and the mixes of a range are summed: any change of
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "run/arena.h"
+#include "process/arena.h"
 
 namespace hone {
 

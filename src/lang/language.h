@@ -42,7 +42,7 @@ enum class Runner {
   // (include/hone/kernel.h).
   kNative,
   // A KernelBench ModelNew file (.py) run by the compat shim's embedded
-  // Python (run/compat_candidate.h); it needs a PyTorch task.
+  // Python (compat/compat_candidate.h); it needs a PyTorch task.
   kModelNew,
 };
 
@@ -130,16 +130,16 @@ struct Language {
   KernelNames kernel_names = KernelNames::kNone;
   // For a ModelNew language: the decorators that mark its kernels in a
   // file, as dotted paths through the file's imports ("triton.jit"); the
-  // static scan finds the functions they decorate (run/compat_scan.h).
+  // static scan finds the functions they decorate (compat/compat_scan.h).
   std::vector<std::string> kernel_decorators;
   // Its static rules, in the order `hone lint --rules` lists them.
   std::vector<LanguageRule> rules;
   // The static check over a source's text, for a native language (verify/
   // lint.h). Null for a ModelNew language: its findings come from the scan
-  // of the file (run/compat_scan.h), which reads Python's own syntax tree.
+  // of the file (compat/compat_scan.h), which reads Python's own syntax tree.
   std::function<std::vector<LintFinding>(std::string_view source)> lint;
   LanguagePrompt prompt;
-  // compute-sanitizer can run its candidates (run/sanitize.h).
+  // compute-sanitizer can run its candidates (tools/sanitize.h).
   bool sanitizer = false;
   // Words for a candidate that broke a sandbox rule with system call `nr`
   // after it had loaded, about what in this language makes that call; ""

@@ -1,8 +1,8 @@
 // The languages of KernelBench ModelNew files (.py): C++/CUDA extensions
 // built through torch.utils.cpp_extension.load_inline, and Triton. Both run
-// through the compat shim's embedded Python (run/compat_candidate.h) on a
+// through the compat shim's embedded Python (compat/compat_candidate.h) on a
 // PyTorch task, and share the static rules hone reads from Python's syntax
-// tree (python/hone_pylint.py, through the scan of run/compat_scan.h).
+// tree (python/hone_pylint.py, through the scan of compat/compat_scan.h).
 #pragma once
 
 #include "lang/language.h"

@@ -1,8 +1,8 @@
 // What a profiler measured for one candidate on its timed case, and what
 // the judge (measure/profile_judge.h) made of it. On the GPU the metrics are
-// Nsight Compute's, per kernel launched by one call (run/ncu_profile.h); on
+// Nsight Compute's, per kernel launched by one call (tools/ncu_profile.h); on
 // the CPU they are the kernel's perf_event counters over a few calls
-// (run/cpu_counters.h). docs/PROFILING.md lists every metric and why it is
+// (tools/cpu_counters.h). docs/PROFILING.md lists every metric and why it is
 // in the set. A plain value: copyable, no behaviour beyond naming.
 #pragma once
 

@@ -26,7 +26,7 @@
 #include "build/builder.h"
 #include "measure/device_state.h"
 #include "measure/machine.h"
-#include "run/arena.h"
+#include "process/arena.h"
 #include "run/trusted_store.h"
 
 namespace hone {
@@ -61,10 +61,10 @@ struct BackendTraits {
   // RLIMIT_NOFILE of its native sandboxes (a compat sandbox's Python gets
   // more); a driver may hold several descriptors per visible device.
   int open_files = 64;
-  bool sanitizer = false;  // compute-sanitizer can run its candidates (run/sanitize.h)
+  bool sanitizer = false;  // compute-sanitizer can run its candidates (tools/sanitize.h)
   // What measures a passing candidate's counters (run/profile_stage.h):
-  // "perf_event" (the sandbox's threads, run/cpu_counters.h), "ncu"
-  // (run/ncu_profile.h), or "" for none.
+  // "perf_event" (the sandbox's threads, tools/cpu_counters.h), "ncu"
+  // (tools/ncu_profile.h), or "" for none.
   std::string profiler = "perf_event";
   bool compat = true;  // it runs KernelBench ModelNew files (.py) through a shim
 };

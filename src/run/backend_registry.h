@@ -27,7 +27,7 @@
 
 namespace hone {
 
-// Compat shims (run/compat_candidate.h) are plain C++ for the host whatever
+// Compat shims (compat/compat_candidate.h) are plain C++ for the host whatever
 // the candidate's backend, built by this backend's builder.
 inline constexpr const char* kHostBackend = "cpu";
 

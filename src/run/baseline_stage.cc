@@ -2,9 +2,9 @@
 
 #include <cmath>
 
+#include "compat/compat_sandbox.h"
 #include "core/fs.h"
 #include "measure/stats.h"
-#include "run/compat_sandbox.h"
 #include "run/timing_processes.h"
 
 namespace hone {

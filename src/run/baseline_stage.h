@@ -1,7 +1,7 @@
 // The eager and torch.compile baselines of a PyTorch task: the task's own
 // Model run through the compat runner in sandboxes of their own and timed
 // under the candidate's protocol (so a problem timed against itself gives
-// 1.00), or read from the disk cache (run/baseline_cache.h), which every
+// 1.00), or read from the disk cache (compat/baseline_cache.h), which every
 // later evaluation of the task on this device and torch then reads.
 //
 // Its steps follow the evaluation's: LookUp before the build (a cached pair
@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "build/build_pool.h"
+#include "compat/baseline_cache.h"
 #include "measure/timer.h"
-#include "run/baseline_cache.h"
 #include "run/oracle_reference.h"
 #include "run/run_state.h"
 #include "run/sandbox_launcher.h"

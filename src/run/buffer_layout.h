@@ -4,7 +4,7 @@
 // A shape case's tensors are laid out once per buffer slot (the slots timing
 // rotates through), each 256-byte aligned. The candidate's arena has
 // kGuardBytes of canary before its first tensor and after every tensor
-// (run/stray_writes.h); the reference's has no canaries and one more slot
+// (process/stray_writes.h); the reference's has no canaries and one more slot
 // after its own, its floating tensors widened to float64 for the precision
 // run. Expected outputs never enter an arena: only inputs go in and outputs
 // come out.
@@ -21,8 +21,8 @@
 
 #include "core/dtype.h"
 #include "core/status.h"
-#include "run/arena.h"
-#include "run/stray_writes.h"
+#include "process/arena.h"
+#include "process/stray_writes.h"
 #include "run/trusted_store.h"
 #include "task/task.h"
 #include "wire/protocol.h"

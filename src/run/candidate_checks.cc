@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "run/compat_candidate.h"
+#include "compat/compat_candidate.h"
 #include "run/reason_text.h"
 
 namespace hone {

@@ -25,9 +25,9 @@
 #include <optional>
 #include <string>
 
-#include "run/baseline_cache.h"
+#include "compat/baseline_cache.h"
+#include "process/stray_writes.h"
 #include "run/run_state.h"
-#include "run/stray_writes.h"
 
 namespace hone {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "run/compat_candidate.h"
+#include "compat/compat_candidate.h"
 #include "run/reason_text.h"
 
 namespace hone {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "build/error_trim.h"
-#include "run/compat_sandbox.h"
+#include "compat/compat_sandbox.h"
 #include "run/lint_stage.h"
 #include "run/reason_text.h"
 

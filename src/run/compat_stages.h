@@ -1,14 +1,14 @@
 // What a compat candidate (a KernelBench ModelNew .py file) adds to the
 // stages of its evaluation, before it is built:
 //  - Prebuild: the scan of the file and its extensions built outside the
-//    sandbox (run/compat_prebuild.h), recorded in the verdict; a file that
+//    sandbox (compat/compat_prebuild.h), recorded in the verdict; a file that
 //    does not parse, defines no ModelNew, or whose extension does not
 //    compile outside a try block is a compile_error;
 //  - Lint: the static check on the scan (the C++ rules do not apply to
 //    Python): unless library calls are allowed, it must build code of its
 //    own;
 //  - WriteShim: the C++ shim built in place of the file
-//    (run/compat_candidate.h), given the prebuilt extensions where the
+//    (compat/compat_candidate.h), given the prebuilt extensions where the
 //    sandbox can read them.
 // The verdict is decided through RunState; Status is for hone's own
 // failures (no prebuilder, an unwritable file). Borrows the prebuilder; not
@@ -18,7 +18,7 @@
 #include <filesystem>
 #include <optional>
 
-#include "run/compat_prebuild.h"
+#include "compat/compat_prebuild.h"
 #include "run/run_state.h"
 
 namespace hone {

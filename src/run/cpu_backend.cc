@@ -2,8 +2,8 @@
 
 #include "build/compiler_builder.h"
 #include "core/paths.h"
+#include "process/shared_arena.h"
 #include "run/memory_plan.h"
-#include "run/shared_arena.h"
 
 namespace hone {
 

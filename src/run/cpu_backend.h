@@ -1,5 +1,5 @@
 // The CPU backend: candidates in C++ built by g++ (build/compiler_builder.h),
-// run in hone-sandbox on host memory shared by memfd (run/shared_arena.h),
+// run in hone-sandbox on host memory shared by memfd (process/shared_arena.h),
 // checked against the worker's own host memory (run/trusted_store.h), with
 // the machine's measured ceilings (measure/machine.h). Every hone has it:
 // it is also the host backend that builds compat shims.

@@ -1,28 +1,25 @@
 #include "run/evaluator.h"
 
-#include <unistd.h>
-
+#include "compat/compat_prebuild.h"
+#include "compat/compat_sandbox.h"
 #include "core/fs.h"
 #include "measure/speedup.h"
+#include "process/warm_pool.h"
 #include "run/baseline_stage.h"
 #include "run/build_stage.h"
-#include "run/calling_thread_pin.h"
 #include "run/candidate_checks.h"
 #include "run/candidate_runner.h"
-#include "run/compat_prebuild.h"
-#include "run/compat_sandbox.h"
 #include "run/compat_stages.h"
 #include "run/native_reference.h"
 #include "run/oracle_reference.h"
 #include "run/profile_stage.h"
+#include "run/pytorch_timing.h"
 #include "run/run_state.h"
 #include "run/sandbox_launcher.h"
 #include "run/sanitize_stage.h"
 #include "run/start_stage.h"
-#include "run/timing_processes.h"
 #include "run/timing_stage.h"
 #include "run/verify_stage.h"
-#include "run/warm_pool.h"
 
 namespace hone {
 namespace {
@@ -62,7 +59,7 @@ class Run {
   // Each sandbox exits before the memory it maps is freed; the store goes
   // first, the candidate's sandbox before the reference's.
   ~Run() {
-    spares_.clear();
+    pytorch_timing_.reset();  // its spare sandboxes
     baselines_.reset();
     s_.store.reset();
     s_.cand.sandbox.reset();
@@ -76,20 +73,6 @@ class Run {
   // After the candidate has been checked: timing, the no-work-after-return
   // check, and a PyTorch task's baselines.
   Status TimeAndConclude(StageClock& clock);
-  // Short calls of a PyTorch task's candidate: timed again in fresh
-  // processes, the samples pooled (run/timing_processes.h).
-  Status TimeInMoreProcesses();
-  // Host-bound calls of a PyTorch task's candidate: timed again beside the
-  // eager Model, interleaved, when that baseline is timed now or was cached
-  // from host-bound calls (BaselineStage::EagerBeside).
-  Status TimeBesideTheBaseline();
-  std::unique_ptr<CallingThreadPin> PinBothCallingThreads(const SandboxProcess& model);
-  void NoteStrayedPin(const CallingThreadPin& pin, const SandboxProcess& model);
-  // Short calls foreseen (the cached eager baseline's are): the candidate's
-  // extra timing processes start now and load while it is checked, rather
-  // than after its first process is timed. Their loads are awaited
-  // (AwaitLoads) before any timing, so that none loads while one is timed.
-  Status SpawnSpares();
   // The reference source for the task: the oracle (a PyTorch task) or the
   // task's reference in a sandbox.
   Status OpenReference(const std::filesystem::path& candidate);
@@ -107,14 +90,8 @@ class Run {
   std::unique_ptr<BaselineStage> baselines_;  // PyTorch tasks only
   OracleReference* oracle_ = nullptr;         // reference_, for a PyTorch task
   std::filesystem::path cand_lib_;            // the candidate, built
-  // Another process of the candidate, and how its load went once awaited.
-  struct Extra {
-    std::unique_ptr<SandboxProcess> sandbox;
-    std::optional<CallOutcome> startup;
-  };
-  std::vector<Extra> spares_;  // SpawnSpares: taken by TimeInMoreProcesses
-  // Awaits the load of each process not awaited yet; judging it is the caller's.
-  Status AwaitLoads(std::vector<Extra>& extras);
+  // A PyTorch task's timing beyond the timing stage, once the candidate is built.
+  std::unique_ptr<PyTorchTiming> pytorch_timing_;
 };
 
 Status Run::Execute(const std::filesystem::path& candidate) {
@@ -149,7 +126,11 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
       StartStage(s_, launcher_, runner_, *reference_, baselines_.get()).Run(cand_lib_));
   clock.Done("start");
   if (s_.decided()) return Status::Ok();
-  HONE_RETURN_IF_ERROR(SpawnSpares());
+  if (baselines_) {
+    pytorch_timing_ = std::make_unique<PyTorchTiming>(s_, launcher_, runner_, checks_, *reference_,
+                                                      *baselines_, *oracle_, cand_lib_);
+    HONE_RETURN_IF_ERROR(pytorch_timing_->SpawnSpares());
+  }
   HONE_RETURN_IF_ERROR(VerifyStage(s_, runner_, checks_, *reference_).Run());
   if (s_.decided()) return Status::Ok();
   clock.Done("verify");
@@ -178,12 +159,16 @@ Status Run::TimeAndConclude(StageClock& clock) {
     ~ResumeWarmingOnExit() { launcher.ResumeWarming(); }
   } resume{launcher_};
   if (s_.opt.time) {
-    if (baselines_) baselines_->Await();
-    HONE_RETURN_IF_ERROR(AwaitLoads(spares_));
+    if (pytorch_timing_) {
+      baselines_->Await();
+      HONE_RETURN_IF_ERROR(pytorch_timing_->AwaitSpares());
+    }
     launcher_.Settle(s_.host_timed());
     HONE_RETURN_IF_ERROR(TimingStage(s_, runner_, checks_, *reference_).Run(s_.cases.front()));
-    HONE_RETURN_IF_ERROR(TimeInMoreProcesses());
-    HONE_RETURN_IF_ERROR(TimeBesideTheBaseline());
+    if (pytorch_timing_) {
+      HONE_RETURN_IF_ERROR(pytorch_timing_->TimeInMoreProcesses());
+      HONE_RETURN_IF_ERROR(pytorch_timing_->TimeBesideTheBaseline());
+    }
     for (std::string& held : s_.timing_notes.held) s_.v.notes.push_back(std::move(held));
     if (!s_.timing_notes.stopped.empty()) s_.v.notes.push_back(s_.timing_notes.stopped);
     s_.timing_notes = {};
@@ -201,160 +186,6 @@ Status Run::TimeAndConclude(StageClock& clock) {
     clock.Done("baselines");
   }
   return Status::Ok();
-}
-
-Status Run::SpawnSpares() {
-  if (!s_.opt.time || !baselines_ || reference_->timed()) return Status::Ok();
-  const BaselineTiming* eager = baselines_->eager();
-  if (!eager || !eager->available) return Status::Ok();  // none cached
-  const int processes = TimingProcesses(s_.opt, eager->median);
-  const MemoryPlan& plan = s_.plan;
-  if (processes <= 1 ||
-      (plan.free > 0 && plan.peak + (processes - 1) * s_.demand.ProcessBytes() > plan.free))
-    return Status::Ok();
-  StartStage start(s_, launcher_, runner_, *reference_, baselines_.get());
-  for (int i = 1; i < processes; ++i) {
-    HONE_ASSIGN_OR_RETURN(auto sandbox, start.SpawnAnother(cand_lib_));
-    spares_.push_back({std::move(sandbox), std::nullopt});
-  }
-  return Status::Ok();
-}
-
-Status Run::AwaitLoads(std::vector<Extra>& extras) {
-  StartStage start(s_, launcher_, runner_, *reference_, baselines_.get());
-  for (Extra& e : extras) {
-    if (e.startup) continue;
-    HONE_ASSIGN_OR_RETURN(e.startup, start.AwaitLoad(e.sandbox, cand_lib_));
-  }
-  return Status::Ok();
-}
-
-Status Run::TimeInMoreProcesses() {
-  std::vector<Extra> more = std::move(spares_);  // unused unless this candidate's calls are short
-  spares_.clear();
-  if (s_.decided() || !s_.v.candidate_time || reference_->timed()) return Status::Ok();
-  const int processes = TimingProcesses(s_.opt, s_.v.candidate_time->summary.median);
-  if (processes <= 1) return Status::Ok();
-  StartStage start(s_, launcher_, runner_, *reference_, baselines_.get());
-  // All load at once, and all have loaded before the next is timed.
-  more.resize(static_cast<size_t>(processes - 1));
-  int early = 0;
-  for (Extra& e : more) {
-    early += e.sandbox != nullptr;
-    if (e.sandbox) continue;
-    HONE_ASSIGN_OR_RETURN(e.sandbox, start.SpawnAnother(cand_lib_));
-  }
-  // The baselines' calls are likely short too: their extra processes load
-  // now, beside these, rather than in a second round after them.
-  if (baselines_) HONE_RETURN_IF_ERROR(baselines_->SpawnSpares(processes - 1));
-  HONE_RETURN_IF_ERROR(AwaitLoads(more));
-  for (Extra& e : more)
-    if (!start.Loaded(e.sandbox, *e.startup)) return Status::Ok();
-  if (baselines_) baselines_->Await();  // no sandbox loads while one is timed
-  std::vector<TimingResult> timed = {*s_.v.candidate_time};
-  // One note says how timing stopped for all the processes (the first's);
-  // each kind of hold any of them saw is kept.
-  RunState::TimingNotes first = s_.timing_notes;
-  for (Extra& e : more) {
-    checks_.BeforeCall();  // the idle time of the process that goes
-    s_.cand.sandbox = std::move(e.sandbox);
-    launcher_.Settle(s_.host_timed());
-    s_.v.candidate_time.reset();  // a process whose calls were all re-checks gives none
-    HONE_RETURN_IF_ERROR(TimingStage(s_, runner_, checks_, *reference_).Run(s_.cases.front()));
-    if (s_.decided()) return Status::Ok();
-    if (s_.v.candidate_time) timed.push_back(*s_.v.candidate_time);
-    for (const std::string& held : s_.timing_notes.held)
-      if (std::find(first.held.begin(), first.held.end(), held) == first.held.end())
-        first.held.push_back(held);
-  }
-  s_.timing_notes = std::move(first);
-  std::vector<double> medians;
-  for (const TimingResult& t : timed) medians.push_back(t.summary.median);
-  s_.v.candidate_time = PoolTimings(timed);
-  const double median = s_.v.candidate_time->summary.median;
-  s_.v.call_overhead_seconds = s_.v.candidate_time->call_overhead;
-  if (s_.v.sol_seconds > 0 && median > 0) s_.v.sol_percent = 100 * s_.v.sol_seconds / median;
-  std::string note =
-      TimingProcessesNote("the candidate", medians, median, s_.opt.short_call_seconds);
-  if (early > 0) note += "; " + std::to_string(early) + " of them loaded while it was checked";
-  s_.v.notes.push_back(note);
-  return Status::Ok();
-}
-
-// Host-bound calls (a CPU candidate, or GPU calls that ran unheld) time the
-// host's launch rate, which drifts by a third within minutes on a shared
-// machine (docs/PERFORMANCE.md, "Host-bound level 3"): timed one after the
-// other, a model against itself came out anywhere in 0.67-1.42. So the
-// candidate is timed again with the eager Model beside it, call by call
-// (DESIGN: "interleaved, so drift cancels in the ratio"), and that timing
-// stands for both. Short calls are pooled over processes instead
-// (TimeInMoreProcesses); a cached eager baseline is interleaved only when it
-// was host-bound itself (RetimedBesideHostBound).
-Status Run::TimeBesideTheBaseline() {
-  if (s_.decided() || !s_.v.candidate_time || !baselines_ || !oracle_ || !s_.host_bound())
-    return Status::Ok();
-  if (TimingProcesses(s_.opt, s_.v.candidate_time->summary.median) > 1) return Status::Ok();
-  std::optional<BaselineStage::Beside> beside = baselines_->EagerBeside();
-  if (!beside) return Status::Ok();
-  const std::optional<TimingResult> timed_alone = s_.v.candidate_time;
-  const std::vector<std::string> notes_alone = s_.v.notes;
-  const RunState::TimingNotes timing_notes_alone = s_.timing_notes;
-  std::unique_ptr<CallingThreadPin> pin = PinBothCallingThreads(*beside->sandbox);
-  oracle_->TimeBeside(beside->sandbox, beside->arena);
-  launcher_.Settle(true);
-  s_.v.candidate_time.reset();
-  Status st = TimingStage(s_, runner_, checks_, *reference_).Run(s_.cases.front());
-  oracle_->StopTimingBeside();
-  if (pin) NoteStrayedPin(*pin, *beside->sandbox);
-  pin.reset();
-  // The Model's failure, not the candidate's, or no sample on a side (every
-  // call a re-check): the first timing stands, and the Model is timed apart.
-  const bool model_failed = !st.ok() && !oracle_->beside_failure().empty();
-  if (model_failed || (st.ok() && !s_.decided() && !s_.v.reference_time)) {
-    s_.v.candidate_time = timed_alone;
-    s_.v.notes = notes_alone;
-    s_.timing_notes = timing_notes_alone;
-    s_.v.speedup_pairs.clear();
-    if (model_failed) s_.v.notes.push_back(oracle_->beside_failure() + "; it is timed apart");
-    baselines_->NotTimedBeside();
-    return Status::Ok();
-  }
-  HONE_RETURN_IF_ERROR(st);
-  if (s_.decided()) return Status::Ok();
-  // This timing's notes on how it stopped and held (s_.timing_notes) stand
-  // for the first one's, which they replaced.
-  baselines_->TimedBeside(*s_.v.reference_time);
-  return Status::Ok();
-}
-
-// A host-bound GPU call's time follows the CPU its calling thread runs on
-// (run/calling_thread_pin.h), so both sides' calling threads (each
-// sandbox's main thread) share one CPU while they are timed in turn. A CPU
-// candidate is left alone: its threads, made later, would inherit the one
-// CPU. Null, with a note, when no pin could be made.
-std::unique_ptr<CallingThreadPin> Run::PinBothCallingThreads(const SandboxProcess& model) {
-  if (s_.host_timed()) return nullptr;
-  Result<std::unique_ptr<CallingThreadPin>> pin =
-      CallingThreadPin::Claim(s_.cand.arena ? s_.cand.arena->pci_bus_id() : std::string());
-  Status st = pin.ok() ? (*pin)->Pin(s_.cand.sandbox->pid()) : pin.status();
-  if (st.ok()) st = (*pin)->Pin(model.pid());
-  if (!st.ok()) {
-    s_.v.notes.push_back(
-        "the calling threads timed beside each other were not pinned to one CPU: " + st.message());
-    return nullptr;
-  }
-  s_.v.notes.push_back(
-      "the candidate's and the eager Model's calling threads shared CPU " +
-      std::to_string((*pin)->cpu()) +
-      " while timed beside each other (a host-bound call's time follows the CPU it runs on)");
-  return std::move(*pin);
-}
-
-void Run::NoteStrayedPin(const CallingThreadPin& pin, const SandboxProcess& model) {
-  for (pid_t tid : pin.Strayed())
-    s_.v.notes.push_back(std::string(tid == model.pid() ? "the eager Model" : "the candidate") +
-                         " moved its calling thread off CPU " + std::to_string(pin.cpu()) +
-                         " while timed beside the other side (it changed its own CPUs)");
 }
 
 Status Run::TimeBaselines() {
@@ -403,32 +234,6 @@ void ResolveVerdictSpeedup(Verdict& v, double target_rse) {
 }
 
 }  // namespace
-
-std::string FlushModeName(FlushMode m) {
-  switch (m) {
-    case FlushMode::kLlc:
-      return "llc";
-    case FlushMode::kLines:
-      return "lines";
-    case FlushMode::kNone:
-      return "none";
-  }
-  return "unknown";
-}
-
-std::optional<FlushMode> ParseFlushMode(const std::string& s) {
-  if (s == "llc") return FlushMode::kLlc;
-  if (s == "lines") return FlushMode::kLines;
-  if (s == "none") return FlushMode::kNone;
-  return std::nullopt;
-}
-
-size_t DefaultMemoryLimit() {
-  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  size_t ram =
-      pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : (8ull << 30);
-  return std::min<size_t>(ram / 8, 2ull << 30);
-}
 
 Evaluator::Evaluator(EvaluatorEnv env, OracleService* oracle)
     : env_(std::move(env)),

@@ -17,10 +17,7 @@
 #include <set>
 #include <string>
 
-#include "lang/builtin.h"
-#include "lang/language.h"
-#include "measure/timer.h"
-#include "run/backend_registry.h"
+#include "run/eval_options.h"
 #include "task/oracle_service.h"
 #include "task/task.h"
 #include "verify/verdict.h"
@@ -30,69 +27,6 @@ namespace hone {
 class CompatPrebuilder;
 class TorchExtensionBuilder;
 class WarmPool;
-
-enum class FlushMode { kLlc, kLines, kNone };
-std::string FlushModeName(FlushMode m);
-std::optional<FlushMode> ParseFlushMode(const std::string& s);
-
-struct EvalOptions {
-  bool time = true;
-  TimingPolicy timing;
-  FlushMode flush = FlushMode::kLlc;
-  int input_sets = 3;  // inputs rotated through during timing
-  // Processes a PyTorch task's candidate and baselines are each timed in
-  // when their calls take under short_call_seconds (run/timing_processes.h);
-  // 1: one each.
-  int short_call_processes = 4;
-  double short_call_seconds = 20e-6;
-  std::chrono::milliseconds max_call_timeout{10000};
-  std::chrono::milliseconds min_call_timeout{2000};
-  double call_timeout_factor = 50;  // times the reference's duration, within the bounds
-  std::chrono::milliseconds start_timeout{10000};
-  std::chrono::milliseconds total_timeout{std::chrono::minutes(10)};  // the whole evaluation
-  size_t memory_limit_bytes = 0;                                      // 0: DefaultMemoryLimit()
-  int threads = 0;                                                    // 0: all cores
-  uint64_t seed = 0;  // offsets every generated input
-  bool seccomp = true, landlock = true, netns = true;
-  bool profile = false;  // SandboxConfig::profile
-  // Static lint before the build (verify/lint.h). `lint_allow` names rules
-  // the task or the user allows (e.g. "library" where calling cuBLAS is the
-  // point); the task's own [lint] allow list is added to it.
-  bool lint = true;
-  std::set<std::string> lint_allow;
-  // The backend ("cpu", "cuda"), opened in EvaluatorEnv::backends; empty:
-  // ResolveBackend decides from the candidate's language (a ModelNew
-  // file's from the devices present).
-  std::string backend;
-  // PyTorch tasks: which baselines to time when the cache has none. The
-  // torch.compile baseline compiles the model first (seconds to minutes).
-  bool eager_baseline = true;
-  bool compile_baseline = true;
-  // Whether the user chose the baselines (--baselines, a job's config):
-  // otherwise a task that times its reference only (Task::eager_baseline_only)
-  // gets no torch.compile baseline.
-  bool baselines_chosen = false;
-  // compute-sanitizer (memcheck, racecheck, initcheck) on the smallest case
-  // after verification, before timing (run/sanitize.h). memcheck errors fail
-  // the verdict; the others are reported.
-  bool sanitize = false;
-  // Profiler counters of a passing candidate on its timed case, after
-  // timing, with the judge's diagnosis (run/profile_stage.h).
-  bool metrics = false;
-};
-
-struct EvaluatorEnv {
-  // The backends candidates may run on, those opened (run/backend_registry.h);
-  // each evaluation asks it for its own by name.
-  BackendRegistry backends;
-  // The languages candidates may be written in (lang/language.h): hone's
-  // own unless a test registers others; each evaluation takes its
-  // candidate's from the file.
-  LanguageRegistry languages = BuiltInLanguages();
-  std::filesystem::path scratch_root;
-};
-
-using ProgressFn = std::function<void(const std::string& stage)>;
 
 class Evaluator {
  public:
@@ -119,13 +53,13 @@ class Evaluator {
 
   // Builds the torch extensions of many compat candidates (.py) at once,
   // outside any sandbox, so that their evaluations find them built
-  // (run/compat_prebuild.h). `progress(done, total)` after each build.
+  // (compat/compat_prebuild.h). `progress(done, total)` after each build.
   // Needs the oracle; a failure is the evaluation's to report.
   void PrebuildCompat(const std::vector<std::filesystem::path>& candidates,
                       const std::function<void(int, int)>& progress = {});
 
   // Starts a sandbox importing Python and torch now, for the next compat
-  // candidate evaluated on `backend` with `options` (run/warm_pool.h), so
+  // candidate evaluated on `backend` with `options` (process/warm_pool.h), so
   // that its start overlaps the caller's own work (loading the task, or the
   // oracle's own start when it was launched without waiting). Does
   // nothing without the oracle or with HONE_WARM_SANDBOXES=0.
@@ -150,9 +84,5 @@ class Evaluator {
   bool keep_warm_ = false;
   bool warm_note_given_ = false;
 };
-
-// The default memory for a candidate's own allocations: an eighth of RAM, at
-// most 2 GiB. Inputs, outputs and hone's flush buffer come on top.
-size_t DefaultMemoryLimit();
 
 }  // namespace hone

@@ -133,7 +133,7 @@ MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bo
   d.pytorch = pytorch;
   d.compat = compat;
   // Each tensor: its guard and its rounding; a large one, at most the
-  // padding that starts it on a kLargeTensorAlign boundary (run/arena.h).
+  // padding that starts it on a kLargeTensorAlign boundary (process/arena.h).
   d.guards_per_set =
       static_cast<int64_t>((task.inputs.size() + task.outputs.size()) * (kGuardBytes + 255)) +
       large_tensors * static_cast<int64_t>(kLargeTensorAlign);

@@ -35,7 +35,7 @@ struct MemoryDemand {
   int64_t inputs = 0;       // every input of one value set (forward arguments and parameters)
   int64_t outputs = 0;      // every output of one value set
   int64_t outputs_f64 = 0;  // the outputs widened to float64 (the precision reference)
-  // The candidate arena's canaries (run/arena.h): after each buffer of one
+  // The candidate arena's canaries (process/arena.h): after each buffer of one
   // slot, and once around all of them.
   int64_t guards_per_set = 0;
   int64_t guards_fixed = 0;

@@ -4,11 +4,11 @@
 #include <cmath>
 
 #include "measure/profile_judge.h"
-#include "run/cpu_counters.h"
-#include "run/cuda_tools.h"
-#include "run/ncu_profile.h"
-#include "run/sandbox_process.h"
+#include "process/sandbox_process.h"
 #include "run/standalone_tensors.h"
+#include "tools/cpu_counters.h"
+#include "tools/cuda_tools.h"
+#include "tools/ncu_profile.h"
 
 namespace hone {
 namespace {

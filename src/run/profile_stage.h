@@ -2,9 +2,9 @@
 // candidate's counters on its timed case, after timing and never during
 // it, and the judge's diagnosis of them (measure/profile_judge.h), into
 // Verdict::profile. CUDA candidates get Nsight Compute over one call in a
-// standalone sandbox (run/ncu_profile.h); CPU candidates perf_event
+// standalone sandbox (tools/ncu_profile.h); CPU candidates perf_event
 // counters on their own sandbox's threads over a few calls
-// (run/cpu_counters.h). The profile is advice: a profiler that is missing
+// (tools/cpu_counters.h). The profile is advice: a profiler that is missing
 // or fails, or a failure of the worker's own while profiling, leaves
 // ProfileReport::not_run saying why and the verdict as it was. The CPU
 // profile's calls are calls like any other: one that fails decides the

@@ -23,8 +23,8 @@
 
 #include "build/build_pool.h"
 #include "core/rng.h"
+#include "process/sandbox_process.h"
 #include "run/buffer_layout.h"
-#include "run/sandbox_process.h"
 
 namespace hone {
 

@@ -22,13 +22,17 @@
 #include <string>
 #include <vector>
 
+#include "compat/compat_candidate.h"
 #include "lang/language.h"
+#include "process/sandbox_process.h"
 #include "run/backend.h"
 #include "run/buffer_layout.h"
-#include "run/compat_candidate.h"
-#include "run/evaluator.h"
+#include "run/eval_options.h"
 #include "run/memory_plan.h"
-#include "run/sandbox_process.h"
+#include "run/trusted_store.h"
+#include "task/oracle_service.h"
+#include "task/task.h"
+#include "verify/verdict.h"
 
 namespace hone {
 

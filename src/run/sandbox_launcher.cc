@@ -1,6 +1,6 @@
 #include "run/sandbox_launcher.h"
 
-#include "run/compat_sandbox.h"
+#include "compat/compat_sandbox.h"
 
 namespace hone {
 

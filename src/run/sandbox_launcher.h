@@ -1,7 +1,7 @@
 // Starting the sandboxes of one evaluation (the candidate's, a PyTorch
 // task's baselines'): the settings every candidate of a backend gets under
 // the evaluation's options (BaseConfig), and the start itself, from the
-// evaluator's warm pool (run/warm_pool.h) when a warm compat sandbox fits the
+// evaluator's warm pool (process/warm_pool.h) when a warm compat sandbox fits the
 // config, else cold.
 //
 // A warm sandbox that fails to warm never ran its candidate, so it is no
@@ -13,9 +13,9 @@
 #include <chrono>
 #include <memory>
 
-#include "run/evaluator.h"
-#include "run/sandbox_process.h"
-#include "run/warm_pool.h"
+#include "process/sandbox_process.h"
+#include "process/warm_pool.h"
+#include "run/eval_options.h"
 
 namespace hone {
 

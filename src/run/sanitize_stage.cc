@@ -1,8 +1,8 @@
 #include "run/sanitize_stage.h"
 
-#include "run/cuda_tools.h"
-#include "run/sanitize.h"
 #include "run/standalone_tensors.h"
+#include "tools/cuda_tools.h"
+#include "tools/sanitize.h"
 
 namespace hone {
 namespace {

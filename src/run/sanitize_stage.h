@@ -1,4 +1,4 @@
-// The --sanitize stage of an evaluation: compute-sanitizer (run/sanitize.h)
+// The --sanitize stage of an evaluation: compute-sanitizer (tools/sanitize.h)
 // over one call of a CUDA candidate on the task's smallest case, after
 // verification and never while timing, its inputs a value set of the
 // reference source's. The result goes into Verdict::sanitizer: memcheck
@@ -15,7 +15,7 @@
 #include "run/candidate_runner.h"
 #include "run/reference_source.h"
 #include "run/run_state.h"
-#include "run/sanitize.h"
+#include "tools/sanitize.h"
 
 namespace hone {
 

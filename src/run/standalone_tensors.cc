@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "compat/compat_sandbox.h"
 #include "core/fs.h"
-#include "run/compat_sandbox.h"
+#include "process/sandbox_process.h"
 #include "run/sandbox_launcher.h"
-#include "run/sandbox_process.h"
 
 namespace hone {
 namespace {
@@ -61,25 +61,6 @@ Result<StandaloneCall> PrepareStandaloneCall(const RunState& s,
   HONE_ASSIGN_OR_RETURN(call.tensors,
                         StandaloneTensorSpecs(*s.cand.arena, s.cand.sets[0], scratch));
   return call;
-}
-
-std::vector<std::string> StandaloneCommand(const StandaloneCall& call) {
-  std::vector<std::string> argv = {call.sandbox.string(),
-                                   "--cuda-pci",
-                                   call.pci_bus_id,
-                                   "--library",
-                                   call.library.string(),
-                                   "--library-dir",
-                                   call.library.parent_path().string(),
-                                   "--scratch",
-                                   call.scratch.string()};
-  argv.insert(argv.end(), call.confinement.begin(), call.confinement.end());
-  if (call.compat) argv.push_back("--compat");
-  for (const std::string& t : call.tensors) {
-    argv.push_back("--standalone-tensor");
-    argv.push_back(t);
-  }
-  return argv;
 }
 
 }  // namespace hone

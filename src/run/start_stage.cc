@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "run/compat_sandbox.h"
+#include "compat/compat_sandbox.h"
 
 namespace hone {
 

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "run/baseline_cache.h"
-#include "run/evaluator.h"
+#include "compat/baseline_cache.h"
+#include "run/eval_options.h"
 #include "verify/verdict.h"
 
 namespace hone {

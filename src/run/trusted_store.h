@@ -22,7 +22,7 @@
 #include <string>
 
 #include "core/dtype.h"
-#include "run/arena.h"
+#include "process/arena.h"
 #include "task/sampler.h"
 #include "task/task.h"
 #include "verify/compare.h"
@@ -78,7 +78,7 @@ class TrustedStore {
 };
 
 // The host store: plain worker memory, checked with verify/compare.h. For
-// arenas a sandbox maps from host memory (run/shared_arena.h); each backend
+// arenas a sandbox maps from host memory (process/shared_arena.h); each backend
 // makes the store for its own arenas (run/backend.h).
 std::unique_ptr<TrustedStore> CreateHostTrustedStore();
 

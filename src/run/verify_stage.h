@@ -12,11 +12,11 @@
 // store when its check ends. Borrows everything; not thread-safe.
 #pragma once
 
+#include "process/stray_writes.h"
 #include "run/candidate_checks.h"
 #include "run/candidate_runner.h"
 #include "run/reference_source.h"
 #include "run/run_state.h"
-#include "run/stray_writes.h"
 
 namespace hone {
 

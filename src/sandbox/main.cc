@@ -1,7 +1,7 @@
 // hone-sandbox (CPU) and hone-sandbox-cuda: the only processes that ever run
 // candidate code.
 //
-// Started by the worker (run/sandbox_process.cc) with a scrubbed environment,
+// Started by the worker (process/sandbox_process.cc) with a scrubbed environment,
 // resource limits, a private scratch directory as its working directory and
 // these inherited descriptors: requests in, replies out, the candidate
 // library and, on the CPU, the shared arena (inputs and outputs only;
@@ -51,10 +51,10 @@ struct Options {
   bool keep_user = false;           // --profile: an outside profiler must still reach the process
   std::string cuda_pci, arena_ipc;  // CUDA mode when cuda_pci is set
   std::vector<std::string> kernels;
-  // A compat candidate (run/compat_candidate.h): its library starts Python
+  // A compat candidate (compat/compat_candidate.h): its library starts Python
   // and may build an extension while it loads, so the filter comes after.
   bool compat = false;
-  // A warm sandbox (run/warm_pool.h): Python started from prewarm_python,
+  // A warm sandbox (process/warm_pool.h): Python started from prewarm_python,
   // running prewarm_runner's hone_compat_prewarm(), before the rest of the
   // options (and the candidate) arrive on handoff_fd. The memory limit
   // comes with them.

@@ -3,7 +3,7 @@
 //
 // The workspace is memory of the sandbox's own, allocated there, so the
 // trusted worker cannot watch it the way it watches the arena
-// (run/stray_writes.h). The sandbox lays kWorkspaceGuardBytes of canary
+// (process/stray_writes.h). The sandbox lays kWorkspaceGuardBytes of canary
 // before the workspace and at least as many after its last requested byte,
 // and compares them after every call. They catch a kernel that runs off the
 // end of its scratch memory, a bug; a hostile candidate owns this memory

@@ -7,7 +7,7 @@
 // generated once per process and its files reused by every later
 // candidate; on a GPU value sets go straight into the worker's device
 // buffers (GenerateInto). Baselines are not the oracle's: the evaluator
-// times them in sandboxes (run/baseline_cache.h).
+// times them in sandboxes (compat/baseline_cache.h).
 //
 // Failures are values. A problem that cannot run here (a missing package, a
 // model needing CUDA on a CPU oracle) is a skip, not an error; a problem

@@ -110,7 +110,7 @@ struct Verdict {
   uint64_t sandbox_features = 0;
   std::string sandbox_missing;
   // A compat candidate's sandbox came warm: Python and torch were imported
-  // before the evaluation (run/warm_pool.h), so its start stage was short.
+  // before the evaluation (process/warm_pool.h), so its start stage was short.
   bool sandbox_warm = false;
   // A compat candidate's load as its runner reported it (python/
   // hone_compat.py, untrusted words): the seconds the module took to load
@@ -122,7 +122,7 @@ struct Verdict {
   std::string output_head;  // what the candidate printed (first bytes)
   uint64_t output_bytes = 0;
 
-  // compute-sanitizer on the smallest case (run/sanitize.h), when asked for.
+  // compute-sanitizer on the smallest case (tools/sanitize.h), when asked for.
   struct SanitizerTool {
     std::string tool;     // memcheck, racecheck, initcheck
     int errors = 0;       // what it reported
@@ -147,7 +147,7 @@ struct Verdict {
   // (run/profile_stage.h), when asked for.
   std::optional<ProfileReport> profile;
 
-  // The stray-write watch (run/stray_writes.h): the candidate calls it
+  // The stray-write watch (process/stray_writes.h): the candidate calls it
   // covered, the time its fingerprints took, the most bytes one looked at.
   struct GuardCost {
     int calls = 0;

@@ -1,5 +1,5 @@
 // The hand-off of a candidate to a warm sandbox: a sandbox started before
-// its candidate was known (run/warm_pool.h) receives, in one message on a
+// its candidate was known (process/warm_pool.h) receives, in one message on a
 // Unix socket, the rest of its command line and the descriptors that Spawn
 // would have let it inherit (the candidate library, the CPU arena).
 //

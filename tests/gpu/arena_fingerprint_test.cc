@@ -8,8 +8,8 @@
 
 #include "cuda/cuda_arena.h"
 #include "cuda/gpu.h"
-#include "run/arena.h"
-#include "run/stray_writes.h"
+#include "process/arena.h"
+#include "process/stray_writes.h"
 
 namespace hone {
 namespace {

@@ -14,9 +14,9 @@
 #include "integration/test_env.h"
 #include "measure/profile_judge.h"
 #include "report/verdict_text.h"
-#include "run/cuda_tools.h"
-#include "run/sanitize.h"
 #include "task/task_loader.h"
+#include "tools/cuda_tools.h"
+#include "tools/sanitize.h"
 
 namespace hone {
 namespace {

@@ -10,9 +10,9 @@
 #include "core/fs.h"
 #include "cuda/gpu.h"
 #include "integration/test_env.h"
-#include "run/cuda_tools.h"
-#include "run/sanitize.h"
 #include "support/fake_llm_server.h"
+#include "tools/cuda_tools.h"
+#include "tools/sanitize.h"
 
 namespace hone {
 namespace {

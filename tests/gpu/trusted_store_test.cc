@@ -14,7 +14,7 @@
 #include "cuda/cuda_arena.h"
 #include "cuda/cuda_trusted_store.h"
 #include "cuda/gpu.h"
-#include "run/shared_arena.h"
+#include "process/shared_arena.h"
 #include "task/distribution.h"
 #include "task/sampler.h"
 

@@ -17,12 +17,12 @@
 #include <sstream>
 #include <thread>
 
+#include "compat/compat_candidate.h"
 #include "core/fs.h"
 #include "measure/stats.h"
-#include "run/arena.h"
-#include "run/compat_candidate.h"
+#include "process/arena.h"
+#include "process/warm_pool.h"
 #include "run/timing_stage.h"
-#include "run/warm_pool.h"
 #include "search/prompt.h"
 #include "task/oracle_service.h"
 #include "task/task_loader.h"
@@ -245,7 +245,7 @@ INSTANTIATE_TEST_SUITE_P(Compat, CompatCatalogueTest,
                          });
 
 // A compat sandbox that comes warm (Python and torch imported before the
-// evaluation, run/warm_pool.h) gives the verdict a cold one gives.
+// evaluation, process/warm_pool.h) gives the verdict a cold one gives.
 TEST(WarmSandboxTest, WarmAndColdSandboxesGiveTheSameVerdict) {
   SKIP_WITHOUT_ORACLE();
   const Task& task = TaskNamed("elementwise_relu_scale");

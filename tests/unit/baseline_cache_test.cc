@@ -1,6 +1,6 @@
 // The baseline cache: what one evaluation stores, a later one reads back,
 // keyed by everything a baseline's time depends on.
-#include "run/baseline_cache.h"
+#include "compat/baseline_cache.h"
 
 #include <gtest/gtest.h>
 

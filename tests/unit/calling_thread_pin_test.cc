@@ -1,5 +1,5 @@
 // Pinning sandboxes' calling threads to one claimed CPU, and giving it back.
-#include "run/calling_thread_pin.h"
+#include "compat/calling_thread_pin.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,7 +1,7 @@
 // What hone reads from a compat (KernelBench ModelNew) candidate without
 // running it, the runtime it takes from the oracle's hello, and the shim it
 // writes.
-#include "run/compat_candidate.h"
+#include "compat/compat_candidate.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

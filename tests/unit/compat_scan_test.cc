@@ -1,6 +1,6 @@
 // The static scan of a ModelNew file: the scanner's reply as hone reads it,
 // and the real scanner (python/hone_pyscan.py) run on a temporary file.
-#include "run/compat_scan.h"
+#include "compat/compat_scan.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

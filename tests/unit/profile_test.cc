@@ -10,9 +10,9 @@
 
 #include "core/fs.h"
 #include "measure/profile_judge.h"
-#include "run/cpu_counters.h"
-#include "run/ncu_profile.h"
 #include "support/source_dir.h"
+#include "tools/cpu_counters.h"
+#include "tools/ncu_profile.h"
 #include "verify/profile_json.h"
 
 namespace hone {

@@ -1,6 +1,6 @@
 // Reading compute-sanitizer's output back: counts, the first report, and
 // why a run did not finish. The tool itself runs in the GPU tests.
-#include "run/sanitize.h"
+#include "tools/sanitize.h"
 
 #include <gtest/gtest.h>
 

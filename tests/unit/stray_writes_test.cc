@@ -1,10 +1,10 @@
 // The stray-write watch: any byte of the arena outside the call's own
 // outputs that changes is named.
-#include "run/stray_writes.h"
+#include "process/stray_writes.h"
 
 #include <gtest/gtest.h>
 
-#include "run/shared_arena.h"
+#include "process/shared_arena.h"
 
 namespace hone {
 namespace {

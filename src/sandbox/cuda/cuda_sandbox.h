@@ -38,7 +38,7 @@ class CudaSandbox {
  public:
   // pci_bus_id picks the device; arena_hex is the IPC handle; own_kernels the
   // entry functions the candidate's build compiled (mangled names).
-  // `compat`: a compat candidate (run/compat_candidate.h), timed on the
+  // `compat`: a compat candidate (compat/compat_candidate.h), timed on the
   // legacy default stream with the stream semantics of PyTorch user code.
   bool Init(const std::string& pci_bus_id, const std::string& arena_hex, size_t l2_bytes,
             const std::vector<std::string>& own_kernels, bool compat, std::string* error);

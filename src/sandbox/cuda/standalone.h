@@ -1,5 +1,5 @@
 // One call of a CUDA candidate on tensors of its own, for compute-sanitizer
-// (run/sanitize.h): `hone-sandbox-cuda --standalone-tensor ...`. Built only into
+// (tools/sanitize.h): `hone-sandbox-cuda --standalone-tensor ...`. Built only into
 // hone-sandbox-cuda.
 //
 // Each tensor is its own device allocation, so memcheck sees every tensor's

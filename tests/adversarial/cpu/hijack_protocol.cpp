@@ -134,6 +134,6 @@ HONE_EXPORT int hone_forward(const hone_args* args) {
   Compute(first);
   Answer(kCallNanos, 0);
   // The first call is on buffer slot 0, whose first input follows the shared arena's leading
-  // canaries (kGuardBytes in src/run/arena.h).
+  // canaries (kGuardBytes in src/process/arena.h).
   Serve(static_cast<char*>(args->inputs[0].data) - (64 << 10), {first});
 }

@@ -1,8 +1,8 @@
 #include "backends/testhost/testhost_backend.h"
 
 #include "build/compiler_builder.h"
+#include "process/shared_arena.h"
 #include "run/memory_plan.h"
-#include "run/shared_arena.h"
 
 namespace hone::testing {
 namespace {

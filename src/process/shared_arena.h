@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <memory>
 
-#include "run/arena.h"
+#include "process/arena.h"
 
 namespace hone {
 

@@ -1,4 +1,4 @@
-#include "run/stray_writes.h"
+#include "process/stray_writes.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "run/sandbox_process.h"
+#include "process/sandbox_process.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "run/arena.h"
+#include "process/arena.h"
 #include "wire/protocol.h"
 
 namespace hone {
@@ -40,7 +40,7 @@ struct SandboxConfig {
   // sandbox bounds its data segment (RLIMIT_DATA) instead of RLIMIT_AS.
   bool limit_address_space = true;
   int open_files = 64;  // RLIMIT_NOFILE (a compat sandbox gets 4096)
-  // A compat candidate (run/compat_candidate.h): Python runs in the sandbox.
+  // A compat candidate (compat/compat_candidate.h): Python runs in the sandbox.
   // It reads beneath `extra_read_dirs`, gets `extra_env` (overriding hone's
   // own entries by name), more file descriptors, and lazy CUDA module loading.
   bool compat = false;
@@ -100,7 +100,7 @@ class SandboxProcess {
   static Result<std::unique_ptr<SandboxProcess>> Spawn(const SandboxConfig& config,
                                                        const Arena& arena);
   CallOutcome AwaitReady(std::chrono::milliseconds timeout);
-  // A warm sandbox (run/warm_pool.h): started before its candidate is known,
+  // A warm sandbox (process/warm_pool.h): started before its candidate is known,
   // it starts Python and imports torch (config.python_library and
   // python_runner; config.library and the memory limit are not used yet),
   // then waits. With `idle_priority` it warms under SCHED_IDLE (only on
@@ -136,7 +136,7 @@ class SandboxProcess {
                    uint64_t rng_seed = 0);
 
   bool alive() const { return pid_ > 0; }
-  // For counters the worker opens on the sandbox (run/cpu_counters.h).
+  // For counters the worker opens on the sandbox (tools/cpu_counters.h).
   pid_t pid() const { return pid_; }
   // CPU time all the sandbox's threads have used, read by the worker from
   // /proc (the sandbox cannot forge it); 0 when it cannot be read.

@@ -1,4 +1,4 @@
-#include "run/cuda_tools.h"
+#include "tools/cuda_tools.h"
 
 #include <cstdlib>
 

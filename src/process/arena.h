@@ -34,7 +34,7 @@ class Arena {
   // Arguments telling hone-sandbox how to map the arena.
   virtual std::vector<std::string> SandboxArgs() const = 0;
   // The PCI bus id of the device the arena lives on ("0000:1b:00.0"), for a
-  // tool that runs one of the candidate's calls on its own (run/sanitize.h);
+  // tool that runs one of the candidate's calls on its own (tools/sanitize.h);
   // empty for host memory.
   virtual std::string pci_bus_id() const { return {}; }
   // Completes the worker's writes before a sandbox call reads them.
@@ -51,7 +51,7 @@ class Arena {
 };
 
 // Canary bytes in a candidate's arena: before its first buffer and after
-// every buffer (run/stray_writes.h), so a write that runs past a buffer
+// every buffer (process/stray_writes.h), so a write that runs past a buffer
 // lands in memory hone watches rather than in the next tensor or outside.
 inline constexpr size_t kGuardBytes = size_t{64} << 10;
 // After the arena's last buffer: room for a write far past the end.

@@ -76,7 +76,7 @@ struct CompatShimOptions {
   nlohmann::json runner_config = nlohmann::json::object();
   std::vector<std::string> read_dirs;
   // Where the sandbox finds the problem file (its __file__); empty: the
-  // task's own file (run/compat_sandbox.h AddProblemFolder).
+  // task's own file (compat/compat_sandbox.h AddProblemFolder).
   std::filesystem::path problem_path;
 };
 

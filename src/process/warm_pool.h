@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "run/sandbox_process.h"
+#include "process/sandbox_process.h"
 
 namespace hone {
 

@@ -1,4 +1,4 @@
-#include "run/ncu_profile.h"
+#include "tools/ncu_profile.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -13,7 +13,7 @@
 
 #include "core/fs.h"
 #include "core/subprocess.h"
-#include "run/cuda_tools.h"
+#include "tools/cuda_tools.h"
 
 namespace hone {
 namespace {

@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "run/arena.h"
+#include "process/arena.h"
 
 namespace hone {
 

@@ -1,4 +1,4 @@
-#include "run/shared_arena.h"
+#include "process/shared_arena.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

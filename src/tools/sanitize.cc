@@ -1,11 +1,11 @@
-#include "run/sanitize.h"
+#include "tools/sanitize.h"
 
 #include <cstdlib>
 #include <regex>
 #include <sstream>
 
 #include "core/subprocess.h"
-#include "run/cuda_tools.h"
+#include "tools/cuda_tools.h"
 
 namespace hone {
 namespace {

@@ -1,4 +1,4 @@
-#include "run/warm_pool.h"
+#include "process/warm_pool.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "run/standalone_tensors.h"
+#include "tools/standalone_call.h"
 #include "verify/verdict.h"
 
 namespace hone {

@@ -1,4 +1,4 @@
-#include "run/cpu_counters.h"
+#include "tools/cpu_counters.h"
 
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>

@@ -1,4 +1,4 @@
-#include "run/compat_sandbox.h"
+#include "compat/compat_sandbox.h"
 
 #include <unistd.h>
 

@@ -25,7 +25,7 @@
 
 #include "core/status.h"
 #include "measure/profile.h"
-#include "run/standalone_tensors.h"
+#include "tools/standalone_call.h"
 
 namespace hone {
 

@@ -1,4 +1,4 @@
-// The sandbox of a compat shim (run/compat_candidate.h), whether it runs a
+// The sandbox of a compat shim (compat/compat_candidate.h), whether it runs a
 // candidate's ModelNew or a PyTorch task's own Model as a baseline: what it
 // adds to the sandbox every candidate gets. Python, torch and the compilers
 // load_inline runs need to read their folders, their environment, more
@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <filesystem>
 
+#include "compat/compat_candidate.h"
 #include "core/status.h"
-#include "run/compat_candidate.h"
-#include "run/sandbox_process.h"
+#include "process/sandbox_process.h"
 
 namespace hone {
 

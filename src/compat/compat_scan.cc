@@ -1,4 +1,4 @@
-#include "run/compat_scan.h"
+#include "compat/compat_scan.h"
 
 #include <cstdlib>
 #include <map>

@@ -1,4 +1,4 @@
-#include "run/calling_thread_pin.h"
+#include "compat/calling_thread_pin.h"
 
 #include <cerrno>
 #include <cstring>

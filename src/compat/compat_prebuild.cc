@@ -1,4 +1,4 @@
-#include "run/compat_prebuild.h"
+#include "compat/compat_prebuild.h"
 
 #include <algorithm>
 #include <atomic>

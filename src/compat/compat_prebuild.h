@@ -31,8 +31,8 @@
 #include <vector>
 
 #include "build/torch_extension.h"
+#include "compat/compat_scan.h"
 #include "core/status.h"
-#include "run/compat_scan.h"
 
 namespace hone {
 

@@ -1,4 +1,4 @@
-#include "run/baseline_cache.h"
+#include "compat/baseline_cache.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,0 +1,89 @@
+// What one evaluation is asked to do (EvalOptions) and what it may use
+// (EvaluatorEnv): the contract between the commands that ask for
+// evaluations and the pipeline that runs them (run/evaluator.h), apart so
+// that the pipeline's pieces read their options without the evaluator.
+// Plain values; thread-compatible.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "lang/builtin.h"
+#include "lang/language.h"
+#include "measure/timer.h"
+#include "run/backend_registry.h"
+
+namespace hone {
+
+enum class FlushMode { kLlc, kLines, kNone };
+std::string FlushModeName(FlushMode m);
+std::optional<FlushMode> ParseFlushMode(const std::string& s);
+
+struct EvalOptions {
+  bool time = true;
+  TimingPolicy timing;
+  FlushMode flush = FlushMode::kLlc;
+  int input_sets = 3;  // inputs rotated through during timing
+  // Processes a PyTorch task's candidate and baselines are each timed in
+  // when their calls take under short_call_seconds (run/timing_processes.h);
+  // 1: one each.
+  int short_call_processes = 4;
+  double short_call_seconds = 20e-6;
+  std::chrono::milliseconds max_call_timeout{10000};
+  std::chrono::milliseconds min_call_timeout{2000};
+  double call_timeout_factor = 50;  // times the reference's duration, within the bounds
+  std::chrono::milliseconds start_timeout{10000};
+  std::chrono::milliseconds total_timeout{std::chrono::minutes(10)};  // the whole evaluation
+  size_t memory_limit_bytes = 0;                                      // 0: DefaultMemoryLimit()
+  int threads = 0;                                                    // 0: all cores
+  uint64_t seed = 0;  // offsets every generated input
+  bool seccomp = true, landlock = true, netns = true;
+  bool profile = false;  // SandboxConfig::profile
+  // Static lint before the build (verify/lint.h). `lint_allow` names rules
+  // the task or the user allows (e.g. "library" where calling cuBLAS is the
+  // point); the task's own [lint] allow list is added to it.
+  bool lint = true;
+  std::set<std::string> lint_allow;
+  // The backend's name, opened in EvaluatorEnv::backends; empty:
+  // ResolveBackend decides from the candidate's language (a ModelNew
+  // file's from the devices present).
+  std::string backend;
+  // PyTorch tasks: which baselines to time when the cache has none. The
+  // torch.compile baseline compiles the model first (seconds to minutes).
+  bool eager_baseline = true;
+  bool compile_baseline = true;
+  // Whether the user chose the baselines (--baselines, a job's config):
+  // otherwise a task that times its reference only (Task::eager_baseline_only)
+  // gets no torch.compile baseline.
+  bool baselines_chosen = false;
+  // compute-sanitizer (memcheck, racecheck, initcheck) on the smallest case
+  // after verification, before timing (tools/sanitize.h). memcheck errors fail
+  // the verdict; the others are reported.
+  bool sanitize = false;
+  // Profiler counters of a passing candidate on its timed case, after
+  // timing, with the judge's diagnosis (run/profile_stage.h).
+  bool metrics = false;
+};
+
+struct EvaluatorEnv {
+  // The backends candidates may run on, those opened (run/backend_registry.h);
+  // each evaluation asks it for its own by name.
+  BackendRegistry backends;
+  // The languages candidates may be written in (lang/language.h): hone's
+  // own unless a test registers others; each evaluation takes its
+  // candidate's from the file.
+  LanguageRegistry languages = BuiltInLanguages();
+  std::filesystem::path scratch_root;
+};
+
+using ProgressFn = std::function<void(const std::string& stage)>;
+
+// The default memory for a candidate's own allocations: an eighth of RAM, at
+// most 2 GiB. Inputs, outputs and hone's flush buffer come on top.
+size_t DefaultMemoryLimit();
+
+}  // namespace hone
