@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
 #include "core/fs.h"
+#include "core/temp_dir.h"
 #include "format/builtin_formats.h"
 #include "tune/autotune.h"
 
@@ -105,18 +106,12 @@ int RunPrepare(const PrepareArgs& a) {
     if (!parts.ok()) return ReportError(parts.status());
     problems.emplace_back(p, std::move(*parts));
   }
-  auto scratch = MakeTempDir(std::filesystem::temp_directory_path(), "hone-prepare");
-  if (!scratch.ok()) return ReportError(scratch.status());
-  struct RemoveOnExit {
-    std::filesystem::path dir;
-    ~RemoveOnExit() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } remove{*scratch};
+  auto made = MakeTempDir(std::filesystem::temp_directory_path(), "hone-prepare");
+  if (!made.ok()) return ReportError(made.status());
+  const TempDirOwner scratch(*made);
   // Its backend is a ModelNew file's: written first, as CandidateBackend
   // reads a file's language from its text.
-  const std::filesystem::path stub = *scratch / "model.py";
+  const std::filesystem::path stub = scratch.path() / "model.py";
   if (Status st = WriteFileAtomic(stub, "import torch\n"); !st.ok()) return ReportError(st);
   auto backend = CandidateBackend(stub.string(), a.backend);
   if (!backend.ok()) return ReportError(backend.status());
@@ -141,7 +136,7 @@ int RunPrepare(const PrepareArgs& a) {
         p.verdict = task.status();
       } else if (!task->pytorch) {
         p.skipped = "a native task's reference is timed beside each candidate";
-      } else if (auto file = ModelAsCandidate(*task, *scratch); !file.ok()) {
+      } else if (auto file = ModelAsCandidate(*task, scratch.path()); !file.ok()) {
         p.verdict = file.status();
       } else {
         p.verdict = EvaluateCandidate(evaluator, builder, *task, *file, *options,

@@ -159,10 +159,7 @@ Status Run::TimeAndConclude(StageClock& clock) {
     ~ResumeWarmingOnExit() { launcher.ResumeWarming(); }
   } resume{launcher_};
   if (s_.opt.time) {
-    if (pytorch_timing_) {
-      baselines_->Await();
-      HONE_RETURN_IF_ERROR(pytorch_timing_->AwaitSpares());
-    }
+    if (pytorch_timing_) HONE_RETURN_IF_ERROR(pytorch_timing_->AwaitAllLoads());
     launcher_.Settle(s_.host_timed());
     HONE_RETURN_IF_ERROR(TimingStage(s_, runner_, checks_, *reference_).Run(s_.cases.front()));
     if (pytorch_timing_) {

@@ -48,8 +48,12 @@ class PyTorchTiming {
   // extra timing processes start now and load while it is checked, rather
   // than after its first process is timed.
   Status SpawnSpares();
-  // Waits for those loads, before any timing: none loads while one is timed.
-  Status AwaitSpares() { return AwaitLoads(spares_); }
+  // Waits until every sandbox started so far has loaded, the baselines'
+  // and those spares: none loads while one is timed.
+  Status AwaitAllLoads() {
+    baselines_.Await();
+    return AwaitLoads(spares_);
+  }
   // Short calls of the candidate: timed again in fresh processes, the
   // samples pooled (run/timing_processes.h).
   Status TimeInMoreProcesses();
