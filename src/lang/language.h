@@ -154,6 +154,12 @@ struct Language {
   std::vector<std::string> compile_exceptions;
   // A ModelNew language's additions to its runner; null: none.
   std::function<std::unique_ptr<ModelNewLoader>(const LoaderEnv&)> make_loader;
+  // For `hone prepare`: ModelNew files for one device (a backend's tasks_as)
+  // whose build fills what this machine's first candidate in the language
+  // would otherwise wait for (load_inline: torch's precompiled extension
+  // header, one per flag set that candidates commonly pass). Null or empty:
+  // nothing to warm.
+  std::function<std::vector<std::string>(std::string_view device)> warm_up;
 
   bool modelnew() const { return runner == Runner::kModelNew; }
   bool RunsOn(std::string_view device) const;

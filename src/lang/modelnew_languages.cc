@@ -69,6 +69,51 @@ std::string ModelNewViolationHint(int nr) {
   }
 }
 
+namespace {
+
+// On a GPU: one load_inline file per C++ flag set that generated candidates
+// commonly pass (none; KernelBench's prompt example's extra_cflags=[""];
+// "-O3"). A precompiled header is keyed by the compile's flags
+// (build/torch_pch.h), so each set warms its own, and a CUDA source's host
+// half shares main.cpp's. On a CPU nothing: its first C++ candidate builds
+// the header, once, and CPU runs are for trying hone out, where three
+// headers (600 MB and 20-40 s of a core each) would cost more than they save.
+std::vector<std::string> LoadInlineWarmUp(std::string_view device) {
+  if (device != "cuda") return {};
+  std::vector<std::string> files;
+  int n = 0;
+  for (const char* flags : {"", ", extra_cflags=[\"\"]", ", extra_cflags=[\"-O3\"]"}) {
+    files.push_back(
+        "import torch\n"
+        "from torch.utils.cpp_extension import load_inline\n\n"
+        "source = r\"\"\"\n"
+        "#include <torch/extension.h>\n"
+        "__global__ void hone_warm_kernel(const float* x, float* y, int64_t n) {\n"
+        "  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;\n"
+        "  if (i < n) y[i] = x[i];\n"
+        "}\n"
+        "torch::Tensor warm(torch::Tensor x) {\n"
+        "  auto y = torch::empty_like(x);\n"
+        "  hone_warm_kernel<<<(x.numel() + 255) / 256, 256>>>(x.data_ptr<float>(), "
+        "y.data_ptr<float>(), x.numel());\n"
+        "  return y;\n"
+        "}\n"
+        "\"\"\"\n\n"
+        "ext = load_inline(name=\"hone_warm_up_" +
+        std::to_string(n++) +
+        "\", cpp_sources=\"torch::Tensor warm(torch::Tensor x);\", cuda_sources=source, "
+        "functions=[\"warm\"]" +
+        flags +
+        ")\n\n\n"
+        "class ModelNew(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return ext.warm(x)\n");
+  }
+  return files;
+}
+
+}  // namespace
+
 Language LoadInlineLanguage() {
   Language l;
   l.name = "load_inline";
@@ -87,6 +132,7 @@ Language LoadInlineLanguage() {
   l.violation_hint = ModelNewViolationHint;
   l.defines_entry = DefinesModelNew;
   l.sanitizer = true;  // memcheck, with torch's caching allocator off (run/sanitize_stage.h)
+  l.warm_up = LoadInlineWarmUp;
   return l;
 }
 

@@ -1,5 +1,7 @@
 #include "run/evaluator.h"
 
+#include <fmt/format.h>
+
 #include "compat/compat_prebuild.h"
 #include "compat/compat_sandbox.h"
 #include "core/fs.h"
@@ -284,6 +286,52 @@ void Evaluator::PrebuildCompat(const std::vector<std::filesystem::path>& candida
   if (candidates.empty() || !oracle_) return;
   auto p = Prebuilder();
   if (p.ok()) (*p)->PrebuildAll(candidates, progress);
+}
+
+std::vector<Evaluator::WarmUpBuild> Evaluator::WarmUp(
+    const std::string& backend, const std::filesystem::path& dir,
+    const std::function<void(int, int)>& progress) {
+  std::vector<WarmUpBuild> out;
+  const Backend* b = env_.backends.Find(backend);
+  if (!b || !oracle_) return out;
+  const std::string& device = b->traits().tasks_as;
+  std::vector<std::filesystem::path> files;
+  for (const Language& l : env_.languages.all()) {
+    if (!l.warm_up || !l.RunsOn(device)) continue;
+    int n = 0;
+    for (const std::string& text : l.warm_up(device)) {
+      std::filesystem::path file = dir / fmt::format("warm_up_{}_{}{}", l.name, n++, l.extension());
+      WarmUpBuild& w = out.emplace_back();
+      w.language = l.name;
+      if (Status written = WriteFileAtomic(file, text); !written.ok())
+        w.error = written.message();
+      else
+        files.push_back(file);
+    }
+  }
+  PrebuildCompat(files, progress);
+  auto prebuilder = Prebuilder();
+  size_t f = 0;
+  for (WarmUpBuild& w : out) {
+    if (!w.error.empty()) continue;
+    // A lookup: PrebuildCompat built each file and remembers it.
+    auto built = prebuilder.ok() ? (*prebuilder)->Prebuild(files[f++])
+                                 : Result<CompatPrebuild>(prebuilder.status());
+    if (!built.ok()) {
+      w.error = built.status().message();
+      continue;
+    }
+    w.ok = !built->extensions.empty();
+    w.cached = built->all_cached();
+    w.seconds = built->seconds;
+    for (const PrebuiltExtension& e : built->extensions)
+      if (!e.ok) {
+        w.ok = false;
+        w.error = e.log.substr(0, 300);
+      }
+    if (built->extensions.empty()) w.error = "no extension was found to build";
+  }
+  return out;
 }
 
 Status Evaluator::SanitizeInto(const Task& task, const std::filesystem::path& candidate,

@@ -16,6 +16,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "run/eval_options.h"
 #include "task/oracle_service.h"
@@ -57,6 +58,21 @@ class Evaluator {
   // Needs the oracle; a failure is the evaluation's to report.
   void PrebuildCompat(const std::vector<std::filesystem::path>& candidates,
                       const std::function<void(int, int)>& progress = {});
+
+  // For `hone prepare`: builds, outside any sandbox, the files the ModelNew
+  // languages offer for `backend`'s device (Language::warm_up: load_inline's
+  // precompiled torch headers), written into `dir`, so that a first
+  // candidate finds them built. One result per file; a failure costs only a
+  // later candidate's time. Needs the oracle; none without it.
+  struct WarmUpBuild {
+    std::string language;
+    bool ok = false;
+    bool cached = false;  // built before, on this machine
+    double seconds = 0;
+    std::string error;  // !ok: why, its first lines
+  };
+  std::vector<WarmUpBuild> WarmUp(const std::string& backend, const std::filesystem::path& dir,
+                                  const std::function<void(int, int)>& progress = {});
 
   // Starts a sandbox importing Python and torch now, for the next compat
   // candidate evaluated on `backend` with `options` (process/warm_pool.h), so

@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <set>
+
 #include "build/compiler_builder.h"
 #include "core/fs.h"
+#include "lang/builtin.h"
 
 namespace hone {
 namespace {
@@ -132,6 +135,39 @@ class ModelNew(torch.nn.Module):
             std::string::npos);
   EXPECT_EQ(scan->kernels, std::vector<std::string>{"scale_kernel"});
   EXPECT_TRUE(scan->builds_extension);
+}
+
+// hone prepare's warm-up files (Language::warm_up): each is a load_inline
+// file the scan resolves, so the prebuild builds it outside the sandbox, and
+// each passes its own C++ flags, so each fills its own precompiled header.
+TEST_F(CompatScanFileTest, LoadInlinesWarmUpFilesResolveEachWithItsOwnFlags) {
+  const Language* load_inline = BuiltInLanguages().Find("load_inline");
+  ASSERT_NE(load_inline, nullptr);
+  ASSERT_TRUE(load_inline->warm_up);
+  EXPECT_TRUE(load_inline->warm_up("cpu").empty());
+  std::vector<std::string> files = load_inline->warm_up("cuda");
+  ASSERT_EQ(files.size(), 3u);
+  std::set<std::string> flag_sets, keys;
+  for (const std::string& text : files) {
+    fs::path file = Write(text);
+    EXPECT_EQ(BuiltInLanguages().ForFile(file).value()->name, "load_inline");
+    auto scan = ScanCompatFile(file, HONE_SOURCE_PYTHON_DIR);
+    ASSERT_TRUE(scan.ok()) << scan.status().message();
+    ASSERT_TRUE(scan->ok) << scan->error;
+    EXPECT_TRUE(scan->model_new.defined);
+    ASSERT_EQ(scan->extensions.size(), 1u);
+    const CompatExtension& e = scan->extensions[0];
+    EXPECT_TRUE(e.resolved) << e.unresolved_reason;
+    EXPECT_FALSE(e.in_try);
+    flag_sets.insert(e.args.value("extra_cflags", nlohmann::json()).dump());
+    keys.insert(e.key);
+    EXPECT_EQ(scan->kernels, std::vector<std::string>{"hone_warm_kernel"});
+  }
+  EXPECT_EQ(flag_sets.size(), 3u);
+  EXPECT_EQ(keys.size(), 3u);
+  for (const Language& l : BuiltInLanguages().all()) {
+    if (l.name != "load_inline") EXPECT_FALSE(l.warm_up && !l.warm_up("cuda").empty()) << l.name;
+  }
 }
 
 TEST_F(CompatScanFileTest, ASyntaxErrorNamesTheLine) {
