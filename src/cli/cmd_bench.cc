@@ -25,7 +25,6 @@
 #include "cli/store_flags.h"
 #include "core/clock.h"
 #include "core/fs.h"
-#include "core/hash.h"
 #include "format/builtin_formats.h"
 #include "report/run_data.h"
 #include "report/verdict_text.h"
@@ -79,10 +78,11 @@ void ApplyConfig(const json& c, BenchArgs& a) {
   if (c.contains("search") && c["search"].is_object()) SearchFlagsFromJson(c["search"], a.search);
 }
 
-std::string OptionsHash(const BenchArgs& a) {
-  json flags = EvalFlagsToJson(a.flags);
-  flags.erase("device");  // where it runs is not what is measured
-  return ContentHash({"bench-options-v1", a.backend, flags.dump()});
+// The evaluation settings in the store's work keys (run/eval_options.h):
+// a resumed bench re-uses only verdicts measured the same way.
+std::string OptionsHash(const BenchArgs& a, const EvalOptions& options) {
+  auto sizes = ToSizePolicy(a.flags);  // validated before the run started
+  return EvalIdentity(a.backend, options, sizes.ok() ? sizes->text() : "");
 }
 
 // One unit's row of the table; RowHeader names its columns.
@@ -197,7 +197,7 @@ Status SearchTasks(Store& db, int64_t run_id, const BenchArgs& a, const BenchPla
     o.sanitize_best = !a.flags.no_sanitize;
     o.store = &db;
     o.run_id = run_id;
-    o.options_hash = OptionsHash(a);
+    o.options_hash = OptionsHash(a, o.eval);
     o.run_dir = folders / t.task->name;
     Optimizer optimizer(*t.task, backend, *setup.provider, *setup.prompts, evaluator, o);
     auto start = std::chrono::steady_clock::now();
@@ -351,7 +351,7 @@ Status EvaluateBench(EvalContext& ctx, Store& db, int64_t run_id, const BenchArg
   ExtraLanes extra;
   HONE_ASSIGN_OR_RETURN(std::vector<BenchLane> lanes,
                         OpenLanes(ctx, evaluator, a, plan, sizes, extra));
-  BenchRunInfo info{&db, run_id, !a.resume.empty(), OptionsHash(a), !a.flags.no_sanitize};
+  BenchRunInfo info{&db, run_id, !a.resume.empty(), OptionsHash(a, options), !a.flags.no_sanitize};
   BenchScheduler scheduler(info, std::move(lanes), options, listener, outcome.tally);
   Status st = scheduler.Run(plan);
   outcome.prebuild_seconds = scheduler.prebuild_seconds();

@@ -14,12 +14,12 @@
 #include "cli/search_flags.h"
 #include "cli/store_flags.h"
 #include "core/fs.h"
-#include "core/hash.h"
 #include "core/paths.h"
 #include "format/builtin_formats.h"
 #include "llm/provenance.h"
 #include "search/optimizer.h"
 #include "search/run_record.h"
+#include "session/optimize_session.h"
 #include "task/task_loader.h"
 
 namespace hone::cli {
@@ -139,27 +139,6 @@ Result<std::vector<ProblemPart>> ProblemsToOptimize(const OptimizeArgs& a) {
   return (*format)->Parts(a.task, PartOptions{a.workloads});
 }
 
-// Every part's task, the first one's told in its description that the
-// reply runs on each (the prompt shows that part's problem only).
-Result<std::vector<Task>> LoadParts(EvalContext& ctx, const std::vector<ProblemPart>& parts,
-                                    const std::string& backend, const SizePolicy& sizes) {
-  std::vector<Task> tasks;
-  for (const ProblemPart& part : parts) {
-    HONE_ASSIGN_OR_RETURN(Task t, LoadTask(ctx, part.load.string(), backend, sizes));
-    tasks.push_back(std::move(t));
-  }
-  if (parts.size() > 1) {
-    std::string labels;
-    for (const ProblemPart& part : parts) labels += (labels.empty() ? "" : "; ") + part.label;
-    tasks.front().description += fmt::format(
-        "\n\nThis problem has {} parts, which differ in the sizes the module sets: {}. The "
-        "problem below is the first; your code runs on every part, must be correct on each, and "
-        "is scored by the geometric mean of its speedups.",
-        parts.size(), labels);
-  }
-  return tasks;
-}
-
 Status Validate(const OptimizeArgs& a) {
   if (a.resume.empty()) {
     if (a.task.empty()) return Status::Invalid("optimize: give a TASK (or --resume RUN)");
@@ -241,23 +220,41 @@ void PrintSummary(const OptimizeResult& r, const std::filesystem::path& run_dir,
   PrintLessons(r);
 }
 
-Status RecordTask(Store& store, int64_t run_id, const Task& task, const std::string& path,
-                  bool resumed) {
-  if (resumed) {
-    auto tasks = store.RunTasks(run_id);
-    if (!tasks.ok()) return tasks.status();
-    if (!tasks->empty() && tasks->front().task_hash != task.hash)
-      return Status::Invalid(path + ": the task changed since run " + std::to_string(run_id) +
-                             " started (its content hash differs); start a new run");
+// What the session came to, on stdout and stderr; the exit code.
+int Report(const OptimizeArgs& a, const OptimizeSessionEnd& end, int64_t run_id,
+           const std::filesystem::path& store) {
+  const OptimizeResult& result = end.result;
+  if (!result.lessons_error.empty() && !a.out.json)
+    std::fprintf(stderr, "hone: warning: no lessons distilled from this run: %s\n",
+                 result.lessons_error.c_str());
+  if (result.interrupted) {
+    if (!a.out.json && !a.out.quiet) PrintSummary(result, a.run_dir, "");
+    std::fprintf(stderr, "hone: interrupted; continue with: hone optimize --resume %lld%s\n",
+                 static_cast<long long>(run_id),
+                 a.store.empty() ? "" : (" --store " + a.store).c_str());
+    return 130;
   }
-  HONE_RETURN_IF_ERROR(store.PutTask({task.hash, task.name, AbsolutePath(path), ""}));
-  return store.AddRunTask(run_id, task.hash, "", 0);
-}
-
-// Every LLM call failed: nothing was searched, which is the environment's
-// fault (a key, a URL, the endpoint), not the task's.
-bool EveryCallFailed(const OptimizeResult& r) {
-  return r.spend.candidates > 0 && r.llm_failures == r.spend.candidates;
+  if (end.every_call_failed) {
+    if (!a.out.json && !a.out.quiet) PrintSummary(result, a.run_dir, "");
+    return ReportError(Status::Unavailable(
+        fmt::format("every LLM call failed ({} of {}), so nothing was searched; the last: {}",
+                    result.llm_failures, result.spend.candidates, result.last_llm_error)));
+  }
+  const bool wrote = !a.output.empty() && result.best_id >= 0;
+  if (wrote) {
+    if (Status st = WriteFileAtomic(a.output, result.best_code); !st.ok()) return ReportError(st);
+  }
+  if (a.out.json) {
+    auto j = nlohmann::json::parse(end.summary);
+    j["run_dir"] = a.run_dir;
+    j["run_id"] = run_id;
+    j["store"] = store.string();
+    if (wrote) j["output"] = a.output;
+    std::cout << j.dump(2) << "\n";
+  } else if (!a.out.quiet) {
+    PrintSummary(result, a.run_dir, wrote ? a.output : "");
+  }
+  return kExitOk;
 }
 
 int RunOptimize(OptimizeArgs a) {
@@ -281,45 +278,41 @@ int RunOptimize(OptimizeArgs a) {
     (void)(*store)->SetRunStatus(*run_id, "failed");
     return ReportError(st);
   };
+  // A resumed run's stored options replaced the command line's: check them.
   if (resumed) {
     if (Status st = Validate(a); !st.ok()) return fail(st);
     setup = MakeSearchSetup(a.search);
     if (!setup.ok()) return fail(setup.status());
+    problems = ProblemsToOptimize(a);  // the stored task and workloads
+    if (!problems.ok()) return fail(problems.status());
   }
   auto eval = ToEvalOptions(a.flags);
   if (!eval.ok()) return fail(eval.status());
   auto sizes = ToSizePolicy(a.flags);
   if (!sizes.ok()) return fail(sizes.status());
-  auto ctx = MakeEvalContext(a.backend, a.flags.device);
-  if (!ctx.ok()) return fail(ctx.status());
-  if (resumed) problems = ProblemsToOptimize(a);  // the stored task and workloads
-  if (!problems.ok()) return fail(problems.status());
-  auto tasks = LoadParts(**ctx, *problems, a.backend, *sizes);
-  if (!tasks.ok()) return fail(tasks.status());
-  const Task& task = tasks->front();
-  if (Status st = RecordTask(**store, *run_id, task, problems->front().load.string(), resumed);
-      !st.ok())
-    return fail(st);
-  Evaluator evaluator((*ctx)->env, (*ctx)->oracle.get());
-  OptimizeOptions o = SearchOptions(a.search);
-  o.eval = *eval;
-  o.eval.metrics = !a.flags.no_metrics;
-  o.sanitize_best = !a.flags.no_sanitize;
-  o.run_dir = a.run_dir;
-  o.store = store->get();
-  o.run_id = *run_id;
-  o.options_hash = ContentHash({"optimize-options-v1", a.backend, EvalFlagsToJson(a.flags).dump()});
-  o.interrupted = &g_interrupted;
-  o.lessons = !a.no_lessons;
-  if (tasks->size() > 1)
-    for (size_t i = 0; i < tasks->size(); ++i)
-      o.parts.push_back({(*problems)[i].label, &(*tasks)[i]});
+
+  OptimizeSession session{*problems,
+                          a.backend,
+                          a.flags.device,
+                          *sizes,
+                          SearchOptions(a.search),
+                          store->get(),
+                          *run_id,
+                          resumed,
+                          setup->provider.get(),
+                          setup->prompts.get(),
+                          setup->model,
+                          a.search.strategy.name};
+  session.options.eval = *eval;
+  session.options.eval.metrics = !a.flags.no_metrics;
+  session.options.sanitize_best = !a.flags.no_sanitize;
+  session.options.run_dir = a.run_dir;
+  session.options.interrupted = &g_interrupted;
+  session.options.lessons = !a.no_lessons;
   if (!a.out.quiet && !a.out.json)
     std::fprintf(stderr, "hone: %s optimize run %lld in %s (%s)\n",
                  resumed ? "resuming" : "started", static_cast<long long>(*run_id),
                  (*store)->path().c_str(), a.run_dir.c_str());
-  Optimizer optimizer(task, (*ctx)->backend(a.backend), *setup->provider, *setup->prompts,
-                      evaluator, o);
 
   // The search loop and the threads making LLM calls both print.
   Progress progress(a.out);
@@ -330,7 +323,7 @@ int RunOptimize(OptimizeArgs a) {
   });
   bool warned_sandbox = false;
   InterruptHandler interrupts;
-  auto result = optimizer.Run([&](const OptimizeEvent& e) {
+  auto end = RunOptimizeSession(std::move(session), [&](const OptimizeEvent& e) {
     std::lock_guard<std::mutex> lock(print_mu);
     // What the sandbox could not apply on this machine, said once.
     if (!e.sandbox_missing.empty() && !warned_sandbox) {
@@ -342,45 +335,9 @@ int RunOptimize(OptimizeArgs a) {
     progress.Show(ProgressLine(e));
   });
   progress.Clear();
-  if (!result.ok()) return fail(result.status());
-  if (!result->lessons_error.empty() && !a.out.json)
-    std::fprintf(stderr, "hone: warning: no lessons distilled from this run: %s\n",
-                 result->lessons_error.c_str());
-  const std::string summary =
-      OptimizeResultJson(*result, setup->model, task.name, a.search.strategy.name);
-  if (result->interrupted) {
-    // Left "running": --resume continues it where it stopped.
-    if (!a.out.json && !a.out.quiet) PrintSummary(*result, o.run_dir, "");
-    std::fprintf(stderr, "hone: interrupted; continue with: hone optimize --resume %lld%s\n",
-                 static_cast<long long>(*run_id),
-                 a.store.empty() ? "" : (" --store " + a.store).c_str());
-    return 130;
-  }
-  if (EveryCallFailed(*result)) {
-    (void)(*store)->SetRunStatus(*run_id, "failed", summary);
-    if (!a.out.json && !a.out.quiet) PrintSummary(*result, o.run_dir, "");
-    return ReportError(Status::Unavailable(
-        fmt::format("every LLM call failed ({} of {}), so nothing was searched; the last: {}",
-                    result->llm_failures, result->spend.candidates, result->last_llm_error)));
-  }
-  if (Status st = (*store)->SetRunStatus(*run_id, "finished", summary); !st.ok())
-    return ReportError(st);
-  if (!a.output.empty() && result->best_id >= 0) {
-    if (Status st = WriteFileAtomic(a.output, result->best_code); !st.ok()) return ReportError(st);
-  }
-  if (a.out.json) {
-    auto j = nlohmann::json::parse(summary);
-    j["run_dir"] = o.run_dir.string();
-    j["run_id"] = *run_id;
-    j["store"] = (*store)->path().string();
-    if (!a.output.empty() && result->best_id >= 0) j["output"] = a.output;
-    std::cout << j.dump(2) << "\n";
-  } else if (!a.out.quiet) {
-    PrintSummary(*result, o.run_dir, result->best_id >= 0 ? a.output : "");
-  }
-  return kExitOk;
+  if (!end.ok()) return ReportError(end.status());
+  return Report(a, *end, *run_id, (*store)->path());
 }
-
 }  // namespace
 
 Command RegisterOptimize(CLI::App& app) {

@@ -15,7 +15,7 @@
 #include "cli/commands.h"
 #include "cli/device_list.h"
 #include "cli/eval_flags.h"
-#include "cli/worker_evaluator.h"
+#include "serve/job_evaluator.h"
 #include "core/fs.h"
 #include "serve/redis_credentials.h"
 #include "serve/redis_job_queue.h"

@@ -135,17 +135,6 @@ CLI::Option* AddAllowFlag(CLI::App* app, std::vector<std::string>& rules, const 
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
-Result<std::set<std::string>> ParseAllowedRules(const std::vector<std::string>& names) {
-  std::set<std::string> rules;
-  for (const auto& name : names) {
-    if (!BuiltInLanguages().IsRule(name))
-      return Status::Invalid("--allow: unknown lint rule '" + name +
-                             "' (hone lint --rules lists them)");
-    rules.insert(name);
-  }
-  return rules;
-}
-
 Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   EvalOptions o;
   auto flush = ParseFlushMode(f.flush);
@@ -190,22 +179,6 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   if (!f.baselines.empty()) HONE_RETURN_IF_ERROR(ApplyBaselines(f.baselines, "--baselines", o));
   if (f.profile) o.seccomp = o.landlock = o.netns = false;
   return o;
-}
-
-Status ApplyBaselines(const std::string& baselines, const std::string& where, EvalOptions& o) {
-  if (baselines == "eager,compile" || baselines == "compile,eager") {
-    o.eager_baseline = o.compile_baseline = true;
-  } else if (baselines == "eager") {
-    o.eager_baseline = true;
-    o.compile_baseline = false;
-  } else if (baselines == "none") {
-    o.eager_baseline = o.compile_baseline = false;
-  } else {
-    return Status::Invalid(where + ": expected eager,compile, eager or none, got '" + baselines +
-                           "'");
-  }
-  o.baselines_chosen = true;
-  return Status::Ok();
 }
 
 Result<SizePolicy> ToSizePolicy(const EvalFlags& f) {

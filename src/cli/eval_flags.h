@@ -63,14 +63,9 @@ void AddOutputFlags(CLI::App* app, Output& out);
 // Validated options, or Status::Invalid naming the flag.
 Result<EvalOptions> ToEvalOptions(const EvalFlags& f);
 
-// "eager,compile", "eager" or "none" into `o` (baselines_chosen set); `where`
-// names the flag or field in the message of Status::Invalid for anything else.
-Status ApplyBaselines(const std::string& baselines, const std::string& where, EvalOptions& o);
 // --shape-scale / --size-policy, or Status::Invalid naming the flag.
 Result<SizePolicy> ToSizePolicy(const EvalFlags& f);
 // --allow RULE: one rule per use, repeatable.
 CLI::Option* AddAllowFlag(CLI::App* app, std::vector<std::string>& rules, const std::string& help);
-// The rules named by --allow, or Status::Invalid naming an unknown one.
-Result<std::set<std::string>> ParseAllowedRules(const std::vector<std::string>& names);
 
 }  // namespace hone::cli

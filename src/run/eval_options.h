@@ -11,7 +11,9 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
+#include "core/status.h"
 #include "lang/builtin.h"
 #include "lang/language.h"
 #include "measure/timer.h"
@@ -85,5 +87,21 @@ using ProgressFn = std::function<void(const std::string& stage)>;
 // The default memory for a candidate's own allocations: an eighth of RAM, at
 // most 2 GiB. Inputs, outputs and hone's flush buffer come on top.
 size_t DefaultMemoryLimit();
+
+// "eager,compile", "eager" or "none" into `o` (baselines_chosen set); `where`
+// names the flag or field in the message of Status::Invalid for anything else
+// (--baselines, a served job's config.baselines).
+Status ApplyBaselines(const std::string& baselines, const std::string& where, EvalOptions& o);
+// The lint rules named (--allow, a served job's config.allow), or
+// Status::Invalid naming an unknown one.
+Result<std::set<std::string>> ParseAllowedRules(const std::vector<std::string>& names);
+
+// What names an evaluation's settings in the store's work keys, so that a
+// resumed run or bench re-uses a stored verdict only when it was measured
+// the same way: everything in `o` that changes a verdict and the sizes the
+// problems ran at, on `backend`; not where it ran (the device) or how it was
+// shown. 32 hex digits.
+std::string EvalIdentity(const std::string& backend, const EvalOptions& o,
+                         const std::string& sizes);
 
 }  // namespace hone

@@ -7,8 +7,8 @@
 #include <deque>
 #include <mutex>
 
-#include "cli/worker_evaluator.h"
 #include "core/fs.h"
+#include "serve/job_evaluator.h"
 #include "serve/job_files.h"
 #include "serve/redis_job_queue.h"
 #include "serve/redis_queue_scripts.h"
@@ -111,7 +111,6 @@ EvalJob Kind(const std::string& kind, const std::string& backend = "") {
 }
 
 TEST(WorkerEvaluator, JobBackend) {
-  using cli::JobBackend;
   EXPECT_EQ(*JobBackend(Kind("cpp"), "cpu"), "cpu");
   EXPECT_EQ(*JobBackend(Kind("cpp"), "cuda"), "cpu");
   EXPECT_EQ(*JobBackend(Kind("cuda"), "cuda"), "cuda");
@@ -126,22 +125,21 @@ TEST(WorkerEvaluator, JobBackend) {
 TEST(WorkerEvaluator, ApplyJobConfig) {
   EvalOptions base;
   base.total_timeout = 60s;
-  auto o =
-      cli::ApplyJobConfig(base, {{"timeout_s", 5}, {"allow", "library"}, {"baselines", "eager"}});
+  auto o = ApplyJobConfig(base, {{"timeout_s", 5}, {"allow", "library"}, {"baselines", "eager"}});
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->total_timeout, 5s);
   EXPECT_TRUE(o->lint_allow.count("library"));
   EXPECT_TRUE(o->eager_baseline);
   EXPECT_FALSE(o->compile_baseline);
-  EXPECT_EQ(cli::ApplyJobConfig(base, {{"timeout_s", 600}})->total_timeout, 60s)
+  EXPECT_EQ(ApplyJobConfig(base, {{"timeout_s", 600}})->total_timeout, 60s)
       << "never longer than the worker allows";
-  EXPECT_FALSE(cli::ApplyJobConfig(base, {{"allow", "no_such_rule"}}).ok());
-  EXPECT_FALSE(cli::ApplyJobConfig(base, {{"baselines", "fast"}}).ok());
-  EXPECT_FALSE(cli::ApplyJobConfig(base, {{"timeout_s", 0}}).ok());
+  EXPECT_FALSE(ApplyJobConfig(base, {{"allow", "no_such_rule"}}).ok());
+  EXPECT_FALSE(ApplyJobConfig(base, {{"baselines", "fast"}}).ok());
+  EXPECT_FALSE(ApplyJobConfig(base, {{"timeout_s", 0}}).ok());
   Task t;
-  cli::ApplyJobSeeds(t, {{"seeds", 1}});
+  ApplyJobSeeds(t, {{"seeds", 1}});
   EXPECT_EQ(t.seeds, 3) << "never fewer than the task's";
-  cli::ApplyJobSeeds(t, {{"seeds", 100}});
+  ApplyJobSeeds(t, {{"seeds", 100}});
   EXPECT_EQ(t.seeds, 16);
 }
 

@@ -1,16 +1,15 @@
-#include "cli/worker_evaluator.h"
+#include "serve/job_evaluator.h"
 
 #include <algorithm>
 #include <sstream>
 
-#include "cli/eval_flags.h"
 #include "core/fs.h"
 #include "format/builtin_formats.h"
 #include "lang/builtin.h"
 #include "task/task_loader.h"
 #include "tune/autotune.h"
 
-namespace hone::cli {
+namespace hone {
 
 namespace {
 
@@ -195,4 +194,4 @@ Result<Verdict> ContextJobEvaluator::Evaluate(const EvalJob& job, const JobFiles
   return v;
 }
 
-}  // namespace hone::cli
+}  // namespace hone

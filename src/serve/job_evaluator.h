@@ -18,11 +18,12 @@
 #include <set>
 #include <string>
 
-#include "cli/context.h"
+#include "run/evaluator.h"
 #include "serve/served_run.h"
 #include "serve/worker.h"
+#include "session/eval_context.h"
 
-namespace hone::cli {
+namespace hone {
 
 struct WorkerEvalSetup {
   std::string backend = "cpu";  // the worker's: cpu, or cuda on its --device
@@ -84,4 +85,4 @@ class ContextJobEvaluator : public JobEvaluator {
   std::map<std::string, Task> tasks_;
 };
 
-}  // namespace hone::cli
+}  // namespace hone

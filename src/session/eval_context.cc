@@ -1,0 +1,109 @@
+#include "session/eval_context.h"
+
+#include "core/fs.h"
+#include "run/cpu_backend.h"
+#include "task/task_loader.h"
+#if HONE_HAVE_CUDA
+#include "cuda/cuda_backend.h"
+#endif
+
+namespace hone {
+
+BackendRegistry BuiltInBackends() {
+  BackendRegistry r;
+  RegisterCpuBackend(r);
+#if HONE_HAVE_CUDA
+  RegisterCudaBackend(r);
+#else
+  BackendKind cuda;
+  cuda.name = "cuda";
+  cuda.traits.label = "CUDA";
+  cuda.traits.tasks_as = "cuda";
+  cuda.unavailable = "this hone was built without the CUDA backend (no CUDA toolkit)";
+  r.Register(std::move(cuda));
+#endif
+  return r;
+}
+
+Status BackendFailureFor(const std::string& candidate, const std::string& backend,
+                         const Status& st) {
+  if (st.code() != StatusCode::kUnavailable || backend == kHostBackend) return st;
+  const LanguageRegistry& languages = BuiltInLanguages();
+  auto language = languages.ForFile(candidate);
+  std::string host;
+  for (const Language& l : languages.all())
+    if (l.RunsOn(kHostBackend))
+      host += (host.empty() ? "" : ", ") + l.label + " (" + l.extension() + ")";
+  return Status::Unavailable(
+      candidate + ": " +
+      (language.ok() ? "a " + (*language)->label + " candidate" : std::string("the candidate")) +
+      " needs the " + backend + " backend, which cannot start here: " + st.message() +
+      (host.empty() ? "" : "; this machine runs " + host + " candidates (--backend cpu)"));
+}
+
+Result<std::unique_ptr<EvalContext>> MakeEvalContext(const std::string& backend, int device) {
+  auto ctx = std::make_unique<EvalContext>();
+  HONE_ASSIGN_OR_RETURN(std::filesystem::path cache, CacheDir());
+  ctx->env.backends = BuiltInBackends();
+  ctx->env.languages = BuiltInLanguages();
+  ctx->env.scratch_root = cache / "scratch";
+  BackendSetup setup{cache, device};
+  HONE_RETURN_IF_ERROR(ctx->env.backends.Open(kHostBackend, setup).status());
+  HONE_RETURN_IF_ERROR(ctx->env.backends.Open(backend, setup).status());
+  return ctx;
+}
+
+Result<Task> LoadTaskWith(std::unique_ptr<OracleService>& oracle, const std::string& path,
+                          const std::string& device, const SizePolicy& sizes) {
+  if (!IsPyTorchTaskFile(path)) return LoadNativeTask(path);
+  if (!oracle || oracle->device() != device) {
+    oracle.reset();
+    HONE_ASSIGN_OR_RETURN(oracle, OracleService::Start(device));
+  }
+  return oracle->Load(path, sizes);
+}
+
+Status StartOracle(EvalContext& ctx, const std::string& backend) {
+  HONE_ASSIGN_OR_RETURN(const Backend* b, ctx.env.backends.Get(backend));
+  std::string device = b->oracle_device();
+  if (!ctx.oracle || ctx.oracle->device() != device) {
+    ctx.oracle.reset();
+    HONE_ASSIGN_OR_RETURN(ctx.oracle, OracleService::Launch(device));
+  }
+  return Status::Ok();
+}
+
+Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::string& backend,
+                      const SizePolicy& sizes) {
+  HONE_ASSIGN_OR_RETURN(const Backend* b, ctx.env.backends.Get(backend));
+  return LoadTaskWith(ctx.oracle, path, b->oracle_device(), sizes);
+}
+
+Status CheckCandidateFile(const std::string& candidate) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::file_status st = fs::status(candidate, ec);
+  const LanguageRegistry& languages = BuiltInLanguages();
+  if (fs::is_directory(st))
+    return Status::Invalid(candidate + ": is a directory; the candidate is one source file: " +
+                           languages.ExtensionsText());
+  if (!fs::exists(st)) return Status::Invalid(candidate + ": candidate file not found");
+  if (!fs::is_regular_file(st)) return Status::Invalid(candidate + ": not a regular file");
+  return languages.ForFile(candidate).status();
+}
+
+Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested) {
+  HONE_ASSIGN_OR_RETURN(const Language* language, BuiltInLanguages().ForFile(candidate));
+  return ResolveBackend(BuiltInBackends(), *language, candidate, requested);
+}
+
+std::function<bool(const std::filesystem::path&)> SolutionsFor(const std::string& backend) {
+  const BackendKind* kind = BuiltInBackends().Kind(backend);
+  const std::string device = kind ? kind->traits.tasks_as : backend;
+  return [device](const std::filesystem::path& file) {
+    auto language = BuiltInLanguages().ForFile(file);
+    return language.ok() && (*language)->RunsOn(device);
+  };
+}
+
+}  // namespace hone
