@@ -63,7 +63,7 @@ double RunOnce(Setup& setup, const Task& task, const PromptBuilder& prompts, int
   Provider provider(*model, MakeCurlHttpClient(), RetryPolicy{}, PriceTable::Defaults(), 4);
   OptimizeOptions o;
   o.strategy.name = "sample";
-  o.strategy.samples = n;
+  o.strategy.params.Set("samples", n);
   o.llm_concurrency = 4;
   o.eval.time = timed;
   o.eval.timing.budget_seconds = 0.2;

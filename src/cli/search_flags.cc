@@ -13,6 +13,30 @@ namespace hone::cli {
 
 using json = nlohmann::json;
 
+namespace {
+
+// --strategy, then every strategy's parameters as their strategies declare
+// them (search/strategy.h: StrategySpec), writing into `o.params`.
+void AddStrategyFlags(CLI::App* sub, StrategyOptions& o) {
+  sub->add_option("--strategy", o.name, OneOf(StrategyNames()))->capture_default_str();
+  for (const StrategySpec* spec : Strategies()) {
+    for (const StrategyParam& p : spec->params) {
+      const std::string help = spec->name + ": " + p.help;
+      ParamValue& value = o.params.Mutable(p.key);
+      if (auto* n = std::get_if<int>(&value)) {
+        sub->add_option(p.flag, *n, help)->capture_default_str();
+      } else {
+        sub->add_option(p.flag, std::get<std::vector<std::string>>(value),
+                        help + ", comma-separated")
+            ->delimiter(',')
+            ->capture_default_str();
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void AddSearchFlags(CLI::App* sub, SearchFlags& f, const std::string& what) {
   sub->add_option("--model", f.model,
                   "provider:model, e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5, "
@@ -21,33 +45,7 @@ void AddSearchFlags(CLI::App* sub, SearchFlags& f, const std::string& what) {
   sub->add_option("--language", f.language,
                   "The kernel language to ask for: cpp, cuda, triton or load_inline (a ModelNew "
                   "file, PyTorch tasks only); default: the backend's own (cpp, cuda)");
-  sub->add_option("--strategy", f.strategy.name, "sample, refine, evolve, tree or auto")
-      ->capture_default_str();
-  sub->add_option("--samples", f.strategy.samples, "sample: candidates")->capture_default_str();
-  sub->add_option("--chains", f.strategy.chains, "refine: independent chains")
-      ->capture_default_str();
-  sub->add_option("--turns", f.strategy.turns, "refine: turns per chain")->capture_default_str();
-  sub->add_option("--islands", f.strategy.islands, "evolve: islands")->capture_default_str();
-  sub->add_option("--population", f.strategy.population,
-                  "evolve: initial samples per island, and children per generation")
-      ->capture_default_str();
-  sub->add_option("--generations", f.strategy.generations, "evolve: generations")
-      ->capture_default_str();
-  sub->add_option("--ideas", f.strategy.ideas, "tree: ideas asked for per expansion")
-      ->capture_default_str();
-  sub->add_option("--expansions", f.strategy.expansions, "tree: calls for ideas in all")
-      ->capture_default_str();
-  sub->add_option("--depth", f.strategy.depth, "tree: nodes this deep are not expanded")
-      ->capture_default_str();
-  sub->add_option("--roots", f.strategy.roots, "tree: attempts at a first passing kernel")
-      ->capture_default_str();
-  sub->add_option("--auto-calls", f.strategy.auto_calls,
-                  "auto: LLM calls the bandit spreads over the strategies")
-      ->capture_default_str();
-  sub->add_option("--arms", f.strategy.arms,
-                  "auto: the strategies to spread calls over, comma-separated")
-      ->delimiter(',')
-      ->capture_default_str();
+  AddStrategyFlags(sub, f.strategy);
   sub->add_option("--budget-candidates", f.budget.max_candidates,
                   "Most LLM calls of " + what + " (0: no limit)");
   sub->add_option("--budget-tokens", f.budget.max_tokens,
@@ -84,24 +82,10 @@ void AddSearchFlags(CLI::App* sub, SearchFlags& f, const std::string& what) {
 }
 
 json SearchFlagsToJson(const SearchFlags& f) {
-  const StrategyOptions& st = f.strategy;
   const Budget& b = f.budget;
   json j = {{"model", f.model},
             {"base_url", f.base_url},
-            {"strategy",
-             {{"name", st.name},
-              {"samples", st.samples},
-              {"chains", st.chains},
-              {"turns", st.turns},
-              {"islands", st.islands},
-              {"population", st.population},
-              {"generations", st.generations},
-              {"ideas", st.ideas},
-              {"expansions", st.expansions},
-              {"depth", st.depth},
-              {"roots", st.roots},
-              {"auto_calls", st.auto_calls},
-              {"arms", st.arms}}},
+            {"strategy", StrategyOptionsToJson(f.strategy)},
             {"budget",
              {{"candidates", b.max_candidates},
               {"tokens", b.max_tokens},
@@ -127,20 +111,7 @@ void SearchFlagsFromJson(const json& c, SearchFlags& f) {
   f.model = c.value("model", "");
   f.language = c.value("language", "");
   f.base_url = c.value("base_url", "");
-  auto st = c.value("strategy", json::object());
-  f.strategy.name = st.value("name", f.strategy.name);
-  f.strategy.samples = st.value("samples", f.strategy.samples);
-  f.strategy.chains = st.value("chains", f.strategy.chains);
-  f.strategy.turns = st.value("turns", f.strategy.turns);
-  f.strategy.islands = st.value("islands", f.strategy.islands);
-  f.strategy.population = st.value("population", f.strategy.population);
-  f.strategy.generations = st.value("generations", f.strategy.generations);
-  f.strategy.ideas = st.value("ideas", f.strategy.ideas);
-  f.strategy.expansions = st.value("expansions", f.strategy.expansions);
-  f.strategy.depth = st.value("depth", f.strategy.depth);
-  f.strategy.roots = st.value("roots", f.strategy.roots);
-  f.strategy.auto_calls = st.value("auto_calls", f.strategy.auto_calls);
-  f.strategy.arms = st.value("arms", f.strategy.arms);
+  StrategyOptionsFromJson(c.value("strategy", json::object()), f.strategy);
   auto b = c.value("budget", json::object());
   f.budget.max_candidates = b.value("candidates", 0);
   f.budget.max_tokens = b.value("tokens", int64_t{0});

@@ -2,7 +2,9 @@
 // --model`: the model and endpoint, the strategy, the budget, sampling and
 // retries, prices and prompts; stored with a run (as JSON) so that
 // `--resume` searches the same way; and what they set up (the provider and
-// the prompt templates).
+// the prompt templates). The strategies' flags, their stored form and their
+// checks come from the strategies' own declarations (search/strategy.h:
+// StrategySpec); nothing here names one.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -38,7 +38,54 @@ double CostIn(Currency c, const AutoStrategy::ArmStats& s) {
 // priced ones) still paid something: the gain is divided by at least this.
 constexpr double kLeastCost = 1e-9;
 
+// --arms: strategies that can be arms, none twice.
+Status CheckArms(const std::vector<std::string>& arms) {
+  const std::vector<std::string> known = StrategyNames(/*arms_only=*/true);
+  if (arms.empty()) {
+    std::string list;
+    for (const std::string& name : known) list += (list.empty() ? "" : ", ") + name;
+    return Status::Invalid("name at least one of " + list);
+  }
+  for (auto it = arms.begin(); it != arms.end(); ++it) {
+    if (std::find(known.begin(), known.end(), *it) == known.end())
+      return Status::Invalid("expected " + OneOf(known) + ", got '" + *it + "'");
+    if (std::find(arms.begin(), it, *it) != it)
+      return Status::Invalid("'" + *it + "' is named twice");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+const StrategySpec& AutoStrategy::Spec() {
+  static const StrategySpec spec{
+      .name = "auto",
+      .params = {IntParam("auto_calls", "--auto-calls",
+                          "LLM calls the bandit spreads over the strategies", 24, 1),
+                 NamesParam("arms", "--arms", "the strategies to spread calls over",
+                            {"sample", "refine", "evolve", "tree"}, CheckArms)},
+      .make = [](const StrategyParams& p,
+                 const StrategyContext& c) -> std::unique_ptr<SearchStrategy> {
+        const int calls = p.Int("auto_calls");
+        std::vector<AutoArm> arms;
+        for (const std::string& name : p.Names("arms")) {
+          const StrategySpec& arm = *FindStrategy(name);
+          StrategyParams sized = p;
+          arm.size_for(sized, calls);
+          arms.push_back({name, arm.make(sized, c)});
+        }
+        return std::make_unique<AutoStrategy>(std::move(arms), calls);
+      },
+      // What each arm needs, whether run alone or as an arm.
+      .check =
+          [](const StrategyParams& p) {
+            for (const std::string& name : p.Names("arms"))
+              HONE_RETURN_IF_ERROR(CheckParams(*FindStrategy(name), p));
+            return Status::Ok();
+          },
+  };
+  return spec;
+}
 
 AutoStrategy::AutoStrategy(std::vector<AutoArm> arms, int calls)
     : arms_(std::move(arms)), stats_(arms_.size()), calls_(calls) {}

@@ -53,6 +53,10 @@ class AutoStrategy : public SearchStrategy {
     int64_t tokens = 0;
   };
 
+  // Its parameters: --auto-calls, --arms; the arms' own are checked too, and
+  // each arm is made from them resized to the calls (StrategySpec::size_for).
+  static const StrategySpec& Spec();
+
   // `arms` in the order untried ones are tried; `calls` > 0.
   AutoStrategy(std::vector<AutoArm> arms, int calls);
   std::vector<Proposal> Propose(int max, int* next_id) override;

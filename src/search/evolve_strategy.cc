@@ -10,6 +10,29 @@ constexpr int kTournamentSize = 2;
 
 }  // namespace
 
+const StrategySpec& EvolveStrategy::Spec() {
+  static const StrategySpec spec{
+      .name = "evolve",
+      .params = {IntParam("islands", "--islands", "islands", 2, 1),
+                 IntParam("population", "--population",
+                          "initial samples per island, and children per generation", 4, 1),
+                 IntParam("generations", "--generations", "generations", 4, 0)},
+      .make = [](const StrategyParams& p,
+                 const StrategyContext& c) -> std::unique_ptr<SearchStrategy> {
+        return std::make_unique<EvolveStrategy>(c, p.Int("islands"), p.Int("population"),
+                                                p.Int("generations"));
+      },
+      // The generations after the first samples that the calls fill, the
+      // last one partly.
+      .size_for =
+          [](StrategyParams& p, int calls) {
+            const int per_generation = p.Int("islands") * p.Int("population");
+            p.Set("generations", std::max(0, (calls + per_generation - 1) / per_generation - 1));
+          },
+  };
+  return spec;
+}
+
 EvolveStrategy::EvolveStrategy(StrategyContext context, int islands, int population,
                                int generations, uint64_t seed)
     : context_(std::move(context)),

@@ -17,6 +17,9 @@ namespace hone {
 
 class EvolveStrategy : public SearchStrategy {
  public:
+  // Its parameters: --islands, --population, --generations.
+  static const StrategySpec& Spec();
+
   EvolveStrategy(StrategyContext context, int islands, int population, int generations,
                  uint64_t seed = 1);
   std::vector<Proposal> Propose(int max, int* next_id) override;

@@ -9,6 +9,25 @@ constexpr size_t kKeptExchanges = 3;
 
 }  // namespace
 
+const StrategySpec& RefineStrategy::Spec() {
+  static const StrategySpec spec{
+      .name = "refine",
+      .params = {IntParam("chains", "--chains", "independent chains", 2, 1),
+                 IntParam("turns", "--turns", "turns per chain", 4, 1)},
+      .make = [](const StrategyParams& p,
+                 const StrategyContext& c) -> std::unique_ptr<SearchStrategy> {
+        return std::make_unique<RefineStrategy>(c, p.Int("chains"), p.Int("turns"));
+      },
+      // As many chains of --turns turns as the calls fill.
+      .size_for =
+          [](StrategyParams& p, int calls) {
+            const int turns = p.Int("turns");
+            p.Set("chains", (calls + turns - 1) / turns);
+          },
+  };
+  return spec;
+}
+
 RefineStrategy::RefineStrategy(StrategyContext context, int chains, int turns)
     : context_(std::move(context)), turns_(turns) {
   std::string first = context_.prompts->FirstTurn(

@@ -11,6 +11,9 @@ namespace hone {
 
 class RefineStrategy : public SearchStrategy {
  public:
+  // Its parameters: --chains, --turns.
+  static const StrategySpec& Spec();
+
   RefineStrategy(StrategyContext context, int chains, int turns);
   std::vector<Proposal> Propose(int max, int* next_id) override;
   void Observe(const AttemptResult& result) override;

@@ -2,6 +2,19 @@
 
 namespace hone {
 
+const StrategySpec& SampleStrategy::Spec() {
+  static const StrategySpec spec{
+      .name = "sample",
+      .params = {IntParam("samples", "--samples", "candidates", 8, 1)},
+      .make = [](const StrategyParams& p,
+                 const StrategyContext& c) -> std::unique_ptr<SearchStrategy> {
+        return std::make_unique<SampleStrategy>(c, p.Int("samples"));
+      },
+      .size_for = [](StrategyParams& p, int calls) { p.Set("samples", calls); },
+  };
+  return spec;
+}
+
 SampleStrategy::SampleStrategy(StrategyContext context, int samples)
     : context_(std::move(context)), samples_(samples) {
   first_turn_ = context_.prompts->FirstTurn(*context_.task, *context_.language, context_.machine,

@@ -8,6 +8,9 @@ namespace hone {
 
 class SampleStrategy : public SearchStrategy {
  public:
+  // Its parameter: --samples, the candidates.
+  static const StrategySpec& Spec();
+
   SampleStrategy(StrategyContext context, int samples);
   std::vector<Proposal> Propose(int max, int* next_id) override;
   void Observe(const AttemptResult&) override {}

@@ -6,16 +6,19 @@
 // Strategies are driven by one thread (the loop's); they never block.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "llm/provider.h"
 #include "measure/machine.h"
 #include "search/extract.h"
 #include "search/prompt.h"
+#include "search/strategy_params.h"
 #include "task/task.h"
 #include "verify/verdict.h"
 
@@ -77,18 +80,46 @@ class SearchStrategy {
   virtual nlohmann::json Summary() const { return nullptr; }
 };
 
-struct StrategyOptions {
-  std::string name = "refine";                          // sample, refine, evolve, tree, auto
-  int samples = 8;                                      // sample: candidates
-  int chains = 2, turns = 4;                            // refine
-  int islands = 2, population = 4, generations = 4;     // evolve: initial samples per island
-  int ideas = 3, expansions = 4, depth = 3, roots = 3;  // tree (search/tree_strategy.h)
-  int auto_calls = 24;                                  // auto: LLM calls over the arms
-  std::vector<std::string> arms = {"sample", "refine", "evolve", "tree"};  // auto
+// What hone knows of a strategy before making one, declared by the strategy
+// itself (its class's Spec()): everything about its parameters lives there.
+struct StrategySpec {
+  std::string name;                   // --strategy's value
+  std::vector<StrategyParam> params;  // its own, in the order of their flags
+  // The strategy, from parameters that passed ValidateStrategyOptions.
+  std::function<std::unique_ptr<SearchStrategy>(const StrategyParams&, const StrategyContext&)>
+      make = nullptr;
+  // As an arm of auto: its parameters resized so that it alone could make
+  // `calls` calls. Null for a strategy that cannot be an arm.
+  std::function<void(StrategyParams&, int calls)> size_for = nullptr;
+  // Checks beyond each parameter's own (auto: its arms' parameters), run
+  // once those passed; null when there are none.
+  std::function<Status(const StrategyParams&)> check = nullptr;
 };
 
-// Status::Invalid naming the flag: an unknown strategy, a count that must
-// be positive. Checked before a run is stored.
+// Every strategy, in the order of --strategy's help and of the flags.
+const std::vector<const StrategySpec*>& Strategies();
+// The strategy called `name`, or null.
+const StrategySpec* FindStrategy(std::string_view name);
+// The names of Strategies(), or of those that can be arms of auto.
+std::vector<std::string> StrategyNames(bool arms_only = false);
+// "a, b, c or d", for messages and help.
+std::string OneOf(const std::vector<std::string>& names);
+
+// Which strategy to run, and every strategy's parameters (only the chosen
+// one's, or its arms', are used).
+struct StrategyOptions {
+  StrategyOptions();  // each parameter at its declared default
+  std::string name = "refine";
+  StrategyParams params;
+};
+
+// Status::Invalid naming the flag of the first of `spec`'s parameters that
+// is refused.
+Status CheckParams(const StrategySpec& spec, const StrategyParams& params);
+
+// Status::Invalid naming the flag: an unknown strategy, a value its
+// parameters (or, for auto, its arms') refuse. Checked before a run is
+// stored.
 Status ValidateStrategyOptions(const StrategyOptions& options);
 
 // The strategy `options.name`, or an error naming the known ones. For
@@ -96,5 +127,11 @@ Status ValidateStrategyOptions(const StrategyOptions& options);
 // (search/auto_strategy.h).
 Result<std::unique_ptr<SearchStrategy>> MakeStrategy(const StrategyOptions& options,
                                                      const StrategyContext& context);
+
+// The options as stored with a run ("strategy" in its config): {"name", and
+// one key per parameter}; read back by --resume. Keys `j` lacks (a run
+// stored before the parameter existed) keep their values.
+nlohmann::json StrategyOptionsToJson(const StrategyOptions& options);
+void StrategyOptionsFromJson(const nlohmann::json& j, StrategyOptions& options);
 
 }  // namespace hone

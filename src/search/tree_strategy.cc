@@ -52,6 +52,24 @@ std::vector<ChatMessage> Window(const std::vector<ChatMessage>& chat) {
 
 }  // namespace
 
+const StrategySpec& TreeStrategy::Spec() {
+  static const StrategySpec spec{
+      .name = "tree",
+      .params = {IntParam("ideas", "--ideas", "ideas asked for per expansion", 3, 1),
+                 IntParam("expansions", "--expansions", "calls for ideas in all", 4, 1),
+                 IntParam("depth", "--depth", "nodes this deep are not expanded", 3, 1),
+                 IntParam("roots", "--roots", "attempts at a first passing kernel", 3, 1)},
+      .make = [](const StrategyParams& p,
+                 const StrategyContext& c) -> std::unique_ptr<SearchStrategy> {
+        return std::make_unique<TreeStrategy>(
+            c, TreeOptions{p.Int("ideas"), p.Int("expansions"), p.Int("depth"), p.Int("roots")});
+      },
+      // Every call may be a call for ideas.
+      .size_for = [](StrategyParams& p, int calls) { p.Set("expansions", calls); },
+  };
+  return spec;
+}
+
 TreeStrategy::TreeStrategy(StrategyContext context, TreeOptions options)
     : context_(std::move(context)), options_(options) {
   root_chat_ = {

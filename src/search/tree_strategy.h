@@ -61,11 +61,13 @@ namespace hone {
 // UCB1's exploration weight for the node to expand.
 inline constexpr double kTreeExploration = 0.5;
 
+// The tree's parameters; their flags and defaults are declared in
+// TreeStrategy::Spec().
 struct TreeOptions {
-  int ideas = 3;       // ideas asked for per expansion
-  int expansions = 4;  // calls for ideas in all
-  int depth = 3;       // nodes this deep are not expanded (a root is 0 deep)
-  int roots = 3;       // attempts at a first passing kernel
+  int ideas = 0;       // ideas asked for per expansion
+  int expansions = 0;  // calls for ideas in all
+  int depth = 0;       // nodes this deep are not expanded (a root is 0 deep)
+  int roots = 0;       // attempts at a first passing kernel
 };
 
 class TreeStrategy : public SearchStrategy {
@@ -88,6 +90,9 @@ class TreeStrategy : public SearchStrategy {
     bool adopted = false;        // a root from another strategy's attempt
     std::vector<int> children;   // indices, in the order made
   };
+
+  // Its parameters: --ideas, --expansions, --depth, --roots (TreeOptions).
+  static const StrategySpec& Spec();
 
   TreeStrategy(StrategyContext context, TreeOptions options);
   std::vector<Proposal> Propose(int max, int* next_id) override;

@@ -99,8 +99,8 @@ TEST_F(OptimizeTest, RefineFeedsTheCompilerErrorBackAndKeepsTheFastestKernel) {
   auto provider = MakeProvider("openai-compatible:fake-model", 1);
   StrategyOptions s;
   s.name = "refine";
-  s.chains = 1;
-  s.turns = 3;
+  s.params.Set("chains", 1);
+  s.params.Set("turns", 3);
   OptimizeResult r = Optimize(*provider, s);
 
   EXPECT_EQ(r.spend.candidates, 3);
@@ -155,7 +155,7 @@ HONE_EXPORT int hone_forward(const hone_args* args) {
   auto provider = MakeProvider("openai-compatible:fake-model", 1);
   StrategyOptions s;
   s.name = "sample";
-  s.samples = 2;
+  s.params.Set("samples", 2);
   OptimizeResult r =
       Optimize(*provider, s, {}, 1, {{"N=4096 and 1025", &task_}, {"N=7", &*second}});
   EXPECT_EQ(r.evaluated, 2);
@@ -185,7 +185,7 @@ TEST_F(OptimizeTest, FirstTurnGivesTheReferenceAndItsMeasuredTime) {
   auto provider = MakeProvider("openai-compatible:fake-model", 1);
   StrategyOptions s;
   s.name = "sample";
-  s.samples = 1;
+  s.params.Set("samples", 1);
   Optimize(*provider, s);
   auto requests = server_.requests();
   ASSERT_EQ(requests.size(), 1u);
@@ -225,7 +225,7 @@ TEST_F(OptimizeTest, SampleSurvivesEveryKindOfLlmFailure) {
   auto provider = MakeProvider("anthropic:claude-test", 1);
   StrategyOptions s;
   s.name = "sample";
-  s.samples = 4;
+  s.params.Set("samples", 4);
   OptimizeResult r = Optimize(*provider, s);
 
   EXPECT_EQ(r.spend.candidates, 4);
@@ -261,9 +261,9 @@ TEST_F(OptimizeTest, EvolveShowsParentsWithTheirResults) {
   auto provider = MakeProvider("openai-compatible:fake-model", 1);
   StrategyOptions s;
   s.name = "evolve";
-  s.islands = 2;
-  s.population = 1;
-  s.generations = 1;
+  s.params.Set("islands", 2);
+  s.params.Set("population", 1);
+  s.params.Set("generations", 1);
   OptimizeResult r = Optimize(*provider, s);
 
   EXPECT_EQ(r.spend.candidates, 4);
@@ -286,7 +286,7 @@ TEST_F(OptimizeTest, StopsAtTheCandidateBudgetAndTheTargetSpeedup) {
   auto provider = MakeProvider("openai-compatible:fake-model", 2);
   StrategyOptions s;
   s.name = "sample";
-  s.samples = 6;
+  s.params.Set("samples", 6);
   Budget b;
   b.max_candidates = 2;
   OptimizeResult r = Optimize(*provider, s, b, 2);
@@ -730,8 +730,8 @@ class LessonsTest : public OptimizeTest {
                        FastKernel() + "```")));
     StrategyOptions s;
     s.name = "refine";
-    s.chains = 1;
-    s.turns = 2;
+    s.params.Set("chains", 1);
+    s.params.Set("turns", 2);
     OptimizeResult r = Search(provider, task_, s, NewRun(task_), run_dir_ / "add");
     EXPECT_EQ(r.passed, 2);
     EXPECT_GE(r.lessons_added, 1);
@@ -767,7 +767,7 @@ TEST_F(LessonsTest, AreStoredAfterARunAndRecalledForASimilarTaskOnly) {
   server_.Enqueue(Ok(OpenAiReply("no code here")));
   StrategyOptions one;
   one.name = "sample";
-  one.samples = 1;
+  one.params.Set("samples", 1);
   int64_t similar_run = NewRun(affine);
   OptimizeResult similar = Search(*provider, affine, one, similar_run, run_dir_ / "affine");
   auto requests = server_.requests();

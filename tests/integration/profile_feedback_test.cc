@@ -81,8 +81,8 @@ TEST(ProfileFeedbackTest, TheNextTurnCarriesTheDiagnosis) {
   ASSERT_TRUE(run_dir.ok());
   OptimizeOptions o;
   o.strategy.name = "refine";
-  o.strategy.chains = 1;
-  o.strategy.turns = 2;
+  o.strategy.params.Set("chains", 1);
+  o.strategy.params.Set("turns", 2);
   o.llm_concurrency = 1;
   o.eval.timing.budget_seconds = 0.2;
   o.eval.timing.min_reps = 5;

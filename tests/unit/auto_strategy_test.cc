@@ -252,15 +252,15 @@ TEST(AutoStrategyTest, MakeStrategyBuildsEveryArm) {
   EXPECT_EQ(std::vector<std::string>(kinds.begin(), kinds.begin() + 4),
             (std::vector<std::string>{"sample", "refine", "evolve:sample", "tree:root"}));
 
-  o.arms = {"tree", "bogus"};
+  o.params.Set("arms", std::vector<std::string>{"tree", "bogus"});
   EXPECT_NE(ValidateStrategyOptions(o).message().find("--arms"), std::string::npos);
-  o.arms = {"tree", "tree"};
+  o.params.Set("arms", std::vector<std::string>{"tree", "tree"});
   EXPECT_NE(ValidateStrategyOptions(o).message().find("named twice"), std::string::npos);
-  o.arms = {"tree"};
-  o.ideas = 0;
+  o.params.Set("arms", std::vector<std::string>{"tree"});
+  o.params.Set("ideas", 0);
   EXPECT_NE(ValidateStrategyOptions(o).message().find("--ideas"), std::string::npos);
-  o.ideas = 3;
-  o.auto_calls = 0;
+  o.params.Set("ideas", 3);
+  o.params.Set("auto_calls", 0);
   EXPECT_NE(ValidateStrategyOptions(o).message().find("--auto-calls"), std::string::npos);
   o.name = "bogus";
   EXPECT_NE(ValidateStrategyOptions(o).message().find("tree or auto"), std::string::npos);
