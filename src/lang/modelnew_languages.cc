@@ -4,40 +4,17 @@
 
 #include "lang/entry_points.h"
 #include "lang/triton_modules.h"
+#include "verify/lint_python.h"
 
 namespace hone {
 
 std::vector<LanguageRule> ModelNewRules() {
-  using S = LanguageRule::Severity;
-  return {
-      {"library",
-       "ModelNew builds no kernel of its own (no load_inline, cpp_extension.load or Triton "
-       "kernel) and only calls PyTorch",
-       S::kReject, ""},
-      {"timing",
-       "replaces a clock, a CUDA event's method, a synchronisation, a benchmarking helper or an "
-       "output comparison (torch.cuda.Event.elapsed_time = ..., torch.allclose = ...): what an "
-       "evaluator in the same process would measure or check",
-       S::kReject, ""},
-      {"host-thread", "starts Python threads or thread pools, which can carry work past a call",
-       S::kReject, ""},
-      {"process", "starts processes (subprocess, multiprocessing, os.system, os.fork)", S::kReject,
-       ""},
-      {"network", "opens network connections (sockets, HTTP clients)", S::kReject, ""},
-      {"lazy-tensor",
-       "defines a torch.Tensor subclass (or _make_subclass), whose code would run when hone "
-       "copies the result, after the timed call",
-       S::kReject, ""},
-      {"fallback",
-       "a try block whose handler computes with PyTorch, or an extension built inside a try "
-       "block: when the kernel fails to build or launch, the file quietly returns PyTorch's "
-       "answer (on a GPU the launch checks then reject it)",
-       S::kWarn, ""},
-      {"torch-compute",
-       "forward computes with PyTorch operators (torch.matmul, F.conv2d, an nn layer) beside "
-       "its own kernels; silent where rule 'library' is allowed",
-       S::kWarn, "library"},
-  };
+  std::vector<LanguageRule> out;
+  for (const PythonLintRule& r : PythonLintRules())
+    out.push_back({r.rule.name, r.rule.explanation,
+                   r.warning ? LanguageRule::Severity::kWarn : LanguageRule::Severity::kReject,
+                   r.allowed_by});
+  return out;
 }
 
 std::string ModelNewViolationHint(int nr) {

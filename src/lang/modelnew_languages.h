@@ -12,7 +12,8 @@ namespace hone {
 Language LoadInlineLanguage();
 Language TritonLanguage();
 
-// The rules of a ModelNew file, as python/hone_pylint.py names them.
+// The rules of a ModelNew file, as python/hone_pylint.py names them: the
+// Python rule set of verify/lint_python.h as the languages' rules.
 std::vector<LanguageRule> ModelNewRules();
 
 // Words for a compat candidate that broke a sandbox rule with system call

@@ -1,14 +1,15 @@
 #include "lang/native_languages.h"
 
 #include "lang/entry_points.h"
+#include "verify/lint_cxx.h"
 
 namespace hone {
 namespace {
 
-// The static rules of verify/lint.h: each rejects.
+// The C++/CUDA rule set (verify/lint_cxx.h): each rejects.
 std::vector<LanguageRule> NativeRules() {
   std::vector<LanguageRule> out;
-  for (const LintRule& r : LintRules()) out.push_back({r.name, r.explanation});
+  for (const LintRule& r : CxxLintRules()) out.push_back({r.name, r.explanation});
   return out;
 }
 
@@ -26,7 +27,7 @@ Language CppLanguage() {
   l.devices = {"cpu"};
   l.kernel_names = KernelNames::kNone;
   l.rules = NativeRules();
-  l.lint = [](std::string_view source) { return LintSource(source, {}); };
+  l.lint = [](std::string_view source) { return LintCxxSource(source, {}); };
   l.prompt = {"kernel.h", "backend_cpu", "example_cpu.cpp",
               "memory traffic, cache blocking, use of every core, SIMD vectorisation, arithmetic",
               "how you split work across threads."};
@@ -49,7 +50,7 @@ Language CudaLanguage() {
   l.lint = [](std::string_view source) {
     LintOptions o;
     o.cuda = true;
-    return LintSource(source, o);
+    return LintCxxSource(source, o);
   };
   l.prompt = {"kernel.h", "backend_cuda", "example_cuda.cu",
               "memory traffic, occupancy and parallelism, coalescing, arithmetic, launch overhead",

@@ -1,17 +1,13 @@
-// Static lint over a candidate's source, run before it is built.
+// Static lint over a candidate's source, run before it is built: the
+// findings' shape and words, and the entry its callers have always used.
 //
-// It rejects sources that use things a kernel never needs and reward hacks
-// do: files, processes, the network, the environment, host clocks, private
-// streams, libraries that do the work, host inline assembly, code that runs
-// at load time. The sandbox stops many of these at run time too; the lint
-// rejects them before a build, with a reason that names the rule and the
-// line, and it sees what no sandbox can (a cuBLAS call doing the work, a
-// host timer read to detect the timed calls).
-//
-// It reads text only, with no preprocessor and no compiler: comments and
-// literals are blanked, then whole identifiers are matched against each
-// rule's names. It errs towards rejecting odd code (a macro that hides
-// `__device__` makes asm count as host code), never towards passing it.
+// Each kind of source has its rule set in a file pair of its own, which its
+// language's descriptor names (lang/language.h: Language::rules and
+// Language::lint): C++ and CUDA C++ in verify/lint_cxx.h (names matched on
+// the tokens of build/cxx_tokens.h), KernelBench ModelNew files in
+// verify/lint_python.h (checks that run in Python on the file's syntax
+// tree, through compat/compat_scan.h). LintRules and LintSource here are
+// the C++/CUDA rule set's.
 //
 // Pure functions; thread-safe; any input text is fine.
 #pragma once
@@ -28,7 +24,8 @@ struct LintRule {
   std::string explanation;  // one line: what it forbids and why
 };
 
-// Every rule, in a stable order (the order docs and the CLI list them in).
+// Every C++/CUDA rule (CxxLintRules), in a stable order (the order docs and
+// the CLI list them in).
 const std::vector<LintRule>& LintRules();
 
 // True when `name` is one of LintRules()' names.
@@ -46,8 +43,8 @@ struct LintOptions {
   std::set<std::string> allowed;  // rule names the task or the user allows (e.g. "library")
 };
 
-// Every finding, in source order (empty: clean), skipping rules in
-// `options.allowed`. Never throws.
+// Every C++/CUDA finding (LintCxxSource), in source order (empty: clean),
+// skipping rules in `options.allowed`. Never throws.
 std::vector<LintFinding> LintSource(std::string_view source, const LintOptions& options);
 
 // "rule 'file' at line 12 (fopen): <explanation>", the text of a `rejected:`
