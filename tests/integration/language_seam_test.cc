@@ -84,7 +84,7 @@ TEST(LanguageSeamTest, ARightFilePassesInItsLanguage) {
     named |= c.name == "lint" &&
              c.detail.find("TinyDSL candidate; its kernels: relu_scale") != std::string::npos;
   EXPECT_TRUE(named) << "the lint check names the language's kernels";
-  EXPECT_GT(v->load_seconds, 0) << "the runner's load is reported";
+  EXPECT_GT(v->sandbox.load_seconds, 0) << "the runner's load is reported";
 }
 
 TEST(LanguageSeamTest, AWrongFileIsIncorrect) {

@@ -490,12 +490,12 @@ TEST(PyTorchTaskTest, TimedVerdictCarriesTheBaselines) {
   auto v = Env().evaluator->Evaluate(task, PyTorchDir() / "candidates/softmax/right.cpp", o);
   ASSERT_TRUE(v.ok()) << v.status().message();
   ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
-  EXPECT_EQ(v->baseline, "torch eager");
+  EXPECT_EQ(v->timing.baseline, "torch eager");
   ASSERT_TRUE(v->reference_time && v->candidate_time);
   EXPECT_GT(v->reference_time->summary.median, 0);
   // Timed beside the eager Model (host-bound calls of 20 us or more, as a
   // slower machine's are), the speedup is the median of the paired ratios.
-  EXPECT_NEAR(v->speedup,
+  EXPECT_NEAR(v->timing.speedup,
               v->speedup_pairs.empty()
                   ? v->reference_time->summary.median / v->candidate_time->summary.median
                   : Summarize(v->speedup_pairs).median,
@@ -551,8 +551,8 @@ TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
   int stopped = 0;
   for (const auto& n : v->notes) stopped += n.rfind("timing stopped:", 0) == 0;
   EXPECT_EQ(stopped, 1) << "one note of how timing stopped, not one per process: " << notes;
-  EXPECT_NEAR(v->speedup, v->reference_time->summary.median / v->candidate_time->summary.median,
-              1e-9);
+  EXPECT_NEAR(v->timing.speedup,
+              v->reference_time->summary.median / v->candidate_time->summary.median, 1e-9);
 
   ASSERT_TRUE(once.ok()) << once.status().message();
   ASSERT_EQ(once->status, VerdictStatus::kPassed) << once->reason;
@@ -610,7 +610,7 @@ TEST(PyTorchTaskTest, HostBoundCallsAreTimedBesideTheEagerModel) {
   for (size_t i = 0; i < v->speedup_pairs.size(); ++i)
     EXPECT_NEAR(v->speedup_pairs[i], v->reference_time->samples[i] / v->candidate_time->samples[i],
                 1e-12);
-  EXPECT_NEAR(v->speedup, Summarize(v->speedup_pairs).median, 1e-12);
+  EXPECT_NEAR(v->timing.speedup, Summarize(v->speedup_pairs).median, 1e-12);
   EXPECT_NE(notes.find("interleaved repetitions of eager / candidate"), std::string::npos) << notes;
   // The CPU candidate's threads are not pinned (those it makes later would
   // inherit the one CPU).
