@@ -645,6 +645,53 @@ TEST_F(StoreTest, SigkillMidTransactionKeepsCommittedRows) {
   sqlite3_close(raw);
 }
 
+// An imported verdict: its columns come from the verdict reader, its JSON is
+// kept whole (keys hone does not know included), and without a "build"
+// object it records no build.
+TEST_F(StoreTest, FinishesAVerdictFromItsJson) {
+  auto s = OpenOrDie();
+  ASSERT_TRUE(s);
+  Fixture f = MakeRun(*s);
+  auto c = s->AddCandidate(Candidate(f, 1, "int a;"));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  nlohmann::json v = {
+      {"status", "passed"},
+      {"reason", "all checks passed"},
+      {"checks",
+       {{{"name", "correct"}, {"passed", true}}, {{"name", "deterministic"}, {"passed", false}}}},
+      {"timing",
+       {{"speedup", 2.5},
+        {"candidate", {{"median_us", 4.0}, {"samples_us", {4.0, nullptr}}, {"reps", 2}}},
+        {"device_state", {{"samples", 3}, {"throttle", "hw_slowdown"}}}}},
+      {"from_the_future", {{"kept", true}}}};
+  auto e = s->BeginEvaluation(f.run, "k", f.task, *c);
+  ASSERT_TRUE(e.ok());
+  ASSERT_TRUE(s->FinishEvaluationJson(*e, v.dump()).ok());
+  auto ev = s->GetEvaluation(*e);
+  ASSERT_TRUE(ev.ok()) << ev.status().message();
+  EXPECT_EQ(nlohmann::json::parse(ev->verdict), v);
+  EXPECT_EQ(ev->speedup, 2.5);
+  EXPECT_EQ(ev->checks_failed, 1);
+  EXPECT_EQ(ev->cand_median_us, 4.0);
+  EXPECT_FALSE(ev->cand_ci_low_us) << "no interval was measured";
+  EXPECT_FALSE(ev->ref_median_us);
+  EXPECT_FALSE(ev->speedup_compile);
+  EXPECT_EQ(ev->reps, 2);
+  auto samples = nlohmann::json::parse(ev->samples);
+  ASSERT_EQ(samples["candidate_us"].size(), 2u);
+  EXPECT_TRUE(samples["candidate_us"][1].is_null());
+  auto checks = nlohmann::json::parse(ev->checks);
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(checks[1]["name"], "deterministic");
+  EXPECT_EQ(nlohmann::json::parse(ev->device_state)["throttle"], "hw_slowdown");
+  EXPECT_TRUE(s->Builds(*c)->empty());
+
+  auto e2 = s->BeginEvaluation(f.run, "k2", f.task, *c);
+  ASSERT_TRUE(e2.ok());
+  EXPECT_FALSE(s->FinishEvaluationJson(*e2, R"({"status":"splendid"})").ok());
+  EXPECT_FALSE(s->FinishEvaluationJson(*e2, "[]").ok());
+}
+
 TEST_F(StoreTest, ImportsARunFolder) {
   auto run_dir = dir_ / "run-2024";
   std::filesystem::create_directories(run_dir / "candidates");
