@@ -29,9 +29,10 @@
 // missing or null key leaves the member as it was (its default); a double
 // whose value is not a number (JSON has no NaN: a NaN is written as null)
 // is left as it was too, except inside a list of doubles, where it reads as
-// NaN so positions are kept. A value of the wrong type for a string, bool
-// or integer member throws nlohmann::json::exception; callers turn that
-// into a Status.
+// NaN so positions are kept; a [a, b] pair that is not a two-element array
+// is skipped. A value of the wrong kind for a string, bool, integer, list or
+// object member throws nlohmann::json::exception; callers turn that into a
+// Status.
 #pragma once
 
 #include <limits>
@@ -167,6 +168,15 @@ nlohmann::json Write(const T& m) {
 template <class T>
 void Read(const nlohmann::json& j, T&& m);
 
+// Whether `j` holds a value to read as Kind (array_t, object_t): false for
+// null; throws nlohmann::json::type_error for a value of another kind.
+template <class Kind>
+bool Holds(const nlohmann::json& j) {
+  if (j.is_null()) return false;
+  (void)j.template get_ref<const Kind&>();
+  return true;
+}
+
 class Reader {
  public:
   explicit Reader(const nlohmann::json& object) : object_(object) {}
@@ -198,7 +208,7 @@ void Read(const nlohmann::json& j, T&& m) {
   } else if constexpr (kIs<U, Micros>) {
     if constexpr (std::is_same_v<std::remove_cvref_t<decltype(m.seconds)>, double>) {
       if (j.is_number()) m.seconds = j.template get<double>() * 1e-6;
-    } else if (j.is_array()) {
+    } else if (Holds<nlohmann::json::array_t>(j)) {
       m.seconds.clear();
       for (const auto& e : j)
         m.seconds.push_back(e.is_number() ? e.template get<double>() * 1e-6
@@ -207,19 +217,19 @@ void Read(const nlohmann::json& j, T&& m) {
   } else if constexpr (kIs<U, std::optional>) {
     if (!j.is_null()) Read(j, m.emplace());
   } else if constexpr (std::is_same_v<U, std::vector<double>>) {
-    if (j.is_array()) {
+    if (Holds<nlohmann::json::array_t>(j)) {
       m.clear();
       for (const auto& e : j)
         m.push_back(e.is_number() ? e.template get<double>()
                                   : std::numeric_limits<double>::quiet_NaN());
     }
   } else if constexpr (kIs<U, std::vector>) {
-    if (j.is_array()) {
+    if (Holds<nlohmann::json::array_t>(j)) {
       m.clear();
       for (const auto& e : j) Read(e, m.emplace_back());
     }
   } else if constexpr (Fields<U>::kDeclared) {
-    if (j.is_object()) {
+    if (Holds<nlohmann::json::object_t>(j)) {
       Reader reader(j);
       Fields<U>::Visit(m, reader);
     }
@@ -239,8 +249,8 @@ nlohmann::json ToJson(const T& value) {
 }
 
 // Fills `value` from `j` through Fields<T>, leaving members whose keys are
-// missing as they were. Throws nlohmann::json::exception on a wrong-typed
-// string, bool or integer (see above).
+// missing as they were. Throws nlohmann::json::exception on a value of the
+// wrong kind (see above).
 template <class T>
 void FromJson(const nlohmann::json& j, T& value) {
   detail::Read(j, value);
