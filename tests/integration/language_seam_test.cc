@@ -77,7 +77,7 @@ TEST(LanguageSeamTest, ARightFilePassesInItsLanguage) {
   SKIP_WITHOUT_ORACLE();
   auto v = Evaluate("relu_scale.py");
   ASSERT_TRUE(v.ok()) << v.status().message();
-  EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason << "\n" << v->output_head;
+  EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason << "\n" << v->sandbox.output_head;
   EXPECT_EQ(v->language, kTinyDsl);
   bool named = false;
   for (const Check& c : v->checks)
