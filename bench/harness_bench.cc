@@ -206,7 +206,7 @@ int main(int argc, char** argv) {
       }
       if (i == 0) continue;  // first one warms the build cache
       total.push_back(v->total_seconds);
-      over.push_back(v->total_seconds - v->build_seconds - v->kernel_seconds);
+      over.push_back(v->total_seconds - v->build.seconds - v->kernel_seconds);
     }
     rows.push_back({std::string(what) + ": harness overhead", Summarize(over)});
     rows.push_back({std::string(what) + ": total", Summarize(total)});

@@ -202,7 +202,7 @@ Status BenchScheduler::SanitizeIfBest(size_t lane, const Task& task, const Bench
   {
     std::lock_guard lock(mu_);
     auto best = best_by_task_.find(task.name);
-    if (best != best_by_task_.end() && v.speedup <= best->second) return Status::Ok();
+    if (best != best_by_task_.end() && v.timing.speedup <= best->second) return Status::Ok();
   }
   // Outside the lock: the other lanes go on meanwhile. Two lanes may both
   // check a new best of one task; the higher stays the best.
@@ -210,15 +210,15 @@ Status BenchScheduler::SanitizeIfBest(size_t lane, const Task& task, const Bench
   HONE_RETURN_IF_ERROR(l.evaluator->SanitizeInto(task, u.candidate, options_, v));
   if (v.status != VerdictStatus::kPassed) return Status::Ok();
   std::lock_guard lock(mu_);
-  auto [best, first] = best_by_task_.try_emplace(task.name, v.speedup);
-  if (!first) best->second = std::max(best->second, v.speedup);
+  auto [best, first] = best_by_task_.try_emplace(task.name, v.timing.speedup);
+  if (!first) best->second = std::max(best->second, v.timing.speedup);
   return Status::Ok();
 }
 
 // CPU lanes share one machine: their timings interfere, and the verdict
 // says so. Lanes on devices of their own (GPUs) do not.
 void BenchScheduler::NoteSharedDevice(size_t lane, Verdict& v) const {
-  if (!v.candidate_time) return;
+  if (!v.timing.candidate_time) return;
   const std::string& device = lanes_[lane].backend->machine().device;
   long others =
       std::count_if(lanes_.begin(), lanes_.end(),
@@ -238,9 +238,9 @@ void BenchScheduler::Count(size_t lane, const BenchUnit& u, const Verdict& v, do
   for (const auto& [stage, s] : v.stage_seconds) tally_.stage_seconds[stage] += s;
   tally_.kernel_seconds += v.kernel_seconds;
   std::optional<double> speedup;
-  if (v.speedup > 0) speedup = v.speedup;
+  if (v.timing.speedup > 0) speedup = v.timing.speedup;
   tally_.Count(std::string(StatusName(v.status)), speedup);
-  if (sandbox_missing_.empty()) sandbox_missing_ = v.sandbox_missing;
+  if (sandbox_missing_.empty()) sandbox_missing_ = v.sandbox.missing;
   ++stats_[lane].evaluated;
   listener_.UnitDone(u, v);
 }

@@ -153,18 +153,19 @@ void CliBenchListener::UnitDone(const BenchUnit& u, const Verdict& v) {
     return t ? std::optional<double>(t->summary.median * 1e6) : std::nullopt;
   };
   std::optional<double> speedup, sol;
-  if (v.speedup > 0) speedup = v.speedup;
-  if (v.sol_percent > 0) sol = v.sol_percent;
+  if (v.timing.speedup > 0) speedup = v.timing.speedup;
+  if (v.timing.sol_percent > 0) sol = v.timing.sol_percent;
   std::string status(StatusName(v.status));
-  std::string row = Row(u.label, status, us(v.candidate_time), us(v.reference_time), speedup, sol);
+  std::string row =
+      Row(u.label, status, us(v.timing.candidate_time), us(v.timing.reference_time), speedup, sol);
   bool passed = v.status == VerdictStatus::kPassed;
   progress_.Note(row + (passed ? "" : "  " + v.reason.substr(0, 200)));
   if (out_.json || out_.quiet) return;
   progress_.Clear();
   // One line a unit: on a small machine most speedups are unresolved, and a
   // line under each row doubled the table.
-  if (passed && !v.speedup_unresolved.empty())
-    row += "  (not resolved: " + v.speedup_unresolved + ")";
+  if (passed && !v.timing.speedup_unresolved.empty())
+    row += "  (not resolved: " + v.timing.speedup_unresolved + ")";
   std::cout << row << "\n";
   if (!passed)
     std::cout << "    " << v.reason.substr(0, std::min<size_t>(v.reason.find('\n'), 300)) << "\n";

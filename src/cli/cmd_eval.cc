@@ -125,9 +125,9 @@ std::vector<PartVerdict> EvaluateParts(const EvalArgs& a, const std::vector<Prob
 
 void WarnSandboxMissing(const std::vector<PartVerdict>& verdicts) {
   for (const auto& v : verdicts)
-    if (v.verdict.ok() && !v.verdict->sandbox_missing.empty()) {
+    if (v.verdict.ok() && !v.verdict->sandbox.missing.empty()) {
       std::fprintf(stderr, "hone: warning: not in force in the sandbox on this machine: %s\n",
-                   v.verdict->sandbox_missing.c_str());
+                   v.verdict->sandbox.missing.c_str());
       return;
     }
 }

@@ -204,8 +204,8 @@ void PrintSummary(const OptimizeResult& r, const std::filesystem::path& run_dir,
   if (r.best_id >= 0)
     std::cout << fmt::format(
         "best: candidate {} at {:.2f}x{}{}\n", r.best_id, s.best_speedup,
-        r.best_verdict && r.best_verdict->sol_percent > 0
-            ? fmt::format(", {:.1f}% of speed of light", r.best_verdict->sol_percent)
+        r.best_verdict && r.best_verdict->timing.sol_percent > 0
+            ? fmt::format(", {:.1f}% of speed of light", r.best_verdict->timing.sol_percent)
             : "",
         output.empty() ? "" : ", written to " + output);
   else

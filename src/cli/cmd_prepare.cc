@@ -64,13 +64,14 @@ std::string Line(const Prepared& p) {
   if (!p.skipped.empty()) return name + ": nothing to time (" + p.skipped + ")";
   if (!p.verdict.ok()) return name + ": error: " + p.verdict.status().message();
   const Verdict& v = *p.verdict;
-  if (v.status != VerdictStatus::kPassed || !v.reference_time)
+  if (v.status != VerdictStatus::kPassed || !v.timing.reference_time)
     return fmt::format("{}: baselines not timed: its own Model got {}: {}", name,
                        StatusName(v.status), v.reason);
-  return fmt::format("{}: eager {}, torch.compile {}{} ({:.1f} s)", name,
-                     Milliseconds(v.reference_time), Milliseconds(v.compile_time),
-                     v.compile_unavailable.empty() ? "" : " (" + v.compile_unavailable + ")",
-                     v.total_seconds);
+  return fmt::format(
+      "{}: eager {}, torch.compile {}{} ({:.1f} s)", name, Milliseconds(v.timing.reference_time),
+      Milliseconds(v.timing.compile_time),
+      v.timing.compile_unavailable.empty() ? "" : " (" + v.timing.compile_unavailable + ")",
+      v.total_seconds);
 }
 
 nlohmann::json Json(const Prepared& p) {
@@ -81,16 +82,17 @@ nlohmann::json Json(const Prepared& p) {
   j["status"] = StatusName(v.status);
   j["reason"] = v.reason;
   j["eager_seconds"] =
-      v.reference_time ? nlohmann::json(v.reference_time->summary.median) : nullptr;
-  j["compile_seconds"] = v.compile_time ? nlohmann::json(v.compile_time->summary.median) : nullptr;
-  j["compile_unavailable"] = v.compile_unavailable;
+      v.timing.reference_time ? nlohmann::json(v.timing.reference_time->summary.median) : nullptr;
+  j["compile_seconds"] =
+      v.timing.compile_time ? nlohmann::json(v.timing.compile_time->summary.median) : nullptr;
+  j["compile_unavailable"] = v.timing.compile_unavailable;
   j["seconds"] = v.total_seconds;
   return j;
 }
 
 bool Failed(const Prepared& p) {
   return p.skipped.empty() && (!p.verdict.ok() || p.verdict->status != VerdictStatus::kPassed ||
-                               !p.verdict->reference_time);
+                               !p.verdict->timing.reference_time);
 }
 
 // What a first candidate would otherwise build on this machine (load_inline:

@@ -44,11 +44,11 @@ ojson Evaluation(const Verdict& v, const std::string& status, const std::string&
                {"libs", {{"hone", HONE_VERSION}}}}},
              {"timestamp", finished}};
   if (status == "PASSED" || status == "INCORRECT_NUMERICAL")
-    e["correctness"] = {{"max_relative_error", v.max_rel_error},
-                        {"max_absolute_error", v.max_abs_error}};
+    e["correctness"] = {{"max_relative_error", v.precision.max_rel_error},
+                        {"max_absolute_error", v.precision.max_abs_error}};
   if (status == "PASSED") {
-    double latency = v.candidate_time ? v.candidate_time->summary.median * 1e3 : 0;
-    double reference = v.reference_time ? v.reference_time->summary.median * 1e3 : 0;
+    double latency = v.timing.candidate_time ? v.timing.candidate_time->summary.median * 1e3 : 0;
+    double reference = v.timing.reference_time ? v.timing.reference_time->summary.median * 1e3 : 0;
     e["performance"] = {{"latency_ms", latency},
                         {"reference_latency_ms", reference},
                         {"speedup_factor", latency > 0 ? reference / latency : 0.0}};

@@ -1,8 +1,11 @@
 #include "measure/device_state.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace hone {
+
+bool operator==(const DeviceStateSummary&, const DeviceStateSummary&) = default;
 
 DeviceStateSummary Summarize(const std::vector<DeviceSample>& samples) {
   DeviceStateSummary s;
@@ -19,16 +22,34 @@ DeviceStateSummary Summarize(const std::vector<DeviceSample>& samples) {
   return s;
 }
 
+namespace {
+
+// The NVML clocks-event reason bits a person is told about (not idle, 0x1).
+constexpr std::pair<uint64_t, const char*> kThrottleNames[] = {
+    {0x2, "app_clocks"},      {0x4, "sw_power_cap"},     {0x8, "hw_slowdown"},
+    {0x10, "sync_boost"},     {0x20, "sw_thermal"},      {0x40, "hw_thermal"},
+    {0x80, "hw_power_brake"}, {0x100, "display_clocks"},
+};
+
+}  // namespace
+
 std::string ThrottleReasonNames(uint64_t bits) {
-  static const std::pair<uint64_t, const char*> kNames[] = {
-      {0x2, "app_clocks"},      {0x4, "sw_power_cap"},     {0x8, "hw_slowdown"},
-      {0x10, "sync_boost"},     {0x20, "sw_thermal"},      {0x40, "hw_thermal"},
-      {0x80, "hw_power_brake"}, {0x100, "display_clocks"},
-  };
   std::string out;
-  for (const auto& [bit, name] : kNames)
+  for (const auto& [bit, name] : kThrottleNames)
     if (bits & bit) out += (out.empty() ? "" : ",") + std::string(name);
   return out.empty() ? "none" : out;
+}
+
+uint64_t ThrottleReasonBits(std::string_view names) {
+  uint64_t bits = 0;
+  while (!names.empty()) {
+    const size_t comma = names.find(',');
+    const std::string_view name = names.substr(0, comma);
+    for (const auto& [bit, known] : kThrottleNames)
+      if (name == known) bits |= bit;
+    names = comma == std::string_view::npos ? std::string_view() : names.substr(comma + 1);
+  }
+  return bits;
 }
 
 }  // namespace hone

@@ -15,6 +15,9 @@
 #include "core/fs.h"
 
 namespace hone {
+
+bool operator==(const MachineInfo&, const MachineInfo&) = default;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;

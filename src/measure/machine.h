@@ -28,6 +28,8 @@ struct MachineInfo {
   // several GPUs records in each verdict the one that evaluated it.
   std::string device = "cpu";
   std::string bus_id;
+  // Defaulted in the .cc: gpu_probe.cu includes this header as C++17.
+  friend bool operator==(const MachineInfo&, const MachineInfo&);
 };
 
 // Identity only (no measurement): model, cores, last-level cache size.

@@ -53,6 +53,7 @@ struct ProfileKernel {
   // Which resource caps the blocks per SM: registers, shared memory, warps
   // or blocks; empty when the tool did not say.
   std::string occupancy_limiter;
+  bool operator==(const ProfileKernel&) const = default;
 };
 
 struct ProfileDiagnosis {
@@ -63,6 +64,7 @@ struct ProfileDiagnosis {
   std::string label;
   std::vector<std::string> evidence;  // the numbers behind the label, one line each
   std::string fix;                    // the likely next step
+  bool operator==(const ProfileDiagnosis&) const = default;
 };
 
 struct ProfileReport {
@@ -81,6 +83,7 @@ struct ProfileReport {
   std::string not_run;  // why nothing was measured; empty when it ran
   double seconds = 0;   // what profiling cost, wall time
   bool ran() const { return not_run.empty(); }
+  bool operator==(const ProfileReport&) const = default;
 };
 
 }  // namespace hone

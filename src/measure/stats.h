@@ -13,6 +13,7 @@ struct SampleSummary {
   double ci_low = 0, ci_high = 0;  // 95% interval for the median
   double mean = 0, stddev = 0, min = 0, max = 0;
   double rse = 0;  // standard error of the median over the median
+  bool operator==(const SampleSummary&) const = default;
 };
 
 SampleSummary Summarize(std::vector<double> samples);

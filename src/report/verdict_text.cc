@@ -20,52 +20,53 @@ std::string FormatVerdict(const Verdict& v, bool color) {
       fmt::format("{}{}{}  {} <- {}\n", paint, StatusName(v.status), reset, v.task, v.candidate);
   out += fmt::format("  reason: {}\n", v.reason);
   if (!v.shapes.empty()) out += "  shapes: " + v.shapes + "\n";
-  if (v.candidate_time && v.reference_time) {
-    const auto& c = v.candidate_time->summary;
-    const auto& r = v.reference_time->summary;
-    out += fmt::format("  timed case: {} (flush: {})\n", v.timed_case, v.flush_mode);
+  if (v.timing.candidate_time && v.timing.reference_time) {
+    const auto& c = v.timing.candidate_time->summary;
+    const auto& r = v.timing.reference_time->summary;
+    out += fmt::format("  timed case: {} (flush: {})\n", v.timing.timed_case, v.timing.flush_mode);
     out += fmt::format("  candidate: {} median [95% CI {} .. {}], {} reps, rse {:.2f}%\n",
                        FormatSeconds(c.median), FormatSeconds(c.ci_low), FormatSeconds(c.ci_high),
                        c.count, 100 * c.rse);
-    out += fmt::format("  {}: {} median [95% CI {} .. {}], {} reps, rse {:.2f}%\n", v.baseline,
-                       FormatSeconds(r.median), FormatSeconds(r.ci_low), FormatSeconds(r.ci_high),
-                       r.count, 100 * r.rse);
-    if (v.compile_time)
-      out +=
-          fmt::format("  torch.compile: {} median, {} reps\n",
-                      FormatSeconds(v.compile_time->summary.median), v.compile_time->summary.count);
-    else if (!v.compile_unavailable.empty())
-      out += "  torch.compile: unavailable (" + v.compile_unavailable + ")\n";
-    out += fmt::format("  speedup: {:.2f}x over {}", v.speedup, v.baseline);
-    if (v.compile_time) out += fmt::format(", {:.2f}x over torch.compile", v.speedup_compile);
-    if (v.sol_seconds > 0)
-      out += fmt::format("   speed of light: {} ({:.1f}% of it)", FormatSeconds(v.sol_seconds),
-                         v.sol_percent);
+    out += fmt::format("  {}: {} median [95% CI {} .. {}], {} reps, rse {:.2f}%\n",
+                       v.timing.baseline, FormatSeconds(r.median), FormatSeconds(r.ci_low),
+                       FormatSeconds(r.ci_high), r.count, 100 * r.rse);
+    if (v.timing.compile_time)
+      out += fmt::format("  torch.compile: {} median, {} reps\n",
+                         FormatSeconds(v.timing.compile_time->summary.median),
+                         v.timing.compile_time->summary.count);
+    else if (!v.timing.compile_unavailable.empty())
+      out += "  torch.compile: unavailable (" + v.timing.compile_unavailable + ")\n";
+    out += fmt::format("  speedup: {:.2f}x over {}", v.timing.speedup, v.timing.baseline);
+    if (v.timing.compile_time)
+      out += fmt::format(", {:.2f}x over torch.compile", v.timing.speedup_compile);
+    if (v.timing.sol_seconds > 0)
+      out += fmt::format("   speed of light: {} ({:.1f}% of it)",
+                         FormatSeconds(v.timing.sol_seconds), v.timing.sol_percent);
     out += "\n";
-    if (!v.speedup_unresolved.empty())
-      out +=
-          "  speedup not resolved: " + v.speedup_unresolved + " (time it longer: --time-budget)\n";
+    if (!v.timing.speedup_unresolved.empty())
+      out += "  speedup not resolved: " + v.timing.speedup_unresolved +
+             " (time it longer: --time-budget)\n";
   } else if (v.status == VerdictStatus::kPassed) {
     out += "  speedup: not timed\n";  // --no-time, or timing stopped (the notes say why)
   }
-  if (v.device_state) {
-    const DeviceStateSummary& d = *v.device_state;
+  if (v.timing.device_state) {
+    const DeviceStateSummary& d = *v.timing.device_state;
     out +=
         fmt::format("  GPU: SM {}-{} MHz, memory {} MHz, up to {} C and {:.0f} W, throttle: {}\n",
                     d.sm_mhz_min, d.sm_mhz_max, d.mem_mhz, d.temp_c_max, d.power_w_max,
                     ThrottleReasonNames(d.throttle_reasons));
   }
-  if (!v.build_resources.empty()) out += "  kernels (ptxas): " + v.build_resources;
-  if (v.precision_bound > 0)
+  if (!v.build.resources.empty()) out += "  kernels (ptxas): " + v.build.resources;
+  if (v.precision.bound > 0)
     out += fmt::format("  precision: rel. L2 error {:.2e} vs float64 (bound {:.2e})\n",
-                       v.precision_error, v.precision_bound);
-  if (!v.tune_trials.empty()) {
+                       v.precision.error, v.precision.bound);
+  if (!v.tuning.trials.empty()) {
     int passed = 0;
-    for (const auto& t : v.tune_trials) passed += t.status == VerdictStatus::kPassed;
+    for (const auto& t : v.tuning.trials) passed += t.status == VerdictStatus::kPassed;
     out += passed ? fmt::format("  tuned: {} (the fastest of {} variants; {} passed)\n",
-                                v.tuned_params, v.tune_trials.size(), passed)
+                                v.tuning.params, v.tuning.trials.size(), passed)
                   : fmt::format("  tuning: none of {} variants passed; this is {}'s verdict\n",
-                                v.tune_trials.size(), v.tuned_params);
+                                v.tuning.trials.size(), v.tuning.params);
   }
   if (v.sanitizer)
     out += fmt::format("  compute-sanitizer{}: {} ({})\n",
@@ -78,10 +79,10 @@ std::string FormatVerdict(const Verdict& v, bool color) {
   std::string checks = v.status == VerdictStatus::kCompileError
                            ? std::string("none run (it did not build)")
                            : fmt::format("{} passed, {} failed", passed, v.checks_failed());
-  out += fmt::format("  checks: {}; build {}{}; total {}\n", checks, FormatSeconds(v.build_seconds),
-                     v.build_cached ? " (cached)" : "", FormatSeconds(v.total_seconds));
+  out += fmt::format("  checks: {}; build {}{}; total {}\n", checks, FormatSeconds(v.build.seconds),
+                     v.build.cached ? " (cached)" : "", FormatSeconds(v.total_seconds));
   for (const auto& n : v.notes) out += "  note: " + n + "\n";
-  if (!v.sandbox_missing.empty()) out += "  sandbox: not in force: " + v.sandbox_missing + "\n";
+  if (!v.sandbox.missing.empty()) out += "  sandbox: not in force: " + v.sandbox.missing + "\n";
   return out;
 }
 

@@ -431,26 +431,27 @@ void BaselineStage::Apply() {
   if (!baselines_) return;
   const Baselines& b = *baselines_;
   Verdict& v = s_.v;
-  const double cand = v.candidate_time->summary.median;
-  v.baseline = "torch eager";
+  const double cand = v.timing.candidate_time->summary.median;
+  v.timing.baseline = "torch eager";
   if (b.eager.available) {
-    v.reference_time = BaselineResult(b.eager);
+    v.timing.reference_time = BaselineResult(b.eager);
     // Timed beside the candidate, the timing stage gave the paired speedup.
-    if (cand > 0 && v.speedup_pairs.empty()) v.speedup = v.reference_time->summary.median / cand;
+    if (cand > 0 && v.timing.speedup_pairs.empty())
+      v.timing.speedup = v.timing.reference_time->summary.median / cand;
     if (!b.eager.timer.empty()) v.notes.push_back("eager baseline timed by " + b.eager.timer);
   } else {
     v.notes.push_back("no eager baseline: " + b.eager.reason);
   }
   if (b.compiled.available) {
-    v.compile_time = BaselineResult(b.compiled);
-    if (cand > 0) v.speedup_compile = v.compile_time->summary.median / cand;
+    v.timing.compile_time = BaselineResult(b.compiled);
+    if (cand > 0) v.timing.speedup_compile = v.timing.compile_time->summary.median / cand;
   } else {
-    v.compile_unavailable = b.compiled.reason;
+    v.timing.compile_unavailable = b.compiled.reason;
   }
   // One account of when each baseline was timed: an eager Model timed
   // beside the candidate (interleaved pairs) was not timed "after" it.
   const BaselineRun* eager = EagerRun();
-  const bool beside = !v.speedup_pairs.empty();
+  const bool beside = !v.timing.speedup_pairs.empty();
   const bool cached = b.cached || (eager && eager->beside_only);
   const char* when = cached && beside ? "read from the cache, the eager one timed again now beside "
                                         "the candidate, interleaved,"
@@ -458,12 +459,13 @@ void BaselineStage::Apply() {
                      : cached              ? "read from the cache"
                      : beside ? "timed now, the eager one beside the candidate, interleaved,"
                               : "timed now, after the candidate,";
-  v.notes.push_back(
-      std::string("baselines ") + when + " on " + b.device + " with torch " + b.torch_version +
-      " (the task's Model in a sandbox, timed like candidates; speedup = " +
-      (v.speedup_pairs.empty() ? std::string("baseline median / candidate median)")
-                               : "the median over interleaved repetitions of eager / candidate, " +
-                                     std::to_string(v.speedup_pairs.size()) + " pairs)"));
+  v.notes.push_back(std::string("baselines ") + when + " on " + b.device + " with torch " +
+                    b.torch_version +
+                    " (the task's Model in a sandbox, timed like candidates; speedup = " +
+                    (v.timing.speedup_pairs.empty()
+                         ? std::string("baseline median / candidate median)")
+                         : "the median over interleaved repetitions of eager / candidate, " +
+                               std::to_string(v.timing.speedup_pairs.size()) + " pairs)"));
 }
 
 const BaselineTiming* BaselineStage::eager() const {

@@ -55,14 +55,14 @@ Status BuildStage::Build(const std::filesystem::path& candidate, std::filesystem
 void BuildStage::RecordBuild(const BuildResult& cand) {
   Verdict& v = s_.v;
   if (s_.compat) {  // the build that matters was the extensions' (CompatStages::Prebuild)
-    v.build_cached = v.build_cached && cand.cached;
-    v.build_seconds += cand.seconds;
+    v.build.cached = v.build.cached && cand.cached;
+    v.build.seconds += cand.seconds;
     return;
   }
-  v.build_cached = cand.cached;
-  v.build_seconds = cand.seconds;
-  v.build_log = cand.log;
-  v.build_resources = cand.resources;
+  v.build.cached = cand.cached;
+  v.build.seconds = cand.seconds;
+  v.build.log = cand.log;
+  v.build.resources = cand.resources;
   s_.cand.kernels = cand.kernels;
 }
 

@@ -62,8 +62,8 @@ bool CandidateChecks::CheckOutputs(const SetLayout& set, const Ids& actual, cons
     Tolerance tol = s_.task.ToleranceFor(d.dtype);
     Mismatch m = s_.store->Compare(actual[i], expected[i], tol);
     if (!s_.StoreHealthy()) return false;
-    s_.v.max_abs_error = std::max(s_.v.max_abs_error, m.max_abs_err);
-    s_.v.max_rel_error = std::max(s_.v.max_rel_error, m.max_rel_err);
+    s_.v.precision.max_abs_error = std::max(s_.v.precision.max_abs_error, m.max_abs_err);
+    s_.v.precision.max_rel_error = std::max(s_.v.precision.max_rel_error, m.max_rel_err);
     if (m.ok) continue;
     const auto& shape = set.outputs[i].shape;
     if (WithinMatchedRatio(m, tol)) {
@@ -141,8 +141,8 @@ bool CandidateChecks::CheckPrecision(const Ids& expected, const Ids& actual, con
     double cand_err = s_.store->RelativeL2(actual[i], ref64[i]);
     if (!s_.StoreHealthy()) return false;
     double bound = std::max(s_.task.ToleranceFor(t).precision, 8 * ref_err);
-    s_.v.precision_error = std::max(s_.v.precision_error, cand_err);
-    s_.v.precision_bound = std::max(s_.v.precision_bound, bound);
+    s_.v.precision.error = std::max(s_.v.precision.error, cand_err);
+    s_.v.precision.bound = std::max(s_.v.precision.bound, bound);
     if (!(cand_err > bound)) continue;
     std::string detail =
         "output '" + s_.task.outputs[i].name + "': relative L2 error " + Num(cand_err) +
@@ -213,7 +213,7 @@ bool CandidateChecks::CheckPostMark(const CallOutcome& o, int set, const std::st
 
 bool CandidateChecks::CheckGpuCall(const CallOutcome& o, const std::string& during) {
   if (s_.v.kernels_launched.empty()) s_.v.kernels_launched = o.detail;
-  if (!(s_.v.sandbox_features & wire::kFeatureLaunchTracking)) return true;  // reported as missing
+  if (!(s_.v.sandbox.features & wire::kFeatureLaunchTracking)) return true;  // reported as missing
   return CheckOwnKernels(o, during) && CheckOneStream(o, during) && CheckDeviceIdle(o, during);
 }
 
@@ -359,7 +359,7 @@ bool CandidateChecks::CheckReportedFlush(const ReportedTimeBounds& b) {
     return true;
   std::string detail = "the sandbox reported a cache flush of " + Seconds(b.cand_prepare) +
                        " per timed call where the reference's takes " + Seconds(b.ref_prepare);
-  s_.v.checks.push_back({"reported_time", s_.v.timed_case, false, detail});
+  s_.v.checks.push_back({"reported_time", s_.v.timing.timed_case, false, detail});
   s_.Decide(VerdictStatus::kRejected,
             "timing does not add up: " + detail + ": time moved out of the measured span");
   return false;
@@ -419,7 +419,7 @@ bool CandidateChecks::CheckReportedTimes(const TimingResult& ref, const TimingRe
 }
 
 bool CandidateChecks::RecordCallTime(bool ok, const std::string& detail, double reported_median) {
-  s_.v.checks.push_back({"reported_time", s_.v.timed_case, ok, detail});
+  s_.v.checks.push_back({"reported_time", s_.v.timing.timed_case, ok, detail});
   if (!ok)
     s_.Decide(VerdictStatus::kRejected,
               "timing does not add up: " + detail + " for a reported median of " +

@@ -44,10 +44,10 @@ Status CompatStages::Prebuild(const std::filesystem::path& candidate) {
 
 void CompatStages::RecordBuilds() {
   Verdict& v = s_.v;
-  v.build_cached = prebuild_->all_cached();
-  v.build_seconds = prebuild_->seconds;
+  v.build.cached = prebuild_->all_cached();
+  v.build.seconds = prebuild_->seconds;
   for (const auto& e : prebuild_->extensions) {
-    v.build_log +=
+    v.build.log +=
         e.call.call + "('" + e.call.name + "') at line " + std::to_string(e.call.line) + ": " +
         (e.ok ? (e.cached ? "built earlier (cache)" : "built by hone in " + Seconds(e.seconds))
               : "failed to build:\n" + e.log) +

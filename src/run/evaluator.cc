@@ -100,8 +100,8 @@ Status Run::Execute(const std::filesystem::path& candidate) {
   Status st = ExecuteSteps(candidate);
   if (st.ok() && !s_.env_failure.ok()) st = s_.env_failure;
   if (s_.cand.sandbox) {
-    s_.v.output_head = s_.cand.sandbox->log();
-    s_.v.output_bytes = s_.cand.sandbox->log_bytes();
+    s_.v.sandbox.output_head = s_.cand.sandbox->log();
+    s_.v.sandbox.output_bytes = s_.cand.sandbox->log_bytes();
   }
   return st;
 }
@@ -176,11 +176,11 @@ Status Run::TimeAndConclude(StageClock& clock) {
   // Idle CPU time is counted between all calls; the check (with its quiet
   // pause) runs once, after the last call.
   if (!s_.decided()) checks_.CheckNoWorkAfterReturn();
-  if (!s_.decided() && s_.opt.metrics && s_.v.candidate_time) {
+  if (!s_.decided() && s_.opt.metrics && s_.v.timing.candidate_time) {
     HONE_RETURN_IF_ERROR(ProfileStage(s_, runner_, *reference_).Run(cand_lib_));
     clock.Done("profile");
   }
-  if (!s_.decided() && baselines_ && s_.v.candidate_time) {
+  if (!s_.decided() && baselines_ && s_.v.timing.candidate_time) {
     HONE_RETURN_IF_ERROR(TimeBaselines());
     clock.Done("baselines");
   }
@@ -188,8 +188,8 @@ Status Run::TimeAndConclude(StageClock& clock) {
 }
 
 Status Run::TimeBaselines() {
-  s_.v.output_head = s_.cand.sandbox->log();
-  s_.v.output_bytes = s_.cand.sandbox->log_bytes();
+  s_.v.sandbox.output_head = s_.cand.sandbox->log();
+  s_.v.sandbox.output_bytes = s_.cand.sandbox->log_bytes();
   s_.cand.sandbox.reset();
   HONE_RETURN_IF_ERROR(baselines_->TimeAll());
   baselines_->Apply();
@@ -222,14 +222,14 @@ std::vector<Check> SanitizerChecks(const Verdict& v) {
 
 // Whether the speedup can be read as one (measure/speedup.h).
 void ResolveVerdictSpeedup(Verdict& v, double target_rse) {
-  if (!v.candidate_time || !v.reference_time || v.speedup <= 0) return;
-  SpeedupInterval s =
-      v.speedup_pairs.empty()
-          ? ResolveSpeedup(v.reference_time->summary, v.candidate_time->summary, target_rse)
-          : ResolvePairedSpeedup(Summarize(v.speedup_pairs), target_rse);
-  v.speedup_low = s.low;
-  v.speedup_high = s.high;
-  v.speedup_unresolved = s.unresolved;
+  if (!v.timing.candidate_time || !v.timing.reference_time || v.timing.speedup <= 0) return;
+  SpeedupInterval s = v.timing.speedup_pairs.empty()
+                          ? ResolveSpeedup(v.timing.reference_time->summary,
+                                           v.timing.candidate_time->summary, target_rse)
+                          : ResolvePairedSpeedup(Summarize(v.timing.speedup_pairs), target_rse);
+  v.timing.speedup_low = s.low;
+  v.timing.speedup_high = s.high;
+  v.timing.speedup_unresolved = s.unresolved;
 }
 
 }  // namespace

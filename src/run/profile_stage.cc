@@ -15,7 +15,7 @@ namespace {
 
 // CPU: enough calls for the counters to cover about a quarter of a second.
 int CpuCalls(const Verdict& v) {
-  double median = v.candidate_time ? v.candidate_time->summary.median : 0;
+  double median = v.timing.candidate_time ? v.timing.candidate_time->summary.median : 0;
   if (median <= 0) return 3;
   return static_cast<int>(std::clamp(std::ceil(0.25 / median), 3.0, 200.0));
 }
@@ -49,7 +49,7 @@ Status ProfileStage::Run(const std::filesystem::path& library) {
   if (report.ran()) {
     JudgeContext context;
     context.backend = profiler == "ncu" ? "cuda" : "cpu";
-    context.sol_percent = s_.v.sol_percent;
+    context.sol_percent = s_.v.timing.sol_percent;
     context.ideal_bytes = IdealBytes(s_);
     context.cores =
         profiler != "ncu" && s_.opt.threads > 0 ? s_.opt.threads : s_.backend.machine().cores;
@@ -103,7 +103,7 @@ void ProfileStage::ProfileCpu(ProfileReport& report) {
   int calls = CpuCalls(s_.v);
   // Profiling calls are calls like any: one that fails decides the verdict.
   // They are not started when the evaluation's time might run out in them.
-  double median = s_.v.candidate_time ? s_.v.candidate_time->summary.median : 0;
+  double median = s_.v.timing.candidate_time ? s_.v.timing.candidate_time->summary.median : 0;
   double left = std::chrono::duration<double>(s_.deadline - RunState::Clock::now()).count();
   if (left < 4 * calls * median + 2) {
     report.not_run = "too little of the evaluation's time left to profile";

@@ -37,8 +37,8 @@ Status PyTorchTiming::AwaitLoads(std::vector<Extra>& extras) {
 Status PyTorchTiming::TimeInMoreProcesses() {
   std::vector<Extra> more = std::move(spares_);  // unused unless this candidate's calls are short
   spares_.clear();
-  if (s_.decided() || !s_.v.candidate_time || reference_.timed()) return Status::Ok();
-  const int processes = TimingProcesses(s_.opt, s_.v.candidate_time->summary.median);
+  if (s_.decided() || !s_.v.timing.candidate_time || reference_.timed()) return Status::Ok();
+  const int processes = TimingProcesses(s_.opt, s_.v.timing.candidate_time->summary.median);
   if (processes <= 1) return Status::Ok();
   StartStage start(s_, launcher_, runner_, reference_, &baselines_);
   // All load at once, and all have loaded before the next is timed.
@@ -56,7 +56,7 @@ Status PyTorchTiming::TimeInMoreProcesses() {
   for (Extra& e : more)
     if (!start.Loaded(e.sandbox, *e.startup)) return Status::Ok();
   baselines_.Await();  // no sandbox loads while one is timed
-  std::vector<TimingResult> timed = {*s_.v.candidate_time};
+  std::vector<TimingResult> timed = {*s_.v.timing.candidate_time};
   // One note says how timing stopped for all the processes (the first's);
   // each kind of hold any of them saw is kept.
   RunState::TimingNotes first = s_.timing_notes;
@@ -64,10 +64,10 @@ Status PyTorchTiming::TimeInMoreProcesses() {
     checks_.BeforeCall();  // the idle time of the process that goes
     s_.cand.sandbox = std::move(e.sandbox);
     launcher_.Settle(s_.host_timed());
-    s_.v.candidate_time.reset();  // a process whose calls were all re-checks gives none
+    s_.v.timing.candidate_time.reset();  // a process whose calls were all re-checks gives none
     HONE_RETURN_IF_ERROR(TimingStage(s_, runner_, checks_, reference_).Run(s_.cases.front()));
     if (s_.decided()) return Status::Ok();
-    if (s_.v.candidate_time) timed.push_back(*s_.v.candidate_time);
+    if (s_.v.timing.candidate_time) timed.push_back(*s_.v.timing.candidate_time);
     for (const std::string& held : s_.timing_notes.held)
       if (std::find(first.held.begin(), first.held.end(), held) == first.held.end())
         first.held.push_back(held);
@@ -75,10 +75,11 @@ Status PyTorchTiming::TimeInMoreProcesses() {
   s_.timing_notes = std::move(first);
   std::vector<double> medians;
   for (const TimingResult& t : timed) medians.push_back(t.summary.median);
-  s_.v.candidate_time = PoolTimings(timed);
-  const double median = s_.v.candidate_time->summary.median;
-  s_.v.call_overhead_seconds = s_.v.candidate_time->call_overhead;
-  if (s_.v.sol_seconds > 0 && median > 0) s_.v.sol_percent = 100 * s_.v.sol_seconds / median;
+  s_.v.timing.candidate_time = PoolTimings(timed);
+  const double median = s_.v.timing.candidate_time->summary.median;
+  s_.v.timing.call_overhead_seconds = s_.v.timing.candidate_time->call_overhead;
+  if (s_.v.timing.sol_seconds > 0 && median > 0)
+    s_.v.timing.sol_percent = 100 * s_.v.timing.sol_seconds / median;
   std::string note =
       TimingProcessesNote("the candidate", medians, median, s_.opt.short_call_seconds);
   if (early > 0) note += "; " + std::to_string(early) + " of them loaded while it was checked";
@@ -96,17 +97,17 @@ Status PyTorchTiming::TimeInMoreProcesses() {
 // (TimeInMoreProcesses); a cached eager baseline is interleaved only when it
 // was host-bound itself (RetimedBesideHostBound).
 Status PyTorchTiming::TimeBesideTheBaseline() {
-  if (s_.decided() || !s_.v.candidate_time || !s_.host_bound()) return Status::Ok();
-  if (TimingProcesses(s_.opt, s_.v.candidate_time->summary.median) > 1) return Status::Ok();
+  if (s_.decided() || !s_.v.timing.candidate_time || !s_.host_bound()) return Status::Ok();
+  if (TimingProcesses(s_.opt, s_.v.timing.candidate_time->summary.median) > 1) return Status::Ok();
   std::optional<BaselineStage::Beside> beside = baselines_.EagerBeside();
   if (!beside) return Status::Ok();
-  const std::optional<TimingResult> timed_alone = s_.v.candidate_time;
+  const std::optional<TimingResult> timed_alone = s_.v.timing.candidate_time;
   const std::vector<std::string> notes_alone = s_.v.notes;
   const RunState::TimingNotes timing_notes_alone = s_.timing_notes;
   std::unique_ptr<CallingThreadPin> pin = PinBothCallingThreads(*beside->sandbox);
   oracle_.TimeBeside(beside->sandbox, beside->arena);
   launcher_.Settle(true);
-  s_.v.candidate_time.reset();
+  s_.v.timing.candidate_time.reset();
   Status st = TimingStage(s_, runner_, checks_, reference_).Run(s_.cases.front());
   oracle_.StopTimingBeside();
   if (pin) NoteStrayedPin(*pin, *beside->sandbox);
@@ -114,11 +115,11 @@ Status PyTorchTiming::TimeBesideTheBaseline() {
   // The Model's failure, not the candidate's, or no sample on a side (every
   // call a re-check): the first timing stands, and the Model is timed apart.
   const bool model_failed = !st.ok() && !oracle_.beside_failure().empty();
-  if (model_failed || (st.ok() && !s_.decided() && !s_.v.reference_time)) {
-    s_.v.candidate_time = timed_alone;
+  if (model_failed || (st.ok() && !s_.decided() && !s_.v.timing.reference_time)) {
+    s_.v.timing.candidate_time = timed_alone;
     s_.v.notes = notes_alone;
     s_.timing_notes = timing_notes_alone;
-    s_.v.speedup_pairs.clear();
+    s_.v.timing.speedup_pairs.clear();
     if (model_failed) s_.v.notes.push_back(oracle_.beside_failure() + "; it is timed apart");
     baselines_.NotTimedBeside();
     return Status::Ok();
@@ -127,7 +128,7 @@ Status PyTorchTiming::TimeBesideTheBaseline() {
   if (s_.decided()) return Status::Ok();
   // This timing's notes on how it stopped and held (s_.timing_notes) stand
   // for the first one's, which they replaced.
-  baselines_.TimedBeside(*s_.v.reference_time);
+  baselines_.TimedBeside(*s_.v.timing.reference_time);
   return Status::Ok();
 }
 

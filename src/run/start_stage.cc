@@ -71,27 +71,27 @@ Status StartStage::Run(const std::filesystem::path& cand_lib) {
   // Both load at once: on a GPU each spends most of its start creating a
   // CUDA context. Spawned from this thread, which outlives them.
   HONE_RETURN_IF_ERROR(reference_.Spawn(BaseConfig(s_.env, s_.backend, s_.opt)));
-  HONE_ASSIGN_OR_RETURN(cand.sandbox, launcher_.Spawn(config, *cand.arena, &s_.v.sandbox_warm));
+  HONE_ASSIGN_OR_RETURN(cand.sandbox, launcher_.Spawn(config, *cand.arena, &s_.v.sandbox.warm));
   if (baselines_) HONE_RETURN_IF_ERROR(baselines_->SpawnIfFitBeside());
   Status reference_ready = reference_.AwaitReady();
   // A compat candidate starts Python and torch and may build its extension.
   Millis timeout =
       s_.compat ? std::max(s_.opt.start_timeout, Millis(kCompatStartMillis)) : s_.opt.start_timeout;
   CallOutcome startup =
-      launcher_.AwaitStart(cand.sandbox, config, *cand.arena, timeout, &s_.v.sandbox_warm);
+      launcher_.AwaitStart(cand.sandbox, config, *cand.arena, timeout, &s_.v.sandbox.warm);
   if (!startup.ok()) cand.sandbox.reset();
   HONE_RETURN_IF_ERROR(reference_ready);
   if (!cand.sandbox) {
     runner_.Fail(startup, "while loading the candidate");
     return Status::Ok();
   }
-  s_.v.sandbox_features = cand.sandbox->features();
-  s_.v.event_overhead_seconds = cand.sandbox->event_overhead_seconds();
-  s_.v.sandbox_missing = cand.sandbox->missing_features();
+  s_.v.sandbox.features = cand.sandbox->features();
+  s_.v.timing.event_overhead_seconds = cand.sandbox->event_overhead_seconds();
+  s_.v.sandbox.missing = cand.sandbox->missing_features();
   if (s_.compat) {
     CompatEvents events = ReadCompatEvents(cand.sandbox->log());
-    s_.v.load_seconds = events.load_seconds;
-    s_.v.first_call_seconds = events.first_call_seconds;
+    s_.v.sandbox.load_seconds = events.load_seconds;
+    s_.v.sandbox.first_call_seconds = events.first_call_seconds;
     for (auto& note : events.notes) s_.v.notes.push_back(std::move(note));
     if (s_.loader) s_.loader->Loaded(cand.sandbox->scratch());
   }

@@ -46,8 +46,8 @@ TimingStage::TimingStage(RunState& state, CandidateRunner& runner, CandidateChec
 
 Status TimingStage::Run(const CaseShapes& cs) {
   cs_ = &cs;
-  s_.v.timed_case = cs.c->label;
-  s_.v.flush_mode = FlushModeName(s_.opt.flush);
+  s_.v.timing.timed_case = cs.c->label;
+  s_.v.timing.flush_mode = FlushModeName(s_.opt.flush);
   s_.Progress("time " + cs.c->label);
   HONE_RETURN_IF_ERROR(runner_.BindCase(cs, reference_));
   if (s_.decided()) return Status::Ok();
@@ -266,7 +266,7 @@ void TimingStage::Conclude(const InterleavedTimer& timer) {
     ref.summary = Summarize(ref.samples);
     ref.call_overhead = Summarize(gaps_[0]).median;
   }
-  s_.v.call_overhead_seconds = cand.call_overhead;
+  s_.v.timing.call_overhead_seconds = cand.call_overhead;
   ReportedTimeBounds bounds;
   bounds.ref_prepare = with_reference ? Summarize(prepares_[0]).median : -1;
   bounds.cand_prepare = Summarize(prepares_[cand_side_]).median;
@@ -274,14 +274,15 @@ void TimingStage::Conclude(const InterleavedTimer& timer) {
   bounds.launches = launches_.empty() ? 0 : Summarize(launches_).median;
   if (!cpu_beyond_.empty()) bounds.cand_cpu_beyond = Summarize(cpu_beyond_).median;
   if (!checks_.CheckReportedTimes(ref, cand, bounds)) return;
-  s_.v.candidate_time = cand;
+  s_.v.timing.candidate_time = cand;
   if (with_reference) {
-    s_.v.reference_time = ref;
-    if (cand.summary.median > 0) s_.v.speedup = ref.summary.median / cand.summary.median;
+    s_.v.timing.reference_time = ref;
+    if (cand.summary.median > 0) s_.v.timing.speedup = ref.summary.median / cand.summary.median;
     // The eager Model timed beside host-bound calls: paired ratios.
     if (s_.pytorch()) {
-      s_.v.speedup_pairs = timer.PairedRatios(0, cand_side_);
-      if (!s_.v.speedup_pairs.empty()) s_.v.speedup = Summarize(s_.v.speedup_pairs).median;
+      s_.v.timing.speedup_pairs = timer.PairedRatios(0, cand_side_);
+      if (!s_.v.timing.speedup_pairs.empty())
+        s_.v.timing.speedup = Summarize(s_.v.timing.speedup_pairs).median;
     }
   }
   SpeedOfLight(cand.summary.median);
@@ -300,11 +301,12 @@ void TimingStage::SpeedOfLight(double median) {
   if (task.cost_bytes) bytes = task.cost_bytes->Eval(cs_->c->symbols).value();
   if (task.cost_flops) flops = task.cost_flops->Eval(cs_->c->symbols).value();
   Verdict& v = s_.v;
-  v.sol_seconds = SpeedOfLightSeconds(bytes, flops, s_.backend.machine());
-  if (!gpu_samples_.empty()) v.device_state = Summarize(gpu_samples_);
-  if (v.sol_seconds > 0 && median > 0) v.sol_percent = 100 * v.sol_seconds / median;
-  if (v.sol_percent > 100)
-    v.notes.push_back("suspect: faster than speed of light (" + Num(v.sol_percent) +
+  v.timing.sol_seconds = SpeedOfLightSeconds(bytes, flops, s_.backend.machine());
+  if (!gpu_samples_.empty()) v.timing.device_state = Summarize(gpu_samples_);
+  if (v.timing.sol_seconds > 0 && median > 0)
+    v.timing.sol_percent = 100 * v.timing.sol_seconds / median;
+  if (v.timing.sol_percent > 100)
+    v.notes.push_back("suspect: faster than speed of light (" + Num(v.timing.sol_percent) +
                       "%): the task's cost formulas or the machine's measured ceilings may be "
                       "wrong, or the kernel skips work");
 }

@@ -155,8 +155,10 @@ std::string AttemptLine(const AttemptResult& r) {
            ")";
   const Verdict& v = *r.verdict;
   if (r.passed())
-    return head + fmt::format("passed, {:.2f}x", v.speedup) +
-           (v.speedup_unresolved.empty() ? "" : " (not resolved: " + v.speedup_unresolved + ")");
+    return head + fmt::format("passed, {:.2f}x", v.timing.speedup) +
+           (v.timing.speedup_unresolved.empty()
+                ? ""
+                : " (not resolved: " + v.timing.speedup_unresolved + ")");
   std::string why = v.reason.substr(0, v.reason.find('\n'));
   if (why.size() > 160) why = why.substr(0, 157) + "...";
   return head + std::string(StatusName(v.status)) + (why.empty() ? "" : ": " + why);
@@ -247,7 +249,7 @@ Status Loop::EvaluateNext() {
   Verdict& v = *verdict;
   ++result_.evaluated;
   ++result_.verdicts[std::string(StatusName(v.status))];
-  if (result_.sandbox_missing.empty()) result_.sandbox_missing = v.sandbox_missing;
+  if (result_.sandbox_missing.empty()) result_.sandbox_missing = v.sandbox.missing;
   next.attempt.verdict = std::move(v);
   AttemptResult& r = next.attempt;
   if (r.passed()) {
@@ -285,7 +287,7 @@ Result<std::optional<Verdict>> Loop::Evaluate(const AttemptResult& r,
   // A new best is sanitized before its verdict is stored, so a resumed run
   // reads the findings back instead of a bare "passed".
   bool new_best = v.status == VerdictStatus::kPassed &&
-                  (v.speedup > result_.spend.best_speedup || result_.best_id < 0);
+                  (v.timing.speedup > result_.spend.best_speedup || result_.best_id < 0);
   if (new_best && sanitize_best_) {
     std::string id = std::to_string(r.proposal.id);
     Progress("compute-sanitizer on candidate " + id + " (a new best)",
@@ -372,8 +374,8 @@ ReferenceTiming MeasureReferenceNow(const Task& task, const Backend& backend, Ev
   }
   options.backend = backend.name();
   auto v = evaluator.Evaluate(task, candidate, options);
-  if (v.ok() && v->status == VerdictStatus::kPassed && v->reference_time)
-    r.seconds = v->reference_time->summary.median;
+  if (v.ok() && v->status == VerdictStatus::kPassed && v->timing.reference_time)
+    r.seconds = v->timing.reference_time->summary.median;
   return r;
 }
 

@@ -158,36 +158,37 @@ std::string NextStep(VerdictStatus s, const Language& l) {
 }
 
 std::string TimingText(const Verdict& v) {
-  if (!v.candidate_time || !v.reference_time) return "timing: not timed\n";
-  std::string out = fmt::format("timed case: {}\n", v.timed_case);
-  const SampleSummary& c = v.candidate_time->summary;
+  if (!v.timing.candidate_time || !v.timing.reference_time) return "timing: not timed\n";
+  std::string out = fmt::format("timed case: {}\n", v.timing.timed_case);
+  const SampleSummary& c = v.timing.candidate_time->summary;
   out += fmt::format("candidate: {} median", FormatSeconds(c.median));
   if (c.ci_high > 0)
     out += fmt::format(" [95% CI {} .. {}]", FormatSeconds(c.ci_low), FormatSeconds(c.ci_high));
   out += "\n";
-  out += fmt::format("reference: {} median\n", FormatSeconds(v.reference_time->summary.median));
-  out += fmt::format("speedup: {:.2f}x over the reference\n", v.speedup);
-  if (!v.speedup_unresolved.empty())
-    out += "this speedup is not resolved (" + v.speedup_unresolved +
+  out +=
+      fmt::format("reference: {} median\n", FormatSeconds(v.timing.reference_time->summary.median));
+  out += fmt::format("speedup: {:.2f}x over the reference\n", v.timing.speedup);
+  if (!v.timing.speedup_unresolved.empty())
+    out += "this speedup is not resolved (" + v.timing.speedup_unresolved +
            "): the measurements cannot tell it from no change; do not read it as a gain or a "
            "loss\n";
-  if (v.sol_seconds > 0)
+  if (v.timing.sol_seconds > 0)
     out += fmt::format("speed of light: {}; the candidate reaches {:.1f}% of it (SOL)\n",
-                       FormatSeconds(v.sol_seconds), v.sol_percent);
+                       FormatSeconds(v.timing.sol_seconds), v.timing.sol_percent);
   return out;
 }
 
 std::string PassedText(const Verdict& v) {
   std::string out = "reason: " + Cap(v.reason, kDetailCap) + "\n" + TimingText(v);
-  if (v.precision_bound > 0)
+  if (v.precision.bound > 0)
     out += fmt::format("precision: relative L2 error {:.2e} against float64 (bound {:.2e})\n",
-                       v.precision_error, v.precision_bound);
+                       v.precision.error, v.precision.bound);
   if (v.profile) out += DiagnosisText(*v.profile);
   return out;
 }
 
 std::string CompileErrorText(const Verdict& v) {
-  std::string log = TrimRight(v.build_log.empty() ? v.reason : v.build_log);
+  std::string log = TrimRight(v.build.log.empty() ? v.reason : v.build.log);
   return "compiler errors (trimmed):\n" + Cap(log, kLogCap) + "\n";
 }
 
@@ -228,15 +229,15 @@ std::string PassedCasesText(const Verdict& v) {
 std::string FailureText(const Verdict& v) {
   std::string out = "reason: " + Cap(TrimRight(v.reason), kDetailCap) + "\n" + FailedChecksText(v);
   if (v.status == VerdictStatus::kIncorrect) out += PassedCasesText(v);
-  if (v.status != VerdictStatus::kIncorrect && !v.output_head.empty())
-    out += "the candidate printed:\n" + Cap(TrimRight(v.output_head), kOutputCap) + "\n";
+  if (v.status != VerdictStatus::kIncorrect && !v.sandbox.output_head.empty())
+    out += "the candidate printed:\n" + Cap(TrimRight(v.sandbox.output_head), kOutputCap) + "\n";
   return out;
 }
 
 std::string ResourcesText(const Verdict& v) {
-  if (v.build_resources.empty()) return "";
+  if (v.build.resources.empty()) return "";
   return "compiler resource usage (ptxas: registers, shared memory, spills per kernel):\n" +
-         TrimRight(v.build_resources) + "\n";
+         TrimRight(v.build.resources) + "\n";
 }
 
 std::string NotesText(const Verdict& v) {

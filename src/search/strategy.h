@@ -47,7 +47,7 @@ struct AttemptResult {
   std::optional<Verdict> verdict;  // when code was extracted and evaluated
   bool passed() const { return verdict && verdict->status == VerdictStatus::kPassed; }
   // The speedup of a passed candidate; 0 otherwise.
-  double speedup() const { return passed() ? verdict->speedup : 0; }
+  double speedup() const { return passed() ? verdict->timing.speedup : 0; }
 };
 
 // What every strategy needs to write prompts.

@@ -102,8 +102,8 @@ bool TreeStrategy::SlowerThanParent(const Node& n) const {
   // Both timed with an interval: slower only when the intervals are apart.
   const Verdict& mine = n.kernel.verdict;
   const Verdict& parent = nodes_[static_cast<size_t>(n.parent)].kernel.verdict;
-  if (mine.speedup_high <= 0 || parent.speedup_low <= 0) return true;
-  return mine.speedup_high < parent.speedup_low;
+  if (mine.timing.speedup_high <= 0 || parent.timing.speedup_low <= 0) return true;
+  return mine.timing.speedup_high < parent.timing.speedup_low;
 }
 
 bool TreeStrategy::Expandable(const Node& n) const {

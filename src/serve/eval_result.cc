@@ -54,9 +54,9 @@ EvalResult ResultFromVerdict(const std::string& id, const Verdict& v, int attemp
   r.error_msg = v.status == VerdictStatus::kPassed ? "" : v.reason;
   r.compiled = v.status != VerdictStatus::kCompileError;
   r.correct = v.status == VerdictStatus::kPassed;
-  if (v.candidate_time) r.kernel_us = v.candidate_time->summary.median * 1e6;
-  if (v.reference_time) r.baseline_us = v.reference_time->summary.median * 1e6;
-  r.speedup = r.correct ? v.speedup : 0;
+  if (v.timing.candidate_time) r.kernel_us = v.timing.candidate_time->summary.median * 1e6;
+  if (v.timing.reference_time) r.baseline_us = v.timing.reference_time->summary.median * 1e6;
+  r.speedup = r.correct ? v.timing.speedup : 0;
   r.attempts = attempts;
   r.device = device;
   r.eval_ms = eval_ms;

@@ -140,10 +140,50 @@ LessonRow ReadLesson(const Stmt& s) {
   return l;
 }
 
-std::optional<double> Num(const json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
+// The evaluations table's columns that summarise a verdict (times in
+// microseconds, as the JSON has them).
+struct EvaluationColumns {
+  std::optional<double> speedup, speedup_compile, sol_percent;
+  std::optional<double> cand_median_us, cand_ci_low_us, cand_ci_high_us, ref_median_us;
+  int reps = 0;
+  json samples = json::object();  // {"candidate_us": [...], "reference_us": [...]}
+  json checks = json::array();
+  std::string device_state;  // its JSON, CUDA only
+};
+
+// `timed`: the verdict has a timing section (hone writes one for a timed
+// candidate; an import may have a speedup without the times). A speedup of
+// 0 for torch.compile means there was none.
+EvaluationColumns ColumnsOf(const Verdict& v, bool timed) {
+  auto micros = [](const std::vector<double>& seconds) {
+    json out = json::array();
+    for (double s : seconds) out.push_back(s * 1e6);
+    return out;
+  };
+  const Verdict::Timing& t = v.timing;
+  EvaluationColumns c;
+  if (timed) {
+    c.speedup = t.speedup;
+    c.sol_percent = t.sol_percent;
+    if (t.compile_time || t.speedup_compile != 0) c.speedup_compile = t.speedup_compile;
+  }
+  if (t.candidate_time) {
+    const SampleSummary& s = t.candidate_time->summary;
+    c.cand_median_us = s.median * 1e6;
+    if (s.ci_high > 0) {  // an interval was measured
+      c.cand_ci_low_us = s.ci_low * 1e6;
+      c.cand_ci_high_us = s.ci_high * 1e6;
+    }
+    c.reps = s.count;
+    c.samples["candidate_us"] = micros(t.candidate_time->samples);
+  }
+  if (t.reference_time) {
+    c.ref_median_us = t.reference_time->summary.median * 1e6;
+    c.samples["reference_us"] = micros(t.reference_time->samples);
+  }
+  c.checks = ChecksToJson(v.checks);
+  if (t.device_state) c.device_state = DeviceStateToJson(*t.device_state).dump();
+  return c;
 }
 
 }  // namespace
@@ -516,51 +556,28 @@ Result<int64_t> Store::BeginEvaluation(int64_t run_id, const std::string& work_k
 }
 
 Status Store::FinishEvaluation(int64_t evaluation_id, const Verdict& verdict) {
-  return FinishEvaluationJson(evaluation_id, VerdictToJson(verdict).dump());
+  // The columns from `verdict` itself: they are then the very numbers its
+  // JSON has (reading the JSON back would round its microseconds).
+  json j = VerdictToJson(verdict);
+  return FinishEvaluationWith(evaluation_id, verdict, j.dump(), j.contains("timing"), true);
 }
 
 Status Store::FinishEvaluationJson(int64_t evaluation_id, const std::string& verdict_json,
                                    bool record_build) {
-  json v = json::parse(verdict_json, nullptr, false);
-  if (!v.is_object()) return Status::Invalid("a verdict must be a JSON object");
-  std::string status = v.value("status", "");
-  if (status.empty()) return Status::Invalid("a verdict needs a status");
-  std::string reason = v.value("reason", "");
-  json checks = v.contains("checks") ? v["checks"] : json::array();
-  int checks_failed = 0;
-  if (v.contains("checks_failed") && v["checks_failed"].is_number_integer())
-    checks_failed = v["checks_failed"].get<int>();
-  else if (checks.is_array())
-    for (const auto& c : checks)
-      if (c.is_object() && !c.value("passed", true)) ++checks_failed;
+  json j = json::parse(verdict_json, nullptr, false);
+  if (!j.is_object()) return Status::Invalid("a verdict must be a JSON object");
+  // The columns come from the verdict as VerdictFromJson reads it, so the
+  // table and the JSON cannot disagree; the JSON itself is kept whole
+  // (an import's fields hone does not know included). A verdict without a
+  // "build" object (an import's) has no build to record.
+  HONE_ASSIGN_OR_RETURN(const Verdict v, VerdictFromJson(j));
+  return FinishEvaluationWith(evaluation_id, v, j.dump(), j.contains("timing"),
+                              record_build && j.contains("build"));
+}
 
-  std::optional<double> speedup, speedup_compile, sol, cmed, clo, chi, rmed;
-  int reps = 0;
-  json samples = json::object();
-  std::string device_state;
-  if (v.contains("timing") && v["timing"].is_object()) {
-    const json& t = v["timing"];
-    speedup = Num(t, "speedup");
-    speedup_compile = Num(t, "speedup_compile");
-    sol = Num(t, "sol_percent");
-    if (t.contains("candidate") && t["candidate"].is_object()) {
-      const json& c = t["candidate"];
-      cmed = Num(c, "median_us");
-      if (c.contains("ci95_us") && c["ci95_us"].is_array() && c["ci95_us"].size() == 2) {
-        clo = c["ci95_us"][0].get<double>();
-        chi = c["ci95_us"][1].get<double>();
-      }
-      reps = c.value("reps", 0);
-      if (c.contains("samples_us")) samples["candidate_us"] = c["samples_us"];
-    }
-    if (t.contains("reference") && t["reference"].is_object()) {
-      const json& r = t["reference"];
-      rmed = Num(r, "median_us");
-      if (r.contains("samples_us")) samples["reference_us"] = r["samples_us"];
-    }
-    if (t.contains("device_state")) device_state = t["device_state"].dump();
-  }
-
+Status Store::FinishEvaluationWith(int64_t evaluation_id, const Verdict& v,
+                                   const std::string& verdict_json, bool timed, bool record_build) {
+  const EvaluationColumns c = ColumnsOf(v, timed);
   std::lock_guard lock(mu_);
   Transaction tx(db_);
   HONE_RETURN_IF_ERROR(tx.Begin());
@@ -583,21 +600,20 @@ Status Store::FinishEvaluationJson(int64_t evaluation_id, const std::string& ver
                            "cand_ci_low_us = ?, cand_ci_high_us = ?, ref_median_us = ?, reps = ?, "
                            "samples = ?, checks = ?, device_state = ?, verdict = ?, finished = ?, "
                            "speedup_compile = ? WHERE id = ?"));
-  st.Bind(1, status).Bind(2, reason).Bind(3, speedup).Bind(4, sol).Bind(5, checks_failed);
-  st.Bind(6, cmed).Bind(7, clo).Bind(8, chi).Bind(9, rmed).Bind(10, reps);
-  st.Bind(11, samples.dump()).Bind(12, checks.dump()).Bind(13, device_state);
-  st.Bind(14, v.dump()).Bind(15, Now()).Bind(16, speedup_compile).Bind(17, evaluation_id);
+  st.Bind(1, std::string(StatusName(v.status))).Bind(2, v.reason).Bind(3, c.speedup);
+  st.Bind(4, c.sol_percent).Bind(5, v.checks_failed()).Bind(6, c.cand_median_us);
+  st.Bind(7, c.cand_ci_low_us).Bind(8, c.cand_ci_high_us).Bind(9, c.ref_median_us);
+  st.Bind(10, c.reps).Bind(11, c.samples.dump()).Bind(12, c.checks.dump());
+  st.Bind(13, c.device_state).Bind(14, verdict_json).Bind(15, Now());
+  st.Bind(16, c.speedup_compile).Bind(17, evaluation_id);
   HONE_RETURN_IF_ERROR(st.Run());
-  if (record_build && candidate && v.contains("build") && v["build"].is_object()) {
-    const json& b = v["build"];
+  if (record_build && candidate) {
     HONE_ASSIGN_OR_RETURN(Stmt bs,
                           db_.Prepare("INSERT INTO builds(candidate_id, ok, cached, seconds, log, "
                                       "resources, created) VALUES (?, ?, ?, ?, ?, ?, ?)"));
-    bs.Bind(1, *candidate).Bind(2, status != "compile_error").Bind(3, b.value("cached", false));
-    bs.Bind(4, b.value("seconds", 0.0))
-        .Bind(5, b.value("log", ""))
-        .Bind(6, b.value("resources", ""));
-    bs.Bind(7, Now());
+    bs.Bind(1, *candidate).Bind(2, v.status != VerdictStatus::kCompileError);
+    bs.Bind(3, v.build.cached).Bind(4, v.build.seconds).Bind(5, v.build.log);
+    bs.Bind(6, v.build.resources).Bind(7, Now());
     HONE_RETURN_IF_ERROR(bs.Run());
   }
   return tx.Commit();

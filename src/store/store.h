@@ -124,6 +124,10 @@ class Store {
   Result<std::map<std::string, int>> StatusCounts(int64_t run_id);
 
  private:
+  // Both of the above: the evaluation's columns from `v`, its JSON as
+  // `verdict_json`. `timed`: the JSON has a timing section.
+  Status FinishEvaluationWith(int64_t evaluation_id, const Verdict& v,
+                              const std::string& verdict_json, bool timed, bool record_build);
   Store(std::filesystem::path path, Db db) : path_(std::move(path)), db_(std::move(db)) {}
   Result<int64_t> InsertLlmCallLocked(const LlmCallRow& call, std::optional<int64_t> candidate);
 

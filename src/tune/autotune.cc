@@ -39,8 +39,8 @@ Verdict::TuneTrial TrialOf(const std::string& params, const Verdict& v) {
   t.params = params;
   t.status = v.status;
   t.reason = v.status == VerdictStatus::kPassed ? "" : v.reason;
-  if (v.status == VerdictStatus::kPassed && v.candidate_time)
-    t.median_seconds = v.candidate_time->summary.median;
+  if (v.status == VerdictStatus::kPassed && v.timing.candidate_time)
+    t.median_seconds = v.timing.candidate_time->summary.median;
   return t;
 }
 
@@ -49,7 +49,7 @@ Verdict::TuneTrial TrialOf(const std::string& params, const Verdict& v) {
 void ProfileWinner(Evaluator& evaluator, const Task& task, const fs::path& file,
                    const EvalOptions& options, const ProgressFn& progress, Verdict& out) {
   ProgressFn inner = [&](const std::string& stage) {
-    if (progress) progress(out.tuned_params + " (profile): " + stage);
+    if (progress) progress(out.tuning.params + " (profile): " + stage);
   };
   auto profiled = evaluator.Evaluate(task, file, options, inner);
   if (!profiled.ok())
@@ -103,7 +103,7 @@ Result<Verdict> EvaluateDeclared(Evaluator& evaluator, Builder* builder, const T
     };
     HONE_ASSIGN_OR_RETURN(Verdict v, evaluator.Evaluate(task, files[i], variant_options, inner));
     v.candidate = candidate.string();
-    v.tuned_params = params;
+    v.tuning.params = params;
     trials.push_back(TrialOf(params, v));
     // Untimed evaluations (--no-time) keep the first variant that passed.
     double median = trials.back().median_seconds;
@@ -115,7 +115,7 @@ Result<Verdict> EvaluateDeclared(Evaluator& evaluator, Builder* builder, const T
     if (!first) first = std::move(v);
   }
   Verdict out = best ? *best : *first;
-  out.tune_trials = std::move(trials);
+  out.tuning.trials = std::move(trials);
   if (best && options.metrics)
     ProfileWinner(evaluator, task, files[best_index], options, progress, out);
   return out;

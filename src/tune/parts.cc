@@ -22,7 +22,7 @@ double GeometricMean(const std::vector<double>& values) {
 std::string SpeedupsByPart(const std::vector<std::pair<std::string, Verdict>>& verdicts) {
   std::string out;
   for (const auto& [label, v] : verdicts)
-    out += fmt::format("{}{} {:.2f}x", out.empty() ? "" : ", ", label, v.speedup);
+    out += fmt::format("{}{} {:.2f}x", out.empty() ? "" : ", ", label, v.timing.speedup);
   return out;
 }
 
@@ -44,29 +44,29 @@ Verdict CombinePartVerdicts(const std::vector<std::pair<std::string, Verdict>>& 
   }
   HONE_CHECK(verdicts.size() == total_parts, "every part passed, so every part was evaluated");
   Verdict v = verdicts.front().second;
-  v.speedup_unresolved.clear();
+  v.timing.speedup_unresolved.clear();
   v.checks.clear();
   std::vector<double> speedups, compile, low, high;
   double build_seconds = 0;
   for (const auto& [label, part] : verdicts) {
-    speedups.push_back(part.speedup);
-    compile.push_back(part.speedup_compile);
-    low.push_back(part.speedup_low);
-    high.push_back(part.speedup_high);
-    build_seconds += part.build_seconds;
+    speedups.push_back(part.timing.speedup);
+    compile.push_back(part.timing.speedup_compile);
+    low.push_back(part.timing.speedup_low);
+    high.push_back(part.timing.speedup_high);
+    build_seconds += part.build.seconds;
     for (Check c : part.checks) {
       c.where = label + " " + c.where;
       v.checks.push_back(std::move(c));
     }
-    if (v.speedup_unresolved.empty() && !part.speedup_unresolved.empty())
-      v.speedup_unresolved = label + ": " + part.speedup_unresolved;
+    if (v.timing.speedup_unresolved.empty() && !part.timing.speedup_unresolved.empty())
+      v.timing.speedup_unresolved = label + ": " + part.timing.speedup_unresolved;
   }
-  v.speedup = GeometricMean(speedups);
-  v.speedup_compile = GeometricMean(compile);
-  v.speedup_low = GeometricMean(low);
-  v.speedup_high = GeometricMean(high);
-  v.speedup_pairs.clear();  // one part's pairs; the mean has none
-  v.build_seconds = build_seconds;
+  v.timing.speedup = GeometricMean(speedups);
+  v.timing.speedup_compile = GeometricMean(compile);
+  v.timing.speedup_low = GeometricMean(low);
+  v.timing.speedup_high = GeometricMean(high);
+  v.timing.speedup_pairs.clear();  // one part's pairs; the mean has none
+  v.build.seconds = build_seconds;
   v.reason = fmt::format("{}, on each of {} parts", v.reason, total_parts);
   v.notes.push_back(fmt::format(
       "speedup: the geometric mean over {} parts ({}); the timing shown is the first part's",

@@ -99,10 +99,10 @@ void ExpectVerdict(const char* tag, const Expectation& e, const Verdict& v,
   EXPECT_TRUE(ReasonMatches(v.reason, reason))
       << "[" << tag << "] " << e.file << ": reason '" << v.reason << "' lacks '" << reason << "'";
   if (e.max_speedup > 0 && status == "passed" && v.status == VerdictStatus::kPassed) {
-    std::cout << "[" << tag << "] " << e.file << ": speedup " << v.speedup << "x (at most "
+    std::cout << "[" << tag << "] " << e.file << ": speedup " << v.timing.speedup << "x (at most "
               << e.max_speedup << "x)\n";
-    EXPECT_GT(v.speedup, 0) << e.file << ": max_speedup needs a timed entry";
-    EXPECT_LE(v.speedup, e.max_speedup) << e.file << ": the hack made its timing faster";
+    EXPECT_GT(v.timing.speedup, 0) << e.file << ": max_speedup needs a timed entry";
+    EXPECT_LE(v.timing.speedup, e.max_speedup) << e.file << ": the hack made its timing faster";
   }
 }
 
@@ -177,9 +177,9 @@ TEST_P(CudaExampleTest, Passes) {
   REQUIRE_GPU();
   Verdict v = Eval(GetParam().task, GetParam().file, false);
   EXPECT_EQ(v.status, VerdictStatus::kPassed) << v.reason;
-  EXPECT_GT(v.precision_bound, 0) << "no float64 precision check ran";
+  EXPECT_GT(v.precision.bound, 0) << "no float64 precision check ran";
   std::cout << "[verdict] " << GetParam().file << ": " << StatusName(v.status) << "\n"
-            << v.build_resources;
+            << v.build.resources;
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, CudaExampleTest, ::testing::ValuesIn(CudaSolutions()),
@@ -194,17 +194,19 @@ TEST(CudaTimingTest, FastGeluIsTimedWithDeviceState) {
   std::filesystem::path task = SourceDir() / "tasks/examples/gelu";
   Verdict v = Eval(task, task / "solutions/fast.cu", true);
   ASSERT_EQ(v.status, VerdictStatus::kPassed) << v.reason;
-  ASSERT_TRUE(v.candidate_time.has_value());
-  EXPECT_GT(v.speedup, 1.0);
-  EXPECT_GT(v.sol_percent, 0);
-  EXPECT_GT(v.event_overhead_seconds, 0);
-  ASSERT_TRUE(v.device_state.has_value());
-  EXPECT_GT(v.device_state->sm_mhz_max, 0u);
-  std::cout << "[timing] gelu fast " << v.candidate_time->summary.median * 1e6 << " us, ref "
-            << v.reference_time->summary.median * 1e6 << " us, speedup " << v.speedup << ", SOL "
-            << v.sol_percent << "%, rse " << v.candidate_time->summary.rse * 100 << "%, clocks "
-            << v.device_state->sm_mhz_min << "-" << v.device_state->sm_mhz_max << " MHz, throttle "
-            << ThrottleReasonNames(v.device_state->throttle_reasons) << "\n";
+  ASSERT_TRUE(v.timing.candidate_time.has_value());
+  EXPECT_GT(v.timing.speedup, 1.0);
+  EXPECT_GT(v.timing.sol_percent, 0);
+  EXPECT_GT(v.timing.event_overhead_seconds, 0);
+  ASSERT_TRUE(v.timing.device_state.has_value());
+  EXPECT_GT(v.timing.device_state->sm_mhz_max, 0u);
+  std::cout << "[timing] gelu fast " << v.timing.candidate_time->summary.median * 1e6 << " us, ref "
+            << v.timing.reference_time->summary.median * 1e6 << " us, speedup " << v.timing.speedup
+            << ", SOL " << v.timing.sol_percent << "%, rse "
+            << v.timing.candidate_time->summary.rse * 100 << "%, clocks "
+            << v.timing.device_state->sm_mhz_min << "-" << v.timing.device_state->sm_mhz_max
+            << " MHz, throttle " << ThrottleReasonNames(v.timing.device_state->throttle_reasons)
+            << "\n";
 }
 
 // compute-sanitizer (--sanitize) on the smallest case, after verification.

@@ -88,16 +88,17 @@ void ExpectVerdict(const char* tag, const Expectation& e, const Verdict& v,
   std::string first_line = v.reason.substr(0, v.reason.find('\n'));
   std::cout << "[" << tag << "] " << e.file << (e.task.empty() ? "" : " (" + e.task + ")") << ": "
             << StatusName(v.status) << ": " << first_line.substr(0, 300);
-  if (v.candidate_time) std::cout << " [speedup " << v.speedup << "x]";
+  if (v.timing.candidate_time) std::cout << " [speedup " << v.timing.speedup << "x]";
   std::cout << std::endl;
   EXPECT_EQ(StatusName(v.status), status)
       << e.file << " (" << tag << ", expectations line " << e.line << "): " << v.reason;
   EXPECT_TRUE(ReasonMatches(v.reason, reason))
       << e.file << " (" << tag << "): reason '" << v.reason << "' lacks '" << reason << "'";
   if (e.max_speedup > 0 && status == "passed" && v.status == VerdictStatus::kPassed) {
-    EXPECT_TRUE(v.candidate_time.has_value()) << e.file << ": max_speedup needs a timed entry";
-    EXPECT_GT(v.speedup, 0) << e.file << ": max_speedup needs a timed entry";
-    EXPECT_LE(v.speedup, e.max_speedup)
+    EXPECT_TRUE(v.timing.candidate_time.has_value())
+        << e.file << ": max_speedup needs a timed entry";
+    EXPECT_GT(v.timing.speedup, 0) << e.file << ": max_speedup needs a timed entry";
+    EXPECT_LE(v.timing.speedup, e.max_speedup)
         << e.file << " (" << tag << "): the hack made its timing faster";
   }
 }
@@ -152,14 +153,14 @@ TEST_F(AdversarialTest, ExpectationsCoverEveryCandidate) {
 
 TEST_F(AdversarialTest, SandboxIsFullyInForce) {
   Verdict v = Eval("correct.cpp");
-  EXPECT_TRUE(v.sandbox_missing.empty()) << v.sandbox_missing;
-  EXPECT_NE(v.sandbox_features & 1u, 0u) << "seccomp not in force";
+  EXPECT_TRUE(v.sandbox.missing.empty()) << v.sandbox.missing;
+  EXPECT_NE(v.sandbox.features & 1u, 0u) << "seccomp not in force";
 }
 
 TEST_F(AdversarialTest, PrintFloodIsCapturedNotStored) {
   Verdict v = Eval("print_flood.cpp");
-  EXPECT_GT(v.output_bytes, 8u << 20);
-  EXPECT_LE(v.output_head.size(), 16u << 10);
+  EXPECT_GT(v.sandbox.output_bytes, 8u << 20);
+  EXPECT_LE(v.sandbox.output_head.size(), 16u << 10);
 }
 
 TEST_F(AdversarialTest, TimingProducesSpeedupAndSol) {
@@ -173,13 +174,13 @@ TEST_F(AdversarialTest, TimingProducesSpeedupAndSol) {
   auto v = env_->evaluator->Evaluate(*task, CatalogueDir() / "correct.cpp", o);
   ASSERT_TRUE(v.ok());
   ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
-  ASSERT_TRUE(v->candidate_time.has_value());
-  EXPECT_GE(v->candidate_time->summary.count, 10);
-  EXPECT_GT(v->candidate_time->summary.median, 0);
-  EXPECT_GT(v->speedup, 0);
-  EXPECT_GT(v->sol_seconds, 0);
-  EXPECT_EQ(v->candidate_time->samples.size(),
-            static_cast<size_t>(v->candidate_time->summary.count));
+  ASSERT_TRUE(v->timing.candidate_time.has_value());
+  EXPECT_GE(v->timing.candidate_time->summary.count, 10);
+  EXPECT_GT(v->timing.candidate_time->summary.median, 0);
+  EXPECT_GT(v->timing.speedup, 0);
+  EXPECT_GT(v->timing.sol_seconds, 0);
+  EXPECT_EQ(v->timing.candidate_time->samples.size(),
+            static_cast<size_t>(v->timing.candidate_time->summary.count));
 }
 
 }  // namespace

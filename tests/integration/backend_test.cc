@@ -44,8 +44,8 @@ TEST(TestHostBackendTest, RunsATimedEvaluationThroughTheEvaluator) {
   ASSERT_TRUE(v.ok()) << v.status().message();
   EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
   EXPECT_EQ(v->backend, kTestHostBackend);
-  EXPECT_TRUE(v->candidate_time.has_value());
-  EXPECT_TRUE(v->reference_time.has_value());
+  EXPECT_TRUE(v->timing.candidate_time.has_value());
+  EXPECT_TRUE(v->timing.reference_time.has_value());
   // Its traits are the host's: the idle-CPU check ran.
   bool idle_checked = false;
   for (const auto& c : v->checks) idle_checked |= c.name == "no_work_after_return" && c.passed;

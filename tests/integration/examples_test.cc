@@ -42,7 +42,7 @@ TEST_P(ExampleSolutionTest, Passes) {
   auto v = env_->evaluator->Evaluate(*task, GetParam().file, VerifyOnly());
   ASSERT_TRUE(v.ok()) << v.status().message();
   EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
-  EXPECT_GT(v->precision_bound, 0) << "no float64 precision check ran";
+  EXPECT_GT(v->precision.bound, 0) << "no float64 precision check ran";
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleSolutionTest, ::testing::ValuesIn(AllSolutions()),

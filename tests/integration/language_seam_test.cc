@@ -77,14 +77,14 @@ TEST(LanguageSeamTest, ARightFilePassesInItsLanguage) {
   SKIP_WITHOUT_ORACLE();
   auto v = Evaluate("relu_scale.py");
   ASSERT_TRUE(v.ok()) << v.status().message();
-  EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason << "\n" << v->output_head;
+  EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason << "\n" << v->sandbox.output_head;
   EXPECT_EQ(v->language, kTinyDsl);
   bool named = false;
   for (const Check& c : v->checks)
     named |= c.name == "lint" &&
              c.detail.find("TinyDSL candidate; its kernels: relu_scale") != std::string::npos;
   EXPECT_TRUE(named) << "the lint check names the language's kernels";
-  EXPECT_GT(v->load_seconds, 0) << "the runner's load is reported";
+  EXPECT_GT(v->sandbox.load_seconds, 0) << "the runner's load is reported";
 }
 
 TEST(LanguageSeamTest, AWrongFileIsIncorrect) {

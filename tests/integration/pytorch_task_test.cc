@@ -168,7 +168,7 @@ TEST_P(PyTorchCandidateTest, GetsTheExpectedVerdict) {
             << StatusName(v->status) << ": " << v->reason.substr(0, 160) << "\n";
   EXPECT_EQ(std::string(StatusName(v->status)), e.status)
       << "expectations.txt:" << e.line << ": " << v->reason << "\noutput:\n"
-      << v->output_head.substr(0, 3000);
+      << v->sandbox.output_head.substr(0, 3000);
   if (e.status == "rejected" && e.candidate.find("compat_torch.py") != std::string::npos) {
     EXPECT_NE(v->reason.find("no kernel of its own"), std::string::npos) << v->reason;
   }
@@ -202,7 +202,7 @@ TEST_P(CompatCatalogueTest, GetsTheExpectedVerdict) {
             << v->reason.substr(0, 200) << "\n";
   EXPECT_EQ(std::string(StatusName(v->status)), e.status)
       << "compat_expectations.txt:" << e.line << ": " << v->reason << "\noutput:\n"
-      << v->output_head.substr(0, 2000);
+      << v->sandbox.output_head.substr(0, 2000);
   EXPECT_TRUE(ReasonMatches(v->reason, e.reason))
       << "reason '" << v->reason << "' does not mention '" << e.reason << "'";
 }
@@ -218,15 +218,15 @@ TEST(CompatPrebuildTest, ExtensionsAreBuiltOutsideTheSandboxAndCached) {
   auto first = Env().evaluator->Evaluate(task, file, o);
   ASSERT_TRUE(first.ok()) << first.status().message();
   EXPECT_EQ(first->status, VerdictStatus::kPassed) << first->reason;
-  EXPECT_NE(first->build_log.find("load_inline('hone_compat_relu_scale_cpp') at line 19"),
+  EXPECT_NE(first->build.log.find("load_inline('hone_compat_relu_scale_cpp') at line 19"),
             std::string::npos)
-      << first->build_log;
+      << first->build.log;
   Evaluator later(Env().evaluator->env(), Env().oracle.get());
   auto again = later.Evaluate(task, file, o);
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ(again->status, VerdictStatus::kPassed) << again->reason;
-  EXPECT_TRUE(again->build_cached) << again->build_log;
-  EXPECT_NE(again->build_log.find("built earlier (cache)"), std::string::npos) << again->build_log;
+  EXPECT_TRUE(again->build.cached) << again->build.log;
+  EXPECT_NE(again->build.log.find("built earlier (cache)"), std::string::npos) << again->build.log;
   double prebuild = 0;
   for (const auto& [stage, seconds] : again->stage_seconds)
     if (stage == "prebuild") prebuild = seconds;
@@ -256,23 +256,23 @@ TEST(WarmSandboxTest, WarmAndColdSandboxesGiveTheSameVerdict) {
   warm.PrewarmCompat("cpu", o);
   auto w = warm.Evaluate(task, file, o);
   ASSERT_TRUE(w.ok()) << w.status().message();
-  EXPECT_EQ(w->status, VerdictStatus::kPassed) << w->reason << "\n" << w->output_head;
-  EXPECT_TRUE(w->sandbox_warm) << ::testing::PrintToString(w->notes);
+  EXPECT_EQ(w->status, VerdictStatus::kPassed) << w->reason << "\n" << w->sandbox.output_head;
+  EXPECT_TRUE(w->sandbox.warm) << ::testing::PrintToString(w->notes);
   // PrewarmCompat started two (a candidate and its baseline); without
   // KeepWarm none is started after them.
   auto second = warm.Evaluate(task, file, o);
   ASSERT_TRUE(second.ok()) << second.status().message();
-  EXPECT_TRUE(second->sandbox_warm);
+  EXPECT_TRUE(second->sandbox.warm);
   auto third = warm.Evaluate(task, file, o);
   ASSERT_TRUE(third.ok()) << third.status().message();
-  EXPECT_FALSE(third->sandbox_warm);
+  EXPECT_FALSE(third->sandbox.warm);
   EXPECT_EQ(third->status, VerdictStatus::kPassed) << third->reason;
 
   Evaluator cold(Env().evaluator->env(), Env().oracle.get());
   auto c = cold.Evaluate(task, file, o);
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->status, VerdictStatus::kPassed) << c->reason;
-  EXPECT_FALSE(c->sandbox_warm);
+  EXPECT_FALSE(c->sandbox.warm);
 }
 
 // `hone eval`'s order: the oracle launched without waiting, a sandbox
@@ -292,8 +292,8 @@ TEST(WarmSandboxTest, ASandboxWarmedBeforeTheOraclesHelloIsTaken) {
   auto v =
       evaluator.Evaluate(*task, SourceDir() / "tests/adversarial/compat/load_inline_cpp.py", o);
   ASSERT_TRUE(v.ok()) << v.status().message();
-  EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason << "\n" << v->output_head;
-  EXPECT_TRUE(v->sandbox_warm) << ::testing::PrintToString(v->notes);
+  EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason << "\n" << v->sandbox.output_head;
+  EXPECT_TRUE(v->sandbox.warm) << ::testing::PrintToString(v->notes);
   EXPECT_GT((*oracle)->cost().start_seconds, 0);
 }
 
@@ -490,20 +490,20 @@ TEST(PyTorchTaskTest, TimedVerdictCarriesTheBaselines) {
   auto v = Env().evaluator->Evaluate(task, PyTorchDir() / "candidates/softmax/right.cpp", o);
   ASSERT_TRUE(v.ok()) << v.status().message();
   ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
-  EXPECT_EQ(v->baseline, "torch eager");
-  ASSERT_TRUE(v->reference_time && v->candidate_time);
-  EXPECT_GT(v->reference_time->summary.median, 0);
+  EXPECT_EQ(v->timing.baseline, "torch eager");
+  ASSERT_TRUE(v->timing.reference_time && v->timing.candidate_time);
+  EXPECT_GT(v->timing.reference_time->summary.median, 0);
   // Timed beside the eager Model (host-bound calls of 20 us or more, as a
   // slower machine's are), the speedup is the median of the paired ratios.
-  EXPECT_NEAR(v->speedup,
-              v->speedup_pairs.empty()
-                  ? v->reference_time->summary.median / v->candidate_time->summary.median
-                  : Summarize(v->speedup_pairs).median,
+  EXPECT_NEAR(v->timing.speedup,
+              v->timing.speedup_pairs.empty() ? v->timing.reference_time->summary.median /
+                                                    v->timing.candidate_time->summary.median
+                                              : Summarize(v->timing.speedup_pairs).median,
               1e-9);
   // Debian's torch 1.13 has no torch.compile; a newer one gives a timing.
-  EXPECT_TRUE(v->compile_time.has_value() || !v->compile_unavailable.empty());
+  EXPECT_TRUE(v->timing.compile_time.has_value() || !v->timing.compile_unavailable.empty());
   EXPECT_FALSE(v->shapes.empty());
-  EXPECT_GT(v->sol_seconds, 0);  // the footprint in bytes over the machine's bandwidth
+  EXPECT_GT(v->timing.sol_seconds, 0);  // the footprint in bytes over the machine's bandwidth
 }
 
 // A model with state gets it in one unheld call before its baseline is
@@ -516,8 +516,8 @@ TEST(PyTorchTaskTest, ABaselineWithStateIsTimed) {
   auto v = Env().evaluator->Evaluate(task, PyTorchDir() / "candidates/conv2d/right.cpp", o);
   ASSERT_TRUE(v.ok()) << v.status().message();
   ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
-  ASSERT_TRUE(v->reference_time.has_value()) << ::testing::PrintToString(v->notes);
-  EXPECT_GT(v->reference_time->summary.median, 0);
+  ASSERT_TRUE(v->timing.reference_time.has_value()) << ::testing::PrintToString(v->notes);
+  EXPECT_GT(v->timing.reference_time->summary.median, 0);
 }
 
 // Short calls: the candidate and its eager baseline are each timed in
@@ -541,7 +541,7 @@ TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
   cache.reset();
   ASSERT_TRUE(v.ok()) << v.status().message();
   ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
-  ASSERT_TRUE(v->candidate_time && v->reference_time);
+  ASSERT_TRUE(v->timing.candidate_time && v->timing.reference_time);
   auto notes = ::testing::PrintToString(v->notes);
   EXPECT_NE(notes.find("the candidate timed in 4 sandbox processes"), std::string::npos) << notes;
   EXPECT_NE(notes.find("Model timed in 4 sandbox processes"), std::string::npos) << notes;
@@ -551,7 +551,8 @@ TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
   int stopped = 0;
   for (const auto& n : v->notes) stopped += n.rfind("timing stopped:", 0) == 0;
   EXPECT_EQ(stopped, 1) << "one note of how timing stopped, not one per process: " << notes;
-  EXPECT_NEAR(v->speedup, v->reference_time->summary.median / v->candidate_time->summary.median,
+  EXPECT_NEAR(v->timing.speedup,
+              v->timing.reference_time->summary.median / v->timing.candidate_time->summary.median,
               1e-9);
 
   ASSERT_TRUE(once.ok()) << once.status().message();
@@ -559,7 +560,7 @@ TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
   EXPECT_EQ(::testing::PrintToString(once->notes).find("the candidate timed in"),
             std::string::npos);
   // The baselines the first evaluation cached (timed in 4) served the second.
-  EXPECT_EQ(once->reference_time->samples.size(), v->reference_time->samples.size());
+  EXPECT_EQ(once->timing.reference_time->samples.size(), v->timing.reference_time->samples.size());
 
   // The cached baseline's calls are short, so the candidate's other
   // processes were started with its first and loaded while it was checked.
@@ -591,7 +592,7 @@ TEST(PyTorchTaskTest, HostBoundCallsAreTimedBesideTheEagerModel) {
   auto v = Env().evaluator->Evaluate(task, PyTorchDir() / "candidates/softmax/right.cpp", o);
   ASSERT_TRUE(v.ok()) << v.status().message();
   ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
-  ASSERT_TRUE(v->candidate_time && v->reference_time);
+  ASSERT_TRUE(v->timing.candidate_time && v->timing.reference_time);
   auto notes = ::testing::PrintToString(v->notes);
   EXPECT_NE(notes.find("call by call interleaved with the candidate's"), std::string::npos)
       << notes;
@@ -604,13 +605,13 @@ TEST(PyTorchTaskTest, HostBoundCallsAreTimedBesideTheEagerModel) {
   EXPECT_EQ(stopped, 1) << notes;
   // Every repetition timed both sides on the same inputs, and the speedup is
   // the median of their pairs' ratios.
-  EXPECT_EQ(v->reference_time->samples.size(), v->candidate_time->samples.size());
-  ASSERT_EQ(v->speedup_pairs.size(), v->candidate_time->samples.size());
-  EXPECT_GE(v->speedup_pairs.size(), static_cast<size_t>(kPairedMinReps));
-  for (size_t i = 0; i < v->speedup_pairs.size(); ++i)
-    EXPECT_NEAR(v->speedup_pairs[i], v->reference_time->samples[i] / v->candidate_time->samples[i],
-                1e-12);
-  EXPECT_NEAR(v->speedup, Summarize(v->speedup_pairs).median, 1e-12);
+  EXPECT_EQ(v->timing.reference_time->samples.size(), v->timing.candidate_time->samples.size());
+  ASSERT_EQ(v->timing.speedup_pairs.size(), v->timing.candidate_time->samples.size());
+  EXPECT_GE(v->timing.speedup_pairs.size(), static_cast<size_t>(kPairedMinReps));
+  for (size_t i = 0; i < v->timing.speedup_pairs.size(); ++i)
+    EXPECT_NEAR(v->timing.speedup_pairs[i],
+                v->timing.reference_time->samples[i] / v->timing.candidate_time->samples[i], 1e-12);
+  EXPECT_NEAR(v->timing.speedup, Summarize(v->timing.speedup_pairs).median, 1e-12);
   EXPECT_NE(notes.find("interleaved repetitions of eager / candidate"), std::string::npos) << notes;
   // The CPU candidate's threads are not pinned (those it makes later would
   // inherit the one CPU).
@@ -632,9 +633,9 @@ TEST(PyTorchTaskTest, AModelThatFailsBesideTheCandidateLeavesItsTimingAlone) {
   auto v = Env().evaluator->Evaluate(*task, dir / "candidate.py", o);
   ASSERT_TRUE(v.ok()) << v.status().message();
   ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
-  ASSERT_TRUE(v->candidate_time.has_value());
-  EXPECT_FALSE(v->reference_time.has_value());
-  EXPECT_TRUE(v->speedup_pairs.empty()) << "the abandoned interleaved timing's pairs go too";
+  ASSERT_TRUE(v->timing.candidate_time.has_value());
+  EXPECT_FALSE(v->timing.reference_time.has_value());
+  EXPECT_TRUE(v->timing.speedup_pairs.empty()) << "the abandoned interleaved timing's pairs go too";
   auto notes = ::testing::PrintToString(v->notes);
   EXPECT_NE(notes.find("failed while timed beside the candidate"), std::string::npos) << notes;
   EXPECT_NE(notes.find("no eager baseline"), std::string::npos) << notes;
@@ -689,7 +690,8 @@ TEST(PyTorchTaskTest, AForwardThatDrawsRandomNumbersIsSeededLikeTheOracles) {
   auto same = Env().evaluator->Evaluate(*task, dir / "same_model.py", timed);
   ASSERT_TRUE(same.ok()) << same.status().message();
   EXPECT_EQ(same->status, VerdictStatus::kPassed) << same->reason;
-  EXPECT_TRUE(same->reference_time.has_value()) << "the eager baseline, seeded alike, was timed";
+  EXPECT_TRUE(same->timing.reference_time.has_value())
+      << "the eager baseline, seeded alike, was timed";
   EvalOptions verify = VerifyOnly();
   verify.backend = "cpu";
   verify.lint_allow.insert("library");

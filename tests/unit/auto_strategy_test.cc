@@ -85,10 +85,10 @@ struct Environment {
     Verdict v;
     if (arm == good) {
       Raise();
-      v.speedup = best;
+      v.timing.speedup = best;
     } else {
       v.status = p.id % 2 ? VerdictStatus::kIncorrect : VerdictStatus::kPassed;
-      v.speedup = best * 0.5;
+      v.timing.speedup = best * 0.5;
     }
     r.verdict = v;
     return r;
@@ -149,7 +149,7 @@ TEST(AutoStrategyTest, PrefersTheCheaperOfTwoArmsThatGainAlike) {
       AttemptResult r = Environment::Answer(p);
       Raise();
       r.verdict = Verdict{};
-      r.verdict->speedup = best;
+      r.verdict->timing.speedup = best;
       return r;
     }
   };

@@ -56,10 +56,10 @@ class JsonlExportTest : public ::testing::Test {
       TimingResult t;
       t.summary.median = 1e-3;
       t.samples = {1e-3};
-      v.candidate_time = t;
+      v.timing.candidate_time = t;
       t.summary.median = speedup * 1e-3;
-      v.reference_time = t;
-      v.speedup = speedup;
+      v.timing.reference_time = t;
+      v.timing.speedup = speedup;
     }
     ASSERT_TRUE(store_->FinishEvaluation(e, v).ok());
   }

@@ -13,10 +13,10 @@ Verdict Passed(double speedup, double compile) {
   Verdict v;
   v.status = VerdictStatus::kPassed;
   v.reason = "correct on 1 shape case(s)";
-  v.speedup = speedup;
-  v.speedup_compile = compile;
-  v.speedup_low = speedup * 0.9;
-  v.speedup_high = speedup * 1.1;
+  v.timing.speedup = speedup;
+  v.timing.speedup_compile = compile;
+  v.timing.speedup_low = speedup * 0.9;
+  v.timing.speedup_high = speedup * 1.1;
   v.checks.push_back({"correct", "seed=1", true, ""});
   return v;
 }
@@ -24,9 +24,9 @@ Verdict Passed(double speedup, double compile) {
 TEST(PartsTest, EveryPartPassedScoresTheGeometricMeanOfTheSpeedups) {
   Verdict v = CombinePartVerdicts({{"n=3", Passed(2.0, 1.0)}, {"n=4097", Passed(8.0, 4.0)}}, 2);
   EXPECT_EQ(v.status, VerdictStatus::kPassed);
-  EXPECT_DOUBLE_EQ(v.speedup, 4.0);
-  EXPECT_DOUBLE_EQ(v.speedup_compile, 2.0);
-  EXPECT_NEAR(v.speedup_low, 3.6, 1e-12);
+  EXPECT_DOUBLE_EQ(v.timing.speedup, 4.0);
+  EXPECT_DOUBLE_EQ(v.timing.speedup_compile, 2.0);
+  EXPECT_NEAR(v.timing.speedup_low, 3.6, 1e-12);
   EXPECT_EQ(v.reason, "correct on 1 shape case(s), on each of 2 parts");
   ASSERT_EQ(v.checks.size(), 2u);
   EXPECT_EQ(v.checks[0].where, "n=3 seed=1");
@@ -39,8 +39,8 @@ TEST(PartsTest, EveryPartPassedScoresTheGeometricMeanOfTheSpeedups) {
 
 TEST(PartsTest, AMissingCompileSpeedupLeavesNoneForTheMean) {
   Verdict v = CombinePartVerdicts({{"a", Passed(2.0, 1.5)}, {"b", Passed(2.0, 0)}}, 2);
-  EXPECT_DOUBLE_EQ(v.speedup, 2.0);
-  EXPECT_EQ(v.speedup_compile, 0);
+  EXPECT_DOUBLE_EQ(v.timing.speedup, 2.0);
+  EXPECT_EQ(v.timing.speedup_compile, 0);
 }
 
 TEST(PartsTest, TheFirstPartThatFailsDecidesAndIsNamed) {
@@ -58,7 +58,7 @@ TEST(PartsTest, AProblemOfOnePartKeepsItsVerdict) {
   Verdict one = Passed(3.0, 2.0);
   Verdict v = CombinePartVerdicts({{"", one}}, 1);
   EXPECT_EQ(v.reason, one.reason);
-  EXPECT_EQ(v.speedup, 3.0);
+  EXPECT_EQ(v.timing.speedup, 3.0);
   EXPECT_TRUE(v.notes.empty());
 }
 

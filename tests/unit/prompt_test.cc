@@ -168,21 +168,21 @@ Verdict WithStatus(VerdictStatus s, const std::string& reason) {
 
 TEST_F(PromptTest, FeedbackForACompileErrorShowsTheLog) {
   Verdict v = WithStatus(VerdictStatus::kCompileError, "the candidate does not compile:\n...");
-  v.build_log = "cand.cpp:10:3: error: 'ouput' was not declared in this scope\n";
+  v.build.log = "cand.cpp:10:3: error: 'ouput' was not declared in this scope\n";
   std::string p = b().FeedbackTurn(v);
   EXPECT_TRUE(Contains(p, "status: compile_error"));
   EXPECT_TRUE(Contains(p, "cand.cpp:10:3: error: 'ouput' was not declared in this scope"));
   EXPECT_TRUE(Contains(p, "Fix the compile errors"));
   EXPECT_TRUE(Contains(p, "exactly one fenced code block"));
 
-  v.build_log.clear();
+  v.build.log.clear();
   v.reason = "the candidate does not compile:\nx.cpp:1:1: error: expected ';'";
   EXPECT_TRUE(Contains(FeedbackSummary(v), "error: expected ';'"));
 }
 
 TEST_F(PromptTest, FeedbackCapsALongLog) {
   Verdict v = WithStatus(VerdictStatus::kCompileError, "does not compile");
-  for (int i = 0; i < 500; ++i) v.build_log += "cand.cpp:1:1: error: something is wrong here\n";
+  for (int i = 0; i < 500; ++i) v.build.log += "cand.cpp:1:1: error: something is wrong here\n";
   std::string s = FeedbackSummary(v);
   EXPECT_LT(s.size(), 4200u);
   EXPECT_TRUE(Contains(s, "more characters cut"));
@@ -210,17 +210,17 @@ TEST_F(PromptTest, FeedbackForIncorrectShowsTheMismatch) {
 TEST_F(PromptTest, FeedbackForPassedShowsTimesSpeedupAndSol) {
   Verdict v = WithStatus(VerdictStatus::kPassed, "correct on 4 shape case(s) x 3 seeds");
   v.backend = "cuda";
-  v.timed_case = "N=33554432 [cuda]";
-  v.candidate_time = TimingResult{};
-  v.candidate_time->summary.median = 250e-6;
-  v.reference_time = TimingResult{};
-  v.reference_time->summary.median = 1e-3;
-  v.speedup = 4.0;
-  v.sol_seconds = 200e-6;
-  v.sol_percent = 80.0;
-  v.precision_bound = 1e-5;
-  v.precision_error = 1.5e-7;
-  v.build_resources = "gelu_vec4: 32 registers, 0 bytes smem, 0 bytes spill\n";
+  v.timing.timed_case = "N=33554432 [cuda]";
+  v.timing.candidate_time = TimingResult{};
+  v.timing.candidate_time->summary.median = 250e-6;
+  v.timing.reference_time = TimingResult{};
+  v.timing.reference_time->summary.median = 1e-3;
+  v.timing.speedup = 4.0;
+  v.timing.sol_seconds = 200e-6;
+  v.timing.sol_percent = 80.0;
+  v.precision.bound = 1e-5;
+  v.precision.error = 1.5e-7;
+  v.build.resources = "gelu_vec4: 32 registers, 0 bytes smem, 0 bytes spill\n";
   std::string p = b().FeedbackTurn(v);
   EXPECT_TRUE(Contains(p, "status: passed"));
   EXPECT_TRUE(Contains(p, "candidate: 250.00 us median"));
@@ -233,7 +233,7 @@ TEST_F(PromptTest, FeedbackForPassedShowsTimesSpeedupAndSol) {
   EXPECT_TRUE(Contains(p, "launch overhead"));
   EXPECT_TRUE(Contains(p, "```cuda"));
   EXPECT_FALSE(Contains(p, "not resolved"));
-  v.speedup_unresolved = "its 95% interval 0.40x .. 9.50x includes 1";
+  v.timing.speedup_unresolved = "its 95% interval 0.40x .. 9.50x includes 1";
   p = b().FeedbackTurn(v);
   EXPECT_TRUE(Contains(p, "this speedup is not resolved (its 95% interval 0.40x .. 9.50x"));
 }
@@ -250,7 +250,7 @@ TEST_F(PromptTest, CpuFeedbackGivesNoGpuAdvice) {
 
 TEST_F(PromptTest, FeedbackForARuntimeErrorShowsWhatItPrinted) {
   Verdict v = WithStatus(VerdictStatus::kRuntimeError, "SIGSEGV (segmentation fault)");
-  v.output_head = "debug: i=12\n";
+  v.sandbox.output_head = "debug: i=12\n";
   std::string s = FeedbackSummary(v);
   EXPECT_TRUE(Contains(s, "reason: SIGSEGV"));
   EXPECT_TRUE(Contains(s, "debug: i=12"));
@@ -298,8 +298,8 @@ TEST_F(PromptTest, LessonsFromSimilarTasksAreASectionOnlyWhenThereAreSome) {
 
 TEST_F(PromptTest, EvolveTurnShowsParentsAndAsksForAFasterKernel) {
   PromptAttempt a{"// parent A code\nint a;\n", WithStatus(VerdictStatus::kPassed, "correct A")};
-  a.verdict.speedup = 1.5;
-  a.verdict.candidate_time = a.verdict.reference_time = TimingResult{};
+  a.verdict.timing.speedup = 1.5;
+  a.verdict.timing.candidate_time = a.verdict.timing.reference_time = TimingResult{};
   PromptAttempt c{"// parent B code\nint b;\n", WithStatus(VerdictStatus::kIncorrect, "wrong B")};
   std::string two = b().EvolveTurn(task_, Cpp(), Cpu(), {a, c});
   EXPECT_TRUE(Contains(two, ContractArgumentsText(task_)));

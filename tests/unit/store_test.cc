@@ -65,9 +65,9 @@ Verdict PassedVerdict(double speedup) {
   v.status = VerdictStatus::kPassed;
   v.reason = "all checks passed";
   v.task = "vector_add";
-  v.build_seconds = 1.5;
-  v.build_log = "ok";
-  v.build_resources = "regs=32";
+  v.build.seconds = 1.5;
+  v.build.log = "ok";
+  v.build.resources = "regs=32";
   v.checks = {{"correct", "N=4096 seed=1", true, ""}, {"inputs_unchanged", "", true, ""}};
   TimingResult cand;
   cand.samples = {1e-6, 2e-6, 3e-6};
@@ -75,10 +75,10 @@ Verdict PassedVerdict(double speedup) {
   TimingResult ref;
   ref.samples = {4e-6, 5e-6, 6e-6};
   ref.summary = Summarize(ref.samples);
-  v.candidate_time = cand;
-  v.reference_time = ref;
-  v.speedup = speedup;
-  v.sol_percent = 42;
+  v.timing.candidate_time = cand;
+  v.timing.reference_time = ref;
+  v.timing.speedup = speedup;
+  v.timing.sol_percent = 42;
   return v;
 }
 
@@ -485,8 +485,8 @@ TEST_F(StoreTest, AVerdictAsStoredIsExactlyWhatIsReadBack) {
   auto c = s->AddCandidate(Candidate(f, 0, "int a;"));
   ASSERT_TRUE(c.ok()) << c.status().message();
   Verdict live = PassedVerdict(0.09);
-  live.candidate_time->summary.median = 57015e-9;  // 57.015 us: (x * 1e6) * 1e-6 != x
-  live.candidate_time->summary.ci_high = 57465e-9;
+  live.timing.candidate_time->summary.median = 57015e-9;  // 57.015 us: (x * 1e6) * 1e-6 != x
+  live.timing.candidate_time->summary.ci_high = 57465e-9;
   auto e = s->BeginEvaluation(f.run, WorkKey(f.task, SourceHash("int a;"), "o"), f.task, *c);
   ASSERT_TRUE(e.ok()) << e.status().message();
   ASSERT_TRUE(s->FinishEvaluation(*e, live).ok());
@@ -494,13 +494,15 @@ TEST_F(StoreTest, AVerdictAsStoredIsExactlyWhatIsReadBack) {
   ASSERT_TRUE(row.ok()) << row.status().message();
   auto back = VerdictFromJson(nlohmann::json::parse(row->verdict));
   ASSERT_TRUE(back.ok()) << back.status().message();
-  ASSERT_NE(back->candidate_time->summary.median, live.candidate_time->summary.median)
+  ASSERT_NE(back->timing.candidate_time->summary.median, live.timing.candidate_time->summary.median)
       << "the premise: the store does not return every time unchanged";
 
   auto as_stored = VerdictAsStored(live);
   ASSERT_TRUE(as_stored.ok()) << as_stored.status().message();
-  EXPECT_EQ(as_stored->candidate_time->summary.median, back->candidate_time->summary.median);
-  EXPECT_EQ(as_stored->candidate_time->summary.ci_high, back->candidate_time->summary.ci_high);
+  EXPECT_EQ(as_stored->timing.candidate_time->summary.median,
+            back->timing.candidate_time->summary.median);
+  EXPECT_EQ(as_stored->timing.candidate_time->summary.ci_high,
+            back->timing.candidate_time->summary.ci_high);
   EXPECT_EQ(VerdictToJson(*as_stored).dump(), VerdictToJson(*back).dump());
 }
 
@@ -641,6 +643,53 @@ TEST_F(StoreTest, SigkillMidTransactionKeepsCommittedRows) {
   EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "ok");
   sqlite3_finalize(st);
   sqlite3_close(raw);
+}
+
+// An imported verdict: its columns come from the verdict reader, its JSON is
+// kept whole (keys hone does not know included), and without a "build"
+// object it records no build.
+TEST_F(StoreTest, FinishesAVerdictFromItsJson) {
+  auto s = OpenOrDie();
+  ASSERT_TRUE(s);
+  Fixture f = MakeRun(*s);
+  auto c = s->AddCandidate(Candidate(f, 1, "int a;"));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  nlohmann::json v = {
+      {"status", "passed"},
+      {"reason", "all checks passed"},
+      {"checks",
+       {{{"name", "correct"}, {"passed", true}}, {{"name", "deterministic"}, {"passed", false}}}},
+      {"timing",
+       {{"speedup", 2.5},
+        {"candidate", {{"median_us", 4.0}, {"samples_us", {4.0, nullptr}}, {"reps", 2}}},
+        {"device_state", {{"samples", 3}, {"throttle", "hw_slowdown"}}}}},
+      {"from_the_future", {{"kept", true}}}};
+  auto e = s->BeginEvaluation(f.run, "k", f.task, *c);
+  ASSERT_TRUE(e.ok());
+  ASSERT_TRUE(s->FinishEvaluationJson(*e, v.dump()).ok());
+  auto ev = s->GetEvaluation(*e);
+  ASSERT_TRUE(ev.ok()) << ev.status().message();
+  EXPECT_EQ(nlohmann::json::parse(ev->verdict), v);
+  EXPECT_EQ(ev->speedup, 2.5);
+  EXPECT_EQ(ev->checks_failed, 1);
+  EXPECT_EQ(ev->cand_median_us, 4.0);
+  EXPECT_FALSE(ev->cand_ci_low_us) << "no interval was measured";
+  EXPECT_FALSE(ev->ref_median_us);
+  EXPECT_FALSE(ev->speedup_compile);
+  EXPECT_EQ(ev->reps, 2);
+  auto samples = nlohmann::json::parse(ev->samples);
+  ASSERT_EQ(samples["candidate_us"].size(), 2u);
+  EXPECT_TRUE(samples["candidate_us"][1].is_null());
+  auto checks = nlohmann::json::parse(ev->checks);
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(checks[1]["name"], "deterministic");
+  EXPECT_EQ(nlohmann::json::parse(ev->device_state)["throttle"], "hw_slowdown");
+  EXPECT_TRUE(s->Builds(*c)->empty());
+
+  auto e2 = s->BeginEvaluation(f.run, "k2", f.task, *c);
+  ASSERT_TRUE(e2.ok());
+  EXPECT_FALSE(s->FinishEvaluationJson(*e2, R"({"status":"splendid"})").ok());
+  EXPECT_FALSE(s->FinishEvaluationJson(*e2, "[]").ok());
 }
 
 TEST_F(StoreTest, ImportsARunFolder) {

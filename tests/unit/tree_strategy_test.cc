@@ -40,7 +40,7 @@ AttemptResult Passed(const Proposal& p, double speedup) {
   Verdict v;
   v.status = VerdictStatus::kPassed;
   v.reason = "all checks passed";
-  v.speedup = speedup;
+  v.timing.speedup = speedup;
   r.verdict = v;
   return r;
 }
@@ -235,8 +235,8 @@ TEST_F(TreeStrategyTest, ANodeWithNoNewIdeasIsNotExpandedAgain) {
 // both have one) is not expanded.
 TEST_F(TreeStrategyTest, OnlyAMeasurablySlowerNodeIsNotExpanded) {
   auto Within = [](AttemptResult r, double low, double high) {
-    r.verdict->speedup_low = low;
-    r.verdict->speedup_high = high;
+    r.verdict->timing.speedup_low = low;
+    r.verdict->timing.speedup_high = high;
     return r;
   };
   // The root passes at 1.0 within `root_ci`; of ideas A and B, B fails and

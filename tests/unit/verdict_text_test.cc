@@ -10,11 +10,11 @@ Verdict Timed() {
   Verdict v;
   v.status = VerdictStatus::kPassed;
   v.reason = "correct";
-  v.candidate_time = TimingResult{};
-  v.candidate_time->summary.median = 1e-3;
-  v.reference_time = TimingResult{};
-  v.reference_time->summary.median = 2.91e-3;
-  v.speedup = 2.91;
+  v.timing.candidate_time = TimingResult{};
+  v.timing.candidate_time->summary.median = 1e-3;
+  v.timing.reference_time = TimingResult{};
+  v.timing.reference_time->summary.median = 2.91e-3;
+  v.timing.speedup = 2.91;
   return v;
 }
 
@@ -26,7 +26,7 @@ TEST(VerdictTextTest, AResolvedSpeedupIsStatedPlainly) {
 
 TEST(VerdictTextTest, AnUnresolvedSpeedupSaysWhy) {
   Verdict v = Timed();
-  v.speedup_unresolved = "its 95% interval 0.35x .. 10.50x includes 1";
+  v.timing.speedup_unresolved = "its 95% interval 0.35x .. 10.50x includes 1";
   std::string text = FormatVerdict(v, false);
   EXPECT_NE(text.find("speedup not resolved: its 95% interval 0.35x .. 10.50x includes 1"),
             std::string::npos)
