@@ -25,6 +25,7 @@
 #include "cli/store_flags.h"
 #include "core/clock.h"
 #include "core/fs.h"
+#include "cuda/cuda_backend_name.h"
 #include "format/builtin_formats.h"
 #include "report/run_data.h"
 #include "report/verdict_text.h"
@@ -70,7 +71,7 @@ json ConfigOf(const BenchArgs& a) {
 
 void ApplyConfig(const json& c, BenchArgs& a) {
   a.suite = c.value("suite", "");
-  a.backend = c.value("backend", "cpu");
+  a.backend = c.value("backend", kHostBackend);
   a.only = c.value("only", std::vector<std::string>{});
   a.solutions = c.value("solutions", "");
   a.from_run = c.value("from_run", "");
@@ -269,8 +270,7 @@ Result<int64_t> OpenBenchRun(Store& db, BenchArgs& a, bool resumed) {
     return Status::Invalid("bench: --model searches a SUITE's tasks, not --from-run");
   }
   if (!a.search.model.empty()) HONE_RETURN_IF_ERROR(ValidateSearchFlags(a.search));
-  if (a.backend != "cpu" && a.backend != "cuda")
-    return Status::Invalid("--backend: expected cpu or cuda, got '" + a.backend + "'");
+  HONE_RETURN_IF_ERROR(CheckBackendName(a.backend, "--backend"));
   HONE_ASSIGN_OR_RETURN(a.lane_devices, LaneDevices(a.backend, a.flags.device, a.devices, a.lanes,
                                                     a.devices.empty() ? 0 : LocalGpuCount()));
   if (a.lane_devices.size() > 1 && !a.search.model.empty())
@@ -432,7 +432,7 @@ int Finish(Store& db, int64_t run_id, const BenchArgs& a, const BenchPlan& plan,
 }
 
 int RunBench(BenchArgs a) {
-  if (a.backend.empty()) a.backend = a.devices.empty() ? "cpu" : "cuda";
+  if (a.backend.empty()) a.backend = a.devices.empty() ? kHostBackend : kCudaBackend;
   auto store = OpenStore(a.store);
   if (!store.ok()) return ReportError(store.status());
   Store& db = **store;

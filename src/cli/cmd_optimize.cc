@@ -26,7 +26,7 @@ namespace hone::cli {
 namespace {
 
 struct OptimizeArgs {
-  std::string task, workloads, backend = "cpu", output, run_dir;
+  std::string task, workloads, backend = kHostBackend, output, run_dir;
   std::string store, resume, name;
   bool no_lessons = false;
   SearchFlags search;
@@ -82,7 +82,7 @@ void ApplyConfig(const nlohmann::json& c, OptimizeArgs& a) {
   SearchFlagsFromJson(c, a.search);
   a.task = c.value("task", "");
   a.workloads = c.value("workloads", "");
-  a.backend = c.value("backend", "cpu");
+  a.backend = c.value("backend", kHostBackend);
   a.output = c.value("output", "");
   a.run_dir = c.value("run_dir", "");
   a.flags = EvalFlagsFromJson(c.value("flags", nlohmann::json::object()));
@@ -144,8 +144,7 @@ Status Validate(const OptimizeArgs& a) {
     if (a.task.empty()) return Status::Invalid("optimize: give a TASK (or --resume RUN)");
     if (a.search.model.empty()) return Status::Invalid("--model: required (unless --resume)");
   }
-  if (a.backend != "cpu" && a.backend != "cuda")
-    return Status::Invalid("--backend: expected cpu or cuda, got '" + a.backend + "'");
+  HONE_RETURN_IF_ERROR(CheckBackendName(a.backend, "--backend"));
   HONE_RETURN_IF_ERROR(CheckOutputFile(a.output));
   return ValidateSearchFlags(a.search);
 }

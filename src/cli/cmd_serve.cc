@@ -45,8 +45,7 @@ Status CheckArgs(const ServeArgs& a) {
     return Status::Invalid("--host " + a.host +
                            " is not loopback: give a bearer token (--token or HONE_SERVE_TOKEN)");
   if (a.port < 0 || a.port > 65535) return Status::Invalid("--port: expected 0 to 65535");
-  if (!a.backend.empty() && a.backend != "cpu" && a.backend != "cuda")
-    return Status::Invalid("--backend: expected cpu or cuda, got '" + a.backend + "'");
+  if (!a.backend.empty()) HONE_RETURN_IF_ERROR(CheckBackendName(a.backend, "--backend"));
   if (a.max_queued < 1) return Status::Invalid("--max-queued: must be at least 1");
   if (a.max_inflight < 1) return Status::Invalid("--max-inflight-per-client: must be at least 1");
   if (!(a.max_body_mb > 0) || a.max_body_mb > 4096)

@@ -83,7 +83,7 @@ bool IsPyTorchFolder(const std::string& path) {
 int RunFolderShow(const TaskArgs& a) {
   auto sizes = ToSizePolicy(a.flags);
   if (!sizes.ok()) return ReportError(sizes.status());
-  auto oracle = OracleService::Start("cpu");
+  auto oracle = OracleService::Start(kHostBackend);
   if (!oracle.ok()) return ReportError(oracle.status());
   auto entries = (*oracle)->LoadFolder(a.task, *sizes);
   if (!entries.ok()) return ReportError(entries.status());
@@ -150,7 +150,7 @@ int RunSuiteShow(const TaskArgs& a, const SizePolicy& sizes) {
   nlohmann::json tasks = nlohmann::json::array(), failed = nlohmann::json::array();
   int shown = 0;
   for (const auto& e : *entries) {
-    auto task = LoadTaskWith(oracle, e.task.string(), "cpu", sizes);
+    auto task = LoadTaskWith(oracle, e.task.string(), kHostBackend, sizes);
     if (!task.ok()) {
       std::fprintf(stderr, "hone: %s\n", task.status().message().c_str());
       failed.push_back({{"path", e.task.string()}, {"reason", task.status().message()}});
@@ -182,7 +182,7 @@ int RunTaskShow(const TaskArgs& a) {
   nlohmann::json shown = nlohmann::json::array();
   for (size_t i = 0; i < parts->size(); ++i) {
     const ProblemPart& part = (*parts)[i];
-    auto task = LoadTaskWith(oracle, part.load.string(), "cpu", *sizes);
+    auto task = LoadTaskWith(oracle, part.load.string(), kHostBackend, *sizes);
     if (!task.ok()) return ReportError(task.status());
     nlohmann::json j = TaskJson(*task);
     if (!part.label.empty()) j["part"] = {{"label", part.label}, {"id", part.id}};

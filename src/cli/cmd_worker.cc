@@ -15,8 +15,9 @@
 #include "cli/commands.h"
 #include "cli/device_list.h"
 #include "cli/eval_flags.h"
-#include "serve/job_evaluator.h"
 #include "core/fs.h"
+#include "cuda/cuda_backend_name.h"
+#include "serve/job_evaluator.h"
 #include "serve/redis_credentials.h"
 #include "serve/redis_job_queue.h"
 #include "serve/worker_fleet.h"
@@ -64,11 +65,12 @@ std::string HostName() {
 }
 
 Result<std::string> WorkerBackend(const WorkerArgs& a) {
-  if (a.backend == "cpu" || a.backend == "cuda") return a.backend;
-  if (!a.backend.empty())
-    return Status::Invalid("--backend: expected cpu or cuda, got '" + a.backend + "'");
-  if (!a.devices.empty() || LocalGpuCount() > 0) return std::string("cuda");
-  return std::string("cpu");
+  if (!a.backend.empty()) {
+    HONE_RETURN_IF_ERROR(CheckBackendName(a.backend, "--backend"));
+    return a.backend;
+  }
+  if (!a.devices.empty() || LocalGpuCount() > 0) return std::string(kCudaBackend);
+  return std::string(kHostBackend);
 }
 
 Status CheckArgs(const WorkerArgs& a) {
@@ -167,7 +169,8 @@ Result<std::unique_ptr<ContextJobEvaluator>> MakeJobEvaluator(const WorkerArgs& 
 int Serve(WorkerArgs& a, const std::string& backend, JobQueue& queue, JobQueue& renewals,
           JobEvaluator& evaluator) {
   std::string device =
-      HostName() + (backend == "cuda" ? fmt::format("/cuda:{}", a.flags.device) : "/cpu");
+      HostName() +
+      (backend == kCudaBackend ? fmt::format("/{}:{}", backend, a.flags.device) : "/" + backend);
   WorkerOptions w;
   w.consumer = a.consumer;
   w.device = device;
@@ -230,9 +233,10 @@ Result<std::vector<FleetMember>> FleetMembers(const WorkerArgs& a, const std::st
   for (size_t i = 0; i < devices.size(); ++i) {
     FleetMember m{LaneName(backend, devices[i], i, devices.size()), argv};
     m.argv.insert(m.argv.end(), {"--backend", backend});
-    if (backend == "cuda") m.argv.insert(m.argv.end(), {"--device", std::to_string(devices[i])});
+    if (backend == kCudaBackend)
+      m.argv.insert(m.argv.end(), {"--device", std::to_string(devices[i])});
     std::string suffix =
-        backend == "cuda" ? fmt::format("cuda{}", devices[i]) : fmt::format("{}{}", backend, i);
+        fmt::format("{}{}", backend, backend == kCudaBackend ? devices[i] : static_cast<int>(i));
     if (!a.consumer.empty()) m.argv.insert(m.argv.end(), {"--consumer", a.consumer + "-" + suffix});
     members.push_back(std::move(m));
   }
@@ -272,7 +276,8 @@ int RunWorker(WorkerArgs& a) {
   if (a.consumer.empty())
     a.consumer = fmt::format(
         "{}-{}-{}", HostName(),
-        *backend == "cuda" ? fmt::format("cuda{}", a.flags.device) : std::string("cpu"), getpid());
+        *backend == kCudaBackend ? fmt::format("{}{}", *backend, a.flags.device) : *backend,
+        getpid());
   std::unique_ptr<ServedRun> record;
   if (!a.store.empty()) {
     auto r = ServedRun::Begin(a.store, a.consumer,

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "cuda/cuda_backend_name.h"
+
 #if HONE_HAVE_CUDA
 #include "cuda/gpu.h"
 #endif
@@ -87,7 +89,7 @@ Result<std::vector<int>> LaneDevices(const std::string& backend, int device,
                                      const std::string& devices, int lanes, int available) {
   if (!devices.empty() && lanes != 0)
     return Status::Invalid("--devices and --lanes: give one, not both");
-  if (backend == "cuda") {
+  if (backend == kCudaBackend) {
     if (lanes != 0)
       return Status::Invalid(
           "--lanes: parallel lanes are for the cpu backend; GPUs are given with --devices "
@@ -105,7 +107,7 @@ Result<std::vector<int>> LaneDevices(const std::string& backend, int device,
 }
 
 std::string LaneName(const std::string& backend, int device, size_t lane, size_t lanes) {
-  if (backend == "cuda") return fmt::format("cuda:{}", device);
+  if (backend == kCudaBackend) return fmt::format("{}:{}", backend, device);
   return lanes > 1 ? fmt::format("{}#{}", backend, lane) : backend;
 }
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/fs.h"
+#include "cuda/cuda_backend_name.h"
 #include "format/builtin_formats.h"
 #include "lang/builtin.h"
 #include "task/task_loader.h"
@@ -89,8 +90,7 @@ Result<const Language*> JobLanguage(const EvalJob& job) {
 
 Result<std::string> JobBackend(const EvalJob& job, const std::string& worker_backend) {
   std::string asked = job.config.value("backend", "");
-  if (!asked.empty() && asked != "cpu" && asked != "cuda")
-    return Status::Invalid("config.backend: expected cpu or cuda, got '" + asked + "'");
+  if (!asked.empty()) HONE_RETURN_IF_ERROR(CheckBackendName(asked, "config.backend"));
   HONE_ASSIGN_OR_RETURN(const Language* language, JobLanguage(job));
   std::string backend = !asked.empty()                     ? asked
                         : language->RunsOn(worker_backend) ? worker_backend
@@ -101,7 +101,7 @@ Result<std::string> JobBackend(const EvalJob& job, const std::string& worker_bac
     return Status::Invalid("config.backend " + asked + ": a " + language->label +
                            " candidate runs on " + devices);
   }
-  if (backend == "cuda" && worker_backend != "cuda")
+  if (backend == kCudaBackend && worker_backend != kCudaBackend)
     return Status::Unavailable(
         "this worker has no GPU (hone worker --backend cpu); a cuda job "
         "needs a GPU worker");

@@ -26,8 +26,8 @@
 namespace hone {
 
 struct WorkerEvalSetup {
-  std::string backend = "cpu";  // the worker's: cpu, or cuda on its --device
-  EvalOptions options;          // from the evaluation flags
+  std::string backend = kHostBackend;  // the worker's: cpu, or cuda on its --device
+  EvalOptions options;                 // from the evaluation flags
   SizePolicy sizes;
   ServedRun* record = nullptr;  // --store: where verdicts are recorded
 };

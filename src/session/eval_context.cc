@@ -1,6 +1,7 @@
 #include "session/eval_context.h"
 
 #include "core/fs.h"
+#include "cuda/cuda_backend_name.h"
 #include "run/cpu_backend.h"
 #include "task/task_loader.h"
 #if HONE_HAVE_CUDA
@@ -16,9 +17,9 @@ BackendRegistry BuiltInBackends() {
   RegisterCudaBackend(r);
 #else
   BackendKind cuda;
-  cuda.name = "cuda";
+  cuda.name = kCudaBackend;
   cuda.traits.label = "CUDA";
-  cuda.traits.tasks_as = "cuda";
+  cuda.traits.tasks_as = kCudaBackend;
   cuda.unavailable = "this hone was built without the CUDA backend (no CUDA toolkit)";
   r.Register(std::move(cuda));
 #endif
@@ -77,6 +78,15 @@ Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::stri
                       const SizePolicy& sizes) {
   HONE_ASSIGN_OR_RETURN(const Backend* b, ctx.env.backends.Get(backend));
   return LoadTaskWith(ctx.oracle, path, b->oracle_device(), sizes);
+}
+
+Status CheckBackendName(const std::string& name, const std::string& where) {
+  const BackendRegistry known = BuiltInBackends();
+  if (known.Kind(name)) return Status::Ok();
+  std::string names;
+  for (size_t i = 0; i < known.kinds().size(); ++i)
+    names += (i == 0 ? "" : i + 1 == known.kinds().size() ? " or " : ", ") + known.kinds()[i].name;
+  return Status::Invalid(where + ": expected " + names + ", got '" + name + "'");
 }
 
 Status CheckCandidateFile(const std::string& candidate) {

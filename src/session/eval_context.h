@@ -67,6 +67,10 @@ Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::stri
 Result<Task> LoadTaskWith(std::unique_ptr<OracleService>& oracle, const std::string& path,
                           const std::string& device, const SizePolicy& sizes);
 
+// Status::Invalid "WHERE: expected cpu or cuda, got 'NAME'" unless `name` is
+// a backend this hone knows (built with it or not).
+Status CheckBackendName(const std::string& name, const std::string& where);
+
 // Status::Invalid naming the candidate when it is not a source file hone
 // evaluates: not there, a directory, or a file no language takes.
 Status CheckCandidateFile(const std::string& candidate);
