@@ -85,12 +85,7 @@ Result<std::vector<LintFinding>> FindingsOf(const Language& language, const std:
   HONE_ASSIGN_OR_RETURN(
       CompatScan scan, ScanCompatFile(file, python_dir, "", BuiltInLanguages().KernelDecorators()));
   if (!scan.ok) return Status::Invalid(scan.error);
-  std::vector<LintFinding> out;
-  if (!scan.builds_extension)
-    out.push_back({"library", scan.model_new.line, "ModelNew",
-                   "ModelNew builds no kernel of its own and only calls PyTorch"});
-  out.insert(out.end(), scan.findings.begin(), scan.findings.end());
-  return out;
+  return scan.AllFindings();
 }
 
 int RunLint(const LintArgs& a) {

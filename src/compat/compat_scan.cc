@@ -218,4 +218,15 @@ Result<CompatScan> ScanCompatFile(const fs::path& file, const fs::path& python_d
   return scan;
 }
 
+std::vector<LintFinding> CompatScan::AllFindings() const {
+  std::vector<LintFinding> out;
+  if (!builds_extension)
+    out.push_back({"library", model_new.line, "ModelNew",
+                   "launches no kernel of its own: ModelNew builds no extension (load_inline, "
+                   "cpp_extension.load or Triton) and only calls PyTorch; allow rule 'library' "
+                   "to score it"});
+  out.insert(out.end(), findings.begin(), findings.end());
+  return out;
+}
+
 }  // namespace hone

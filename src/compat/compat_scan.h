@@ -68,6 +68,11 @@ struct CompatScan {
   // What hone's static rules for ModelNew files found (python/hone_pylint.py),
   // in line order; the candidate's language decides which reject.
   std::vector<LintFinding> findings;
+
+  // Every static finding on the file, for `hone lint` and the evaluation
+  // alike: rule 'library' when it builds no kernel of its own (the classic
+  // KernelBench non-answer), then `findings`.
+  std::vector<LintFinding> AllFindings() const;
 };
 
 // The scanner's reply; a malformed one is Status::Invalid naming the field.

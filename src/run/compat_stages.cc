@@ -55,19 +55,10 @@ void CompatStages::RecordBuilds() {
   }
 }
 
-// The scan's findings (python/hone_pylint.py) under the language's rules.
-// KernelBench generations that only call PyTorch are the classic
-// non-answer (rule 'library'); on a GPU the run-time launch checks see the
-// rest.
+// The scan's findings (CompatScan::AllFindings) under the language's rules;
+// on a GPU the run-time launch checks see the rest.
 void CompatStages::Lint() {
-  const CompatScan& scan = prebuild_->scan;
-  std::vector<LintFinding> findings;
-  if (!scan.builds_extension)
-    findings.push_back({"library", scan.model_new.line, "ModelNew",
-                        "launches no kernel of its own: ModelNew builds no extension "
-                        "(load_inline, cpp_extension.load or Triton) and only calls PyTorch; "
-                        "allow rule 'library' to score it"});
-  findings.insert(findings.end(), scan.findings.begin(), scan.findings.end());
+  const std::vector<LintFinding> findings = prebuild_->scan.AllFindings();
   std::string kernels;
   for (const auto& k : s_.cand.kernels) kernels += (kernels.empty() ? "" : ", ") + k;
   ApplyLint(s_, findings,

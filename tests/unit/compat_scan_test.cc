@@ -60,6 +60,24 @@ TEST(CompatScanTest, ParsesACannedReply) {
   EXPECT_EQ(scan->uses.external_libraries, std::vector<std::string>{"cublas"});
 }
 
+// hone lint and the evaluation give one finding, in one wording, for a file
+// that builds no kernel of its own.
+TEST(CompatScanTest, AllFindingsLeadWithLibraryWhenNothingIsBuilt) {
+  CompatScan scan;
+  scan.model_new.line = 7;
+  scan.findings.push_back({"timing", 3, "time.perf_counter", "replaces a clock"});
+  auto all = scan.AllFindings();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].rule, "library");
+  EXPECT_EQ(all[0].line, 7);
+  EXPECT_NE(all[0].explanation.find("launches no kernel of its own"), std::string::npos);
+  EXPECT_EQ(all[1].rule, "timing");
+  scan.builds_extension = true;
+  all = scan.AllFindings();
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].rule, "timing");
+}
+
 TEST(CompatScanTest, ASyntaxErrorIsAScanNotAStatus) {
   auto scan = CompatScanFromJson(
       {{"ok", false}, {"error", "/x/c.py:3: SyntaxError: invalid syntax"}, {"kernels", {"k"}}});
