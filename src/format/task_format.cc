@@ -1,5 +1,7 @@
 #include "format/task_format.h"
 
+#include "core/wording.h"
+
 namespace hone {
 
 Result<std::vector<ProblemPart>> TaskFormat::Parts(const std::filesystem::path& problem,
@@ -45,10 +47,9 @@ const TaskFormat* FormatRegistry::ForSuite(const std::filesystem::path& path) co
 }
 
 std::string FormatRegistry::DescribeAll() const {
-  std::string out;
-  for (size_t i = 0; i < formats_.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == formats_.size() ? " or " : ", ") + formats_[i]->describe();
-  return out;
+  std::vector<std::string> described;
+  for (const auto& f : formats_) described.push_back(f->describe());
+  return OneOf(described);
 }
 
 Result<std::vector<SuiteEntry>> DiscoverSuiteOf(const FormatRegistry& formats,

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "core/fs.h"
+#include "core/wording.h"
 
 namespace hone {
 namespace {
@@ -123,9 +124,7 @@ std::string LanguageRegistry::ExtensionsText() const {
   // KernelBench ModelNew file: load_inline CUDA/C++ or Triton)".
   std::vector<std::pair<std::string, std::string>> groups;  // extensions -> labels
   for (const auto& l : languages_) {
-    std::string exts;
-    for (size_t i = 0; i < l.extensions.size(); ++i)
-      exts += (i == 0 ? "" : i + 1 == l.extensions.size() ? " or " : ", ") + l.extensions[i];
+    const std::string exts = OneOf(l.extensions);
     auto it =
         std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == exts; });
     if (it == groups.end())

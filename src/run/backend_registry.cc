@@ -1,5 +1,7 @@
 #include "run/backend_registry.h"
 
+#include "core/wording.h"
+
 namespace hone {
 namespace {
 
@@ -12,17 +14,7 @@ std::string NamesFor(const BackendRegistry& r, const Language& l) {
   std::vector<std::string> names;
   for (const auto& k : r.kinds())
     if (Takes(k, l)) names.push_back(k.name);
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  return out.empty() ? "none here" : out;
-}
-
-std::string Devices(const Language& l) {
-  std::string out;
-  for (size_t i = 0; i < l.devices.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == l.devices.size() ? " or " : ", ") + l.devices[i];
-  return out;
+  return names.empty() ? "none here" : OneOf(names);
 }
 
 Status UsableKind(const BackendKind& k) {
@@ -51,7 +43,7 @@ Result<std::string> DefaultFor(const BackendRegistry& r, const Language& l,
       if (Takes(k, l) && !k.unavailable.empty()) return Status::Unavailable(k.unavailable);
   }
   return Status::Unavailable(candidate.string() + ": a " + l.label + " candidate runs on " +
-                             Devices(l) + ", and no such device is here");
+                             OneOf(l.devices) + ", and no such device is here");
 }
 
 }  // namespace

@@ -28,13 +28,6 @@ std::vector<std::string> StrategyNames(bool arms_only) {
   return names;
 }
 
-std::string OneOf(const std::vector<std::string>& names) {
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  return out;
-}
-
 StrategyOptions::StrategyOptions() {
   for (const StrategySpec* spec : Strategies())
     for (const StrategyParam& p : spec->params) {

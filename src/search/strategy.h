@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/wording.h"  // OneOf, for the strategies' messages and help
 #include "llm/provider.h"
 #include "measure/machine.h"
 #include "search/extract.h"
@@ -102,8 +103,6 @@ const std::vector<const StrategySpec*>& Strategies();
 const StrategySpec* FindStrategy(std::string_view name);
 // The names of Strategies(), or of those that can be arms of auto.
 std::vector<std::string> StrategyNames(bool arms_only = false);
-// "a, b, c or d", for messages and help.
-std::string OneOf(const std::vector<std::string>& names);
 
 // Which strategy to run, and every strategy's parameters (only the chosen
 // one's, or its arms', are used).

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/fs.h"
+#include "core/wording.h"
 #include "cuda/cuda_backend_name.h"
 #include "format/builtin_formats.h"
 #include "lang/builtin.h"
@@ -96,10 +97,8 @@ Result<std::string> JobBackend(const EvalJob& job, const std::string& worker_bac
                         : language->RunsOn(worker_backend) ? worker_backend
                                                            : language->devices.front();
   if (!language->RunsOn(backend)) {
-    std::string devices;
-    for (const auto& d : language->devices) devices += (devices.empty() ? "" : " or ") + d;
     return Status::Invalid("config.backend " + asked + ": a " + language->label +
-                           " candidate runs on " + devices);
+                           " candidate runs on " + OneOf(language->devices));
   }
   if (backend == kCudaBackend && worker_backend != kCudaBackend)
     return Status::Unavailable(

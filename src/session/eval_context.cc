@@ -1,6 +1,7 @@
 #include "session/eval_context.h"
 
 #include "core/fs.h"
+#include "core/wording.h"
 #include "cuda/cuda_backend_name.h"
 #include "run/cpu_backend.h"
 #include "task/task_loader.h"
@@ -83,10 +84,9 @@ Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::stri
 Status CheckBackendName(const std::string& name, const std::string& where) {
   const BackendRegistry known = BuiltInBackends();
   if (known.Kind(name)) return Status::Ok();
-  std::string names;
-  for (size_t i = 0; i < known.kinds().size(); ++i)
-    names += (i == 0 ? "" : i + 1 == known.kinds().size() ? " or " : ", ") + known.kinds()[i].name;
-  return Status::Invalid(where + ": expected " + names + ", got '" + name + "'");
+  std::vector<std::string> names;
+  for (const BackendKind& k : known.kinds()) names.push_back(k.name);
+  return Status::Invalid(where + ": expected " + OneOf(names) + ", got '" + name + "'");
 }
 
 Status CheckCandidateFile(const std::string& candidate) {

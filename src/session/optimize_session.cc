@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/paths.h"
+#include "core/fs.h"
 
 namespace hone {
 namespace {
