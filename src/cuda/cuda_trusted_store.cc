@@ -163,22 +163,38 @@ class CudaTrustedStore : public TrustedStore {
   }
 
   int64_t CountDifferentInArena(Id id, Arena& arena, size_t offset, int64_t* first) override {
-    CudaArena& a = AsCuda(arena);
     const Buffer& b = Get(id);
-    HONE_CHECK(offset + Bytes(b) <= a.size(), "comparing outside the arena");
     *first = -1;
+    const void* now = InArena(arena, offset, Bytes(b));
     if (!error_.ok()) return 0;
-    // The arena's own stream may still be poisoning other buffers.
-    Note(cudaStreamSynchronize(static_cast<cudaStream_t>(a.stream())), "the arena's stream");
-    auto r =
-        CountDifferentElementsOnDevice(a.data() + offset, b.data, b.dtype, b.n, first, stream_);
+    auto r = CountDifferentElementsOnDevice(now, b.data, b.dtype, b.n, first, stream_);
     return Keep(std::move(r), int64_t{0});
+  }
+
+  Mismatch CompareInArena(Arena& arena, size_t offset, Id expected_id,
+                          const Tolerance& tol) override {
+    const Buffer& e = Get(expected_id);
+    const void* actual = InArena(arena, offset, Bytes(e));
+    if (!error_.ok()) return Mismatch{};
+    return Keep(CompareElementsOnDevice(actual, e.data, e.dtype, e.n, tol, stream_), Mismatch{});
+  }
+
+  double RelativeL2InArena(Arena& arena, size_t offset, Dtype t, Id ref_id) override {
+    const Buffer& ref = Get(ref_id);
+    HONE_CHECK(ref.dtype == HONE_F64, "the precision reference must be float64");
+    const void* a = InArena(arena, offset, static_cast<size_t>(ref.n) * DtypeSize(t));
+    if (!error_.ok()) return 0;
+    return Keep(RelativeL2ErrorOnDevice(a, t, static_cast<const double*>(ref.data), ref.n, stream_),
+                0.0);
   }
 
   Status status() override {
     if (error_.ok()) Note(cudaStreamSynchronize(stream_), "the worker's stream");
     return error_;
   }
+
+  Dtype DtypeOf(Id id) const override { return Get(id).dtype; }
+  int64_t NumelOf(Id id) const override { return Get(id).n; }
 
  private:
   struct Buffer {
@@ -189,6 +205,15 @@ class CudaTrustedStore : public TrustedStore {
     std::string ipc;      // shared: its exported handle, hex
   };
   static size_t Bytes(const Buffer& b) { return static_cast<size_t>(b.n) * DtypeSize(b.dtype); }
+
+  // The arena's bytes at `offset`, once its stream (which may still be
+  // poisoning other buffers) has finished.
+  const char* InArena(Arena& arena, size_t offset, size_t bytes) {
+    CudaArena& a = AsCuda(arena);
+    HONE_CHECK(offset + bytes <= a.size(), "reading outside the arena");
+    Note(cudaStreamSynchronize(static_cast<cudaStream_t>(a.stream())), "the arena's stream");
+    return a.data() + offset;
+  }
 
   static CudaArena& AsCuda(Arena& arena) {
     auto* a = dynamic_cast<CudaArena*>(&arena);

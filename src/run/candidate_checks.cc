@@ -1,6 +1,7 @@
 #include "run/candidate_checks.h"
 
 #include <algorithm>
+#include <random>
 #include <thread>
 
 #include "compat/compat_candidate.h"
@@ -57,10 +58,25 @@ constexpr int kSlowSyncsToReject = 2;
 bool CandidateChecks::CheckOutputs(const SetLayout& set, const Ids& actual, const Ids& expected,
                                    const std::string& where, const std::string& check,
                                    bool record_pass) {
-  for (size_t i = 0; i < actual.size(); ++i) {
+  return CheckEachOutput(set, where, check, record_pass, [&](size_t i, const Tolerance& tol) {
+    return s_.store->Compare(actual[i], expected[i], tol);
+  });
+}
+
+bool CandidateChecks::CheckOutputsInArena(const SetLayout& set, const Ids& expected,
+                                          const std::string& where, const std::string& check) {
+  return CheckEachOutput(set, where, check, true, [&](size_t i, const Tolerance& tol) {
+    return s_.store->CompareInArena(*s_.cand.arena, set.outputs[i].offset, expected[i], tol);
+  });
+}
+
+bool CandidateChecks::CheckEachOutput(
+    const SetLayout& set, const std::string& where, const std::string& check, bool record_pass,
+    const std::function<Mismatch(size_t, const Tolerance&)>& compare) {
+  for (size_t i = 0; i < set.outputs.size(); ++i) {
     const TensorDecl& d = s_.task.outputs[i];
     Tolerance tol = s_.task.ToleranceFor(d.dtype);
-    Mismatch m = s_.store->Compare(actual[i], expected[i], tol);
+    Mismatch m = compare(i, tol);
     if (!s_.StoreHealthy()) return false;
     s_.v.precision.max_abs_error = std::max(s_.v.precision.max_abs_error, m.max_abs_err);
     s_.v.precision.max_rel_error = std::max(s_.v.precision.max_rel_error, m.max_rel_err);
@@ -120,11 +136,20 @@ bool CandidateChecks::CheckInputsUnchanged(const SetLayout& set, const Ids& pris
   return true;
 }
 
-void CandidateChecks::NoteNondeterminism(const Ids& second, const Ids& first_run,
+std::vector<uint64_t> CandidateChecks::OutputFingerprints(const SetLayout& set) {
+  std::vector<ArenaRange> ranges;
+  for (const auto& p : set.outputs) ranges.push_back({p.offset, p.bytes});
+  std::vector<uint64_t> out;
+  if (!s_.cand.arena->Fingerprint(ranges, fingerprint_key_, &out)) out.clear();
+  return out;
+}
+
+void CandidateChecks::NoteNondeterminism(const std::vector<uint64_t>& second,
+                                         const std::vector<uint64_t>& first_run,
                                          const std::string& where) {
+  if (second.size() != first_run.size()) return;  // the arena failed; its Sync says why
   for (size_t i = 0; i < second.size(); ++i) {
-    int64_t first;
-    if (s_.store->CountDifferent(second[i], first_run[i], &first) == 0) continue;
+    if (second[i] == first_run[i]) continue;
     s_.v.checks.push_back(
         {"deterministic", where, true,
          "output '" + s_.task.outputs[i].name +
@@ -132,13 +157,14 @@ void CandidateChecks::NoteNondeterminism(const Ids& second, const Ids& first_run
   }
 }
 
-bool CandidateChecks::CheckPrecision(const Ids& expected, const Ids& actual, const Ids& ref64,
+bool CandidateChecks::CheckPrecision(const SetLayout& set, const Ids& expected, const Ids& ref64,
                                      const std::string& where) {
   for (size_t i = 0; i < s_.task.outputs.size(); ++i) {
     Dtype t = s_.task.outputs[i].dtype;
     if (!IsFloating(t)) continue;
     double ref_err = s_.store->RelativeL2(expected[i], ref64[i]);
-    double cand_err = s_.store->RelativeL2(actual[i], ref64[i]);
+    double cand_err =
+        s_.store->RelativeL2InArena(*s_.cand.arena, set.outputs[i].offset, t, ref64[i]);
     if (!s_.StoreHealthy()) return false;
     double bound = std::max(s_.task.ToleranceFor(t).precision, 8 * ref_err);
     s_.v.precision.error = std::max(s_.v.precision.error, cand_err);

@@ -22,8 +22,12 @@
 // so one CandidateChecks serves one evaluation. Not thread-safe.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <optional>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "compat/baseline_cache.h"
 #include "process/stray_writes.h"
@@ -60,12 +64,23 @@ class CandidateChecks {
   // when `record_pass`.
   bool CheckOutputs(const SetLayout& set, const Ids& actual, const Ids& expected,
                     const std::string& where, const std::string& check, bool record_pass = true);
+  // The same of the outputs where they lie in the candidate's arena (slot
+  // `set`), with no copy of them; a pass is recorded.
+  bool CheckOutputsInArena(const SetLayout& set, const Ids& expected, const std::string& where,
+                           const std::string& check);
   // Against the candidate's arena, where `set` lies.
   bool CheckInputsUnchanged(const SetLayout& set, const Ids& pristine, const std::string& where);
-  // Bitwise differences between two runs within tolerance: a note-like check
-  // that passes (a race shows up as disagreement, within tolerance or not).
-  void NoteNondeterminism(const Ids& second, const Ids& first, const std::string& where);
-  bool CheckPrecision(const Ids& expected, const Ids& actual, const Ids& ref64,
+  // Keyed fingerprints of `set`'s outputs in the arena (process/arena.h),
+  // for telling two runs apart without keeping a copy of the first; empty on
+  // the arena's failure.
+  std::vector<uint64_t> OutputFingerprints(const SetLayout& set);
+  // Bitwise differences between two runs within tolerance (their
+  // OutputFingerprints): a note-like check that passes (a race shows up as
+  // disagreement, within tolerance or not).
+  void NoteNondeterminism(const std::vector<uint64_t>& second, const std::vector<uint64_t>& first,
+                          const std::string& where);
+  // The outputs in the arena's slot `set` against the float64 reference.
+  bool CheckPrecision(const SetLayout& set, const Ids& expected, const Ids& ref64,
                       const std::string& where);
   // After a call (or, `calls` > 1, after that many): false when it wrote
   // outside its outputs. Also counts what the watch cost.
@@ -100,8 +115,15 @@ class CandidateChecks {
   bool CheckReportedFlush(const ReportedTimeBounds& b);
   // The reported_time check's outcome: recorded, and on failure the verdict.
   bool RecordCallTime(bool ok, const std::string& detail, double reported_median);
+  // CheckOutputs' judgement of each output, given how to compare output i.
+  bool CheckEachOutput(const SetLayout& set, const std::string& where, const std::string& check,
+                       bool record_pass,
+                       const std::function<Mismatch(size_t, const Tolerance&)>& compare);
 
   RunState& s_;
+  // Drawn per evaluation, where the candidate cannot see it.
+  const uint64_t fingerprint_key_ =
+      (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
   int slow_syncs_ = 0;       // device-wide syncs after a call that took too long
   int long_post_marks_ = 0;  // compat calls whose span after the forward's end was too long
   uint64_t cpu_after_call_ = 0;

@@ -80,6 +80,8 @@ class HostTrustedStore : public TrustedStore {
     return CountDifferentElements(now.bytes.data(), b.bytes.data(), b.dtype, b.n, first);
   }
   Status status() override { return Status::Ok(); }
+  Dtype DtypeOf(Id id) const override { return Get(id).dtype; }
+  int64_t NumelOf(Id id) const override { return Get(id).n; }
 
  private:
   struct Buffer {
@@ -102,6 +104,21 @@ class HostTrustedStore : public TrustedStore {
 };
 
 }  // namespace
+
+Mismatch TrustedStore::CompareInArena(Arena& arena, size_t offset, Id expected,
+                                      const Tolerance& tol) {
+  Id actual = Capture(arena, offset, DtypeOf(expected), NumelOf(expected));
+  Mismatch m = Compare(actual, expected, tol);
+  Release(actual);
+  return m;
+}
+
+double TrustedStore::RelativeL2InArena(Arena& arena, size_t offset, Dtype t, Id ref) {
+  Id actual = Capture(arena, offset, t, NumelOf(ref));
+  double e = RelativeL2(actual, ref);
+  Release(actual);
+  return e;
+}
 
 std::unique_ptr<TrustedStore> CreateHostTrustedStore() {
   return std::unique_ptr<TrustedStore>(new HostTrustedStore());

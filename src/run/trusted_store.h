@@ -73,8 +73,20 @@ class TrustedStore {
   // The same between tensor `id` and the bytes at `offset` of `arena`,
   // without a copy of them (a full-size input is gigabytes).
   virtual int64_t CountDifferentInArena(Id id, Arena& arena, size_t offset, int64_t* first) = 0;
+  // Compare and RelativeL2 of the elements at `offset` of `arena` (as many,
+  // and of the dtype, of `expected`; of dtype `t`, as many as `ref`) as they
+  // lie there, for outputs the check needs once: a full-size output is
+  // gigabytes, and a capture costs an allocation beside a full device. The
+  // default captures them first (the host store reads the arena into worker
+  // memory either way).
+  virtual Mismatch CompareInArena(Arena& arena, size_t offset, Id expected, const Tolerance& tol);
+  virtual double RelativeL2InArena(Arena& arena, size_t offset, Dtype t, Id ref);
 
   virtual Status status() = 0;
+
+  // What a stored tensor holds.
+  virtual Dtype DtypeOf(Id id) const = 0;
+  virtual int64_t NumelOf(Id id) const = 0;
 };
 
 // The host store: plain worker memory, checked with verify/compare.h. For

@@ -100,6 +100,11 @@ TEST_P(StoreDtypeTest, ComparesLikeTheHost) {
     int64_t hf, gf;
     EXPECT_EQ(s.host->CountDifferent(ha, he, &hf), s.gpu->CountDifferent(ga, ge, &gf));
     EXPECT_EQ(hf, gf);
+    // The same read where it lies in an arena, without a copy.
+    s.host_arena->Write(256, a.data(), a.size());
+    s.gpu_arena->Write(256, a.data(), a.size());
+    ExpectSameMismatch(hm, s.host->CompareInArena(*s.host_arena, 256, he, tol));
+    ExpectSameMismatch(hm, s.gpu->CompareInArena(*s.gpu_arena, 256, ge, tol));
   }
   ASSERT_TRUE(s.gpu->status().ok()) << s.gpu->status().message();
 }
@@ -124,6 +129,12 @@ TEST(CudaTrustedStoreTest, RestoresCapturesAndWidensThroughAnArena) {
     auto gb = s.gpu->Capture(*s.gpu_arena, 256, t, n);
     int64_t first;
     EXPECT_EQ(s.gpu->CountDifferent(g, gb, &first), 0);
+    // The float64 copy goes past the arena's offset 256: read it back first.
+    s.gpu->Restore(g, *s.gpu_arena, 256, t);
+    std::vector<double> x64(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) x64[i] = LoadAsDouble(x.data(), t, static_cast<size_t>(i));
+    auto gx64 = s.gpu->Upload(x64.data(), HONE_F64, n);
+    EXPECT_EQ(s.gpu->RelativeL2InArena(*s.gpu_arena, 256, t, gx64), 0);
     s.host->Restore(h, *s.host_arena, 0, HONE_F64);
     s.gpu->Restore(g, *s.gpu_arena, 0, HONE_F64);
     auto h64 = s.host->Capture(*s.host_arena, 0, HONE_F64, n);
@@ -144,6 +155,9 @@ TEST(CudaTrustedStoreTest, RestoresCapturesAndWidensThroughAnArena) {
     double ge = s.gpu->RelativeL2(s.gpu->Upload(y.data(), t, n), g64);
     EXPECT_GT(he, 0);
     EXPECT_NEAR(he, ge, 1e-9 * he);
+    s.gpu_arena->Write(n * sizeof(double) + 256, y.data(), y.size());
+    EXPECT_NEAR(he, s.gpu->RelativeL2InArena(*s.gpu_arena, n * sizeof(double) + 256, t, g64),
+                1e-9 * he);
     s.host->Clear();
     s.gpu->Clear();
   }

@@ -163,6 +163,23 @@ TEST_F(AdversarialTest, PrintFloodIsCapturedNotStored) {
   EXPECT_LE(v.sandbox.output_head.size(), 16u << 10);
 }
 
+// The two runs on one value set are compared through fingerprints of the
+// outputs where they lie, not copies: a last-bit difference must show.
+TEST_F(AdversarialTest, TwoRunsThatDifferBitwiseAreNoted) {
+  for (const char* file : {"nondeterministic.cpp", "correct.cpp"}) {
+    Verdict v = Eval(file);
+    ASSERT_EQ(v.status, VerdictStatus::kPassed) << file << ": " << v.reason;
+    // A note-like check: it passes, and says what differed.
+    auto noted = std::count_if(v.checks.begin(), v.checks.end(), [](const auto& c) {
+      return c.name == "deterministic" && c.detail.find("differs bitwise") != std::string::npos;
+    });
+    if (std::string(file) == "correct.cpp")
+      EXPECT_EQ(noted, 0);
+    else
+      EXPECT_GT(noted, 0) << "no 'deterministic' check noted";
+  }
+}
+
 TEST_F(AdversarialTest, TimingProducesSpeedupAndSol) {
   Expectation fixture_add;
   const Task* task = TaskFor(fixture_add);
