@@ -211,6 +211,9 @@ int RunEval(const EvalArgs& a) {
   Trace("eval: backends open");
   auto verdicts = EvaluateParts(a, *parts, *candidate, *options, *sizes, **ctx);
   Trace("eval: verdict");
+  // The process ends once the verdict is out: the oracle's graceful exit
+  // would hold it for a second more.
+  if ((*ctx)->oracle) (*ctx)->oracle->Abandon();
   WarnSandboxMissing(verdicts);
   // A format with statuses of its own (FlashInfer-Trace) says them per part;
   // one part of a format without says its verdict as hone always has.

@@ -307,6 +307,17 @@ OracleClient::~OracleClient() {
   }
 }
 
+void OracleClient::Abandon() {
+  if (to_child_ >= 0) close(to_child_);
+  to_child_ = -1;
+  if (from_child_ >= 0) close(from_child_);
+  from_child_ = -1;
+  if (pid_ <= 0) return;
+  kill(-pid_, SIGKILL);  // its group: setpgid(0, 0) at its start
+  kill(pid_, SIGKILL);
+  pid_ = -1;
+}
+
 std::string OracleClient::Kill(std::chrono::milliseconds grace) {
   if (to_child_ >= 0) close(to_child_);  // end of input: the oracle exits
   to_child_ = -1;

@@ -160,6 +160,12 @@ class OracleClient {
   static Result<nlohmann::json> ProbeRuntime(const OracleOptions& options = {});
   // Sends `exit`, waits briefly, then kills the process.
   ~OracleClient();
+  // For a process about to exit that needs the oracle no more: kills its
+  // process group now and does not wait for it. A graceful exit (Python's,
+  // then the driver's teardown of gigabytes of device memory) takes about a
+  // second that no one needs; the process's own exit hands the zombie to
+  // init. alive() is false after it.
+  void Abandon();
   OracleClient(const OracleClient&) = delete;
   OracleClient& operator=(const OracleClient&) = delete;
 

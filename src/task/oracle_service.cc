@@ -121,6 +121,11 @@ OracleService::~OracleService() {
   if (!work_dir_.empty()) std::filesystem::remove_all(work_dir_, ec);
 }
 
+void OracleService::Abandon() {
+  AwaitLaunch();
+  if (client_) client_->Abandon();
+}
+
 void OracleService::AwaitLaunch() const {
   if (!launching_.valid()) return;
   auto c = launching_.get();

@@ -94,6 +94,10 @@ class OracleService {
   // Empty when no interpreter answers.
   nlohmann::json runtime_hint();
   ~OracleService();
+  // The process exits next and needs the oracle no more: it is killed
+  // without waiting for its exit (OracleClient::Abandon). Only for the end
+  // of a one-shot command; the service is unusable after it.
+  void Abandon();
   OracleService(const OracleService&) = delete;
   OracleService& operator=(const OracleService&) = delete;
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <chrono>
@@ -158,6 +159,25 @@ TEST(OracleClientStart, SkipsAPythonWithoutTorchOnThePath) {
   std::unique_ptr<OracleClient> client;
   START_OR_SKIP(client, c);
   EXPECT_NE(client->python(), (dir / "python3").string());
+}
+
+// The end of a one-shot command: the oracle is killed at once, not asked to
+// exit (Python's exit, then the driver's teardown of its device memory).
+TEST(OracleClientStart, AbandonKillsTheOracleWithoutWaiting) {
+  auto c = OracleClient::Start(TestOptions());
+  std::unique_ptr<OracleClient> client;
+  START_OR_SKIP(client, c);
+  const pid_t pid = client->pid();
+  ASSERT_GT(pid, 0);
+  client->Abandon();
+  EXPECT_FALSE(client->alive());
+  // This test is its parent: it reaps what Abandon left, killed by SIGKILL
+  // (a graceful exit after the pipes close would be an exit code).
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "status " << status;
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+  client.reset();  // the destructor has nothing left to wait for
 }
 
 // `--runtime` answers before torch is imported, and says what the hello
