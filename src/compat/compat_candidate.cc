@@ -14,20 +14,6 @@ namespace {
 
 using json = nlohmann::json;
 
-// A byte array initialiser: no quoting rules to get wrong, whatever the
-// candidate's source contains.
-std::string ByteArray(const std::string& name, const std::string& bytes) {
-  std::string out = "static const unsigned char " + name + "[] = {";
-  char buf[8];
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    if (i % 24 == 0) out += "\n    ";
-    std::snprintf(buf, sizeof buf, "%u,", static_cast<unsigned char>(bytes[i]));
-    out += buf;
-  }
-  out += "0};\n";
-  return out;
-}
-
 std::string CString(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -162,6 +148,31 @@ void AddUnique(std::vector<std::string>& v, const std::string& s) {
 
 }  // namespace
 
+// `bytes` as a C array initialised by a string literal, one source line per
+// line of text: the compiler reads a literal several times faster than the
+// same bytes written as integers (the shim of a KernelBench file holds about
+// 60 KB of Python), and every new candidate's shim is compiled. Escapes are
+// three octal digits, so a digit after one is never read as part of it.
+std::string CByteArrayDefinition(const std::string& name, const std::string& bytes) {
+  std::string out = "static const unsigned char " + name + "[] =\n    \"";
+  char buf[8];
+  for (unsigned char c : bytes) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n\"\n    \"";
+    } else if (c >= 32 && c < 127 && c != '?') {  // '?': no trigraph can form
+      out += static_cast<char>(c);
+    } else {
+      std::snprintf(buf, sizeof buf, "\\%03o", c);
+      out += buf;
+    }
+  }
+  out += "\";\n";
+  return out;
+}
+
 Result<CompatRuntime> CompatRuntimeFromHello(const json& hello,
                                              const std::filesystem::path& python_dir) {
   CompatRuntime rt;
@@ -254,7 +265,8 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
                      "#define HONE_COMPAT_LOAD_FAILED " +
                      std::to_string(kCompatLoadFailed) +
                      "\nstatic const char kLibPython[] = " + CString(runtime.libpython) + ";\n" +
-                     ByteArray("kRunner", runner) + ByteArray("kConfig", config.dump()) + kShimBody;
+                     CByteArrayDefinition("kRunner", runner) +
+                     CByteArrayDefinition("kConfig", config.dump()) + kShimBody;
   std::filesystem::path out = dir / ("compat-" + ContentHash({text}).substr(0, 16) + ".cpp");
   std::filesystem::create_directories(dir, ec);
   if (!std::filesystem::exists(out, ec)) HONE_RETURN_IF_ERROR(WriteFileAtomic(out, text));

@@ -80,6 +80,11 @@ struct CompatShimOptions {
   std::filesystem::path problem_path;
 };
 
+// C++ source defining `static const unsigned char <name>[]` holding
+// `bytes` and a terminating zero, whatever they are (a candidate's source
+// may hold any byte).
+std::string CByteArrayDefinition(const std::string& name, const std::string& bytes);
+
 // Writes the shim for `candidate` on `task` (a PyTorch task) into dir and
 // returns its path ("compat-<hash>.cpp"; the same inputs give the same file).
 // For a baseline, `candidate` is the task's own file.

@@ -1,7 +1,6 @@
 #include "run/candidate_checks.h"
 
 #include <algorithm>
-#include <random>
 #include <thread>
 
 #include "compat/compat_candidate.h"
@@ -58,22 +57,24 @@ constexpr int kSlowSyncsToReject = 2;
 bool CandidateChecks::CheckOutputs(const SetLayout& set, const Ids& actual, const Ids& expected,
                                    const std::string& where, const std::string& check,
                                    bool record_pass) {
-  return CheckEachOutput(set, where, check, record_pass, [&](size_t i, const Tolerance& tol) {
-    return s_.store->Compare(actual[i], expected[i], tol);
-  });
+  return CheckEachOutput(set, actual.size(), where, check, record_pass,
+                         [&](size_t i, const Tolerance& tol) {
+                           return s_.store->Compare(actual[i], expected[i], tol);
+                         });
 }
 
 bool CandidateChecks::CheckOutputsInArena(const SetLayout& set, const Ids& expected,
                                           const std::string& where, const std::string& check) {
-  return CheckEachOutput(set, where, check, true, [&](size_t i, const Tolerance& tol) {
-    return s_.store->CompareInArena(*s_.cand.arena, set.outputs[i].offset, expected[i], tol);
-  });
+  return CheckEachOutput(
+      set, set.outputs.size(), where, check, true, [&](size_t i, const Tolerance& tol) {
+        return s_.store->CompareInArena(*s_.cand.arena, set.outputs[i].offset, expected[i], tol);
+      });
 }
 
 bool CandidateChecks::CheckEachOutput(
-    const SetLayout& set, const std::string& where, const std::string& check, bool record_pass,
-    const std::function<Mismatch(size_t, const Tolerance&)>& compare) {
-  for (size_t i = 0; i < set.outputs.size(); ++i) {
+    const SetLayout& set, size_t outputs, const std::string& where, const std::string& check,
+    bool record_pass, const std::function<Mismatch(size_t, const Tolerance&)>& compare) {
+  for (size_t i = 0; i < outputs; ++i) {
     const TensorDecl& d = s_.task.outputs[i];
     Tolerance tol = s_.task.ToleranceFor(d.dtype);
     Mismatch m = compare(i, tol);

@@ -115,9 +115,10 @@ class CandidateChecks {
   bool CheckReportedFlush(const ReportedTimeBounds& b);
   // The reported_time check's outcome: recorded, and on failure the verdict.
   bool RecordCallTime(bool ok, const std::string& detail, double reported_median);
-  // CheckOutputs' judgement of each output, given how to compare output i.
-  bool CheckEachOutput(const SetLayout& set, const std::string& where, const std::string& check,
-                       bool record_pass,
+  // CheckOutputs' judgement of outputs 0 to `outputs` - 1, given how to
+  // compare output i.
+  bool CheckEachOutput(const SetLayout& set, size_t outputs, const std::string& where,
+                       const std::string& check, bool record_pass,
                        const std::function<Mismatch(size_t, const Tolerance&)>& compare);
 
   RunState& s_;

@@ -73,12 +73,12 @@ class TrustedStore {
   // The same between tensor `id` and the bytes at `offset` of `arena`,
   // without a copy of them (a full-size input is gigabytes).
   virtual int64_t CountDifferentInArena(Id id, Arena& arena, size_t offset, int64_t* first) = 0;
-  // Compare and RelativeL2 of the elements at `offset` of `arena` (as many,
-  // and of the dtype, of `expected`; of dtype `t`, as many as `ref`) as they
-  // lie there, for outputs the check needs once: a full-size output is
-  // gigabytes, and a capture costs an allocation beside a full device. The
-  // default captures them first (the host store reads the arena into worker
-  // memory either way).
+  // Compare (with `expected`, whose dtype and size the arena's elements
+  // share) and RelativeL2 (elements of dtype `t`, as many as `ref` holds) of
+  // the elements at `offset` of `arena`, read where they lie: a capture of a
+  // full-size output is an allocation of gigabytes beside a full device. The
+  // defaults capture, check and release (the host store copies the arena
+  // into worker memory either way).
   virtual Mismatch CompareInArena(Arena& arena, size_t offset, Id expected, const Tolerance& tol);
   virtual double RelativeL2InArena(Arena& arena, size_t offset, Dtype t, Id ref);
 

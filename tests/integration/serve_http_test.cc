@@ -307,11 +307,16 @@ TEST_F(ServeHttpTest, KernelGymSubmitPollAndFetch) {
 TEST_F(ServeHttpTest, MetricsCountRequestsAndJobs) {
   Start();
   Post("/v1/evals", {{"items", {Item("m", "pass:1")}}, {"wait_s", 10}}, nullptr);
+  // A request is counted by the server's logger, which runs once its
+  // response is written: the client may read that response first.
+  const std::string counted = "hone_http_requests_total{route=\"/v1/evals\",code=\"200\"} 1";
   auto res = client_->Get("/metrics");
+  for (int i = 0; i < 100 && res && res->body.find(counted) == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    res = client_->Get("/metrics");
+  }
   ASSERT_TRUE(res);
-  EXPECT_NE(res->body.find("hone_http_requests_total{route=\"/v1/evals\",code=\"200\"} 1"),
-            std::string::npos)
-      << res->body;
+  EXPECT_NE(res->body.find(counted), std::string::npos) << res->body;
   EXPECT_NE(res->body.find("hone_jobs_submitted_total{outcome=\"created\"} 1"), std::string::npos);
   EXPECT_NE(res->body.find("hone_queue_jobs{state=\"done\"} 1"), std::string::npos);
 }

@@ -7,9 +7,38 @@
 #include <unistd.h>
 
 #include "core/fs.h"
+#include "core/subprocess.h"
 
 namespace hone {
 namespace {
+
+// The shim's embedded sources are string literals (fast to compile): every
+// byte, quotes, backslashes, trigraph-like "??=", a digit after an escape
+// and lines ending in a backslash come back as they went in.
+TEST(CompatShimTest, AByteArrayDefinitionHoldsEveryByte) {
+  std::string bytes = "print(\"a\\\\b\")\n??=??/\n\\\nline\\";
+  for (int c = 1; c < 256; ++c) {
+    bytes += static_cast<char>(c);
+    bytes += '7';  // a digit after each byte: an escape must not swallow it
+  }
+  const std::string source = CByteArrayDefinition("kData", bytes) +
+                             "#include <cstdio>\n"
+                             "int main() {\n"
+                             "  std::fwrite(kData, 1, sizeof kData - 1, stdout);\n"
+                             "  return kData[sizeof kData - 1];\n"
+                             "}\n";
+  auto dir = MakeTempDir(std::filesystem::temp_directory_path(), "hone-byte-array");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(WriteFileAtomic(*dir / "t.cc", source).ok());
+  auto built = RunCommand({"g++", "-std=c++20", "-Wall", "-Werror", "-o", (*dir / "t").string(),
+                           (*dir / "t.cc").string()});
+  ASSERT_TRUE(built.ok() && built->succeeded()) << (built.ok() ? built->output : "no g++");
+  auto ran = RunCommand({(*dir / "t").string()});
+  ASSERT_TRUE(ran.ok());
+  EXPECT_EQ(ran->exit_code, 0) << "no terminating zero";
+  EXPECT_EQ(ran->output, bytes);
+  std::filesystem::remove_all(*dir);
+}
 
 TEST(CompatRuntimeTest, NeedsASharedLibpython) {
   auto dir = MakeTempDir("/tmp", "compat-test").value();
@@ -93,7 +122,10 @@ TEST(CompatShimTest, NeedsAPyTorchTaskAndIsDeterministic) {
   EXPECT_EQ(*a, *b);
   std::string text = ReadFile(*a).value();
   EXPECT_NE(text.find("hone_forward"), std::string::npos);
-  EXPECT_EQ(text.find("class ModelNew"), std::string::npos) << "sources are embedded as bytes";
+  // Embedded (in the config's JSON) as an escaped literal
+  // (AByteArrayDefinitionHoldsEveryByte): the candidate's quotes cannot end it.
+  EXPECT_NE(text.find("class ModelNew"), std::string::npos);
+  EXPECT_EQ(text.find("')\"SHIM\""), std::string::npos) << "a quote left unescaped";
   std::filesystem::remove_all(dir);
 }
 
