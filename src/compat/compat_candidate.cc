@@ -149,7 +149,7 @@ void AddUnique(std::vector<std::string>& v, const std::string& s) {
 }  // namespace
 
 // `bytes` as a C array initialised by a string literal, one source line per
-// line of text: the compiler reads a literal several times faster than the
+// line of text: the compiler reads a literal about twice as fast as the
 // same bytes written as integers (the shim of a KernelBench file holds about
 // 60 KB of Python), and every new candidate's shim is compiled. Escapes are
 // three octal digits, so a digit after one is never read as part of it.
