@@ -307,11 +307,16 @@ OracleClient::~OracleClient() {
   }
 }
 
-void OracleClient::Abandon() {
-  if (to_child_ >= 0) close(to_child_);
+void OracleClient::ClosePipes() {
+  if (to_child_ >= 0) close(to_child_);  // end of input: the oracle exits
   to_child_ = -1;
   if (from_child_ >= 0) close(from_child_);
   from_child_ = -1;
+  buffer_.clear();
+}
+
+void OracleClient::Abandon() {
+  ClosePipes();
   if (pid_ <= 0) return;
   kill(-pid_, SIGKILL);  // its group: setpgid(0, 0) at its start
   kill(pid_, SIGKILL);
@@ -319,11 +324,7 @@ void OracleClient::Abandon() {
 }
 
 std::string OracleClient::Kill(std::chrono::milliseconds grace) {
-  if (to_child_ >= 0) close(to_child_);  // end of input: the oracle exits
-  to_child_ = -1;
-  if (from_child_ >= 0) close(from_child_);
-  from_child_ = -1;
-  buffer_.clear();
+  ClosePipes();
   if (pid_ <= 0) return "";
   pid_t pid = pid_;
   pid_ = -1;

@@ -201,6 +201,8 @@ class OracleClient {
                                                          const std::filesystem::path& script,
                                                          const std::string& python);
   OracleClient() = default;
+  // Closes both pipes (and drops what was read but not taken).
+  void ClosePipes();
   // Closes its pipes, gives it `grace` to end, then kills its process group
   // and reaps it; returns how it ended ("exit code 1", "signal 9", "killed").
   std::string Kill(std::chrono::milliseconds grace);
