@@ -8,6 +8,7 @@
 
 #include "build/error_trim.h"
 #include "build/ptxas_report.h"
+#include "core/backend_names.h"
 #include "core/fs.h"
 #include "core/hash.h"
 #include "core/paths.h"
@@ -39,7 +40,7 @@ Result<std::string> ProgramIdentity(const std::string& name) {
 
 CompilerOptions CpuCompilerOptions() {
   CompilerOptions o;
-  o.backend = "cpu";
+  o.backend = kHostBackend;
   o.compiler = "g++";
   o.flags = {"-std=c++20", "-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-Wl,-z,defs"};
   return o;
@@ -48,7 +49,7 @@ CompilerOptions CpuCompilerOptions() {
 CompilerOptions CudaCompilerOptions(const std::string& arch) {
   std::string compute = "compute_" + arch.substr(3);  // sm_90a -> compute_90a
   CompilerOptions o;
-  o.backend = "cuda";
+  o.backend = kCudaBackend;
   o.compiler = "nvcc";
   // Device code at -O3; the host side of a candidate is launch glue, so the
   // host compiler runs at -O1 (a third of a cold build at -O3).
@@ -111,7 +112,7 @@ Result<BuildResult> CompilerBuilder::Build(const std::filesystem::path& source) 
   r.ok = run->succeeded();
   if (run->timed_out) r.full_log += "\n(compiler timed out)";
   r.log = r.ok ? "" : TrimCompilerOutput(r.full_log, copy.string(), display);
-  if (r.ok && options_.backend == "cuda") {
+  if (r.ok && options_.backend == kCudaBackend) {
     auto kernels = ParsePtxasReport(r.full_log);
     for (const auto& k : kernels) r.kernels.push_back(k.name);
     r.resources = FormatResources(kernels);

@@ -6,6 +6,7 @@
 
 #include "build/cuda_split.h"
 #include "build/torch_pch.h"
+#include "core/backend_names.h"
 #include "core/fs.h"
 
 namespace hone {
@@ -210,7 +211,7 @@ Result<std::vector<std::string>> HostOnlyDefines(const std::vector<std::string>&
     if (std::string d = MacroOf(o, "-D"); !d.empty()) have.insert(d);
   }
   std::vector<std::string> out;
-  const std::string source_like = ".cu";
+  const std::string source_like = kCudaSourceExtension;
   for (const auto& o : Options(nvcc)) {
     const auto& [flag, value] = o;
     if (flag.size() > source_like.size() &&
@@ -233,8 +234,8 @@ std::optional<CudaSplitStepResult> RunCudaSplitStep(const TorchExtensionStep& nv
                                                     std::string* why) {
   std::string ignored;
   if (!why) why = &ignored;
-  if (nvcc.inputs.size() != 1 || nvcc.inputs[0].extension() != ".cu" || nvcc.outputs.size() != 1 ||
-      cxx.inputs.empty() || cxx.outputs.empty()) {
+  if (nvcc.inputs.size() != 1 || nvcc.inputs[0].extension() != kCudaSourceExtension ||
+      nvcc.outputs.size() != 1 || cxx.inputs.empty() || cxx.outputs.empty()) {
     *why = "not one .cu source to one object";
     return std::nullopt;
   }

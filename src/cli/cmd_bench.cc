@@ -25,7 +25,7 @@
 #include "cli/store_flags.h"
 #include "core/clock.h"
 #include "core/fs.h"
-#include "cuda/cuda_backend_name.h"
+#include "core/backend_names.h"
 #include "format/builtin_formats.h"
 #include "report/run_data.h"
 #include "report/verdict_text.h"

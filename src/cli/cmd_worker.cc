@@ -16,7 +16,7 @@
 #include "cli/device_list.h"
 #include "cli/eval_flags.h"
 #include "core/fs.h"
-#include "cuda/cuda_backend_name.h"
+#include "core/backend_names.h"
 #include "serve/job_evaluator.h"
 #include "serve/redis_credentials.h"
 #include "serve/redis_job_queue.h"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "cuda/cuda_backend_name.h"
+#include "core/backend_names.h"
 
 #if HONE_HAVE_CUDA
 #include "cuda/gpu.h"

@@ -8,6 +8,7 @@
 
 #include "core/fs.h"
 #include "core/hash.h"
+#include "lang/native_languages.h"
 
 namespace hone {
 namespace {
@@ -267,7 +268,8 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
                      "\nstatic const char kLibPython[] = " + CString(runtime.libpython) + ";\n" +
                      CByteArrayDefinition("kRunner", runner) +
                      CByteArrayDefinition("kConfig", config.dump()) + kShimBody;
-  std::filesystem::path out = dir / ("compat-" + ContentHash({text}).substr(0, 16) + ".cpp");
+  std::filesystem::path out =
+      dir / ("compat-" + ContentHash({text}).substr(0, 16) + CppLanguage().extension());
   std::filesystem::create_directories(dir, ec);
   if (!std::filesystem::exists(out, ec)) HONE_RETURN_IF_ERROR(WriteFileAtomic(out, text));
   return out;

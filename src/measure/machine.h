@@ -9,13 +9,14 @@
 #include <filesystem>
 #include <string>
 
+#include "core/backend_names.h"
 #include "core/status.h"
 
 namespace hone {
 
 struct MachineInfo {
-  std::string kind = "cpu";  // "cpu", or "gpu" (then cpu_model is the GPU's name,
-                             // cores its SMs and llc_bytes its L2)
+  std::string kind = kHostBackend;  // "cpu", or "gpu" (then cpu_model is the GPU's
+                                    // name, cores its SMs and llc_bytes its L2)
   std::string cpu_model;
   int cores = 0;
   size_t llc_bytes = 0;
@@ -26,7 +27,7 @@ struct MachineInfo {
   // Which device of the machine: "cpu", or "cuda:N" with the GPU's PCI bus
   // id (stable where CUDA_VISIBLE_DEVICES renumbers devices). A bench over
   // several GPUs records in each verdict the one that evaluated it.
-  std::string device = "cpu";
+  std::string device = kHostBackend;
   std::string bus_id;
   // Defaulted in the .cc: gpu_probe.cu includes this header as C++17.
   friend bool operator==(const MachineInfo&, const MachineInfo&);

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/backend_names.h"
+
 namespace hone {
 namespace {
 
@@ -286,7 +288,7 @@ ProfileDiagnosis JudgeCpu(const ProfileReport& r, const JudgeContext& c) {
 
 ProfileDiagnosis JudgeProfile(const ProfileReport& report, const JudgeContext& context) {
   if (!report.ran()) return {};
-  return context.backend == "cpu" ? JudgeCpu(report, context) : JudgeGpu(report, context);
+  return context.backend == kHostBackend ? JudgeCpu(report, context) : JudgeGpu(report, context);
 }
 
 std::string DiagnosisText(const ProfileReport& report) {

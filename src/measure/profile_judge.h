@@ -8,12 +8,13 @@
 
 #include <string>
 
+#include "core/backend_names.h"
 #include "measure/profile.h"
 
 namespace hone {
 
 struct JudgeContext {
-  std::string backend = "cuda";  // "cuda" or "cpu"
+  std::string backend = kCudaBackend;  // or kHostBackend
   // hone's own speed of light for the timed case (Verdict::sol_percent);
   // 0 when the task declares no cost.
   double sol_percent = 0;

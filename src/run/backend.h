@@ -24,6 +24,7 @@
 #include <string>
 
 #include "build/builder.h"
+#include "core/backend_names.h"
 #include "measure/device_state.h"
 #include "measure/machine.h"
 #include "process/arena.h"
@@ -40,7 +41,7 @@ struct BackendTraits {
   // `backends = [...]`, reference.cpp ("cpu") or reference.cu ("cuda"); and
   // the device a language names to run on it (Language::devices). A backend
   // that runs another's sources on the same device shares its name.
-  std::string tasks_as = "cpu";
+  std::string tasks_as = kHostBackend;
   // Arenas and the trusted store are device memory: every process holds a
   // device context (run/memory_plan.h), and memory the oracle keeps cached
   // is asked back before a plan gives up.

@@ -22,14 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "core/backend_names.h"
 #include "lang/language.h"
 #include "run/backend.h"
 
 namespace hone {
-
-// Compat shims (compat/compat_candidate.h) are plain C++ for the host whatever
-// the candidate's backend, built by this backend's builder.
-inline constexpr const char* kHostBackend = "cpu";
 
 // What a backend is made from.
 struct BackendSetup {

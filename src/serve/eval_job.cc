@@ -4,6 +4,7 @@
 
 #include "core/hash.h"
 #include "lang/builtin.h"
+#include "task/oracle_service.h"
 
 namespace hone {
 
@@ -88,7 +89,7 @@ std::string EvalJob::ContentKey() const {
 std::string EvalJob::CandidateFileName() const {
   if (candidate_kind == kSolutionKind) return "candidate.json";
   const Language* l = BuiltInLanguages().Find(candidate_kind);
-  return "candidate" + (l ? l->extension() : std::string(".py"));
+  return "candidate" + (l ? l->extension() : std::string(kPyTorchFileExtension));
 }
 
 Result<EvalJob> EvalJobFromJson(const json& j, const std::string& where, size_t max_code_bytes) {

@@ -5,7 +5,7 @@
 
 #include "core/fs.h"
 #include "core/wording.h"
-#include "cuda/cuda_backend_name.h"
+#include "core/backend_names.h"
 #include "format/builtin_formats.h"
 #include "lang/builtin.h"
 #include "task/task_loader.h"

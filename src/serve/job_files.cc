@@ -2,6 +2,7 @@
 
 #include "core/fs.h"
 #include "format/builtin_formats.h"
+#include "task/oracle_service.h"
 
 namespace hone {
 
@@ -16,11 +17,11 @@ Result<fs::path> ResolveProblem(const fs::path& problems, const std::string& nam
     return Status::NotFound("problem '" + name +
                             "': this worker has no problem folder (--problems)");
   std::error_code ec;
-  fs::path py = problems / (name + ".py");
+  fs::path py = problems / (name + kPyTorchFileExtension);
   if (fs::is_regular_file(py, ec)) return py;
   fs::path folder = problems / rel;
   if (fs::is_regular_file(folder / "task.toml", ec)) return folder;
-  if (rel.extension() == ".py" && fs::is_regular_file(folder, ec)) return folder;
+  if (IsPyTorchTaskFile(rel) && fs::is_regular_file(folder, ec)) return folder;
   // A problem in another task format: a FlashInfer-Trace definition
   // ("definitions/rmsnorm/rmsnorm_h64", ".json" optional), a robust-kbench
   // task folder.

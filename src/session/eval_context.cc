@@ -2,7 +2,7 @@
 
 #include "core/fs.h"
 #include "core/wording.h"
-#include "cuda/cuda_backend_name.h"
+#include "core/backend_names.h"
 #include "run/cpu_backend.h"
 #include "task/task_loader.h"
 #if HONE_HAVE_CUDA

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/backend_names.h"
 #include "core/fs.h"
 #include "core/hash.h"
 
@@ -88,10 +89,11 @@ Result<ImportResult> ImportRunFolder(Store& store, const std::filesystem::path& 
     if (a.contains("extraction")) c.extraction = a["extraction"].dump();
     c.source = ReadCandidate(dir, a);
     if (a.contains("verdict") && a["verdict"].is_object())
-      c.backend = a["verdict"].value("backend", "cpu");
+      c.backend = a["verdict"].value("backend", kHostBackend);
     else if (a.contains("candidate") && a["candidate"].is_string() &&
-             std::filesystem::path(a["candidate"].get<std::string>()).extension() == ".cu")
-      c.backend = "cuda";
+             std::filesystem::path(a["candidate"].get<std::string>()).extension() ==
+                 kCudaSourceExtension)
+      c.backend = kCudaBackend;
 
     LlmCallRow call;
     call.run_id = run_id;

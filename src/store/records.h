@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/backend_names.h"
+
 namespace hone {
 
 struct RunRow {
@@ -57,7 +59,7 @@ struct CandidateRow {
   std::string label;  // a bench's solution name ("fast", "level1/19_ReLU/right"); may be empty
   int lineage = 0, turn = 0;
   std::vector<int> parents;  // seqs of the attempts this one builds on
-  std::string backend = "cpu";
+  std::string backend = kHostBackend;
   // The candidate's language (lang/language.h: "cpp", "cuda", "triton", ...);
   // empty in rows stored before schema version 6.
   std::string language;

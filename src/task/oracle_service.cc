@@ -86,7 +86,9 @@ std::string SizePolicy::text() const {
   return "full size";
 }
 
-bool IsPyTorchTaskFile(const std::filesystem::path& path) { return path.extension() == ".py"; }
+bool IsPyTorchTaskFile(const std::filesystem::path& path) {
+  return path.extension() == kPyTorchFileExtension;
+}
 
 Result<std::unique_ptr<OracleService>> OracleService::Launch(const std::string& device,
                                                              OracleOptions options) {

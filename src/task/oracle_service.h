@@ -176,6 +176,10 @@ class OracleService {
   mutable OracleCost cost_;  // AwaitLaunch adds the launch's start time
 };
 
+// The extension of a PyTorch problem file (KernelBench's format and those
+// that hone turns into it) and of a ModelNew candidate: Python source.
+inline constexpr const char* kPyTorchFileExtension = ".py";
+
 // True for a path that names a PyTorch problem file.
 bool IsPyTorchTaskFile(const std::filesystem::path& path);
 

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backend_names.h"
 #include "core/status.h"
 
 namespace hone {
@@ -36,7 +37,7 @@ struct SuiteEntry {
 };
 
 struct SuiteLayout {
-  std::string backend = "cpu";  // whose solutions, for messages
+  std::string backend = kHostBackend;  // whose solutions, for messages
   // Whether a file of a solutions folder is a solution to score; null: any.
   std::function<bool(const std::filesystem::path&)> is_solution;
   std::vector<std::string> only;         // solution stems to keep (empty: all)

@@ -1,5 +1,7 @@
 #include "task/task.h"
 
+#include "core/backend_names.h"
+
 namespace hone {
 
 Tolerance DefaultTolerance(Dtype t) {
@@ -35,8 +37,8 @@ bool ShapeCase::RunsOn(const std::string& backend) const {
 }
 
 Result<std::filesystem::path> Task::ReferenceFor(const std::string& backend) const {
-  if (backend == "cpu") return reference;
-  if (backend == "cuda") {
+  if (backend == kHostBackend) return reference;
+  if (backend == kCudaBackend) {
     if (cuda_reference.empty())
       return Status::Invalid(dir.string() + ": the task has no CUDA reference (reference.cu)");
     return cuda_reference;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/backend_names.h"
 #include "core/fs.h"
 #include "core/hash.h"
 #include "task/toml_field_error.h"
@@ -173,7 +174,7 @@ Status ParseBackends(const toml::node& v, const std::string& field, ShapeCase& c
     std::string at = field + "[" + std::to_string(b) + "]";
     auto name = e.value<std::string>();
     if (!name) return err.WrongType(e, at, "\"cpu\" or \"cuda\"");
-    if (*name != "cpu" && *name != "cuda")
+    if (*name != kHostBackend && *name != kCudaBackend)
       return err(e, at, "expected \"cpu\" or \"cuda\", got \"" + *name + "\"");
     c.backends.push_back(*name);
   }

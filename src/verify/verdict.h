@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/backend_names.h"
 #include "measure/device_state.h"
 #include "measure/machine.h"
 #include "measure/profile.h"
@@ -51,7 +52,7 @@ struct Verdict {
   std::string reason;
   std::string task;
   std::string candidate;
-  std::string backend = "cpu";
+  std::string backend = kHostBackend;
   // The candidate's language (lang/language.h: "cpp", "cuda", "load_inline",
   // "triton"); empty in verdicts stored before languages had names.
   std::string language;

@@ -1,5 +1,6 @@
 #include "verify/verdict_json.h"
 
+#include "core/backend_names.h"
 #include "verify/json_schema.h"
 #include "verify/profile_json.h"
 #include "wire/protocol.h"
@@ -29,7 +30,7 @@ struct Fields<MachineInfo> {
     f("kind", m.kind);
     // "name" is the older key: read first, so that the newer wins when both are there.
     f("name", m.cpu_model);
-    f("cpu", m.cpu_model);
+    f("cpu", m.cpu_model);  // literal-ok: the record's key for the CPU's model
     f("cores", m.cores);
     f("llc_bytes", m.llc_bytes);
     f("copy_bandwidth_gbs", m.copy_bandwidth_gbs);
@@ -258,7 +259,7 @@ nlohmann::json DeviceStateToJson(const DeviceStateSummary& d) { return json_sche
 
 nlohmann::json VerdictToJson(const Verdict& v) {
   nlohmann::json j = json_schema::ToJson(v);
-  if (j.contains("timing") && v.backend != "cuda") j["timing"].erase("event_overhead_us");
+  if (j.contains("timing") && v.backend != kCudaBackend) j["timing"].erase("event_overhead_us");
   nlohmann::json& seconds = j["seconds"];
   seconds = {{"total", v.total_seconds}, {"kernel", v.kernel_seconds}};
   for (const auto& [stage, s] : v.stage_seconds) seconds[stage] = s;
