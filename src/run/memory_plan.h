@@ -65,9 +65,9 @@ struct MemoryDemand {
 
 // What an evaluation of `task` on `cases` holds: the tensors of its largest
 // case, the candidate arena's canaries, what the task's reference kind holds
-// (task/reference_kind.h: a PyTorch task's model and forward), and (`device`: the backend's memory
-// is a device's) a device context per process. `compat`: the candidate runs the model in torch in
-// its sandbox.
+// (task/reference_kind.h: a PyTorch task's model and forward), and
+// (`device`: the backend's memory is a device's) a device context per
+// process. `compat`: the candidate runs the model in torch in its sandbox.
 MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bool device,
                       bool compat);
 
