@@ -8,6 +8,7 @@
 #include "core/fs.h"
 #include "format/builtin_formats.h"
 #include "lang/builtin.h"
+#include "task/reference_kind.h"
 
 namespace hone {
 namespace {
@@ -82,7 +83,8 @@ Result<BenchPlan> PlanSuite(const fs::path& suite, const SuiteLayout& layout,
   for (const auto& e : entries) {
     BenchTask t{e.task, e.category, LoadForBench(e.task, load, listener, plan)};
     // A native task names its own category; a PyTorch problem's is its level.
-    if (t.task && !t.task->pytorch && !t.task->category.empty()) t.category = t.task->category;
+    if (t.task && KindOf(*t.task).NamesItsCategory() && !t.task->category.empty())
+      t.category = t.task->category;
     HONE_ASSIGN_OR_RETURN(size_t ti, AddTask(std::move(t), store, run_id, plan));
     if (!plan.tasks[ti].task) continue;
     for (const auto& sol : e.solutions) {

@@ -5,6 +5,7 @@
 #include <future>
 
 #include "build/build_pool.h"
+#include "task/reference_kind.h"
 
 namespace hone {
 
@@ -22,9 +23,9 @@ void PrebuildUnits(const BenchPlan& plan, const std::vector<const BenchUnit*>& t
   std::vector<bool> reference_queued(plan.tasks.size(), false);
   for (const BenchUnit* u : todo) {
     const BenchTask& t = plan.tasks[u->task];
-    if (!t.task->pytorch && !reference_queued[u->task]) {
+    if (!reference_queued[u->task]) {
       reference_queued[u->task] = true;
-      if (auto ref = t.task->ReferenceFor(backend.traits().tasks_as); ref.ok())
+      if (auto ref = KindOf(*t.task).ReferenceProgram(*t.task, backend.traits().tasks_as))
         builds.push_back(pool.Submit(*ref));
     }
     if (!languages.IsModelNew(u->candidate)) builds.push_back(pool.Submit(u->candidate));

@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "core/fs.h"
 #include "report/run_data.h"
+#include "task/reference_kind.h"
 #include "tune/autotune.h"
 
 namespace hone {
@@ -134,7 +135,8 @@ Result<const Task*> BenchScheduler::LaneTask(size_t lane, const BenchPlan& plan,
                                              const BenchUnit& u) {
   const Task& planned = *plan.tasks[u.task].task;
   const BenchLane& l = lanes_[lane];
-  if (!planned.pytorch || !l.reload) return &planned;
+  // A task in the oracle is each lane's oracle's own: loaded again on this one.
+  if (KindOf(planned).site() != ReferenceSite::kOracle || !l.reload) return &planned;
   std::map<size_t, Task>& mine = lane_tasks_[lane];
   if (auto it = mine.find(u.task); it != mine.end()) return &it->second;
   HONE_ASSIGN_OR_RETURN(Task t, l.reload(plan.tasks[u.task].path));

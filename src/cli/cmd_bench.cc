@@ -29,6 +29,7 @@
 #include "format/builtin_formats.h"
 #include "report/run_data.h"
 #include "report/verdict_text.h"
+#include "task/reference_kind.h"
 #include "task/suite.h"
 #include "task/task_loader.h"
 #include "verify/verdict_json.h"
@@ -322,13 +323,14 @@ Result<std::vector<BenchLane>> OpenLanes(EvalContext& ctx, Evaluator& evaluator,
   const std::string& b = a.backend;
   std::vector<BenchLane> lanes = {
       {LaneName(b, a.lane_devices[0], 0, n), &ctx.backend(b), &evaluator, {}}};
-  bool pytorch = std::any_of(plan.tasks.begin(), plan.tasks.end(),
-                             [](const BenchTask& t) { return t.task && t.task->pytorch; });
+  bool oracle = std::any_of(plan.tasks.begin(), plan.tasks.end(), [](const BenchTask& t) {
+    return t.task && KindOf(*t.task).site() == ReferenceSite::kOracle;
+  });
   for (size_t i = 1; i < n; ++i) {
     auto lane_ctx = MakeEvalContext(b, a.lane_devices[i]);
     if (!lane_ctx.ok()) return lane_ctx.status().With(LaneName(b, a.lane_devices[i], i, n) + ": ");
     EvalContext* c = lane_ctx->get();
-    if (pytorch) HONE_RETURN_IF_ERROR(StartOracle(*c, b));
+    if (oracle) HONE_RETURN_IF_ERROR(StartOracle(*c, b));
     extra.contexts.push_back(std::move(*lane_ctx));
     extra.evaluators.push_back(std::make_unique<Evaluator>(c->env, c->oracle.get()));
     BenchTaskLoader reload = [c, b, sizes](const fs::path& path) {

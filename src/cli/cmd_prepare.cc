@@ -25,6 +25,7 @@
 #include "core/fs.h"
 #include "core/temp_dir.h"
 #include "format/builtin_formats.h"
+#include "task/reference_kind.h"
 #include "tune/autotune.h"
 
 namespace hone::cli {
@@ -41,20 +42,8 @@ struct PrepareArgs {
 struct Prepared {
   std::string problem, part;
   Result<Verdict> verdict = Status::Internal("not prepared");
-  std::string skipped;  // why nothing was to be timed (a native task)
+  std::string skipped;  // why nothing was to be timed (ReferenceKind::BaselinesCandidate)
 };
-
-// The problem's whole source (a generated problem's helpers included) with
-// its own Model as the candidate: timed like a candidate, its baselines
-// then timed beside it and cached.
-Result<std::filesystem::path> ModelAsCandidate(const Task& task, const std::filesystem::path& dir) {
-  std::filesystem::path file = dir / (task.name + "_model.py");
-  HONE_RETURN_IF_ERROR(WriteFileAtomic(
-      file, task.pytorch->source +
-                "\n\nclass ModelNew(Model):\n"
-                "    \"\"\"hone prepare: the problem's own Model, to time its baselines.\"\"\"\n"));
-  return file;
-}
 
 std::string Milliseconds(const std::optional<TimingResult>& t) {
   return t ? fmt::format("{:.3f} ms", t->summary.median * 1e3) : "none";
@@ -168,10 +157,11 @@ int RunPrepare(const PrepareArgs& a) {
       auto task = LoadTask(**ctx, part.load.string(), *backend, *sizes);
       if (!task.ok()) {
         p.verdict = task.status();
-      } else if (!task->pytorch) {
-        p.skipped = "a native task's reference is timed beside each candidate";
-      } else if (auto file = ModelAsCandidate(*task, scratch.path()); !file.ok()) {
-        p.verdict = file.status();
+      } else if (auto file = KindOf(*task).BaselinesCandidate(*task, scratch.path()); !file.ok()) {
+        if (file.status().code() == StatusCode::kUnavailable)
+          p.skipped = file.status().message();
+        else
+          p.verdict = file.status();
       } else {
         p.verdict = EvaluateCandidate(evaluator, builder, *task, *file, *options,
                                       [&](const std::string& stage) {

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
 #include "format/builtin_formats.h"
+#include "task/reference_kind.h"
 #include "task/suite.h"
 #include "task/task_loader.h"
 #include "task/task_text.h"
@@ -51,25 +52,6 @@ nlohmann::json CasesJson(const Task& t) {
   return cases;
 }
 
-nlohmann::json PyTorchJson(const PyTorchInfo& p) {
-  nlohmann::json inputs = nlohmann::json::array();
-  for (size_t i = 0; i < p.input_kinds.size(); ++i) {
-    nlohmann::json k = {{"kind", p.input_kinds[i]}};
-    if (!p.python_types[i].empty()) k["python_type"] = p.python_types[i];
-    inputs.push_back(k);
-  }
-  return {{"file", p.file.string()},
-          {"device", p.device},
-          {"torch", p.torch_version},
-          {"scale", p.scale},
-          {"policy", p.policy},
-          {"shapes", p.shapes},
-          {"forward_args", p.num_forward_args},
-          {"input_kinds", inputs},
-          {"distributions", p.distribution_names},
-          {"uses_rng", p.uses_rng}};
-}
-
 bool IsPyTorchFolder(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_directory(path, ec) || IsNativeTaskDir(path)) return false;
@@ -96,17 +78,17 @@ int RunFolderShow(const TaskArgs& a) {
     if (e.task) {
       j["inputs"] = e.task->inputs.size();
       j["outputs"] = e.task->outputs.size();
-      j["shapes"] = e.task->pytorch->shapes;
+      j["shapes"] = KindOf(*e.task).SizesText(*e.task);
     } else {
       j["reason"] = e.reason;
     }
     list.push_back(j);
     if (!a.out.json)
-      std::cout << fmt::format("{:<40} {:<8} {}\n", e.file.filename().string(), status,
-                               e.task
-                                   ? fmt::format("{} inputs, {} outputs; {}", e.task->inputs.size(),
-                                                 e.task->outputs.size(), e.task->pytorch->shapes)
-                                   : e.reason);
+      std::cout << fmt::format(
+          "{:<40} {:<8} {}\n", e.file.filename().string(), status,
+          e.task ? fmt::format("{} inputs, {} outputs; {}", e.task->inputs.size(),
+                               e.task->outputs.size(), KindOf(*e.task).SizesText(*e.task))
+                 : e.reason);
   }
   if (a.out.json) {
     std::cout << nlohmann::json{{"folder", a.task},
@@ -131,7 +113,7 @@ nlohmann::json TaskJson(const Task& t) {
                       {"distributions", t.num_distributions},
                       {"hash", t.hash},
                       {"cases", CasesJson(t)}};
-  if (t.pytorch) j["pytorch"] = PyTorchJson(*t.pytorch);
+  KindOf(t).AddJson(t, j);
   return j;
 }
 

@@ -6,6 +6,7 @@
 #include "core/fs.h"
 #include "measure/stats.h"
 #include "run/timing_processes.h"
+#include "task/reference_kind.h"
 
 namespace hone {
 namespace {
@@ -354,7 +355,7 @@ bool BaselineStage::BindAndLoadState(BaselineRun& b) {
       return false;
     }
   }
-  if (!s_.task.pytorch || !s_.task.pytorch->HasState()) return true;
+  if (!KindOf(s_.task).HasState(s_.task)) return true;
   const RefSet& first = oracle_.pool()[0];
   LoadInputs(*s_.store, *b.arena, sets[0], first.inputs);
   if (Status st = b.arena->Sync(); !st.ok()) {

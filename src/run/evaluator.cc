@@ -22,6 +22,7 @@
 #include "run/start_stage.h"
 #include "run/timing_stage.h"
 #include "run/verify_stage.h"
+#include "task/reference_kind.h"
 
 namespace hone {
 namespace {
@@ -198,18 +199,24 @@ Status Run::TimeBaselines() {
 }
 
 Status Run::OpenReference(const std::filesystem::path& candidate) {
-  if (s_.compat && !s_.pytorch())
+  const ReferenceKind& kind = KindOf(s_.task);
+  if (s_.compat && !kind.TakesModelNew())
     return Status::Invalid(candidate.string() +
                            ": a ModelNew (.py) candidate needs a PyTorch task (.py), not " +
                            s_.task.dir.string());
-  if (!s_.pytorch()) {
-    reference_ = std::make_unique<NativeReference>(s_);
-    return Status::Ok();
+  switch (kind.site()) {
+    case ReferenceSite::kSandbox:
+      reference_ = std::make_unique<NativeReference>(s_);
+      return Status::Ok();
+    case ReferenceSite::kOracle: {
+      HONE_ASSIGN_OR_RETURN(std::unique_ptr<OracleReference> oracle, OracleReference::Open(s_));
+      baselines_ = std::make_unique<BaselineStage>(s_, launcher_, *oracle);
+      oracle_ = oracle.get();
+      reference_ = std::move(oracle);
+      return Status::Ok();
+    }
   }
-  HONE_ASSIGN_OR_RETURN(std::unique_ptr<OracleReference> oracle, OracleReference::Open(s_));
-  baselines_ = std::make_unique<BaselineStage>(s_, launcher_, *oracle);
-  oracle_ = oracle.get();
-  reference_ = std::move(oracle);
+  HONE_CHECK(false, "a reference site the evaluator does not open: " + kind.name());
   return Status::Ok();
 }
 

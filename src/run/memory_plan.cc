@@ -14,28 +14,99 @@ struct Settings {
   bool ref64;
 };
 
-// Held for the whole evaluation: device contexts and flush buffers, the
-// candidate's own torch (its copy of the model and its forward's memory,
-// which torch's caching allocator keeps), and the oracle's models.
-int64_t Resident(const MemoryDemand& d, bool ref64) {
-  int64_t r = d.processes * d.per_process;
-  if (d.compat) r += d.model + d.forward_peak;
-  if (d.pytorch) r += d.model * (ref64 ? 3 : 1);  // the float64 model is twice the size
-  return r;
-}
-
-// Buffer slots of the candidate's arena and, for a native task, of the
-// reference's (whose extra slot holds inputs and outputs widened to f64).
-int64_t Arenas(const MemoryDemand& d, int input_sets) {
-  int64_t one = input_sets * (d.inputs + d.outputs);
-  int64_t guards = input_sets * d.guards_per_set + d.guards_fixed;
-  if (d.pytorch) return one + guards;
-  return 2 * one + guards + 2 * d.inputs + d.outputs_f64;
-}
-
 // The oracle making one value set: drawing its inputs, then its forward.
 int64_t OracleSetBytes(const MemoryDemand& d) {
   return std::max(d.draw_peak, d.forward_arguments + d.forward_peak);
+}
+
+// The reference's share of the peak, by where it runs (MemoryDemand::site).
+struct ReferenceShare {
+  // Held for the whole evaluation.
+  int64_t (*resident)(const MemoryDemand& d, const Settings& s);
+  // Its buffer slots, beside the candidate arena's.
+  int64_t (*arena)(const MemoryDemand& d, const Settings& s);
+  // Making one verification set.
+  int64_t (*verify)(const MemoryDemand& d, const Settings& s);
+  // Timing: the value sets kept in the worker's store, with one repetition's
+  // fresh inputs and captured outputs.
+  int64_t (*timing)(const MemoryDemand& d, const Settings& s);
+  // What its terms add to MemoryPlan::breakdown: after the buffer slots,
+  // after the float64 outputs.
+  std::string (*slots_text)(const MemoryDemand& d, const Settings& s);
+  std::string (*work_text)(const MemoryDemand& d);
+  bool pool;  // Settings::pool_sets counts: it keeps a timing pool
+};
+
+// A reference program in a sandbox of its own: its arena's slots (whose
+// extra slot holds inputs and outputs widened to f64), and the warm-up value
+// sets of timing (a slot's worth more than the candidate's).
+constexpr ReferenceShare kSandboxShare = {
+    [](const MemoryDemand&, const Settings&) -> int64_t { return 0; },
+    [](const MemoryDemand& d, const Settings& s) -> int64_t {
+      return s.input_sets * (d.inputs + d.outputs) + 2 * d.inputs + d.outputs_f64;
+    },
+    [](const MemoryDemand&, const Settings&) -> int64_t { return 0; },
+    [](const MemoryDemand& d, const Settings& s) -> int64_t {
+      return (s.input_sets + 1) * (d.inputs + d.outputs) + d.inputs + 2 * d.outputs;
+    },
+    [](const MemoryDemand&, const Settings&) { return std::string(); },
+    [](const MemoryDemand&) { return std::string(); },
+    false,
+};
+
+// The oracle: its models (the float64 model is twice the size), its
+// float32 and float64 forwards making a verification set, and the timing
+// pool, beside which it draws one more set (a PyTorch task's expected
+// outputs are the pool's).
+constexpr ReferenceShare kOracleShare = {
+    [](const MemoryDemand& d, const Settings& s) -> int64_t { return d.model * (s.ref64 ? 3 : 1); },
+    [](const MemoryDemand&, const Settings&) -> int64_t { return 0; },
+    [](const MemoryDemand& d, const Settings& s) -> int64_t {
+      int64_t oracle = OracleSetBytes(d);
+      if (s.ref64) oracle = std::max(oracle, 2 * (d.forward_arguments + d.forward_peak));
+      return oracle;
+    },
+    [](const MemoryDemand& d, const Settings& s) -> int64_t {
+      return s.pool_sets * (d.inputs + d.outputs) +
+             std::max(OracleSetBytes(d), d.inputs + d.outputs);
+    },
+    [](const MemoryDemand&, const Settings& s) {
+      return " + " + std::to_string(s.pool_sets) + " timing set(s)";
+    },
+    [](const MemoryDemand& d) {
+      return ", one forward " + Gigabytes(d.forward_peak) +
+             (d.draw_peak > d.forward_arguments + d.forward_peak
+                  ? ", drawing a value set " + Gigabytes(d.draw_peak)
+                  : "");
+    },
+    true,
+};
+
+const ReferenceShare& ShareOf(const MemoryDemand& d) {
+  switch (d.site) {
+    case ReferenceSite::kSandbox:
+      return kSandboxShare;
+    case ReferenceSite::kOracle:
+      return kOracleShare;
+  }
+  HONE_CHECK(false, "a reference site the memory plan does not know");
+  return kSandboxShare;
+}
+
+// Held for the whole evaluation: device contexts and flush buffers, the
+// candidate's own torch (its copy of the model and its forward's memory,
+// which torch's caching allocator keeps), and the reference's.
+int64_t Resident(const MemoryDemand& d, const Settings& s) {
+  int64_t r = d.processes * d.per_process;
+  if (d.compat) r += d.model + d.forward_peak;
+  return r + ShareOf(d).resident(d, s);
+}
+
+// Buffer slots of the candidate's arena and of the reference's.
+int64_t Arenas(const MemoryDemand& d, const Settings& s) {
+  int64_t one = s.input_sets * (d.inputs + d.outputs);
+  int64_t guards = s.input_sets * d.guards_per_set + d.guards_fixed;
+  return one + guards + ShareOf(d).arena(d, s);
 }
 
 // One value set in the worker's store: its inputs, expected outputs and
@@ -44,37 +115,21 @@ int64_t VerifySetBytes(const MemoryDemand& d, const Settings& s) {
   return d.inputs + d.outputs + (s.ref64 ? d.outputs_f64 : 0);
 }
 
-// The oracle making one verification set: its float32 and float64 forwards.
-int64_t VerifyOracleBytes(const MemoryDemand& d, const Settings& s) {
-  if (!d.pytorch) return 0;
-  int64_t oracle = OracleSetBytes(d);
-  if (s.ref64) oracle = std::max(oracle, 2 * (d.forward_arguments + d.forward_peak));
-  return oracle;
-}
-
-// One value set checked: the set, then either the oracle making it or the
-// candidate's two runs captured beside it. Inputs are checked in place. The
-// store gives its cached memory back before each oracle set
+// One value set checked: the set, then either the reference making it or
+// the candidate's two runs captured beside it. Inputs are checked in place.
+// The store gives its cached memory back before each oracle set
 // (OracleReference::Reference), so captures and the oracle's forward take
 // turns, unless keeping both raises no peak (VerifyPeakKeepingCaches).
 int64_t VerifyPeak(const MemoryDemand& d, const Settings& s) {
-  return Arenas(d, s.input_sets) + VerifySetBytes(d, s) +
-         std::max(VerifyOracleBytes(d, s), 2 * d.outputs) + Resident(d, s.ref64);
+  return Arenas(d, s) + VerifySetBytes(d, s) + std::max(ShareOf(d).verify(d, s), 2 * d.outputs) +
+         Resident(d, s);
 }
 
-// Timing: the resident pool (PyTorch) or the warm-up value sets (native),
-// plus one repetition's fresh inputs and captured outputs.
+// Timing: the reference's value sets (the oracle's resident pool, or the
+// native reference's warm-up sets), plus one repetition's fresh inputs and
+// captured outputs.
 int64_t TimePeak(const MemoryDemand& d, const Settings& s) {
-  int64_t per_set = d.inputs + d.outputs;
-  // Fresh (scaled) inputs and, when re-checked, the captured outputs; a
-  // PyTorch task's expected outputs are the pool's.
-  int64_t rep = d.inputs + (d.pytorch ? 1 : 2) * d.outputs;
-  int64_t store = 0;
-  if (d.pytorch)
-    store = s.pool_sets * per_set + std::max(OracleSetBytes(d), rep);
-  else
-    store = (s.input_sets + 1) * per_set + rep;
-  return Arenas(d, s.input_sets) + store + Resident(d, s.ref64);
+  return Arenas(d, s) + ShareOf(d).timing(d, s) + Resident(d, s);
 }
 
 int64_t Peak(const MemoryDemand& d, const Settings& s) {
@@ -85,8 +140,8 @@ int64_t Peak(const MemoryDemand& d, const Settings& s) {
 // memory from one value set to the next: the captures sit beside the
 // oracle's forward instead of taking turns with it.
 int64_t VerifyPeakKeepingCaches(const MemoryDemand& d, const Settings& s) {
-  return Arenas(d, s.input_sets) + VerifySetBytes(d, s) + VerifyOracleBytes(d, s) + 2 * d.outputs +
-         Resident(d, s.ref64);
+  return Arenas(d, s) + VerifySetBytes(d, s) + ShareOf(d).verify(d, s) + 2 * d.outputs +
+         Resident(d, s);
 }
 
 // Preference order: the pool shrinks first, then the slots, then the
@@ -103,7 +158,8 @@ std::vector<Settings> Candidates(int max_input_sets, int max_pool_sets) {
 
 MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bool device,
                       bool compat) {
-  const bool pytorch = task.pytorch.has_value();
+  const ReferenceKind& kind = KindOf(task);
+  const size_t forward_arguments = kind.ForwardArguments(task);
   MemoryDemand d;
   int64_t large_tensors = 0;  // of the case chosen
   for (const auto& cs : cases) {
@@ -116,8 +172,7 @@ MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bo
       int64_t b = NumElements(cs.inputs[i]) * static_cast<int64_t>(DtypeSize(task.inputs[i].dtype));
       count_large(b);
       c.inputs += b;
-      if (!pytorch || static_cast<int>(i) < task.pytorch->num_forward_args)
-        c.forward_arguments += b;
+      if (i < forward_arguments) c.forward_arguments += b;
     }
     for (size_t i = 0; i < task.outputs.size(); ++i) {
       int64_t n = NumElements(cs.outputs[i]);
@@ -130,7 +185,7 @@ MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bo
       large_tensors = large;
     }
   }
-  d.pytorch = pytorch;
+  d.site = kind.site();
   d.compat = compat;
   // Each tensor: its guard and its rounding; a large one, at most the
   // padding that starts it on a kLargeTensorAlign boundary (process/arena.h).
@@ -138,11 +193,10 @@ MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bo
       static_cast<int64_t>((task.inputs.size() + task.outputs.size()) * (kGuardBytes + 255)) +
       large_tensors * static_cast<int64_t>(kLargeTensorAlign);
   d.guards_fixed = static_cast<int64_t>(kGuardBytes + kTailGuardBytes);
-  if (pytorch) {
-    d.forward_peak = task.pytorch->forward_peak_bytes;
-    d.draw_peak = task.pytorch->draw_peak_bytes;
-    d.model = task.pytorch->model_bytes;
-  }
+  const ReferenceMemory held = kind.Memory(task);
+  d.forward_peak = held.forward_peak;
+  d.draw_peak = held.draw_peak;
+  d.model = held.model;
   // The worker, the candidate's sandbox and either the reference's sandbox
   // or the oracle each hold a device context (and a sandbox its flush buffer).
   d.processes = 3;
@@ -192,17 +246,14 @@ MemoryPlan PlanMemory(const MemoryDemand& d, int64_t free, int max_input_sets, i
   p.free = free;
   p.fits = free <= 0 || p.peak <= free;
   p.verify_keeps_caches = VerifyPeakKeepingCaches(d, chosen) <= p.peak;
+  const ReferenceShare& share = ShareOf(d);
   p.breakdown = "value set " + Gigabytes(d.inputs + d.outputs) + " x " +
                 std::to_string(chosen.input_sets) + " buffer slot(s)" +
-                (d.pytorch ? " + " + std::to_string(chosen.pool_sets) + " timing set(s)" : "") +
+                share.slots_text(d, chosen) +
                 (chosen.ref64 ? ", float64 outputs " + Gigabytes(d.outputs_f64) : "") +
-                (d.pytorch ? ", one forward " + Gigabytes(d.forward_peak) : "") +
-                (d.pytorch && d.draw_peak > d.forward_arguments + d.forward_peak
-                     ? ", drawing a value set " + Gigabytes(d.draw_peak)
-                     : "") +
-                ", model " + Gigabytes(d.model) + ", " + std::to_string(d.processes) +
-                " processes x " + Gigabytes(d.per_process);
-  if (chosen.pool_sets < max_pool_sets && d.pytorch)
+                share.work_text(d) + ", model " + Gigabytes(d.model) + ", " +
+                std::to_string(d.processes) + " processes x " + Gigabytes(d.per_process);
+  if (chosen.pool_sets < max_pool_sets && share.pool)
     p.shrunk.push_back("timing pool of " + std::to_string(chosen.pool_sets) + " value sets, not " +
                        std::to_string(max_pool_sets));
   if (chosen.input_sets < max_input_sets)

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "run/buffer_layout.h"
+#include "task/reference_kind.h"
 #include "task/task.h"
 
 namespace hone {
@@ -39,15 +40,20 @@ struct MemoryDemand {
   // slot, and once around all of them.
   int64_t guards_per_set = 0;
   int64_t guards_fixed = 0;
-  int64_t forward_arguments = 0;  // PyTorch: the inputs the oracle draws per set (not parameters)
-  // PyTorch tasks: what the oracle measured one forward to take beyond its
-  // inputs (outputs and intermediates), and the model's state.
+  // The inputs drawn per set (ReferenceKind::ForwardArguments; a PyTorch
+  // task's oracle draws its forward arguments, not its parameters).
+  int64_t forward_arguments = 0;
+  // What the reference holds (ReferenceKind::Memory; a PyTorch task's
+  // oracle measured them): one forward beyond its inputs (outputs and
+  // intermediates), the model's state, and the most drawing one value set
+  // takes (its inputs and get_inputs()'s temporaries).
   int64_t forward_peak = 0;
   int64_t model = 0;
-  // PyTorch tasks: the most the oracle's drawing of one value set takes
-  // (its inputs and get_inputs()'s temporaries).
   int64_t draw_peak = 0;
-  bool pytorch = false;     // the oracle generates value sets on the device
+  // Where the reference runs, which decides its share of the peak: a
+  // sandbox with an arena of its own, or the oracle generating value sets
+  // on the device and keeping a timing pool.
+  ReferenceSite site = ReferenceSite::kSandbox;
   bool compat = false;      // the candidate runs the model in torch in its sandbox
   int processes = 2;        // processes holding a device context (worker, sandbox, oracle...)
   int64_t per_process = 0;  // each one's fixed cost (a CUDA context, the flush buffer)
@@ -58,16 +64,16 @@ struct MemoryDemand {
 };
 
 // What an evaluation of `task` on `cases` holds: the tensors of its largest
-// case, the candidate arena's canaries, the oracle's model and forward for a
-// PyTorch task, and (`device`: the backend's memory is a device's) a device
-// context per process. `compat`: the candidate runs the model in torch in
-// its sandbox.
+// case, the candidate arena's canaries, what the task's reference kind holds
+// (task/reference_kind.h: a PyTorch task's model and forward), and
+// (`device`: the backend's memory is a device's) a device context per
+// process. `compat`: the candidate runs the model in torch in its sandbox.
 MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bool device,
                       bool compat);
 
 struct MemoryPlan {
   int input_sets = 3;  // buffer slots in the candidate's arena, rotated during timing
-  int pool_sets = 6;   // PyTorch timing pool sets kept resident
+  int pool_sets = 6;   // the oracle's timing pool sets kept resident
   bool ref64 = true;   // the float64 precision reference is computed
   int64_t peak = 0;    // the planned peak, bytes
   int64_t free = 0;    // what was free when planned

@@ -56,6 +56,7 @@ class OracleReference : public ReferenceSource {
   std::string TimedInputsSummary() const override;
   // Timed beside the candidate only while TimeBeside holds a sandbox.
   bool timed() const override { return beside_ != nullptr; }
+  bool paired() const override { return true; }
   Status CallTimed(int set, const Ids& inputs, uint32_t flags, uint64_t rng_seed,
                    CallOutcome* o) override;
   Ids CaptureOutputs(int set) override;

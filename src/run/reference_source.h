@@ -93,6 +93,10 @@ class ReferenceSource {
   // Whether the reference is timed beside the candidate, interleaved (the
   // side 0 of the timer). The calls below are for such a source only.
   virtual bool timed() const = 0;
+  // Whether a timed reference's speedup is the median of paired ratios, and
+  // its timing takes at least kPairedMinReps of them (run/timing_stage.h):
+  // the eager Model timed beside host-bound calls strays now and then.
+  virtual bool paired() const { return false; }
   // A timed call on buffer slot `set` with `inputs` restored, outputs
   // poisoned; `rng_seed` is the value set's (RefSet::rng_seed).
   virtual Status CallTimed(int set, const Ids& inputs, uint32_t flags, uint64_t rng_seed,

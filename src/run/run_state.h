@@ -104,8 +104,6 @@ struct RunState {
   bool decided() const { return decided_; }
   void Decide(VerdictStatus s, std::string reason);
   void Progress(const std::string& stage) const;
-  // A PyTorch task: the oracle is the reference; there is no reference sandbox.
-  bool pytorch() const { return task.pytorch.has_value(); }
   // What is timed runs on the host's cores (no hold kernel: a CPU candidate).
   bool host_timed() const { return !backend.traits().held_calls; }
   // After a timed call: an unheld GPU call makes the rest host-bound too.

@@ -86,7 +86,7 @@ Status TimingStage::Run(const CaseShapes& cs) {
 // the CPU they run on").
 TimingPolicy TimingStage::Policy() const {
   TimingPolicy p = s_.opt.timing;
-  if (!reference_.timed() || !s_.pytorch()) return p;
+  if (!reference_.timed() || !reference_.paired()) return p;
   p.paired = true;
   p.min_reps = std::max(p.min_reps, kPairedMinReps);
   return p;
@@ -279,7 +279,7 @@ void TimingStage::Conclude(const InterleavedTimer& timer) {
     s_.v.timing.reference_time = ref;
     if (cand.summary.median > 0) s_.v.timing.speedup = ref.summary.median / cand.summary.median;
     // The eager Model timed beside host-bound calls: paired ratios.
-    if (s_.pytorch()) {
+    if (reference_.paired()) {
       s_.v.timing.speedup_pairs = timer.PairedRatios(0, cand_side_);
       if (!s_.v.timing.speedup_pairs.empty())
         s_.v.timing.speedup = Summarize(s_.v.timing.speedup_pairs).median;

@@ -9,6 +9,7 @@
 #include "core/fs.h"
 #include "search/extract.h"
 #include "search/source_change.h"
+#include "task/reference_kind.h"
 #include "verify/profile_json.h"
 
 namespace hone {
@@ -200,9 +201,8 @@ Result<int> RecordRunLessons(Store& store, int64_t run_id, const Task& task,
   subject.run_id = run_id;
   subject.task_hash = task.hash;
   subject.signature = SignatureOf(task, backend);
-  if (!task.pytorch)
-    if (auto path = task.ReferenceFor(backend); path.ok())
-      if (auto source = ReadFile(*path); source.ok()) subject.reference_source = *source;
+  if (auto path = KindOf(task).ReferenceProgram(task, backend))
+    if (auto source = ReadFile(*path); source.ok()) subject.reference_source = *source;
   std::vector<LessonRow> lessons = DistilLessons(subject, attempts);
   if (lessons.empty()) return 0;
   return store.AddLessons(lessons);

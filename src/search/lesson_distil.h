@@ -69,7 +69,7 @@ struct LessonSubject {
   int64_t run_id = 0;
   std::string task_hash;
   TaskSignature signature;
-  std::string reference_source;  // "" when there is none (a PyTorch task)
+  std::string reference_source;  // "" when there is none (task/reference_kind.h)
 };
 
 std::vector<LessonRow> DistilLessons(const LessonSubject& subject,

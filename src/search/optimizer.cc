@@ -19,6 +19,7 @@
 #include "search/run_journal.h"
 #include "search/run_record.h"
 #include "store/candidate_kind.h"
+#include "task/reference_kind.h"
 #include "tune/autotune.h"
 #include "verify/verdict_json.h"
 
@@ -356,24 +357,12 @@ ReferenceTiming MeasureReferenceNow(const Task& task, const Backend& backend, Ev
                                     EvalOptions options, const std::filesystem::path& dir) {
   ReferenceTiming r;
   if (!options.time) return r;
-  std::filesystem::path candidate;
-  if (task.pytorch) {
-    auto source = ReadFile(task.pytorch->file);
-    candidate = dir / "reference_as_candidate.py";
-    if (!source.ok() ||
-        !WriteFileAtomic(candidate, *source + "\n\n# hone: the problem's own Model, timed for "
-                                              "the first prompt\nModelNew = Model\n")
-             .ok())
-      return r;
-    options.lint_allow.insert("library");
-    r.what = "torch eager (the task's Model)";
-  } else {
-    auto path = task.ReferenceFor(backend.traits().tasks_as);
-    if (!path.ok()) return r;
-    candidate = *path;
-  }
+  auto candidate = KindOf(task).AsCandidate(task, backend.traits().tasks_as, dir);
+  if (!candidate.ok()) return r;
+  options.lint_allow.insert(candidate->lint_allow.begin(), candidate->lint_allow.end());
+  if (!candidate->what.empty()) r.what = candidate->what;
   options.backend = backend.name();
-  auto v = evaluator.Evaluate(task, candidate, options);
+  auto v = evaluator.Evaluate(task, candidate->file, options);
   if (v.ok() && v->status == VerdictStatus::kPassed && v->timing.reference_time)
     r.seconds = v->timing.reference_time->summary.median;
   return r;
@@ -408,7 +397,7 @@ Result<const Language*> AskedLanguage(const LanguageRegistry& languages, const s
   if (!l->RunsOn(device))
     return Status::Invalid("--language " + name + ": " + l->label +
                            " candidates do not run on the " + backend.name() + " backend");
-  if (l->modelnew() && !task.pytorch)
+  if (l->modelnew() && !KindOf(task).TakesModelNew())
     return Status::Invalid("--language " + name + ": " + l->label +
                            " candidates are KernelBench ModelNew files, for PyTorch tasks (.py), "
                            "not " +

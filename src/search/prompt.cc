@@ -9,7 +9,7 @@
 #include "core/hash.h"
 #include "measure/profile_judge.h"
 #include "report/verdict_text.h"
-#include "task/problem_text.h"
+#include "task/reference_kind.h"
 #include "task/task_text.h"
 
 namespace hone {
@@ -358,14 +358,13 @@ std::string PromptBuilder::System(const Language& language) const {
 
 // A native task's reference source: the specification, and the code the
 // candidate is timed against. Empty when it cannot be read.
-std::string ReferenceSourceText(const Task& task, const Language& language) {
-  auto path = task.ReferenceFor(DeviceOf(language));
-  if (!path.ok()) return "";
-  auto source = ReadFile(*path);
-  if (!source.ok()) return "";
-  return "\n\nThe reference implementation (" + path->filename().string() +
-         "): your kernel must compute what it computes, and is timed against it:\n```" +
-         language.fence() + "\n" + Cap(TrimRight(*source), kLogCap * 2) + "\n```";
+// The problem as the task's reference kind shows it (task/reference_kind.h).
+std::string ProblemListingText(const Task& task, const Language& language) {
+  std::optional<ProblemListing> l = KindOf(task).Listing(task, language);
+  if (!l) return "";
+  std::string source = TrimRight(l->source);
+  if (l->may_cut) source = Cap(source, kLogCap * 2);
+  return "\n\n" + l->intro + ":\n```" + l->fence + "\n" + source + "\n```";
 }
 
 std::string ReferenceTimeText(const ReferenceTiming& r) {
@@ -395,18 +394,7 @@ std::string PromptBuilder::Context(const Task& task, const Language& language,
   values["task_name"] = task.name;
   values["task_category"] = task.category.empty() ? "uncategorised" : task.category;
   values["task_description"] = task.description;
-  if (task.pytorch)
-    values["task_description"] +=
-        (language.modelnew()
-             ? "\n\nThe problem, a KernelBench module: ModelNew replaces its Model (module-level "
-               "sizes may have been scaled to the values below):\n```python\n"
-             : "\n\nThe operator, as PyTorch: your kernel computes Model.forward on the sizes "
-               "listed below (module-level sizes may have been scaled), with the model's "
-               "parameters and buffers passed as inputs after the forward "
-               "arguments:\n```python\n") +
-        TrimRight(ProblemTextOf(task.pytorch->source)) + "\n```";
-  else
-    values["task_description"] += ReferenceSourceText(task, language);
+  values["task_description"] += ProblemListingText(task, language);
   values["arguments"] = TrimRight(
       ContractArgumentsText(task, language.modelnew() ? "ModelNew.forward" : "hone_forward"));
   values["cases"] = TrimRight(CasesText(task, device));

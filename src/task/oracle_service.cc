@@ -300,7 +300,7 @@ Result<std::vector<FolderEntry>> OracleService::LoadFolder(const std::filesystem
 }
 
 Result<std::string> OracleService::ProblemId(const Task& task) {
-  if (!task.pytorch) return Status::Internal(task.name + " is not a PyTorch task");
+  HONE_CHECK(task.pytorch.has_value(), task.name + " is not a PyTorch task");
   HONE_RETURN_IF_ERROR(EnsureRunning());
   auto it = loaded_.find(task.hash);
   if (it == loaded_.end())

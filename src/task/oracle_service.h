@@ -111,6 +111,8 @@ class OracleService {
                                               const SizePolicy& sizes);
 
   // The tensors of (seed, distribution), generated once and then reused.
+  // Here and in GenerateInto, `task` is a PyTorch task (its ReferenceKind's
+  // site is the oracle); another is a programmer error.
   Result<OracleSet> Set(const Task& task, int64_t seed, int distribution);
   // A value set written straight into the worker's device buffers (CUDA),
   // generated anew on every call (a set costs the oracle one forward and,

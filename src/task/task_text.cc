@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "task/reference_kind.h"
+
 namespace hone {
 namespace {
 
@@ -15,29 +17,15 @@ std::string ShapeText(const TensorDecl& decl, const ShapeCase& c) {
   return fmt::format("[{}]", fmt::join(*shape, ","));
 }
 
-// A PyTorch task's inputs say where each comes from: a forward argument (a
-// Python number among them), a parameter or a buffer of state_dict().
-std::string Origin(const Task& task, size_t i) {
-  if (!task.pytorch || i >= task.pytorch->input_kinds.size()) return "";
-  const PyTorchInfo& p = *task.pytorch;
-  std::string kind = p.input_kinds[i];
-  if (kind == "forward_arg") {
-    kind = "forward argument";
-    if (!p.python_types[i].empty())
-      kind += ", a Python " + p.python_types[i] + " passed as a 0-d tensor";
-  } else {
-    kind = "state_dict " + kind;
-  }
-  return "  (" + kind + ")";
-}
-
+// `origins`: the task whose reference kind says where each input comes
+// from (inputs only).
 std::string TensorLines(const char* kind, const std::vector<TensorDecl>& decls, const ShapeCase& c,
                         const Task* origins = nullptr) {
   std::string out;
   for (size_t i = 0; i < decls.size(); ++i)
     out += fmt::format("    {}[{}] {:<12} {:<5} {}{}\n", kind, i, decls[i].name,
                        DtypeName(decls[i].dtype), ShapeText(decls[i], c),
-                       origins ? Origin(*origins, i) : "");
+                       origins ? KindOf(*origins).InputOrigin(*origins, i) : "");
   return out;
 }
 
@@ -73,11 +61,7 @@ std::string CostText(const Task& task, const ShapeCase& c) {
 
 std::string ContractArgumentsText(const Task& task, const std::string& receiver) {
   std::string out = "  " + receiver + " receives, in order:\n";
-  if (task.pytorch)
-    out +=
-        "  (the model's forward arguments, then its state_dict() tensors in order; "
-        "sizes: " +
-        task.pytorch->shapes + ")\n";
+  out += KindOf(task).ArgumentsPreamble(task);
   for (const auto& c : task.cases) {
     out += fmt::format("  case {}:\n", c.label);
     out += TensorLines("inputs", task.inputs, c, &task);

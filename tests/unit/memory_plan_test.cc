@@ -14,7 +14,7 @@ MemoryDemand FullSizeRelu() {
   d.outputs = 6'442'450'944;
   d.outputs_f64 = 2 * d.outputs;
   d.forward_peak = d.outputs;
-  d.pytorch = true;
+  d.site = ReferenceSite::kOracle;
   d.compat = true;
   d.processes = 3;
   d.per_process = int64_t{1} << 30;

@@ -1,0 +1,122 @@
+#include "task/reference_kind_pytorch.h"
+
+#include "core/fs.h"
+#include "task/problem_text.h"
+
+namespace hone {
+namespace {
+
+// What `hone task show --json` says of a PyTorch task.
+nlohmann::json PyTorchInfoJson(const PyTorchInfo& p) {
+  nlohmann::json inputs = nlohmann::json::array();
+  for (size_t i = 0; i < p.input_kinds.size(); ++i) {
+    nlohmann::json k = {{"kind", p.input_kinds[i]}};
+    if (!p.python_types[i].empty()) k["python_type"] = p.python_types[i];
+    inputs.push_back(k);
+  }
+  return {{"file", p.file.string()},
+          {"device", p.device},
+          {"torch", p.torch_version},
+          {"scale", p.scale},
+          {"policy", p.policy},
+          {"shapes", p.shapes},
+          {"forward_args", p.num_forward_args},
+          {"input_kinds", inputs},
+          {"distributions", p.distribution_names},
+          {"uses_rng", p.uses_rng}};
+}
+
+class PyTorchKind final : public ReferenceKind {
+ public:
+  std::string name() const override { return "pytorch"; }
+  bool Claims(const Task& task) const override { return task.pytorch.has_value(); }
+  ReferenceSite site() const override { return ReferenceSite::kOracle; }
+  bool TakesModelNew() const override { return true; }
+  bool NamesItsCategory() const override { return false; }
+
+  std::optional<ProblemListing> Listing(const Task& task, const Language& language) const override {
+    return ProblemListing{
+        language.modelnew()
+            ? "The problem, a KernelBench module: ModelNew replaces its Model (module-level "
+              "sizes may have been scaled to the values below)"
+            : "The operator, as PyTorch: your kernel computes Model.forward on the sizes "
+              "listed below (module-level sizes may have been scaled), with the model's "
+              "parameters and buffers passed as inputs after the forward arguments",
+        "python", ProblemTextOf(Info(task).source), false};
+  }
+
+  std::string ArgumentsPreamble(const Task& task) const override {
+    return "  (the model's forward arguments, then its state_dict() tensors in order; sizes: " +
+           Info(task).shapes + ")\n";
+  }
+
+  // A forward argument (a Python number among them), a parameter or a
+  // buffer of state_dict().
+  std::string InputOrigin(const Task& task, size_t i) const override {
+    const PyTorchInfo& p = Info(task);
+    if (i >= p.input_kinds.size()) return "";
+    std::string kind = p.input_kinds[i];
+    if (kind == "forward_arg") {
+      kind = "forward argument";
+      if (!p.python_types[i].empty())
+        kind += ", a Python " + p.python_types[i] + " passed as a 0-d tensor";
+    } else {
+      kind = "state_dict " + kind;
+    }
+    return "  (" + kind + ")";
+  }
+
+  std::string SizesText(const Task& task) const override { return Info(task).shapes; }
+
+  void AddJson(const Task& task, nlohmann::json& j) const override {
+    j["pytorch"] = PyTorchInfoJson(Info(task));
+  }
+
+  // The problem's own Model as its ModelNew: torch eager.
+  Result<ReferenceCandidate> AsCandidate(const Task& task, const std::string&,
+                                         const std::filesystem::path& dir) const override {
+    HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(Info(task).file));
+    std::filesystem::path file = dir / "reference_as_candidate.py";
+    HONE_RETURN_IF_ERROR(WriteFileAtomic(file, source +
+                                                   "\n\n# hone: the problem's own Model, timed for "
+                                                   "the first prompt\nModelNew = Model\n"));
+    return ReferenceCandidate{file, {"library"}, "torch eager (the task's Model)"};
+  }
+
+  // The problem's whole source (a generated problem's helpers included)
+  // with its own Model as the candidate: timed like a candidate, its
+  // baselines (eager, torch.compile) then timed beside it and cached.
+  Result<std::filesystem::path> BaselinesCandidate(
+      const Task& task, const std::filesystem::path& dir) const override {
+    std::filesystem::path file = dir / (task.name + "_model.py");
+    HONE_RETURN_IF_ERROR(WriteFileAtomic(
+        file,
+        Info(task).source +
+            "\n\nclass ModelNew(Model):\n"
+            "    \"\"\"hone prepare: the problem's own Model, to time its baselines.\"\"\"\n"));
+    return file;
+  }
+
+  size_t ForwardArguments(const Task& task) const override {
+    return static_cast<size_t>(Info(task).num_forward_args);
+  }
+
+  bool HasState(const Task& task) const override { return Info(task).HasState(); }
+
+  ReferenceMemory Memory(const Task& task) const override {
+    const PyTorchInfo& p = Info(task);
+    return {p.forward_peak_bytes, p.draw_peak_bytes, p.model_bytes};
+  }
+
+ private:
+  static const PyTorchInfo& Info(const Task& task) {
+    HONE_CHECK(task.pytorch.has_value(), task.name + " is not a PyTorch task");
+    return *task.pytorch;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ReferenceKind> PyTorchReferenceKind() { return std::make_unique<PyTorchKind>(); }
+
+}  // namespace hone
