@@ -29,7 +29,6 @@ import os
 import random
 import sys
 import sysconfig
-import threading
 import traceback
 import types
 
@@ -55,10 +54,6 @@ DTYPES = {0: ("float32", 4, "<f4"), 1: ("float64", 8, "<f8"), 2: ("float16", 2, 
           9: ("bool", 1, "|b1")}
 
 _state = {}
-# Set in the threads that compile an autotuner's configs ahead of its first
-# benchmark (_parallel_autotune): what they compile counts, their failures
-# are reported by the autotuner's own attempt.
-_precompiling = threading.local()
 
 
 def _seed_all(torch, seed):
@@ -296,77 +291,18 @@ def _watch_triton_compiles():
     import triton.compiler as tc
     original = tc.compile
     counts = _state.setdefault("triton_compiles", {})
-    lock = threading.Lock()
 
     def compile(src, *args, **kwargs):
         name = getattr(getattr(src, "fn", None), "__name__", "?")
         try:
             kernel = original(src, *args, **kwargs)
         except Exception as e:
-            if not getattr(_precompiling, "active", False):
-                _event("jit_compile_failed", kernel=name, **describe_exception(e))
+            _event("jit_compile_failed", kernel=name, **describe_exception(e))
             raise
-        with lock:
-            counts[name] = counts.get(name, 0) + 1
+        counts[name] = counts.get(name, 0) + 1
         return kernel
 
     tc.compile = compile
-
-
-def _parallel_autotune():
-    """An autotuned kernel's configs compiled side by side before its first
-    benchmark. Triton's autotuner compiles each config when it first runs
-    it, one after the other; its compiler leaves the interpreter lock for
-    most of that work (LLVM's passes, ptxas), so threads shorten the first
-    call: two matmul configs on an H200 in 1.8-2.1 s instead of 2.6-2.8 s.
-    The autotuner then finds every config compiled and benchmarks them as
-    it would have. Only the first run of each autotuner is helped (the
-    shapes a file is first called with); a config that fails to compile
-    here fails again when the autotuner runs it, which Triton handles and
-    hone reports. Threads only: the sandbox allows those after the load."""
-    from triton.runtime.autotuner import Autotuner
-    original = Autotuner.run
-    if getattr(original, "hone_parallel", False):
-        return
-
-    def run(self, *args, **kwargs):
-        if not getattr(self, "_hone_precompiled", False):
-            self._hone_precompiled = True
-            _precompile_configs(self, args, kwargs)
-        return original(self, *args, **kwargs)
-
-    run.hone_parallel = True
-    Autotuner.run = run
-
-
-def _precompile_configs(tuner, args, kwargs):
-    try:
-        tuner.nargs = dict(zip(tuner.arg_names, args))
-        configs = list(tuner.prune_configs(kwargs))
-    except Exception:  # the autotuner meets the same error and reports it
-        return
-    finally:
-        tuner.nargs = None
-    workers = min(len(configs), len(os.sched_getaffinity(0)), 8)
-    if workers < 2:
-        return
-    warm = {**kwargs, "warmup": True}  # compile, load nothing, launch nothing
-
-    def compile_one(config):
-        _precompiling.active = True
-        try:
-            tuner.fn.run(*args, **warm, **config.all_kwargs())
-        except Exception:
-            pass
-        finally:
-            _precompiling.active = False
-
-    try:
-        from concurrent.futures import ThreadPoolExecutor
-        with ThreadPoolExecutor(workers, thread_name_prefix="hone-triton-compile") as pool:
-            list(pool.map(compile_one, configs))
-    except RuntimeError:  # no thread could start: the autotuner compiles them itself
-        pass
 
 
 def _triton_shared_modules(shared, records):
@@ -524,10 +460,6 @@ def _load(config_json):
             _watch_triton_compiles()
         except Exception as e:  # an unexpected Triton: only the reporting is lost
             _event("triton_watch", ok=False, error=f"{type(e).__name__}: {e}")
-        try:
-            _parallel_autotune()
-        except Exception as e:  # an unexpected Triton: its configs compile one by one
-            _event("triton_parallel_autotune", ok=False, error=f"{type(e).__name__}: {e}")
         shared = cfg.get("triton") or {}
         if shared.get("shared"):
             try:

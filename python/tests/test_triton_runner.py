@@ -66,25 +66,6 @@ def run():
 '''
 
 
-TUNED = '''
-import triton
-import triton.language as tl
-
-
-@triton.autotune(configs=[triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 128}, num_warps=8),
-                          triton.Config({"BLOCK": 4096})],
-                 key=["n"])
-@triton.jit
-def tuned(x_ptr, n, BLOCK: tl.constexpr):
-    pass
-
-
-def run():
-    tuned[(1,)](0, 4)
-    return str(tuned.best_config)
-'''
-
-
 class TritonRunnerTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="hone-triton-test-")
@@ -94,15 +75,11 @@ class TritonRunnerTest(unittest.TestCase):
         import triton.compiler
         triton.compiler.compiled.clear()
         self.original_compile = triton.compiler.compile
-        from triton.runtime.autotuner import Autotuner
-        self.original_tuner_run = Autotuner.run
 
     def tearDown(self):
         import triton.backends.nvidia.driver as driver
         import triton.compiler
         triton.compiler.compile = self.original_compile
-        from triton.runtime.autotuner import Autotuner
-        Autotuner.run = self.original_tuner_run
         driver.make_launcher = self.original_launcher if hasattr(self, "original_launcher") \
             else driver.make_launcher
         os.environ.pop("TRITON_CACHE_MANAGER", None)
@@ -138,37 +115,6 @@ class TritonRunnerTest(unittest.TestCase):
         self.assertEqual(kernels["tuned"]["compiled"], 2)
         self.assertEqual(kernels["tuned"]["best"], "BLOCK: 128, num_warps: 8")
         self.assertEqual(kernels["tuned"]["tuning_seconds"], 0.25)
-
-    def test_an_autotuners_configs_compile_in_threads_before_its_first_benchmark(self):
-        if len(os.sched_getaffinity(0)) < 2:
-            self.skipTest("one CPU: the configs compile one by one")
-        import threading
-        import triton.compiler
-        where = []
-        inner = triton.compiler.compile
-
-        def recording(src, *args, **kwargs):
-            where.append((src.constants.get("BLOCK"), threading.current_thread().name))
-            return inner(src, *args, **kwargs)
-
-        triton.compiler.compile = recording
-        hone_compat._watch_triton_compiles()
-        hone_compat._parallel_autotune()
-        hone_compat._parallel_autotune()  # a second call wraps nothing twice
-        module = hone_compat._exec_source(TUNED, "/nonexistent/tuned.py", "hone_test_tuned", {})
-        result, evs = events(module.run)
-        self.assertEqual(result, "BLOCK: 128, num_warps: 8")
-        # Every config compiled first in a thread of its own pool; the one
-        # that does not fit failed there silently and again in the
-        # autotuner's own pass, which is the failure reported, once.
-        threaded = sorted(block for block, name in where if name.startswith("hone-triton-compile"))
-        self.assertEqual(threaded, [64, 128, 4096], where)
-        self.assertEqual([(b, n) for b, n in where if not n.startswith("hone-triton-compile")],
-                         [(4096, "MainThread")], where)
-        failed = [e for e in evs if e["event"] == "jit_compile_failed"]
-        self.assertEqual(len(failed), 1, evs)
-        self.assertIn("shared memory", failed[0]["message"])
-        self.assertEqual(hone_compat._state["triton_compiles"], {"tuned": 2})
 
     def shared_cache(self):
         """A shared cache that holds the launcher of (*fp32, i32) only, as
