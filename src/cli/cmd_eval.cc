@@ -15,6 +15,7 @@
 #include "lang/builtin.h"
 #include "report/verdict_text.h"
 #include "run/compat_stages.h"
+#include "task/reference_kind.h"
 #include "task/task_loader.h"
 #include "tune/autotune.h"
 #include "verify/verdict_json.h"
@@ -84,7 +85,7 @@ std::vector<PartVerdict> EvaluateParts(const EvalArgs& a, const std::vector<Prob
   // The oracle first, so that a ModelNew candidate's sandbox starts Python
   // and torch while the oracle loads the problem.
   bool oracle = std::any_of(parts.begin(), parts.end(),
-                            [](const ProblemPart& p) { return IsPyTorchTaskFile(p.load); });
+                            [](const ProblemPart& p) { return LoadsThroughOracle(p.load); });
   if (oracle)
     if (Status st = StartOracle(ctx, backend); !st.ok()) {
       out.push_back({parts.front(), st});

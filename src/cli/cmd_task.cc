@@ -54,9 +54,9 @@ nlohmann::json CasesJson(const Task& t) {
 
 bool IsPyTorchFolder(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::is_directory(path, ec) || IsNativeTaskDir(path)) return false;
+  if (!std::filesystem::is_directory(path, ec) || KindOfProblemPath(path)) return false;
   for (const auto& e : std::filesystem::directory_iterator(path, ec))
-    if (IsPyTorchTaskFile(e.path())) return true;
+    if (LoadsThroughOracle(e.path())) return true;
   return false;
 }
 

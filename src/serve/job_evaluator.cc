@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/backend_names.h"
 #include "core/fs.h"
 #include "core/wording.h"
-#include "core/backend_names.h"
 #include "format/builtin_formats.h"
 #include "lang/builtin.h"
+#include "task/reference_kind.h"
 #include "task/task_loader.h"
 #include "tune/autotune.h"
 
@@ -155,11 +156,11 @@ Result<Task> ContextJobEvaluator::LoadFor(const EvalJob& job, const std::filesys
     if (auto it = tasks_.find(key); it != tasks_.end()) {
       // The oracle must be the one that loaded it (another backend's job
       // may have moved it since).
-      if (IsPyTorchTaskFile(problem)) HONE_RETURN_IF_ERROR(StartOracle(*ctx_, backend));
+      if (LoadsThroughOracle(problem)) HONE_RETURN_IF_ERROR(StartOracle(*ctx_, backend));
       return it->second;
     }
   }
-  if (IsPyTorchTaskFile(problem)) HONE_RETURN_IF_ERROR(StartOracle(*ctx_, backend));
+  if (LoadsThroughOracle(problem)) HONE_RETURN_IF_ERROR(StartOracle(*ctx_, backend));
   HONE_ASSIGN_OR_RETURN(Task task, LoadTask(*ctx_, problem.string(), backend, setup_.sizes));
   if (named) {
     if (tasks_.size() >= kMaxTasks) tasks_.clear();

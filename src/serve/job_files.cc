@@ -3,6 +3,7 @@
 #include "core/fs.h"
 #include "format/builtin_formats.h"
 #include "task/oracle_service.h"
+#include "task/reference_kind.h"
 
 namespace hone {
 
@@ -20,8 +21,7 @@ Result<fs::path> ResolveProblem(const fs::path& problems, const std::string& nam
   fs::path py = problems / (name + kPyTorchFileExtension);
   if (fs::is_regular_file(py, ec)) return py;
   fs::path folder = problems / rel;
-  if (fs::is_regular_file(folder / "task.toml", ec)) return folder;
-  if (IsPyTorchTaskFile(rel) && fs::is_regular_file(folder, ec)) return folder;
+  if (fs::exists(folder, ec) && KindOfProblemPath(folder)) return folder;
   // A problem in another task format: a FlashInfer-Trace definition
   // ("definitions/rmsnorm/rmsnorm_h64", ".json" optional), a robust-kbench
   // task folder.

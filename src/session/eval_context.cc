@@ -1,9 +1,10 @@
 #include "session/eval_context.h"
 
+#include "core/backend_names.h"
 #include "core/fs.h"
 #include "core/wording.h"
-#include "core/backend_names.h"
 #include "run/cpu_backend.h"
+#include "task/reference_kind.h"
 #include "task/task_loader.h"
 #if HONE_HAVE_CUDA
 #include "cuda/cuda_backend.h"
@@ -57,7 +58,7 @@ Result<std::unique_ptr<EvalContext>> MakeEvalContext(const std::string& backend,
 
 Result<Task> LoadTaskWith(std::unique_ptr<OracleService>& oracle, const std::string& path,
                           const std::string& device, const SizePolicy& sizes) {
-  if (!IsPyTorchTaskFile(path)) return LoadNativeTask(path);
+  if (!LoadsThroughOracle(path)) return LoadNativeTask(path);
   if (!oracle || oracle->device() != device) {
     oracle.reset();
     HONE_ASSIGN_OR_RETURN(oracle, OracleService::Start(device));

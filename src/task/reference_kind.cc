@@ -33,6 +33,14 @@ std::optional<std::filesystem::path> ReferenceKind::ReferenceProgram(const Task&
   return std::nullopt;
 }
 
+bool ReferenceKind::ClaimsProblemPath(const std::filesystem::path&) const { return false; }
+
+std::filesystem::path ReferenceKind::SolutionsFolder(const std::filesystem::path& problem,
+                                                     const std::filesystem::path&,
+                                                     const std::string&) const {
+  return problem / "solutions";
+}
+
 std::string ReferenceKind::ArgumentsPreamble(const Task&) const { return ""; }
 
 std::string ReferenceKind::InputOrigin(const Task&, size_t) const { return ""; }
@@ -61,6 +69,19 @@ const ReferenceKind& KindOf(const Task& task) {
     if (k->Claims(task)) return *k;
   HONE_CHECK(false, "the native reference kind claims every task: " + task.name);
   return *list.kinds.back();
+}
+
+const ReferenceKind* KindOfProblemPath(const std::filesystem::path& path) {
+  KindList& list = Kinds();
+  std::lock_guard lock(list.mu);
+  for (const auto& k : list.kinds)
+    if (k->ClaimsProblemPath(path)) return k.get();
+  return nullptr;
+}
+
+bool LoadsThroughOracle(const std::filesystem::path& path) {
+  const ReferenceKind* kind = KindOfProblemPath(path);
+  return kind && kind->site() == ReferenceSite::kOracle;
 }
 
 const ReferenceKind* FindReferenceKind(const std::string& name) {

@@ -77,6 +77,17 @@ class ReferenceKind {
   virtual std::string name() const = 0;
   // Whether `task`'s reference is of this kind.
   virtual bool Claims(const Task& task) const = 0;
+  // Whether `path` names a problem whose reference is of this kind, before
+  // any task is loaded from it (a native task's folder, a PyTorch problem
+  // file). None by default: a kind reached only through a format
+  // (format/task_format.h), which turns its problems into paths of another.
+  virtual bool ClaimsProblemPath(const std::filesystem::path& path) const;
+  // Where a suite keeps the solutions of `problem` (a path this kind
+  // claims), in suite `solutions_root` and `category`: beside it in its
+  // `solutions/` folder by default.
+  virtual std::filesystem::path SolutionsFolder(const std::filesystem::path& problem,
+                                                const std::filesystem::path& solutions_root,
+                                                const std::string& category) const;
   virtual ReferenceSite site() const = 0;
   // Whether a KernelBench ModelNew candidate (a module that replaces the
   // task's Model) can be evaluated against this reference.
@@ -133,6 +144,14 @@ void RegisterReferenceKind(std::unique_ptr<ReferenceKind> kind);
 
 // The kind of `task`'s reference: the first that claims it.
 const ReferenceKind& KindOf(const Task& task);
+
+// The kind of the problem at `path`: the first that claims the path;
+// nullptr when none does (not a problem hone loads as it is).
+const ReferenceKind* KindOfProblemPath(const std::filesystem::path& path);
+
+// Whether loading the problem at `path` needs the oracle: its kind's
+// reference runs there (ReferenceSite::kOracle).
+bool LoadsThroughOracle(const std::filesystem::path& path);
 
 // The registered kind named `name`; nullptr when there is none.
 const ReferenceKind* FindReferenceKind(const std::string& name);

@@ -1,6 +1,7 @@
 #include "task/reference_kind_native.h"
 
 #include "core/fs.h"
+#include "task/task_loader.h"
 
 namespace hone {
 namespace {
@@ -9,6 +10,9 @@ class NativeKind final : public ReferenceKind {
  public:
   std::string name() const override { return "native"; }
   bool Claims(const Task&) const override { return true; }
+  bool ClaimsProblemPath(const std::filesystem::path& path) const override {
+    return IsNativeTaskDir(path);
+  }
   ReferenceSite site() const override { return ReferenceSite::kSandbox; }
   bool TakesModelNew() const override { return false; }
   bool NamesItsCategory() const override { return true; }

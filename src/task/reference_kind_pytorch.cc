@@ -1,6 +1,7 @@
 #include "task/reference_kind_pytorch.h"
 
 #include "core/fs.h"
+#include "task/oracle_service.h"
 #include "task/problem_text.h"
 
 namespace hone {
@@ -30,6 +31,19 @@ class PyTorchKind final : public ReferenceKind {
  public:
   std::string name() const override { return "pytorch"; }
   bool Claims(const Task& task) const override { return task.pytorch.has_value(); }
+  bool ClaimsProblemPath(const std::filesystem::path& path) const override {
+    return IsPyTorchTaskFile(path);
+  }
+  // KernelBench's layout: SOLUTIONS/<category>/<problem>/, or
+  // SOLUTIONS/<problem>/ when the suite has no category folders.
+  std::filesystem::path SolutionsFolder(const std::filesystem::path& problem,
+                                        const std::filesystem::path& solutions_root,
+                                        const std::string& category) const override {
+    std::string stem = problem.stem().string();
+    std::filesystem::path nested = solutions_root / category / stem;
+    std::error_code ec;
+    return std::filesystem::is_directory(nested, ec) ? nested : solutions_root / stem;
+  }
   ReferenceSite site() const override { return ReferenceSite::kOracle; }
   bool TakesModelNew() const override { return true; }
   bool NamesItsCategory() const override { return false; }

@@ -4,8 +4,7 @@
 #include <set>
 
 #include "core/fs.h"
-#include "task/oracle_service.h"
-#include "task/task_loader.h"
+#include "task/reference_kind.h"
 
 namespace hone {
 namespace {
@@ -45,21 +44,15 @@ std::vector<fs::path> SolutionsIn(const fs::path& dir, const SuiteLayout& layout
 // A folder's problem files and native task folders, as entries of `category`.
 void AddTasksOf(const fs::path& dir, const std::string& category, const fs::path& solutions_root,
                 const SuiteLayout& layout, std::vector<SuiteEntry>& out) {
-  for (const auto& p : Children(dir)) {
-    if (IsNativeTaskDir(p)) {
-      out.push_back({p, category, SolutionsIn(p / "solutions", layout)});
-    } else if (IsPyTorchTaskFile(p)) {
-      std::string stem = p.stem().string();
-      fs::path nested = solutions_root / category / stem;
-      fs::path flat = solutions_root / stem;
-      out.push_back({p, category, SolutionsIn(fs::is_directory(nested) ? nested : flat, layout)});
-    }
-  }
+  for (const auto& p : Children(dir))
+    if (const ReferenceKind* kind = KindOfProblemPath(p))
+      out.push_back(
+          {p, category, SolutionsIn(kind->SolutionsFolder(p, solutions_root, category), layout)});
 }
 
 bool HasProblems(const fs::path& dir) {
   for (const auto& p : Children(dir))
-    if (IsNativeTaskDir(p) || IsPyTorchTaskFile(p)) return true;
+    if (KindOfProblemPath(p)) return true;
   return false;
 }
 
@@ -111,15 +104,15 @@ Result<std::vector<SuiteEntry>> DiscoverAll(const fs::path& suite, const SuiteLa
   std::vector<SuiteEntry> out;
   std::string name = fs::absolute(suite).lexically_normal().filename().string();
   if (name.empty()) name = fs::absolute(suite).lexically_normal().parent_path().filename().string();
-  if (IsNativeTaskDir(suite)) {
-    out.push_back({suite, name, SolutionsIn(suite / "solutions", layout)});
+  fs::path root = layout.solutions_root.empty() ? suite / "candidates" : layout.solutions_root;
+  if (const ReferenceKind* kind = KindOfProblemPath(suite)) {  // one task folder
+    out.push_back({suite, name, SolutionsIn(kind->SolutionsFolder(suite, root, name), layout)});
     return out;
   }
-  fs::path root = layout.solutions_root.empty() ? suite / "candidates" : layout.solutions_root;
   AddTasksOf(suite, name, root, layout, out);
   // Level folders: each a category.
   for (const auto& sub : Children(suite))
-    if (fs::is_directory(sub) && !IsNativeTaskDir(sub) && sub != root && HasProblems(sub))
+    if (fs::is_directory(sub) && !KindOfProblemPath(sub) && sub != root && HasProblems(sub))
       AddTasksOf(sub, sub.filename().string(), root, layout, out);
   if (out.empty())
     return Status::Invalid(suite.string() +
@@ -133,7 +126,7 @@ Result<std::vector<SuiteEntry>> DiscoverAll(const fs::path& suite, const SuiteLa
 bool HoldsNativeOrPyTorchTasks(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return false;
-  if (IsNativeTaskDir(dir) || HasProblems(dir)) return true;
+  if (KindOfProblemPath(dir) || HasProblems(dir)) return true;
   for (const auto& sub : Children(dir))
     if (fs::is_directory(sub) && HasProblems(sub)) return true;
   return false;

@@ -1,6 +1,7 @@
 #include "task/reference_kind.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -12,6 +13,7 @@
 #include "run/memory_plan.h"
 #include "search/prompt.h"
 #include "support/source_dir.h"
+#include "task/suite.h"
 #include "task/task_loader.h"
 #include "task/task_text.h"
 
@@ -29,6 +31,7 @@ class JaxKind final : public ReferenceKind {
  public:
   std::string name() const override { return "jax-test"; }
   bool Claims(const Task& task) const override { return task.reference.extension() == ".jax"; }
+  bool ClaimsProblemPath(const fs::path& path) const override { return path.extension() == ".jax"; }
   ReferenceSite site() const override { return ReferenceSite::kOracle; }
   bool TakesModelNew() const override { return false; }
   bool NamesItsCategory() const override { return true; }
@@ -159,6 +162,46 @@ TEST(ReferenceKindTest, EachTaskHasTheKindOfItsReference) {
   EXPECT_EQ(KindOf(Affine(true)).site(), ReferenceSite::kOracle);
   EXPECT_TRUE(KindOf(Affine(true)).TakesModelNew());
   EXPECT_EQ(FindReferenceKind("nonesuch"), nullptr);
+}
+
+// Before a task exists, a problem's path names its kind: what loads it
+// (the oracle or not) and where a suite keeps its solutions. A suite
+// folder lists the problems of every kind, the test's own among them.
+TEST(ReferenceKindTest, AProblemsPathNamesItsKindForLoadingAndSuites) {
+  Jax();
+  fs::path dir = fs::temp_directory_path() / ("hone-kind-paths-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "add" / "solutions");
+  fs::create_directories(dir / "candidates" / "relu");
+  ASSERT_TRUE(WriteFileAtomic(dir / "add" / "task.toml", "name = \"add\"\n").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "add" / "solutions" / "fast.cpp", "").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "relu.py", "").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "candidates" / "relu" / "mine.py", "").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "double.jax", "").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "notes.txt", "").ok());
+
+  ASSERT_NE(KindOfProblemPath(dir / "add"), nullptr);
+  EXPECT_EQ(KindOfProblemPath(dir / "add")->name(), "native");
+  EXPECT_EQ(KindOfProblemPath(dir / "relu.py")->name(), "pytorch");
+  EXPECT_EQ(KindOfProblemPath(dir / "double.jax"), &Jax());
+  EXPECT_EQ(KindOfProblemPath(dir / "notes.txt"), nullptr);
+  EXPECT_EQ(KindOfProblemPath(dir / "candidates"), nullptr);
+  EXPECT_FALSE(LoadsThroughOracle(dir / "add"));
+  EXPECT_TRUE(LoadsThroughOracle(dir / "relu.py"));
+  EXPECT_TRUE(LoadsThroughOracle(dir / "double.jax"));  // its site is the service's
+  EXPECT_FALSE(LoadsThroughOracle(dir / "notes.txt"));
+
+  auto entries = DiscoverSuite(dir, SuiteLayout{});
+  ASSERT_TRUE(entries.ok()) << entries.status().message();
+  std::vector<std::string> found;
+  for (const auto& e : *entries) {
+    std::string solutions;
+    for (const auto& s : e.solutions) solutions += " " + s.filename().string();
+    found.push_back(e.task.filename().string() + ":" + solutions);
+  }
+  std::sort(found.begin(), found.end());
+  EXPECT_EQ(found, (std::vector<std::string>{"add: fast.cpp", "double.jax:", "relu.py: mine.py"}));
+  fs::remove_all(dir);
 }
 
 // A third kind is one object registered: the prompt, the task's text and
