@@ -31,8 +31,11 @@ class PyTorchKind final : public ReferenceKind {
  public:
   std::string name() const override { return "pytorch"; }
   bool Claims(const Task& task) const override { return task.pytorch.has_value(); }
+  // A .py path that is not a folder (one that does not exist yet is the
+  // loader's to refuse, naming it).
   bool ClaimsProblemPath(const std::filesystem::path& path) const override {
-    return IsPyTorchTaskFile(path);
+    std::error_code ec;
+    return IsPyTorchTaskFile(path) && !std::filesystem::is_directory(path, ec);
   }
   // KernelBench's layout: SOLUTIONS/<category>/<problem>/, or
   // SOLUTIONS/<problem>/ when the suite has no category folders.

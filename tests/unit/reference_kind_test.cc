@@ -186,6 +186,9 @@ TEST(ReferenceKindTest, AProblemsPathNamesItsKindForLoadingAndSuites) {
   EXPECT_EQ(KindOfProblemPath(dir / "double.jax"), &Jax());
   EXPECT_EQ(KindOfProblemPath(dir / "notes.txt"), nullptr);
   EXPECT_EQ(KindOfProblemPath(dir / "candidates"), nullptr);
+  fs::create_directories(dir / "folder.py");  // a folder, whatever its name
+  EXPECT_EQ(KindOfProblemPath(dir / "folder.py"), nullptr);
+  fs::remove(dir / "folder.py");
   EXPECT_FALSE(LoadsThroughOracle(dir / "add"));
   EXPECT_TRUE(LoadsThroughOracle(dir / "relu.py"));
   EXPECT_TRUE(LoadsThroughOracle(dir / "double.jax"));  // its site is the service's
