@@ -356,9 +356,9 @@ std::string PromptBuilder::System(const Language& language) const {
   return Render("system", {{"backend", DeviceOf(language)}, {"language", language.label}});
 }
 
-// A native task's reference source: the specification, and the code the
-// candidate is timed against. Empty when it cannot be read.
-// The problem as the task's reference kind shows it (task/reference_kind.h).
+// The problem as the task's reference kind shows it (task/reference_kind.h):
+// a native task's reference source, a PyTorch task's module. Empty when
+// there is nothing to show (a reference that cannot be read).
 std::string ProblemListingText(const Task& task, const Language& language) {
   std::optional<ProblemListing> l = KindOf(task).Listing(task, language);
   if (!l) return "";
