@@ -305,23 +305,49 @@ def _watch_triton_compiles():
     tc.compile = compile
 
 
-def _triton_shared_modules(shared, records):
+def _triton_shared_modules(shared, records, kernels=None):
     """Triton's C helper modules (cuda_utils, a launcher per kernel
     signature) from hone's shared cache, which only hone's trusted builder
     writes (python/hone_triton_build.py): read first, before this sandbox's
     private cache. A launcher the shared cache lacks is compiled here as
-    Triton would, and its signature left in `records` for the builder."""
+    Triton would, and its signature left in `records` for the builder.
+    Kernels this very file compiled in an earlier evaluation come from
+    `kernels`, its entry of hone's kernel store (src/lang/
+    triton_kernel_store.h), read-only: Triton then loads them rather than
+    compiling them again."""
     import triton.backends.nvidia.driver as driver
     import triton.runtime.build as build
     import triton.runtime.cache as cache
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    stored = _state.setdefault("triton_stored", {})
 
     class HoneTritonCache(cache.FileCacheManager):
+        def _kept(self, root, filename):
+            path = os.path.join(root, self.key, filename) if root else None
+            return path if path and os.path.isfile(path) else None
+
         def get_file(self, filename):
-            shared_file = os.path.join(shared, self.key, filename)
-            if os.path.isfile(shared_file):
-                return shared_file
-            return super().get_file(filename)
+            return (self._kept(shared, filename) or self._kept(kernels, filename)
+                    or super().get_file(filename))
+
+        def get_group(self, filename):
+            group = self._kept(kernels, "__grp__" + filename)
+            if group is None:
+                return super().get_group(filename)
+            # Its paths name the scratch folder of the evaluation that
+            # compiled it: the files are beside it here.
+            try:
+                with open(group) as f:
+                    children = json.load(f)["child_paths"]
+                found = {child: self._kept(kernels, os.path.basename(path))
+                         for child, path in children.items()}
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                found = {}
+            if not found or None in found.values():
+                return super().get_group(filename)
+            name = filename[:-len(".json")] if filename.endswith(".json") else filename
+            stored[name] = stored.get(name, 0) + 1
+            return found
 
     module = types.ModuleType("hone_triton_cache")
     module.HoneTritonCache = HoneTritonCache
@@ -378,14 +404,19 @@ def _triton_kernels(module):
 
 def _report_triton(module):
     """What the first call compiled and tuned, as a `jit_kernels` event: per
-    kernel its autotuner's configs, the one it chose and the seconds its
-    benchmarking took (untrusted words for the verdict)."""
+    kernel how many variants it compiled (and how many of those Triton
+    loaded from this file's earlier evaluations instead), its autotuner's
+    configs, the one it chose and the seconds its benchmarking took
+    (untrusted words for the verdict)."""
     kernels = []
     compiles = _state.get("triton_compiles", {})
+    stored = _state.get("triton_stored", {})
     for name, fn, tuner in _triton_kernels(module):
         entry = {"name": getattr(fn, "__name__", name)}
         kernel = getattr(getattr(fn, "fn", None), "__name__", entry["name"])
         entry["compiled"] = compiles.get(kernel, 0)
+        if stored.get(kernel):
+            entry["stored"] = stored[kernel]
         if tuner is not None:
             entry["configs"] = len(getattr(tuner, "configs", []) or [])
             best = getattr(tuner, "best_config", None)
@@ -464,7 +495,8 @@ def _load(config_json):
         if shared.get("shared"):
             try:
                 _triton_shared_modules(shared["shared"],
-                                       os.path.join(os.getcwd(), shared.get("records", "triton-modules")))
+                                       os.path.join(os.getcwd(), shared.get("records", "triton-modules")),
+                                       shared.get("kernels"))
             except Exception as e:  # Triton then builds its modules here, as it would alone
                 _event("triton_shared_cache", ok=False, error=f"{type(e).__name__}: {e}")
     problem = _exec_source(cfg["problem_source"], problem_path, "hone_compat_problem", sizes)

@@ -153,6 +153,51 @@ class TritonRunnerTest(unittest.TestCase):
             self.assertEqual(json.load(f), {"kind": "launcher",
                                             "signature": ["*fp32", "*fp32", "i64", "constexpr"]})
 
+    def kept_kernel(self, kernels, key, name):
+        """A kernel folder as hone's kernel store keeps it: the group file
+        names the paths of the sandbox that compiled it."""
+        folder = os.path.join(kernels, key)
+        os.makedirs(folder)
+        children = {}
+        for ext in ("json", "cubin"):
+            with open(os.path.join(folder, f"{name}.{ext}"), "w") as f:
+                f.write(ext)
+            children[f"{name}.{ext}"] = f"/tmp/hone-compat-gone/sandbox/triton/{key}/{name}.{ext}"
+        with open(os.path.join(folder, f"__grp__{name}.json"), "w") as f:
+            json.dump({"child_paths": children}, f)
+        return folder
+
+    def test_kernels_an_earlier_evaluation_of_the_file_compiled_are_loaded_not_compiled(self):
+        import triton.backends.nvidia.driver as driver
+        self.original_launcher = driver.make_launcher
+        kernels = os.path.join(self.tmp, "kernels")
+        kept = self.kept_kernel(kernels, "KEPTKEY", "relu_kernel")
+        partial = self.kept_kernel(kernels, "PARTIALKEY", "gelu_kernel")
+        os.unlink(os.path.join(partial, "gelu_kernel.cubin"))
+        hone_compat._triton_shared_modules(self.shared_cache(), os.path.join(self.tmp, "r"), kernels)
+        manager = sys.modules["hone_triton_cache"].HoneTritonCache
+        group = manager("KEPTKEY").get_group("relu_kernel.json")
+        self.assertEqual(group, {"relu_kernel.json": os.path.join(kept, "relu_kernel.json"),
+                                 "relu_kernel.cubin": os.path.join(kept, "relu_kernel.cubin")})
+        self.assertEqual(hone_compat._state["triton_stored"], {"relu_kernel": 1})
+        # A kernel the store holds in part is compiled again, privately.
+        manager = manager("PARTIALKEY")
+        self.assertIsNone(manager.get_group("gelu_kernel.json"))
+        self.assertEqual(hone_compat._state["triton_stored"], {"relu_kernel": 1})
+        # Written into the private cache, never into the store.
+        path = manager.put(b"cubin", "gelu_kernel.cubin")
+        self.assertTrue(path.startswith(os.path.join(self.tmp, "private")), path)
+
+    def test_the_report_says_which_kernels_were_loaded_rather_than_compiled(self):
+        hone_compat._watch_triton_compiles()
+        module = self.load()
+        events(module.run)
+        hone_compat._state["triton_stored"] = {"tuned": 2}
+        _, evs = events(lambda: hone_compat._report_triton(module))
+        kernels = {k["name"]: k for k in evs[0]["kernels"]}
+        self.assertEqual(kernels["tuned"]["stored"], 2)
+        self.assertNotIn("stored", kernels["good"])
+
     def test_the_builder_fills_the_shared_cache_from_requests_and_refuses_odd_ones(self):
         cache = os.path.join(self.tmp, "cache")
         pending = os.path.join(self.tmp, "pending")

@@ -325,8 +325,12 @@ std::string JitKernelsNote(const json& e) {
   for (const json& k : e.value("kernels", json::array())) {
     if (!k.is_object()) continue;
     std::string one = k.value("name", std::string("?"));
-    if (int compiled = k.value("compiled", 0); compiled > 0)
-      one += fmt::format(" ({} compiled)", compiled);
+    if (int compiled = k.value("compiled", 0); compiled > 0) {
+      one += fmt::format(" ({} compiled", compiled);
+      if (int stored = std::min(k.value("stored", 0), compiled); stored > 0)
+        one += fmt::format(", {} of them loaded from an earlier evaluation of this file", stored);
+      one += ")";
+    }
     if (k.contains("configs")) {
       one += fmt::format(" autotuned over {} configs", k.value("configs", 0));
       if (k.contains("tuning_seconds"))

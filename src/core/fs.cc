@@ -95,6 +95,17 @@ std::string AbsolutePath(const fs::path& path) {
   return path.empty() ? std::string() : fs::absolute(path).lexically_normal().string();
 }
 
+void MakeReadableByAll(const fs::path& p, std::error_code& ec) {
+  using P = fs::perms;
+  const bool dir = fs::is_directory(fs::symlink_status(p, ec));
+  if (ec) return;
+  fs::permissions(
+      p,
+      dir ? P::owner_all | P::group_read | P::group_exec | P::others_read | P::others_exec
+          : P::owner_read | P::owner_write | P::group_read | P::others_read,
+      ec);
+}
+
 bool OthersCanReach(const fs::path& dir) {
   std::error_code ec;
   if (!dir.is_absolute() || !fs::is_directory(dir, ec)) return false;

@@ -27,6 +27,10 @@ bool NaturalLess(const std::string& a, const std::string& b);
 // A fresh private directory (mode 0700) under base, named prefix-XXXXXX.
 Result<fs::path> MakeTempDir(const fs::path& base, const std::string& prefix);
 
+// `p` readable by every user (a folder also listable and enterable), writable
+// by its owner only: what a root-run sandbox ('nobody') reads.
+void MakeReadableByAll(const fs::path& p, std::error_code& ec);
+
 // Whether any user may list and enter `dir`: it is an absolute directory
 // readable and searchable by others, and every folder above it searchable.
 // (A root-run sandbox is 'nobody', who reaches only such folders.)

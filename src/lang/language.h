@@ -92,15 +92,18 @@ struct LoaderEnv {
 
 // What a ModelNew language adds to the compat runner (python/hone_compat.py)
 // in one process: entries of the runner's config and folders its sandbox
-// may read, given before each candidate's shim is written, and what it does
-// with what a candidate's sandbox left in its scratch folder once loaded
-// (Triton: the launchers it compiled, for hone's trusted builder). Made once
+// may read, given before each candidate's shim is written (with the
+// candidate file's text), and what it does with what the candidate's
+// sandbox left in its scratch folder once loaded (Triton: the launchers it
+// compiled, for hone's trusted builder, and its kernels, for the same
+// file's later evaluations). Configure and Loaded come in pairs. Made once
 // per evaluator (Language::make_loader); one evaluating thread at a time.
 // Failures only cost speed: they are not the candidate's.
 class ModelNewLoader {
  public:
   virtual ~ModelNewLoader() = default;
-  virtual void Configure(nlohmann::json& runner_config, std::vector<std::string>& read_dirs) = 0;
+  virtual void Configure(std::string_view candidate_source, nlohmann::json& runner_config,
+                         std::vector<std::string>& read_dirs) = 0;
   virtual void Loaded(const std::filesystem::path& scratch) = 0;
 };
 

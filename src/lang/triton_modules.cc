@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "core/fs.h"
 #include "core/subprocess.h"
 
 namespace hone {
@@ -14,22 +15,15 @@ namespace fs = std::filesystem;
 constexpr int kMaxRequests = 64;
 constexpr uintmax_t kMaxRequestBytes = 64 << 10;
 
-void ReadableByAll(const fs::path& p, bool dir, std::error_code& ec) {
-  using P = fs::perms;
-  fs::permissions(
-      p,
-      dir ? P::owner_all | P::group_read | P::group_exec | P::others_read | P::others_exec
-          : P::owner_read | P::owner_write | P::group_read | P::others_read,
-      ec);
-}
-
 }  // namespace
 
 TritonModules::TritonModules(const LoaderEnv& env)
     : env_(env),
       cache_(env.cache / "triton-modules" / "cache"),
       pending_(env.cache / "triton-modules" / "pending"),
-      view_(env.readable.empty() ? cache_ : env.readable / "triton-modules") {
+      view_(env.readable.empty() ? cache_ : env.readable / "triton-modules"),
+      kernels_(env.cache / "triton-kernels",
+               env.readable.empty() ? fs::path() : env.readable / "triton-kernels") {
   std::error_code ec;
   fs::create_directories(cache_, ec);
   fs::create_directories(pending_, ec);
@@ -53,7 +47,7 @@ void TritonModules::RefreshView() {
   if (view_ == cache_) return;
   std::error_code ec;
   fs::create_directories(view_, ec);
-  ReadableByAll(view_, true, ec);
+  MakeReadableByAll(view_, ec);
   for (const auto& entry : fs::directory_iterator(cache_, ec)) {
     if (!entry.is_directory()) continue;
     const fs::path dir = view_ / entry.path().filename();
@@ -63,22 +57,28 @@ void TritonModules::RefreshView() {
       const fs::path copy = dir / name;
       if (fs::exists(copy, ec)) continue;
       fs::create_directories(dir, ec);
-      ReadableByAll(dir, true, ec);
+      MakeReadableByAll(dir, ec);
       const fs::path tmp = dir / (name + ".copying");
       fs::copy_file(file.path(), tmp, fs::copy_options::overwrite_existing, ec);
-      if (!ec) ReadableByAll(tmp, false, ec);
+      if (!ec) MakeReadableByAll(tmp, ec);
       if (!ec) fs::rename(tmp, copy, ec);
     }
   }
 }
 
-void TritonModules::Configure(nlohmann::json& runner_config, std::vector<std::string>& read_dirs) {
+void TritonModules::Configure(std::string_view candidate_source, nlohmann::json& runner_config,
+                              std::vector<std::string>& read_dirs) {
   RefreshView();
   runner_config["triton"] = {{"shared", view_.string()}, {"records", "triton-modules"}};
   read_dirs.push_back(view_.string());
+  if (fs::path kernels = kernels_.Open(candidate_source); !kernels.empty()) {
+    runner_config["triton"]["kernels"] = kernels.string();
+    read_dirs.push_back(kernels.string());
+  }
 }
 
 void TritonModules::Loaded(const fs::path& scratch) {
+  kernels_.Keep(scratch / "triton");  // hone_compat.py: TRITON_CACHE_DIR
   std::error_code ec;
   int taken = 0;
   for (const auto& entry : fs::directory_iterator(scratch / "triton-modules", ec)) {

@@ -13,6 +13,9 @@
 // leaves requests for what it lacked in its scratch folder; Loaded() hands
 // them to a builder in the background, so later evaluations find them.
 //
+// The kernels a candidate compiles are another matter: they are kept for
+// the same file only (lang/triton_kernel_store.h).
+//
 // Thread-compatible; the builder runs on a detached thread of its own and
 // outlives the object (it only writes the cache, atomically).
 #pragma once
@@ -22,6 +25,7 @@
 #include <memory>
 
 #include "lang/language.h"
+#include "lang/triton_kernel_store.h"
 
 namespace hone {
 
@@ -29,7 +33,8 @@ class TritonModules : public ModelNewLoader {
  public:
   // Starts a build of cuda_utils when the cache lacks it.
   explicit TritonModules(const LoaderEnv& env);
-  void Configure(nlohmann::json& runner_config, std::vector<std::string>& read_dirs) override;
+  void Configure(std::string_view candidate_source, nlohmann::json& runner_config,
+                 std::vector<std::string>& read_dirs) override;
   void Loaded(const std::filesystem::path& scratch) override;
 
   // The folders: the cache Triton's layout fills, the requests waiting for
@@ -47,6 +52,7 @@ class TritonModules : public ModelNewLoader {
   LoaderEnv env_;
   std::filesystem::path cache_, pending_, view_;
   std::shared_ptr<std::atomic<bool>> building_ = std::make_shared<std::atomic<bool>>(false);
+  TritonKernelStore kernels_;
 };
 
 }  // namespace hone

@@ -4,6 +4,7 @@
 
 #include "build/error_trim.h"
 #include "compat/compat_sandbox.h"
+#include "core/fs.h"
 #include "run/lint_stage.h"
 #include "run/reason_text.h"
 
@@ -74,7 +75,10 @@ Result<std::filesystem::path> CompatStages::WriteShim(const std::filesystem::pat
   }
   o.failed_builds = prebuild_->failures();
   o.language = s_.language.name;
-  if (s_.loader) s_.loader->Configure(o.runner_config, o.read_dirs);
+  if (s_.loader) {
+    HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(candidate));
+    s_.loader->Configure(source, o.runner_config, o.read_dirs);
+  }
   HONE_RETURN_IF_ERROR(AddProblemFolder(s_.task, o));
   HONE_ASSIGN_OR_RETURN(
       std::filesystem::path shim,

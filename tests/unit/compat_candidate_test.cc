@@ -40,6 +40,24 @@ TEST(CompatShimTest, AByteArrayDefinitionHoldsEveryByte) {
   std::filesystem::remove_all(*dir);
 }
 
+// What a Triton file's first call compiled, in the verdict's words: kernels
+// its earlier evaluation compiled are said to be loaded (the first call's
+// time is then no compile time).
+TEST(CompatEventsTest, TheFirstCallsKernelsAreNamedWithWhatWasLoaded) {
+  const std::string log =
+      "noise\n"
+      R"(hone-compat-event: {"event": "jit_kernels", "kernels": [{"name": "matmul", "compiled": 2, )"
+      R"("stored": 2, "configs": 2, "tuning_seconds": 0.25, "best": "BLOCK_M: 128"}, )"
+      R"({"name": "relu", "compiled": 1}]})"
+      "\n";
+  CompatEvents e = ReadCompatEvents(log);
+  ASSERT_EQ(e.notes.size(), 1u);
+  EXPECT_EQ(e.notes[0],
+            "kernels compiled by its first call: matmul (2 compiled, 2 of them loaded from an "
+            "earlier evaluation of this file) autotuned over 2 configs in 0.25 s (chose BLOCK_M: "
+            "128); relu (1 compiled)");
+}
+
 TEST(CompatRuntimeTest, NeedsASharedLibpython) {
   auto dir = MakeTempDir("/tmp", "compat-test").value();
   ASSERT_TRUE(WriteFileAtomic(dir / "hone_compat.py", "x = 1\n").ok());

@@ -11,7 +11,8 @@ namespace {
 // sys.path, and the sandbox may read it.
 class TinyDslLoader : public ModelNewLoader {
  public:
-  void Configure(nlohmann::json& runner_config, std::vector<std::string>& read_dirs) override {
+  void Configure(std::string_view, nlohmann::json& runner_config,
+                 std::vector<std::string>& read_dirs) override {
     const std::string dir = (TinyDslDir() / "python").string();
     runner_config["sys_path"] = nlohmann::json::array({dir});
     read_dirs.push_back(dir);

@@ -1,4 +1,5 @@
 import base64
+import json
 import os
 
 
@@ -19,6 +20,14 @@ class FileCacheManager(CacheManager):
     def get_file(self, filename):
         path = os.path.join(self.cache_dir, filename)
         return path if os.path.exists(path) else None
+
+    def get_group(self, filename):  # as Triton's: this cache's folder only
+        group = os.path.join(self.cache_dir, "__grp__" + filename)
+        if not os.path.exists(group):
+            return None
+        with open(group) as f:
+            children = json.load(f)["child_paths"]
+        return {c: p for c, p in children.items() if os.path.exists(p)}
 
     def put(self, data, filename, binary=True):
         path = os.path.join(self.cache_dir, filename)
