@@ -753,6 +753,31 @@ TEST(PyTorchTaskTest, PromptShowsThePyTorchSourceAndTheContract) {
   EXPECT_NE(context.find("state_dict parameter"), std::string::npos) << context;
 }
 
+// A bench whose candidates include ModelNew files starts its first warm
+// sandbox with the oracle, so that the sandbox imports torch while the
+// oracle starts and loads the problems, not after (cli/cmd_bench.cc).
+TEST(PyTorchTaskTest, ABenchOfModelNewFilesWarmsASandboxWhileItsProblemsLoad) {
+  SKIP_WITHOUT_ORACLE();
+  namespace fs = std::filesystem;
+  const fs::path dir = *MakeTempDir(fs::temp_directory_path(), "hone-early-warm");
+  fs::create_directories(dir / "suite/candidates/row_sum");
+  fs::copy(PyTorchDir() / "row_sum.py", dir / "suite/row_sum.py");
+  fs::copy(PyTorchDir() / "candidates/row_sum/compat_torch.py",
+           dir / "suite/candidates/row_sum/compat_torch.py");
+  setenv("HONE_TRACE", "1", 1);
+  auto r = RunHone({"bench", (dir / "suite").string(), "--store", (dir / "s.db").string(),
+                    "--no-time", "--allow", "library", "--quiet"});
+  unsetenv("HONE_TRACE");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const size_t warm = r.output.find("warm pool: a sandbox starts Python and torch");
+  const size_t hello = r.output.find("oracle: hello");
+  ASSERT_NE(warm, std::string::npos) << r.output;
+  ASSERT_NE(hello, std::string::npos) << r.output;
+  EXPECT_LT(warm, hello) << r.output;
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
 TEST(PyTorchTaskTest, TaskShowListsAFolderWithSkips) {
   SKIP_WITHOUT_ORACLE();
   CommandResult r =
