@@ -74,8 +74,11 @@ void BaselineStage::LookUp() {
     // An entry timed without torch.compile serves a run that wants it only
     // when there is no torch.compile to time.
     if (baselines_ && (!compile || !NotAsked(baselines_->compiled.reason))) {
-      if (RetimedBesideHostBound(baselines_->eager, s_.backend.traits()))
-        runs_.push_back(BaselineRun{.mode = CompatMode::kEager, .beside_only = true});
+      if (RetimedBesideHostBound(baselines_->eager, s_.backend.traits())) {
+        BaselineRun beside;
+        beside.beside_only = true;
+        runs_.push_back(std::move(beside));
+      }
       return;
     }
     baselines_.reset();
