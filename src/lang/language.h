@@ -96,7 +96,8 @@ struct LoaderEnv {
 // candidate file's text), and what it does with what the candidate's
 // sandbox left in its scratch folder once loaded (Triton: the launchers it
 // compiled, for hone's trusted builder, and its kernels, for the same
-// file's later evaluations). Configure and Loaded come in pairs. Made once
+// file's later evaluations). Loaded follows Configure once that candidate
+// has loaded, and not at all when it did not. Made once
 // per evaluator (Language::make_loader); one evaluating thread at a time.
 // Failures only cost speed: they are not the candidate's.
 class ModelNewLoader {
