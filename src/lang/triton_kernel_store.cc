@@ -30,7 +30,6 @@ bool IsKernelArtefact(const std::string& name) {
 }
 
 struct KernelFolder {
-  fs::path dir;
   std::vector<fs::path> files;
   uintmax_t bytes = 0;
 };
@@ -38,7 +37,7 @@ struct KernelFolder {
 // The kernel folder `dir` holds, when it is one whole kernel as Triton
 // left it: plain files only, its artefacts, a group file among them.
 std::optional<KernelFolder> ReadKernelFolder(const fs::path& dir) {
-  KernelFolder k{dir, {}, 0};
+  KernelFolder k;
   bool grouped = false;
   std::error_code ec;
   for (const auto& f : fs::directory_iterator(dir, ec)) {
