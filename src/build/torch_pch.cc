@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "build/compiler_builder.h"
+#include "core/file_lock.h"
 #include "core/fs.h"
 #include "core/hash.h"
 #include "core/subprocess.h"
@@ -128,6 +129,11 @@ fs::path TorchPch::Ensure(const std::string& compiler, const std::vector<std::st
   }
   std::shared_ptr<std::mutex> lock = LockFor(hash);
   std::lock_guard<std::mutex> guard(*lock);
+  // Other processes (a bench's lanes, workers, parallel evaluations) wait
+  // for one build of the header rather than each building its own 600 MB at
+  // once; past the build's own timeout they build without the lock.
+  fs::create_directories(dir_, ec);
+  FileLock others(dir_ / (hash + ".lock"), timeout_);
   if (ready()) {
     *note = "precompiled header " + done.string();
     return done;

@@ -14,11 +14,13 @@
 // builds another; a compile that loses its header to that falls back to
 // torch's own extension.h (the -I folder is simply gone).
 //
-// Thread-safe and safe across processes: one thread per process builds a
-// given header while others wait; each build happens in a private temporary
-// folder renamed into place, so a reader never sees half a .gch. A header
-// that fails to build is remembered (<hash>.failed) and not used: the
-// compile then runs without it. Nothing here fails a build.
+// Thread-safe and safe across processes: one thread of one process builds a
+// given header while the others wait (a lock file, <hash>.lock, beside it;
+// past the build's timeout a waiter builds its own); each build happens in
+// a private temporary folder renamed into place, so a reader never sees
+// half a .gch. A header that fails to build is remembered (<hash>.failed)
+// and not used: the compile then runs without it. Nothing here fails a
+// build.
 #pragma once
 
 #include <chrono>

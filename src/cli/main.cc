@@ -8,9 +8,11 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "cli/parse_error.h"
+#include "core/malloc_policy.h"
 
 int main(int argc, char** argv) {
   using namespace hone::cli;
+  hone::KeepFreedMemoryForReuse();
   // Named, so that usage lines say "hone", not the path it was started by.
   CLI::App app{"hone: writes fast GPU and CPU kernels and proves them correct", "hone"};
   app.require_subcommand(1);

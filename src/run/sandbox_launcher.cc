@@ -1,8 +1,27 @@
 #include "run/sandbox_launcher.h"
 
+#include <algorithm>
+
 #include "compat/compat_sandbox.h"
 
 namespace hone {
+
+namespace {
+
+// The host cache a CPU timing flush evicts: the machine's last-level cache,
+// at most 128 MiB. The flush writes twice that before every timed call, and
+// a machine can report far more than one core reaches: a 2-core virtual
+// machine that reports its host's whole L3 (508 MiB) wrote 1 GiB before each
+// call, which took most of a timed evaluation's time. Past the cap the
+// sandbox also flushes the bound tensors' own lines (clflushopt), so the
+// candidate's inputs and outputs start cold whatever the buffer leaves.
+size_t FlushedCacheBytes(const Backend& backend) {
+  constexpr size_t kLargestFlushedHostCache = size_t{128} << 20;
+  size_t llc = backend.machine().llc_bytes;
+  return backend.traits().device_memory ? llc : std::min(llc, kLargestFlushedHostCache);
+}
+
+}  // namespace
 
 SandboxConfig BaseConfig(const EvaluatorEnv& env, const Backend& backend, const EvalOptions& opt) {
   SandboxConfig config;
@@ -10,7 +29,7 @@ SandboxConfig BaseConfig(const EvaluatorEnv& env, const Backend& backend, const 
   config.scratch_root = env.scratch_root;
   config.memory_limit_bytes =
       opt.memory_limit_bytes ? opt.memory_limit_bytes : DefaultMemoryLimit();
-  config.llc_bytes = opt.time && opt.flush == FlushMode::kLlc ? backend.machine().llc_bytes : 0;
+  config.llc_bytes = opt.time && opt.flush == FlushMode::kLlc ? FlushedCacheBytes(backend) : 0;
   config.threads = opt.threads;
   config.limit_address_space = backend.traits().limit_address_space;
   config.open_files = backend.traits().open_files;

@@ -217,9 +217,10 @@ void SendError(int fd, const std::string& message, uint64_t aux = 0) {
   Send(fd, r);
 }
 
-// Evicts the CPU caches by writing a buffer twice the last-level cache. The
-// buffer is made at the first flush (a warm-up call), so a sandbox that only
-// verifies never pays for it.
+// Evicts the CPU caches by writing a buffer twice the last-level cache (at
+// most 128 MiB of it: run/sandbox_launcher.cc). The buffer is made at the
+// first flush (a warm-up call), so a sandbox that only verifies never pays
+// for it.
 class CacheFlusher {
  public:
   explicit CacheFlusher(size_t bytes) : bytes_(bytes) {}
@@ -237,15 +238,20 @@ class CacheFlusher {
   // clflushopt where the CPU has it: plain clflush is serialised and costs
   // more than writing the whole flush buffer once the tensors pass ~8 MB.
   static void FlushLines(const Binding& b) {
-    static const bool opt = __builtin_cpu_supports("clflushopt");
     for (const auto& [p, n] : b.regions) {
-      if (opt) {
+      if (CheapLineFlush()) {
         FlushLinesOpt(p, n);
       } else {
         for (size_t i = 0; i < n; i += 64) __builtin_ia32_clflush(p + i);
       }
     }
     __builtin_ia32_mfence();
+  }
+  // Whether FlushLines costs about what it flushes (clflushopt), not a
+  // serialised clflush per line.
+  static bool CheapLineFlush() {
+    static const bool opt = __builtin_cpu_supports("clflushopt");
+    return opt;
   }
   __attribute__((target("clflushopt"))) static void FlushLinesOpt(char* p, size_t n) {
     for (size_t i = 0; i < n; i += 64) __builtin_ia32_clflushopt(p + i);
@@ -433,7 +439,11 @@ class Server {
     if (before_call_) before_call_(&args);
     uint64_t flush_start = RawMonotonicNanos();
     if (req.flags & wire::kFlushLlc) flusher_.FlushAll();
-    if (req.flags & wire::kFlushLines) CacheFlusher::FlushLines(b);
+    // On the host the buffer may be smaller than the cache (its size is
+    // capped: run/sandbox_launcher.cc), so the tensors' lines go too.
+    if ((req.flags & wire::kFlushLines) ||
+        ((req.flags & wire::kFlushLlc) && !o_.cuda() && CacheFlusher::CheapLineFlush()))
+      CacheFlusher::FlushLines(b);
     uint64_t t0 = RawMonotonicNanos();
     int rc = forward_(&args);
     fflush(stdout);  // what it prints is its own time, not the harness's

@@ -1,16 +1,12 @@
 #include "tools/ncu_profile.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <sstream>
-#include <thread>
 
+#include "core/file_lock.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
 #include "tools/cuda_tools.h"
@@ -251,35 +247,13 @@ std::string NcuVersion(const std::filesystem::path& ncu) {
   return it->second;
 }
 
-// Holds the GPU's profiling lock while it lives: one profile per GPU.
-// Waits at most `wait` for it; held() says whether it came.
-class GpuProfileLock {
- public:
-  GpuProfileLock(const std::string& pci_bus_id, std::chrono::milliseconds wait) {
-    std::string name = pci_bus_id;
-    std::replace(name.begin(), name.end(), ':', '_');
-    std::error_code ec;
-    auto path = std::filesystem::temp_directory_path(ec) / ("hone-profile-" + name + ".lock");
-    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd_ < 0) fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);  // another user's file
-    auto until = std::chrono::steady_clock::now() + wait;
-    while (fd_ >= 0 && !held_) {
-      held_ = flock(fd_, LOCK_EX | LOCK_NB) == 0;
-      if (held_ || std::chrono::steady_clock::now() >= until) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  }
-  bool held() const { return held_; }
-  ~GpuProfileLock() {
-    if (fd_ >= 0) close(fd_);
-  }
-  GpuProfileLock(const GpuProfileLock&) = delete;
-  GpuProfileLock& operator=(const GpuProfileLock&) = delete;
-
- private:
-  int fd_ = -1;
-  bool held_ = false;
-};
+// The file of the GPU's profiling lock: one profile per GPU at a time.
+std::filesystem::path GpuProfileLockPath(const std::string& pci_bus_id) {
+  std::string name = pci_bus_id;
+  std::replace(name.begin(), name.end(), ':', '_');
+  std::error_code ec;
+  return std::filesystem::temp_directory_path(ec) / ("hone-profile-" + name + ".lock");
+}
 
 }  // namespace
 
@@ -346,7 +320,7 @@ ProfileReport RunNcu(const NcuJob& job) {
   CommandOptions opts;
   opts.timeout = job.timeout;
   opts.cwd = job.call.scratch.string();
-  GpuProfileLock lock(job.call.pci_bus_id, job.timeout);
+  FileLock lock(GpuProfileLockPath(job.call.pci_bus_id), job.timeout);
   if (!lock.held()) {
     report.not_run = "another profile held this GPU for longer than the profile may take";
     return report;

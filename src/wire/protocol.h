@@ -20,6 +20,7 @@ enum class Op : uint32_t { kBind = 1, kCall = 2, kExit = 3 };
 
 enum CallFlags : uint32_t {
   kFlushLlc = 1u << 0,    // write a buffer twice the last-level cache before the call
+                          // (on the host also clflushopt the bound tensors)
   kFlushLines = 1u << 1,  // clflush exactly the bound tensors and workspace
   kTimed = 1u << 2,       // a timing call (warm-up or measured): CUDA holds the stream
 };

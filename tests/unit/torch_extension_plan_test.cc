@@ -1,7 +1,10 @@
 // The torch extension build plan (the oracle's prepare_extension reply) as
 // hone reads it, its cache key, and the precompiled header's flag handling.
-// No compiler runs here: tests/integration/torch_extension_test.cc builds.
+// No real compiler runs here (a fake gcc does, for the header's lock):
+// tests/integration/torch_extension_test.cc builds.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "build/torch_extension.h"
 #include "build/torch_pch.h"
@@ -173,6 +176,48 @@ TEST(TorchPchTest, FindsTorchsIncludeFolder) {
   EXPECT_EQ(TorchPch::TorchIncludeDir({"c++", "-isystem", "/nope", "-isystem", dir.string()}), dir);
   EXPECT_EQ(TorchPch::TorchIncludeDir({"c++", "-I" + dir.string()}), dir);
   EXPECT_EQ(TorchPch::TorchIncludeDir({"c++", "-I/nope"}), fs::path());
+  fs::remove_all(dir);
+}
+
+// Two processes that need one header at once: one builds it, the other
+// waits and uses it (a fake gcc that counts its header builds and takes a
+// second over each, so that without the lock both would build).
+TEST(TorchPchTest, TwoProcessesBuildOneHeaderOnce) {
+  fs::path dir = MakeTempDir("/tmp", "hone-pch").value();
+  ASSERT_TRUE(WriteFileAtomic(dir / "include/torch/extension.h", "#pragma once\n").ok());
+  fs::path gcc = dir / "fake-gcc";
+  ASSERT_TRUE(WriteFileAtomic(gcc,
+                              "#!/bin/sh\n"
+                              "case \"$*\" in *-dM*) echo '#define __GNUC__ 12'; exit 0;; esac\n"
+                              "case \"$*\" in *c++-header*) echo build >> " +
+                                  (dir / "builds").string() +
+                                  "; sleep 1;; esac\n"
+                                  "while [ $# -gt 1 ]; do [ \"$1\" = -o ] && : > \"$2\"; shift; "
+                                  "done\n")
+                  .ok());
+  fs::permissions(gcc, fs::perms::owner_all);
+  std::vector<std::string> argv = {gcc.string(), "-I" + (dir / "include").string(),
+                                   "-c",         (dir / "main.cpp").string(),
+                                   "-o",         (dir / "main.o").string()};
+  std::vector<pid_t> children;
+  for (int i = 0; i < 2; ++i) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      TorchPch pch(dir / "pch", std::chrono::seconds(30));
+      auto out = pch.Apply(argv, dir / "main.cpp", nullptr);
+      _exit(out.size() == argv.size() + 2 ? 0 : 1);  // -I<header folder> -Winvalid-pch
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a process got no header";
+  }
+  auto builds = ReadFile(dir / "builds");
+  ASSERT_TRUE(builds.ok());
+  EXPECT_EQ(*builds, "build\n") << "one build for both processes";
   fs::remove_all(dir);
 }
 
