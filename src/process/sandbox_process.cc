@@ -633,8 +633,13 @@ uint64_t SandboxProcess::CpuNanos() const {
 }
 
 uint64_t SandboxProcess::SettledCpuNanos() const {
-  std::filesystem::path main_stat = "/proc/" + std::to_string(pid_) + "/stat";
-  for (int i = 0; i < 20 && ThreadState(ReadProcFile(main_stat)) == 'R'; ++i)
+  std::filesystem::path main = "/proc/" + std::to_string(pid_);
+  auto ran = [&] { return std::strtoull(ReadProcFile(main / "schedstat").c_str(), nullptr, 10); };
+  const uint64_t start = ran();
+  constexpr uint64_t kMostRun = 1'000'000;  // ns of the main thread's CPU time
+  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+  while (ThreadState(ReadProcFile(main / "stat")) == 'R' && ran() - start < kMostRun &&
+         std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   return CpuNanos();
 }

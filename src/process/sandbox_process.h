@@ -144,7 +144,10 @@ class SandboxProcess {
   // CpuNanos once the main thread has left the CPU (it blocks reading the
   // next request right after replying). /proc's schedstat of a thread still
   // running lags by up to a scheduler tick, which would be charged to the
-  // idle time between calls. Waits at most about a millisecond.
+  // idle time between calls. Waits while the main thread is runnable, until
+  // it has run a millisecond more or 20 ms have passed: on a loaded machine a
+  // runnable thread may wait far longer for a core than it runs, and a
+  // wall-clock millisecond charged that wait to the candidate.
   uint64_t SettledCpuNanos() const;
   // Threads other than the main one that are running or runnable now (state
   // R in /proc): with the sandbox idle, work that outlived a call.

@@ -342,6 +342,16 @@ void CandidateChecks::BeforeCall() {
   cpu_after_call_ = 0;
 }
 
+void CandidateChecks::PauseIdleCount() {
+  idle_paused_ = cpu_after_call_ != 0;
+  BeforeCall();
+}
+
+void CandidateChecks::ResumeIdleCount() {
+  if (idle_paused_) cpu_after_call_ = s_.cand.sandbox->SettledCpuNanos();
+  idle_paused_ = false;
+}
+
 void CandidateChecks::AfterHostCall(const CallOutcome& o) {
   call_seconds_ += o.reported_seconds;
   cpu_after_call_ = s_.cand.sandbox->SettledCpuNanos();

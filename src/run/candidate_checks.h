@@ -98,6 +98,11 @@ class CandidateChecks {
   // counted from the end of one host call to the start of the next.
   void BeforeCall();
   void AfterHostCall(const CallOutcome& o);
+  // Around hone's own requests between calls (a case's bindings: their
+  // workspaces freed and made, which on a virtual machine costs milliseconds
+  // of page-table work): that time is the harness's, not idle time.
+  void PauseIdleCount();
+  void ResumeIdleCount();
   // Once, after the last call.
   bool CheckNoWorkAfterReturn();
 
@@ -128,6 +133,7 @@ class CandidateChecks {
   int slow_syncs_ = 0;       // device-wide syncs after a call that took too long
   int long_post_marks_ = 0;  // compat calls whose span after the forward's end was too long
   uint64_t cpu_after_call_ = 0;
+  bool idle_paused_ = false;  // a count was open when PauseIdleCount closed it
   uint64_t idle_cpu_nanos_ = 0;
   double call_seconds_ = 0;  // CPU backend: the candidate's calls, as reported
   // Set by CheckReportedTimes for CheckDeferredCallTime.

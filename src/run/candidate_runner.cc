@@ -15,6 +15,11 @@ Status CandidateRunner::BindCase(const CaseShapes& cs, ReferenceSource& referenc
   PlaceCandidateSets(s_.task, cs, slots, &s_.cand.sets);
   HONE_RETURN_IF_ERROR(FillGuards());
   HONE_RETURN_IF_ERROR(reference.Bind(cs));
+  checks_.PauseIdleCount();
+  struct Resume {
+    CandidateChecks& checks;
+    ~Resume() { checks.ResumeIdleCount(); }
+  } resume{checks_};
   for (int s = 0; s < slots; ++s) {
     const SetLayout& l = s_.cand.sets[static_cast<size_t>(s)];
     CallOutcome o = s_.cand.sandbox->Bind(static_cast<uint32_t>(s), Slots(l.inputs),

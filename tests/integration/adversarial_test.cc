@@ -61,8 +61,12 @@ class AdversarialTest : public ::testing::TestWithParam<Expectation> {
     }
     o.lint = lint;
     // A small memory limit, so the unbounded allocation reaches it long
-    // before the call timeout even on a loaded machine.
-    o.memory_limit_bytes = 512u << 20;
+    // before the call timeout even on a loaded machine: on a 2-core virtual
+    // machine where a page fault costs 10-20 us under load, 512 MiB took
+    // longer than the 2-s call timeout (a timeout, not the runtime_error of
+    // the limit), hence 64 MiB and calls of up to 5 s.
+    o.memory_limit_bytes = 64u << 20;
+    o.min_call_timeout = std::chrono::seconds(5);
     auto v = env_->evaluator->Evaluate(task, CatalogueDir() / file, o);
     EXPECT_TRUE(v.ok()) << file << ": " << v.status().message();
     return v.ok() ? *v : Verdict{};
