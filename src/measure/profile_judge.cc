@@ -202,7 +202,8 @@ ProfileDiagnosis JudgeGpu(const ProfileReport& r, const JudgeContext& c) {
   double dram = g.dram >= 0 ? g.dram : g.mem;
   bool memory_work = g.mem >= g.compute;
   bool near = false;
-  if (dram >= kNearCeilingPct && dram >= g.compute) {
+  bool at_memory_speed = c.sol_percent >= kNearSolPct && dram >= kUnderutilisedPct;
+  if ((dram >= kNearCeilingPct || at_memory_speed) && dram >= g.compute) {
     NearMemoryCeiling(g, c, d, fixes);
     near = true;
   } else if (g.compute >= kNearCeilingPct) {

@@ -26,6 +26,11 @@ struct JudgeContext {
 // Shares of peak at or above this are "near the ceiling": little is left
 // in the kernel's formulation, only in moving fewer bytes or doing less.
 inline constexpr double kNearCeilingPct = 75;
+// A memory-bound kernel that hone's timing puts at this share of the task's
+// speed of light (bytes over the machine's measured copy bandwidth) is near
+// the memory ceiling whatever ncu's DRAM share says: that share is of the
+// theoretical peak, of which an H200 streams about 70-75%.
+inline constexpr double kNearSolPct = 90;
 // Both shares below this: the kernel keeps neither memory nor the SMs busy.
 inline constexpr double kUnderutilisedPct = 60;
 

@@ -183,6 +183,19 @@ TEST(ProfileJudgeTest, NamesTheSharesBetweenTheThresholds) {
   EXPECT_NE(d.fix.find("barriers"), std::string::npos) << d.fix;
 }
 
+// On an H200 the fast softmax read DRAM 70% of ncu's peak while hone's
+// timing put it at 97% of the task's speed of light: near the ceiling there
+// is, not "memory-bound" with advice to coalesce.
+TEST(ProfileJudgeTest, AtTheTasksSpeedOfLightIsNearTheMemoryCeiling) {
+  ProfileReport r;
+  r.summary = {{metric::kMemorySol, 83}, {metric::kDram, 70}, {metric::kComputeSol, 55}};
+  JudgeContext c = Gpu();
+  c.sol_percent = 97;
+  EXPECT_EQ(JudgeProfile(r, c).label, "near the memory ceiling");
+  c.sol_percent = 60;
+  EXPECT_EQ(JudgeProfile(r, c).label, "memory-bound");
+}
+
 TEST(ProfileJudgeTest, SaysWhenDramTrafficExceedsWhatTheTaskNeeds) {
   ProfileReport r;
   r.summary = {{metric::kMemorySol, 90},
