@@ -400,8 +400,10 @@ char ProcessState(pid_t pid) {
 }
 
 // Signals arrive asynchronously: whether `pid` is stopped once they have.
+// A SCHED_IDLE process acts on SIGSTOP only when it next runs, which on a
+// busy 2-core machine took over a second: up to 10 s.
 bool Stopped(pid_t pid, bool expected) {
-  for (int i = 0; i < 200 && (ProcessState(pid) == 'T') != expected; ++i)
+  for (int i = 0; i < 2000 && (ProcessState(pid) == 'T') != expected; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   return ProcessState(pid) == 'T';
 }
