@@ -485,12 +485,25 @@ TEST(CliTest, PrepareTimesAProblemsBaselinesForLaterEvaluations) {
     EXPECT_EQ(j["prepared"][part]["status"], "passed") << prepared.output;
     EXPECT_NE(j["prepared"][part].value("part", "").find("num_tokens="), std::string::npos);
   }
-  auto r = RunHone({"eval", problem, (*dir / "triple.cpp").string(), "--backend", "cpu", "--json",
-                    "--time-budget", "0.2"});
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  nlohmann::json v = nlohmann::json::parse(r.output, nullptr, false);
-  ASSERT_TRUE(v.is_object()) << r.output;
-  EXPECT_EQ(v["status"], "passed") << r.output;
+  // A 2-core machine running other tests can preempt the sandbox around an
+  // 8-us call, which the reported-time check rightly rejects ("timing does
+  // not add up", seen once in five runs); that is the machine's load, not
+  // what this test is about, so such a run is tried again, twice at most
+  // (as in bench_lanes_test.cc). The baselines stay cached between tries.
+  nlohmann::json v;
+  std::string output;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    auto r = RunHone({"eval", problem, (*dir / "triple.cpp").string(), "--backend", "cpu", "--json",
+                      "--time-budget", "0.2"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    output = r.output;
+    v = nlohmann::json::parse(r.output, nullptr, false);
+    ASSERT_TRUE(v.is_object()) << r.output;
+    if (v["status"] != "rejected" ||
+        v.value("reason", "").find("timing does not add up") == std::string::npos)
+      break;
+  }
+  EXPECT_EQ(v["status"], "passed") << output;
   EXPECT_NE(v["notes"].dump().find("baselines read from the cache"), std::string::npos)
       << v["notes"];
   std::filesystem::remove_all(*dir);
