@@ -87,7 +87,7 @@ TEST(AutotuneTest, EvalKeepsTheFastestVariantThatPassesAndNamesIt) {
   auto j = nlohmann::json::parse(r.output);
   EXPECT_EQ(j["status"], "passed") << j.dump(2);
   ASSERT_TRUE(j.contains("tuning")) << j.dump(2);
-  EXPECT_EQ(j["tuning"]["params"], "REPEAT=1 SCALE=2");
+  EXPECT_EQ(j["tuning"]["params"], "REPEAT=1 SCALE=2") << j["tuning"].dump(2);
   EXPECT_EQ(j["candidate"], candidate.string());
   const auto& trials = j["tuning"]["trials"];
   ASSERT_EQ(trials.size(), 4u);
