@@ -32,14 +32,15 @@ void WarmPool::Disable(std::string why) {
   if (disabled_reason_.empty()) disabled_reason_ = std::move(why);
 }
 
-void WarmPool::Prepare(const SandboxConfig& config) {
+void WarmPool::Prepare(const SandboxConfig& config, int count) {
   if (!enabled_) return;
+  const int wanted = count > 0 ? std::min(count, capacity_) : capacity_;
   std::string key = WarmKey(config);
   if (key.empty()) return;
   if (key != key_) warm_.clear();
   key_ = key;
   std::erase_if(warm_, [](const auto& sp) { return !sp->alive(); });
-  while (static_cast<int>(warm_.size()) < capacity_) {
+  while (static_cast<int>(warm_.size()) < wanted) {
     auto sp = SandboxProcess::SpawnWarm(config, idle_priority_);
     if (!sp.ok()) return Disable("cannot start a warm sandbox: " + sp.status().message());
     warm_.push_back(std::move(*sp));

@@ -42,9 +42,10 @@ class WarmPool {
   // `idle_priority`: warm under SCHED_IDLE (needs root, the default as root).
   explicit WarmPool(bool enabled = true, int capacity = 2, bool idle_priority = geteuid() == 0);
 
-  // Starts warm sandboxes for configs like `config` until `capacity` are
-  // there (sandboxes warmed for another config are let go).
-  void Prepare(const SandboxConfig& config);
+  // Starts warm sandboxes for configs like `config` until `count` (at most
+  // `capacity`; 0: `capacity`) are there (sandboxes warmed for another
+  // config are let go).
+  void Prepare(const SandboxConfig& config, int count = 0);
   // A sandbox of the pool for `config` (null when none fits: spawn one
   // cold), told to take `config`'s candidate and `arena` once warm
   // (SandboxProcess::HandOffWhenWarm): the caller awaits it as after Spawn.

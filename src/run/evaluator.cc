@@ -285,7 +285,9 @@ void Evaluator::PrewarmCompat(const std::string& backend, const EvalOptions& opt
   auto runtime = CompatRuntimeFromHello(oracle_->runtime_hint(), oracle_->python_dir());
   if (!runtime.ok()) return;  // the evaluation says why compat cannot run
   SandboxConfig config = BaseConfig(env_, *b, options);
-  if (AddCompat(config, *runtime).ok()) warm_pool_->Prepare(config);
+  // Untimed, the candidate's is the only compat sandbox: a second, for the
+  // eager baseline, would import torch (seconds of CPU) for nothing.
+  if (AddCompat(config, *runtime).ok()) warm_pool_->Prepare(config, options.time ? 0 : 1);
 }
 
 void Evaluator::PrebuildCompat(const std::vector<std::filesystem::path>& candidates,

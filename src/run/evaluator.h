@@ -74,7 +74,8 @@ class Evaluator {
   std::vector<WarmUpBuild> WarmUp(const std::string& backend, const std::filesystem::path& dir,
                                   const std::function<void(int, int)>& progress = {});
 
-  // Starts a sandbox importing Python and torch now, for the next compat
+  // Starts sandboxes importing Python and torch now (the candidate's, and
+  // when `options` time it the eager baseline's), for the next compat
   // candidate evaluated on `backend` with `options` (process/warm_pool.h), so
   // that its start overlaps the caller's own work (loading the task, or the
   // oracle's own start when it was launched without waiting). Does

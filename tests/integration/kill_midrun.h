@@ -14,11 +14,15 @@
 
 namespace hone::testing {
 
-// Returns waitpid's status of the killed process group's leader.
+// Returns waitpid's status of the killed process group's leader, or of the
+// leader as it exited on its own before that (at once: a run that failed
+// early is not waited for a minute).
 inline int KillOnceEvaluated(pid_t pid, const std::filesystem::path& db, int at_least = 2) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return status;
     if (!std::filesystem::exists(db)) continue;
     auto store = Store::Open(db);
     if (!store.ok()) continue;

@@ -451,6 +451,27 @@ TEST_F(WarmPoolFailureTest, SandboxesWarmingAtIdlePriorityPauseForAHostBoundMeas
   EXPECT_EQ(pool.paused(), 1);
 }
 
+// An untimed evaluation warms only its candidate's sandbox
+// (Evaluator::PrewarmCompat): the pool starts as many as asked, up to its
+// capacity, and a later Prepare tops it up.
+TEST_F(WarmPoolFailureTest, PrepareStartsAsManyAsAskedUpToTheCapacity) {
+  SKIP_WITHOUT_ORACLE();
+  SandboxConfig c = ConfigWithRunner(
+      "import time\n"
+      "def hone_compat_prewarm():\n"
+      "    time.sleep(60)\n");
+  WarmPool pool(true, 2, /*idle_priority=*/true);
+  pool.Prepare(c, 1);
+  pool.Pause();
+  EXPECT_EQ(pool.paused(), 1);
+  pool.Prepare(c, 5);
+  pool.Pause();
+  EXPECT_EQ(pool.paused(), 2) << "topped up to the capacity, not past it";
+  pool.Prepare(c);
+  pool.Pause();
+  EXPECT_EQ(pool.paused(), 2);
+}
+
 TEST_F(WarmPoolFailureTest, AConfigThatDiffersIsNotServedWarm) {
   SKIP_WITHOUT_ORACLE();
   SandboxConfig c = ConfigWithRunner("def hone_compat_prewarm():\n    pass\n");

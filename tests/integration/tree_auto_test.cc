@@ -281,8 +281,12 @@ TEST_F(TreeAutoTest, AutoSpreadsItsCallsAndFindsTheFastKernelThroughTheTree) {
 
 void TreeAutoTest::KillAndResume(const std::vector<std::string>& strategy) {
   AnswerByRule(true, 300);
-  int status = KillOnceEvaluated(SpawnHone(Args("killed", strategy)), db_);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it could be killed";
+  const std::filesystem::path log = dir_ / "killed.log";
+  int status = KillOnceEvaluated(SpawnHone(Args("killed", strategy), log.string()), db_);
+  ASSERT_TRUE(WIFSIGNALED(status))
+      << "the run ended before it could be killed, exit status "
+      << (WIFEXITED(status) ? WEXITSTATUS(status) : -1) << "; its output:\n"
+      << Slurp(log) << "\nits stored candidates: " << Rows().size();
   std::map<int, std::string> finished_before;  // seq -> when its evaluation finished
   auto before = Rows();
   for (const auto& r : before)
