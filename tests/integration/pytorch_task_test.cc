@@ -266,15 +266,22 @@ TEST(WarmSandboxTest, WarmAndColdSandboxesGiveTheSameVerdict) {
   ASSERT_TRUE(w.ok()) << w.status().message();
   EXPECT_EQ(w->status, VerdictStatus::kPassed) << w->reason << "\n" << w->sandbox.output_head;
   EXPECT_TRUE(w->sandbox.warm) << ::testing::PrintToString(w->notes);
-  // PrewarmCompat started two (a candidate and its baseline); without
-  // KeepWarm none is started after them.
+  // Untimed, PrewarmCompat started one, the candidate's (an eager baseline
+  // is never timed); without KeepWarm none is started after it.
   auto second = warm.Evaluate(task, file, o);
   ASSERT_TRUE(second.ok()) << second.status().message();
-  EXPECT_TRUE(second->sandbox.warm);
-  auto third = warm.Evaluate(task, file, o);
-  ASSERT_TRUE(third.ok()) << third.status().message();
-  EXPECT_FALSE(third->sandbox.warm);
-  EXPECT_EQ(third->status, VerdictStatus::kPassed) << third->reason;
+  EXPECT_FALSE(second->sandbox.warm);
+  EXPECT_EQ(second->status, VerdictStatus::kPassed) << second->reason;
+  // Timed, it starts two: a candidate and its baseline.
+  Evaluator timed(Env().evaluator->env(), Env().oracle.get());
+  EvalOptions t = o;
+  t.time = true;
+  timed.PrewarmCompat("cpu", t);
+  for (int i = 0; i < 3; ++i) {
+    auto v = timed.Evaluate(task, file, o);
+    ASSERT_TRUE(v.ok()) << v.status().message();
+    EXPECT_EQ(v->sandbox.warm, i < 2) << "evaluation " << i;
+  }
 
   Evaluator cold(Env().evaluator->env(), Env().oracle.get());
   auto c = cold.Evaluate(task, file, o);
