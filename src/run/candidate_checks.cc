@@ -36,9 +36,11 @@ constexpr double kEagerLaunchFloorSeconds = 30e-6;
 // pays around its forward: 0.4-0.8 ms on a loaded 2-core Intel VM, about
 // twice that on a 2-core AMD VM where page faults cost 8-20 us (an honest
 // load_inline file's calls were 2.06 ms beyond their reported time against
-// 1.94 ms allowed at 1 ms), hence 2 ms. On CUDA calls are held and this
-// allowance does not apply to them.
-constexpr double kCompatShimCpuSeconds = 2e-3;
+// 1.94 ms allowed at 1 ms), and at 2 ms two honest load_inline files under
+// a fresh clone's test load were 3.56 and 3.59 ms beyond against 2.61 and
+// 2.72 ms allowed, hence 4 ms. On CUDA calls are held and this allowance
+// does not apply to them.
+constexpr double kCompatShimCpuSeconds = 4e-3;
 constexpr double kPostMarkCopyShare = 2.0;
 // GPU event time, which includes the shim's Python between the mark and the
 // copy (132 and 137 us seen on an H100 for one tiny output; the runner
