@@ -23,6 +23,21 @@ const CaseShapes& SmallestCase(const std::vector<CaseShapes>& cases) {
 
 }  // namespace
 
+std::string SanitizerSkipReason(const BackendTraits& backend, const Language& language, bool compat,
+                                const std::vector<std::string>& kernels) {
+  if (!backend.sanitizer)
+    return "compute-sanitizer checks CUDA candidates; this one runs on the " + backend.label;
+  if (!language.sanitizer)
+    return "compute-sanitizer does not run " + language.label + " candidates";
+  // Its work is PyTorch's (a passing file without kernels had --allow
+  // library): memcheck over torch's kernels at full size takes up to minutes
+  // and checks nothing the candidate wrote.
+  if (compat && kernels.empty())
+    return "the file defines no kernel of its own (its work is PyTorch's); compute-sanitizer "
+           "checks a candidate's own kernels";
+  return "";
+}
+
 Status SanitizeStage::Run(const std::filesystem::path& library) {
   Verdict::Sanitizer& report = s_.v.sanitizer.emplace();
   auto started = RunState::Clock::now();
@@ -30,15 +45,9 @@ Status SanitizeStage::Run(const std::filesystem::path& library) {
     report.seconds = std::chrono::duration<double>(RunState::Clock::now() - started).count();
     return Status::Ok();
   };
-  if (!s_.backend.traits().sanitizer) {
-    report.not_run = "compute-sanitizer checks CUDA candidates; this one runs on the " +
-                     s_.backend.traits().label;
-    return done();
-  }
-  if (!s_.language.sanitizer) {
-    report.not_run = "compute-sanitizer does not run " + s_.language.label + " candidates";
-    return done();
-  }
+  report.not_run =
+      SanitizerSkipReason(s_.backend.traits(), s_.language, s_.compat, s_.cand.kernels);
+  if (!report.not_run.empty()) return done();
   std::optional<std::filesystem::path> tool = FindCudaTool("compute-sanitizer");
   if (!tool) {
     report.not_run = "compute-sanitizer not found (PATH, CUDA_HOME/bin, /usr/local/cuda/bin)";

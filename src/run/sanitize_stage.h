@@ -4,13 +4,16 @@
 // reference source's. The result goes into Verdict::sanitizer: memcheck
 // errors fail the verdict (runtime_error), racecheck's and initcheck's are
 // notes. A CPU or compat candidate, or a machine without the tool, gets
-// Verdict::Sanitizer::not_run saying why.
+// Verdict::Sanitizer::not_run saying why, as does a ModelNew file that
+// defines no kernel of its own.
 //
 // Status is for the worker's own failures (the reference, its files).
 // Borrows everything; not thread-safe.
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "run/candidate_runner.h"
 #include "run/reference_source.h"
@@ -18,6 +21,12 @@
 #include "tools/sanitize.h"
 
 namespace hone {
+
+// Why compute-sanitizer does not run a candidate of `language` on
+// `backend` whose source defines `kernels` (`compat`: a ModelNew file), or
+// "" when it does.
+std::string SanitizerSkipReason(const BackendTraits& backend, const Language& language, bool compat,
+                                const std::vector<std::string>& kernels);
 
 class SanitizeStage {
  public:

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "report/verdict_text.h"
+#include "run/sanitize_stage.h"
 
 namespace hone {
 namespace {
@@ -77,6 +78,29 @@ TEST(SanitizerOutputTest, TheVerdictLineNamesEachToolAndWhyNothingRan) {
   Verdict::Sanitizer cpu;
   cpu.not_run = "compute-sanitizer checks CUDA candidates; this one runs on the CPU";
   EXPECT_EQ(DescribeSanitizer(cpu), "not run: " + cpu.not_run);
+}
+
+// Which candidates the tool runs on: a CUDA backend, a language it can run,
+// and a ModelNew file only where it defines kernels of its own (one that
+// passed without any had --allow library: all its work is PyTorch's).
+TEST(SanitizerSkipTest, ACudaCandidateWithKernelsOfItsOwnIsChecked) {
+  BackendTraits cuda;
+  cuda.label = "GPU";
+  cuda.sanitizer = true;
+  Language modelnew;
+  modelnew.label = "KernelBench ModelNew";
+  modelnew.sanitizer = true;
+  EXPECT_EQ(SanitizerSkipReason(cuda, modelnew, true, {"relu_kernel"}), "");
+  EXPECT_EQ(SanitizerSkipReason(cuda, modelnew, false, {}), "");  // a native .cu: no scan
+  EXPECT_EQ(SanitizerSkipReason(cuda, modelnew, true, {}),
+            "the file defines no kernel of its own (its work is PyTorch's); compute-sanitizer "
+            "checks a candidate's own kernels");
+  BackendTraits cpu;
+  EXPECT_EQ(SanitizerSkipReason(cpu, modelnew, true, {"k"}),
+            "compute-sanitizer checks CUDA candidates; this one runs on the CPU");
+  modelnew.sanitizer = false;
+  EXPECT_EQ(SanitizerSkipReason(cuda, modelnew, true, {"k"}),
+            "compute-sanitizer does not run KernelBench ModelNew candidates");
 }
 
 }  // namespace
