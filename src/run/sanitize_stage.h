@@ -3,9 +3,9 @@
 // verification and never while timing, its inputs a value set of the
 // reference source's. The result goes into Verdict::sanitizer: memcheck
 // errors fail the verdict (runtime_error), racecheck's and initcheck's are
-// notes. A CPU or compat candidate, or a machine without the tool, gets
-// Verdict::Sanitizer::not_run saying why, as does a ModelNew file that
-// defines no kernel of its own.
+// notes. A CPU candidate, one of a language the tool cannot run, a ModelNew
+// file that defines no kernel of its own (SanitizerSkipReason), or a machine
+// without the tool gets Verdict::Sanitizer::not_run saying why.
 //
 // Status is for the worker's own failures (the reference, its files).
 // Borrows everything; not thread-safe.

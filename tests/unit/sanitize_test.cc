@@ -91,7 +91,8 @@ TEST(SanitizerSkipTest, ACudaCandidateWithKernelsOfItsOwnIsChecked) {
   modelnew.label = "KernelBench ModelNew";
   modelnew.sanitizer = true;
   EXPECT_EQ(SanitizerSkipReason(cuda, modelnew, true, {"relu_kernel"}), "");
-  EXPECT_EQ(SanitizerSkipReason(cuda, modelnew, false, {}), "");  // a native .cu: no scan
+  // A native candidate is checked whatever kernels it defines.
+  EXPECT_EQ(SanitizerSkipReason(cuda, modelnew, false, {}), "");
   EXPECT_EQ(SanitizerSkipReason(cuda, modelnew, true, {}),
             "the file defines no kernel of its own (its work is PyTorch's); compute-sanitizer "
             "checks a candidate's own kernels");
