@@ -70,6 +70,11 @@ class Run {
   }
 
   Status Execute(const std::filesystem::path& candidate);
+  // Why compute-sanitizer would not run this candidate, or "" (after
+  // Execute: a ModelNew file's kernels are known once it is scanned).
+  std::string SanitizerSkip() const {
+    return SanitizerSkipReason(s_.backend.traits(), s_.language, s_.compat, s_.cand.kernels);
+  }
 
  private:
   Status ExecuteSteps(const std::filesystem::path& candidate);
@@ -345,6 +350,10 @@ std::vector<Evaluator::WarmUpBuild> Evaluator::WarmUp(
 
 Status Evaluator::SanitizeInto(const Task& task, const std::filesystem::path& candidate,
                                const EvalOptions& options, Verdict& v) {
+  if (candidate == last_passed_ && !last_passed_sanitizer_skip_.empty()) {
+    v.sanitizer.emplace().not_run = last_passed_sanitizer_skip_;
+    return Status::Ok();
+  }
   EvalOptions o = options;
   o.time = false;
   o.sanitize = true;
@@ -387,6 +396,9 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
   Run run(env_, *backend, *language, oracle_, task, options, progress, v, prebuilder,
           language->modelnew() ? LoaderFor(*language) : nullptr, warm_pool_.get(), keep_warm_);
   HONE_RETURN_IF_ERROR(run.Execute(candidate));
+  const bool passed = v.status == VerdictStatus::kPassed;
+  last_passed_ = passed ? candidate : std::filesystem::path();
+  last_passed_sanitizer_skip_ = passed ? run.SanitizerSkip() : std::string();
   ResolveVerdictSpeedup(v, options.timing.target_rse);
   if (!warm_pool_->disabled_reason().empty() && !warm_note_given_) {
     v.notes.push_back("warm sandboxes are off: " + warm_pool_->disabled_reason());

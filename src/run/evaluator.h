@@ -47,8 +47,9 @@ class Evaluator {
   // For bench and optimize: compute-sanitizer on a candidate that `v` (its
   // timed verdict) says passed, never while timing. A verification-only
   // evaluation with EvalOptions::sanitize; its findings go into `v`, and
-  // memcheck errors turn `v` into a runtime_error. A CPU or compat
-  // candidate gets Verdict::Sanitizer::not_run.
+  // memcheck errors turn `v` into a runtime_error. A candidate the tool
+  // does not run (SanitizerSkipReason) gets Verdict::Sanitizer::not_run,
+  // without a second evaluation when it is the one Evaluate passed last.
   Status SanitizeInto(const Task& task, const std::filesystem::path& candidate,
                       const EvalOptions& options, Verdict& v);
 
@@ -100,6 +101,11 @@ class Evaluator {
   std::map<std::string, std::unique_ptr<ModelNewLoader>> loaders_;  // by language
   bool keep_warm_ = false;
   bool warm_note_given_ = false;
+  // Why compute-sanitizer would not run the candidate last evaluated, when it
+  // passed (SanitizerSkipReason, known once its kernels are): SanitizeInto
+  // then needs no second evaluation to say so.
+  std::filesystem::path last_passed_;
+  std::string last_passed_sanitizer_skip_;
 };
 
 }  // namespace hone

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/testhost/testhost_backend.h"
+#include "core/fs.h"
 #include "task/task_loader.h"
 #include "test_env.h"
 
@@ -89,6 +90,37 @@ TEST(TestHostBackendTest, ResolveBackendKeepsItsSourcesOnTheCpuUnlessAsked) {
   auto v = evaluator->Evaluate(FixtureAdd(), Candidate("correct.cpp"), VerifyOnly());
   ASSERT_TRUE(v.ok()) << v.status().message();
   EXPECT_EQ(v->backend, "cpu");
+}
+
+// Bench and optimize sanitize a new best right after evaluating it. When the
+// tool would not run it (here: the CPU), the evaluation that passed already
+// knows why, and SanitizeInto says so without evaluating it again: the
+// candidate's file, gone since, is not read a second time.
+TEST(SanitizeIntoTest, TheCandidateJustPassedIsNotEvaluatedAgainToSayWhyNot) {
+  Evaluator evaluator(TestCpuEnv());
+  auto dir = MakeTempDir(TestCache() / "tmp", "sanitize-into");
+  ASSERT_TRUE(dir.ok()) << dir.status().message();
+  const std::filesystem::path copy = *dir / "correct.cpp";
+  std::filesystem::copy_file(Candidate("correct.cpp"), copy);
+  auto v = evaluator.Evaluate(FixtureAdd(), copy, VerifyOnly());
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
+  std::filesystem::remove(copy);
+  ASSERT_TRUE(evaluator.SanitizeInto(FixtureAdd(), copy, VerifyOnly(), *v).ok());
+  ASSERT_TRUE(v->sanitizer.has_value());
+  EXPECT_EQ(v->sanitizer->not_run,
+            "compute-sanitizer checks CUDA candidates; this one runs on the CPU");
+  EXPECT_EQ(v->status, VerdictStatus::kPassed);
+  // Another candidate than the one just passed is evaluated again, and
+  // its file, never there, cannot be read.
+  Verdict other = *v;
+  other.sanitizer.reset();
+  const std::filesystem::path never = *dir / "never.cpp";
+  Status again = evaluator.SanitizeInto(FixtureAdd(), never, VerifyOnly(), other);
+  EXPECT_FALSE(again.ok());
+  EXPECT_NE(again.message().find("never.cpp"), std::string::npos) << again.message();
+  EXPECT_FALSE(other.sanitizer.has_value());
+  std::filesystem::remove_all(*dir);
 }
 
 }  // namespace
