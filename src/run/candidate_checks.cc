@@ -59,6 +59,15 @@ constexpr double kEscapedWorkFloorSeconds = 200e-6;
 // it is rejected: one is noise (another context on the GPU, preemption).
 constexpr int kSlowSyncsToReject = 2;
 
+// A negative figure: the sandbox was kept off a core even inside the span
+// it reported, so it did no work outside it.
+std::string CpuBeyondWords(double cpu_beyond) {
+  if (cpu_beyond <= 0)
+    return "the sandbox used no CPU time beyond the reported time (it waited for a core "
+           "inside its calls too)";
+  return "the sandbox's CPU time beyond the reported time was " + Seconds(cpu_beyond) + " per call";
+}
+
 }  // namespace
 
 bool CandidateChecks::CheckOutputs(const SetLayout& set, const Ids& actual, const Ids& expected,
@@ -412,9 +421,9 @@ bool CandidateChecks::CheckReportedFlush(const ReportedTimeBounds& b) {
 // On the CPU, time hidden outside the measured span is work, and work costs
 // the sandbox CPU time; on a machine with more runnable threads than cores
 // the worker's clock also waits for a core, which costs none.
-CallTimeJudgement JudgeCallTime(double extra, double allowed, double cpu_beyond) {
+CallTimeJudgement JudgeCallTime(double extra, double allowed, std::optional<double> cpu_beyond) {
   if (extra <= allowed) return CallTimeJudgement::kWithin;
-  if (cpu_beyond >= 0 && cpu_beyond <= allowed) return CallTimeJudgement::kWaitedForCore;
+  if (cpu_beyond && *cpu_beyond <= allowed) return CallTimeJudgement::kWaitedForCore;
   return CallTimeJudgement::kUnaccounted;
 }
 
@@ -444,12 +453,11 @@ bool CandidateChecks::CheckReportedTimes(const TimingResult& ref, const TimingRe
       return RecordCallTime(true, detail, cand.summary.median);
     case CallTimeJudgement::kWaitedForCore:
       return RecordCallTime(true,
-                            detail +
-                                "; the machine was busy: the sandbox's CPU time beyond the "
-                                "reported time was " +
-                                Seconds(b.cand_cpu_beyond) + " per call, so the rest was waiting",
+                            detail + "; the machine was busy: " +
+                                CpuBeyondWords(*b.cand_cpu_beyond) + ", so the rest was waiting",
                             cand.summary.median);
     case CallTimeJudgement::kUnaccounted:
+      if (b.cand_cpu_beyond) detail += "; " + CpuBeyondWords(*b.cand_cpu_beyond);
       break;
   }
   if (s_.compat && held && b.launches > 0) {

@@ -38,23 +38,24 @@ namespace hone {
 // What CheckReportedTimes compares beyond the two sides' timings: medians of
 // the reported flush (ref_prepare < 0: there is no reference side), how much
 // larger the candidate's line flush is, its launches per call, and (CPU
-// backend; < 0 where not counted) the median CPU time its sandbox used per
-// timed request beyond the reported call and flush.
+// backend; empty where not counted) the median CPU time its sandbox used per
+// timed request beyond the reported call and flush. That median is negative
+// when the sandbox was kept off a core inside its own measured span.
 struct ReportedTimeBounds {
   double ref_prepare = 0, cand_prepare = 0;
   double flush_ratio = 1;
   double launches = 0;
-  double cand_cpu_beyond = -1;
+  std::optional<double> cand_cpu_beyond;
 };
 
 // What the worker's clock says of the candidate's timed calls: `extra` is its
 // median time beyond the reports less the reference's, `allowed` the most
 // the harness explains, `cpu_beyond` the sandbox's CPU time per call beyond
-// the reports (< 0: not counted). Time over `allowed` that the sandbox did
-// not spend running (it waited for a core on a busy machine) is not hidden
-// work.
+// the reports (empty: not counted; negative: it waited for a core even
+// inside the span it reported). Time over `allowed` that the sandbox did not
+// spend running (it waited for a core on a busy machine) is not hidden work.
 enum class CallTimeJudgement { kWithin, kWaitedForCore, kUnaccounted };
-CallTimeJudgement JudgeCallTime(double extra, double allowed, double cpu_beyond);
+CallTimeJudgement JudgeCallTime(double extra, double allowed, std::optional<double> cpu_beyond);
 
 class CandidateChecks {
  public:
