@@ -11,6 +11,7 @@
 #include "build/cuda_split_step.h"
 #include "build/error_trim.h"
 #include "build/ptxas_report.h"
+#include "core/file_lock.h"
 #include "core/fs.h"
 #include "core/hash.h"
 #include "core/subprocess.h"
@@ -257,6 +258,18 @@ Result<BuildResult> TorchExtensionBuilder::Build(const TorchExtensionPlan& plan)
   auto start = std::chrono::steady_clock::now();
   HONE_ASSIGN_OR_RETURN(std::string key, TorchExtensionCacheKey(plan));
   std::optional<BuildResult> hit = cache_.Lookup(key);
+  std::optional<FileLock> same;
+  if (!hit) {
+    // Builds of one extension at once (bench lanes given the same file, a
+    // prebuild and a second evaluation) would each compile it, 10-20 s of
+    // a core apiece: the later ones wait for the first and take its result.
+    // Past the wait, or where the lock cannot be had, they build anyway.
+    std::error_code ec;
+    fs::create_directories(cache_dir_ / "locks", ec);
+    same.emplace(cache_dir_ / "locks" / (key + ".lock"),
+                 std::chrono::duration_cast<std::chrono::milliseconds>(options_.step_timeout));
+    hit = cache_.Lookup(key);
+  }
   Result<BuildResult> r = hit ? Result<BuildResult>(*hit) : BuildUncached(plan, key);
   if (r.ok())
     r->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -178,6 +178,8 @@ TEST_F(TorchExtensionTest, TheSamePlanTwiceAtOnce) {
   EXPECT_TRUE(a->ok && b->ok) << a->full_log << b->full_log;
   EXPECT_EQ(a->library, b->library);
   EXPECT_TRUE(fs::is_regular_file(a->library));
+  // One compiled; the other waited for it and took its library.
+  EXPECT_NE(a->cached, b->cached) << "both built: " << a->cached << " " << b->cached;
 }
 
 // nvcc on PATH or in /usr/local/cuda/bin; "" when neither runs.
