@@ -444,6 +444,19 @@ def hone_compat_prewarm():
         pass
 
 
+def hone_compat_after_fork(old_scratch, new_scratch):
+    """A warm sandbox forked from a zygote (src/sandbox/zygote.h): what the
+    environment says of the zygote's scratch folder (HOME, TMPDIR and the
+    build and cache folders _environment named) now says of the child's,
+    which is already its working directory."""
+    old, new = os.fsdecode(old_scratch), os.fsdecode(new_scratch)
+    for key, value in list(os.environ.items()):
+        if old in value:
+            os.environ[key] = value.replace(old, new)
+    import tempfile
+    tempfile.tempdir = None
+
+
 def hone_compat_load(config_json):
     """Loads the module and builds its model; an exception is described in a
     `load_failed` event (the verdict's words) and raised again."""

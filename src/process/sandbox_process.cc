@@ -192,6 +192,14 @@ size_t ResidentBytes(pid_t pid) {
   return n == 2 ? resident * static_cast<size_t>(sysconf(_SC_PAGESIZE)) : 0;
 }
 
+// A sandbox's private folder, its user's (nobody's, as root).
+Result<std::filesystem::path> MakeScratch(const SandboxConfig& c) {
+  HONE_ASSIGN_OR_RETURN(std::filesystem::path scratch, MakeTempDir(c.scratch_root, "sandbox"));
+  if (geteuid() == 0 && chown(scratch.c_str(), 65534, 65534) != 0)
+    return Status::Io("cannot hand the scratch directory to user nobody");
+  return scratch;
+}
+
 std::string ViolationText(const wire::Reply& r) {
   std::string msg(r.message, strnlen(r.message, sizeof r.message));
   return msg.empty() ? wire::DescribeViolation(r.detail) : msg;
@@ -248,6 +256,17 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Spawn(const SandboxConfi
 
 Result<std::unique_ptr<SandboxProcess>> SandboxProcess::SpawnWarm(const SandboxConfig& c,
                                                                   bool idle_priority) {
+  return StartWarming(c, idle_priority, /*zygote=*/false);
+}
+
+Result<std::unique_ptr<SandboxProcess>> SandboxProcess::SpawnZygote(const SandboxConfig& c,
+                                                                    bool idle_priority) {
+  return StartWarming(c, idle_priority, /*zygote=*/true);
+}
+
+Result<std::unique_ptr<SandboxProcess>> SandboxProcess::StartWarming(const SandboxConfig& c,
+                                                                     bool idle_priority,
+                                                                     bool zygote) {
   if (c.python_library.empty() || c.python_runner.empty() || c.profile)
     return Status::Invalid("a warm sandbox needs a compat runtime and no profiler");
   int pair[2];
@@ -257,6 +276,7 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::SpawnWarm(const SandboxC
                                         "--prewarm-python", c.python_library.string(),
                                         "--prewarm-runner", c.python_runner.string()};
   if (idle_priority) warm_args.push_back("--prewarm-idle");
+  if (zygote) warm_args.push_back("--zygote");
   auto sp = Launch(c, nullptr, pair[1], warm_args, idle_priority);
   close(pair[1]);
   if (!sp.ok()) {
@@ -276,9 +296,7 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Launch(
   signal(SIGPIPE, SIG_IGN);
   std::unique_ptr<SandboxProcess> sp(new SandboxProcess());
   sp->memory_limit_ = c.memory_limit_bytes;
-  HONE_ASSIGN_OR_RETURN(sp->scratch_, MakeTempDir(c.scratch_root, "sandbox"));
-  if (geteuid() == 0 && chown(sp->scratch_.c_str(), 65534, 65534) != 0)
-    return Status::Io("cannot hand the scratch directory to user nobody");
+  HONE_ASSIGN_OR_RETURN(sp->scratch_, MakeScratch(c));
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   Pipe req, rep, log;
   if (!req.Open() || !rep.Open() || !log.Open()) {
@@ -332,6 +350,67 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Launch(
   sp->log_fd_ = log.r;
   fcntl(sp->log_fd_, F_SETFL, O_NONBLOCK);
   return sp;
+}
+
+Result<std::unique_ptr<SandboxProcess>> SandboxProcess::ForkWarm(SandboxProcess& zygote,
+                                                                 const SandboxConfig& c,
+                                                                 std::chrono::milliseconds wait) {
+  if (zygote.handoff_fd_ < 0 || !zygote.warm_ || zygote.pid_ <= 0)
+    return Status::Internal("ForkWarm needs a warm zygote");
+  std::unique_ptr<SandboxProcess> sp(new SandboxProcess());
+  sp->memory_limit_ = c.memory_limit_bytes;
+  HONE_ASSIGN_OR_RETURN(sp->scratch_, MakeScratch(c));
+  Pipe req, rep, log;
+  int pair[2] = {-1, -1};
+  if (!req.Open() || !rep.Open() || !log.Open() ||
+      socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+    req.Close(), rep.Close(), log.Close();
+    return Status::Io(std::string("pipe: ") + strerror(errno));
+  }
+  std::string error;
+  bool sent = handoff::Send(zygote.handoff_fd_, {sp->scratch_.string()},
+                            {req.r, rep.w, log.w, pair[1]}, &error);
+  // The zygote has its own copies now (or never will).
+  for (int* fd : {&req.r, &rep.w, &log.w, &pair[1]}) {
+    close(*fd);
+    *fd = -1;
+  }
+  auto fail = [&](const std::string& why) {
+    req.Close(), rep.Close(), log.Close();
+    close(pair[0]);
+    return Status::Unavailable("the zygote forked no sandbox: " + why);
+  };
+  if (!sent) return fail(error);
+  pollfd ready{zygote.handoff_fd_, POLLIN, 0};
+  if (poll(&ready, 1, static_cast<int>(wait.count())) <= 0) return fail("no reply in time");
+  std::vector<std::string> reply;
+  std::vector<int> unexpected;
+  if (!handoff::Receive(zygote.handoff_fd_, &reply, &unexpected, &error)) return fail(error);
+  for (int fd : unexpected) close(fd);
+  if (reply.size() != 2) return fail("a malformed reply");
+  if (reply[0] != "pid") return fail(reply[1]);
+  const pid_t pid = static_cast<pid_t>(std::atol(reply[1].c_str()));
+  if (pid <= 0) return fail("a malformed reply");
+  setpgid(pid, pid);  // as Launch: the group exists once this returns
+  sp->pid_ = pid;
+  sp->req_fd_ = req.w;
+  sp->rep_fd_ = rep.r;
+  sp->log_fd_ = log.r;
+  fcntl(sp->log_fd_, F_SETFL, O_NONBLOCK);
+  sp->handoff_fd_ = pair[0];
+  sp->idle_priority_ = zygote.idle_priority_;
+  return sp;
+}
+
+bool SandboxProcess::ReplyWaiting() const {
+  pollfd p{rep_fd_, POLLIN, 0};
+  return rep_fd_ >= 0 && poll(&p, 1, 0) > 0;
+}
+
+void SandboxProcess::Hurry() {
+  if (!idle_priority_) return;
+  LeaveIdlePriority();
+  idle_priority_ = false;
 }
 
 CallOutcome SandboxProcess::AwaitWarm(std::chrono::milliseconds timeout) {

@@ -49,6 +49,9 @@ struct SandboxConfig {
   // Compat: the interpreter (shared libpython) and python/hone_compat.py, for
   // a warm sandbox that starts Python before its candidate is known.
   std::filesystem::path python_library, python_runner;
+  // Compat: a warm pool may fork this config's warm sandboxes from one
+  // zygote (SpawnZygote) instead of starting each (process/warm_pool.h).
+  bool zygote = false;
 };
 
 // hone-sandbox's arguments for `c`'s confinement: the directories it may
@@ -114,6 +117,26 @@ class SandboxProcess {
                                                            bool idle_priority);
   CallOutcome AwaitWarm(std::chrono::milliseconds timeout);
   void HandOffWhenWarm(const SandboxConfig& config, const Arena& arena);
+  // A zygote (sandbox/zygote.h): warms as SpawnWarm's sandbox does, then
+  // forks warm sandboxes (ForkWarm) instead of taking a candidate. Never
+  // handed a candidate itself.
+  static Result<std::unique_ptr<SandboxProcess>> SpawnZygote(const SandboxConfig& config,
+                                                             bool idle_priority);
+  // A warm sandbox forked from `zygote` once that has warmed (AwaitWarm):
+  // used as SpawnWarm's (HandOffWhenWarm, AwaitReady), with Python and torch
+  // imported for about 25 ms of CPU. It is this process's own child, in a
+  // scratch folder of its own; the thread that spawned the zygote must
+  // outlive it (Spawn's rule). Waits for the zygote's reply up to `wait`;
+  // a refusal, or a zygote gone or silent, is a Status (the caller starts
+  // sandboxes another way).
+  static Result<std::unique_ptr<SandboxProcess>> ForkWarm(SandboxProcess& zygote,
+                                                          const SandboxConfig& config,
+                                                          std::chrono::milliseconds wait);
+  // Whether a reply (the warm one, while warming) is waiting to be read.
+  bool ReplyWaiting() const;
+  // A sandbox started under SCHED_IDLE back to normal priority for good (a
+  // caller waits for it, or a zygote is to fork without being starved).
+  void Hurry();
   // AwaitReady failed before the hand-off: the sandbox never warmed, so its
   // candidate never ran (start one cold instead).
   bool warm_failed() const { return warm_failed_; }
@@ -169,6 +192,8 @@ class SandboxProcess {
   void LeaveIdlePriority();
   // Spawn's and SpawnWarm's common part: `library` is the candidate, or the
   // hand-off socket when `warm_args` is not empty (arena is then null).
+  static Result<std::unique_ptr<SandboxProcess>> StartWarming(const SandboxConfig& config,
+                                                              bool idle_priority, bool zygote);
   static Result<std::unique_ptr<SandboxProcess>> Launch(const SandboxConfig& config,
                                                         const Arena* arena, int library,
                                                         const std::vector<std::string>& warm_args,

@@ -37,6 +37,10 @@ SandboxConfig BaseConfig(const EvaluatorEnv& env, const Backend& backend, const 
   config.landlock = opt.landlock;
   config.netns = opt.netns;
   config.profile = opt.profile;
+  // A compat config's warm sandboxes fork from one zygote on the CPU. On
+  // CUDA each still imports for itself: forking there waits for a GPU run
+  // of the zygote path (CUDA must never have started in a process that forks).
+  config.zygote = ZygotesEnabled() && !backend.traits().device_memory;
   return config;
 }
 

@@ -7,7 +7,9 @@
 // library and, on the CPU, the shared arena (inputs and outputs only;
 // expected outputs never enter this process). On CUDA the arena arrives as an
 // IPC handle. It confines itself, loads the library, reports ready, then
-// serves bind and call requests until told to exit or killed.
+// serves bind and call requests until told to exit or killed. A warm
+// sandbox starts Python first and gets the rest on a hand-off socket; a
+// zygote (sandbox/zygote.h) forks warm sandboxes instead.
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -31,6 +33,7 @@
 #include "hone/kernel.h"
 #include "sandbox/policy.h"
 #include "sandbox/workspace_guard.h"
+#include "sandbox/zygote.h"
 #include "wire/handoff.h"
 #include "wire/protocol.h"
 #if HONE_SANDBOX_CUDA
@@ -61,6 +64,8 @@ struct Options {
   int handoff_fd = -1;
   std::string prewarm_python, prewarm_runner;
   bool prewarm_idle = false;  // warming under SCHED_IDLE: back to normal at the hand-off
+  // Warmed, fork warm sandboxes on request instead (sandbox/zygote.h).
+  bool zygote = false;
   size_t rlimit_as = 0, rlimit_data = 0;
   // --standalone-tensor: one call on tensors of the sandbox's own, under
   // compute-sanitizer (sandbox/cuda/standalone.h); no worker protocol.
@@ -158,6 +163,8 @@ bool ParseArgs(int argc, char** argv, Options& o) {
       o.prewarm_runner = next();
     else if (a == "--prewarm-idle")
       o.prewarm_idle = true;
+    else if (a == "--zygote")
+      o.zygote = true;
     else if (a == "--rlimit-as")
       o.rlimit_as = std::strtoull(next().c_str(), nullptr, 10);
     else if (a == "--rlimit-data")
@@ -514,6 +521,8 @@ std::vector<std::string> ThreadNames() {
 // confinement in any case (sandbox/cuda/cuda_sandbox.cc's Init creates the context then).
 // numpy's OpenBLAS would start a pool at import: CompatEnvironment sizes it
 // to one thread.
+sandbox::EmbeddedPython g_python;  // Prewarm's, for a zygote's forks
+
 void Prewarm(const Options& o) {
   void* lib = dlopen(o.prewarm_python.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!lib) Die((std::string("prewarm: cannot load ") + o.prewarm_python).c_str());
@@ -529,7 +538,8 @@ void Prewarm(const Options& o) {
   std::fclose(f);
   init(0);
   if (run((source + "\nhone_compat_prewarm()\n").c_str()) != 0) Die("prewarm: importing failed");
-  save();  // the shim's constructor takes the interpreter lock back
+  g_python.library = lib;
+  g_python.thread_state = save();  // the shim's constructor takes the interpreter lock back
   std::fflush(stdout);
   std::fflush(stderr);
   std::vector<std::string> names = ThreadNames();
@@ -686,6 +696,11 @@ int main(int argc, char** argv) {
       Die("cannot enter the scratch directory");
     if (!o.prewarm_python.empty()) Prewarm(o);
     Send(o.ctl_out, MakeReply(wire::ReplyKind::kWarm, ""));
+    if (o.zygote) {
+      // Returns in a forked child only, which then warms as any sandbox.
+      o.scratch = sandbox::ServeForks({o.ctl_in, o.ctl_out, o.handoff_fd}, o.scratch, g_python);
+      Send(o.ctl_out, MakeReply(wire::ReplyKind::kWarm, ""));
+    }
     ReceiveHandoff(o);
     if (o.prewarm_idle) LeaveIdlePriority();
   }

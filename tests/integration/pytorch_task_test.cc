@@ -7,6 +7,7 @@
 // `hone eval`). Skips, with the reason, where no python3 imports torch.
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -18,6 +19,7 @@
 #include <thread>
 
 #include "compat/compat_candidate.h"
+#include "compat/compat_sandbox.h"
 #include "core/fs.h"
 #include "measure/stats.h"
 #include "process/arena.h"
@@ -266,13 +268,13 @@ TEST(WarmSandboxTest, WarmAndColdSandboxesGiveTheSameVerdict) {
   ASSERT_TRUE(w.ok()) << w.status().message();
   EXPECT_EQ(w->status, VerdictStatus::kPassed) << w->reason << "\n" << w->sandbox.output_head;
   EXPECT_TRUE(w->sandbox.warm) << ::testing::PrintToString(w->notes);
-  // Untimed, PrewarmCompat started one, the candidate's (an eager baseline
-  // is never timed); without KeepWarm none is started after it.
+  // On the CPU warm sandboxes fork from a zygote (sandbox/zygote.h), so a
+  // later evaluation, which no sandbox was kept warm for (no KeepWarm), gets
+  // one forked when it asks.
   auto second = warm.Evaluate(task, file, o);
   ASSERT_TRUE(second.ok()) << second.status().message();
-  EXPECT_FALSE(second->sandbox.warm);
+  EXPECT_TRUE(second->sandbox.warm);
   EXPECT_EQ(second->status, VerdictStatus::kPassed) << second->reason;
-  // Timed, it starts two: a candidate and its baseline.
   Evaluator timed(Env().evaluator->env(), Env().oracle.get());
   EvalOptions t = o;
   t.time = true;
@@ -280,7 +282,7 @@ TEST(WarmSandboxTest, WarmAndColdSandboxesGiveTheSameVerdict) {
   for (int i = 0; i < 3; ++i) {
     auto v = timed.Evaluate(task, file, o);
     ASSERT_TRUE(v.ok()) << v.status().message();
-    EXPECT_EQ(v->sandbox.warm, i < 2) << "evaluation " << i;
+    EXPECT_TRUE(v->sandbox.warm) << "evaluation " << i;
   }
 
   Evaluator cold(Env().evaluator->env(), Env().oracle.get());
@@ -288,6 +290,102 @@ TEST(WarmSandboxTest, WarmAndColdSandboxesGiveTheSameVerdict) {
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->status, VerdictStatus::kPassed) << c->reason;
   EXPECT_FALSE(c->sandbox.warm);
+}
+
+// The config of a CPU compat sandbox (hone's own runner), warmed by a zygote.
+SandboxConfig ZygoteConfig() {
+  auto rt = CompatRuntimeFromHello(Env().oracle->hello(), Env().oracle->python_dir());
+  EXPECT_TRUE(rt.ok()) << rt.status().message();
+  SandboxConfig c;
+  c.executable = BinaryDir() / "hone-sandbox";
+  c.scratch_root = TestCache() / "scratch";
+  EXPECT_TRUE(AddCompat(c, *rt).ok());
+  c.zygote = true;
+  c.library = c.python_runner;  // never loaded: no sandbox here is awaited
+  return c;
+}
+
+// The parent of a live process, from /proc/PID/stat ("pid (comm) S ppid").
+pid_t ParentOf(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  size_t paren = line.rfind(')');
+  return paren == std::string::npos ? -1 : std::atoi(line.c_str() + paren + 4);
+}
+
+// A zygote imports once and forks the pool's warm sandboxes: each is this
+// process's own child (it is reaped and signalled like a spawned one), in
+// a process group and a scratch folder of its own.
+TEST(WarmSandboxTest, AZygoteForksSandboxesThatAreTheWorkersOwnChildren) {
+  SKIP_WITHOUT_ORACLE();
+  SandboxConfig c = ZygoteConfig();
+  WarmPool pool(true, 2, /*idle_priority=*/false);
+  pool.Prepare(c);
+  const pid_t zygote = pool.zygote_pid();
+  ASSERT_GT(zygote, 0);
+  auto arena = Env().base.cpu().CreateArena(4096);
+  ASSERT_TRUE(arena.ok());
+  auto a = pool.Take(c, **arena, false);
+  auto b = pool.Take(c, **arena, false);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(pool.zygote_failure(), "");
+  for (const auto* sp : {a.get(), b.get()}) {
+    EXPECT_NE(sp->pid(), zygote);
+    EXPECT_EQ(ParentOf(sp->pid()), getpid());
+    EXPECT_EQ(getpgid(sp->pid()), sp->pid());
+  }
+  EXPECT_NE(a->scratch(), b->scratch());
+  EXPECT_EQ(pool.zygote_pid(), zygote) << "the zygote stays for the next";
+  // A zygote that is gone is let go: the pool starts sandboxes one by one.
+  kill(zygote, SIGKILL);
+  auto c3 = pool.Take(c, **arena, false);
+  EXPECT_NE(c3, nullptr);
+  EXPECT_EQ(pool.zygote_pid(), 0);
+  EXPECT_NE(pool.zygote_failure().find("the zygote forked no sandbox"), std::string::npos)
+      << pool.zygote_failure();
+  EXPECT_TRUE(pool.enabled()) << pool.disabled_reason();
+}
+
+// A forked sandbox's environment names its own scratch folder, not the
+// zygote's (python/hone_compat.py's hone_compat_after_fork): this ModelNew
+// refuses to load otherwise, and two evaluations in a row (two forks) pass.
+TEST(WarmSandboxTest, AForkedSandboxsEnvironmentNamesItsOwnFolder) {
+  SKIP_WITHOUT_ORACLE();
+  const Task& task = TaskNamed("elementwise_relu_scale");
+  fs::path file = TestCache() / ("zygote-env-" + std::to_string(getpid()) + ".py");
+  std::ofstream(file) << R"(import os
+import tempfile
+import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        here = os.getcwd()
+        named = {k: os.environ.get(k, "") for k in ("HOME", "TMPDIR", "TORCH_EXTENSIONS_DIR")}
+        named["tempfile"] = tempfile.gettempdir()
+        wrong = {k: v for k, v in named.items() if not v.startswith(here)}
+        if wrong:
+            raise RuntimeError("not in %s: %s" % (here, wrong))
+
+    def forward(self, x):
+        return torch.relu(x) * 2.0
+)";
+  EvalOptions o = VerifyOnly();
+  o.backend = "cpu";
+  o.lint_allow.insert("library");
+  Evaluator evaluator(Env().evaluator->env(), Env().oracle.get());
+  evaluator.PrewarmCompat("cpu", o);
+  for (int i = 0; i < 2; ++i) {
+    auto v = evaluator.Evaluate(task, file, o);
+    ASSERT_TRUE(v.ok()) << v.status().message();
+    EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason << "\n" << v->sandbox.output_head;
+    EXPECT_TRUE(v->sandbox.warm) << "evaluation " << i;
+  }
+  fs::remove(file);
 }
 
 // `hone eval`'s order: the oracle launched without waiting, a sandbox
