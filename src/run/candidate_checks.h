@@ -41,11 +41,13 @@ namespace hone {
 // backend; empty where not counted) the median CPU time its sandbox used per
 // timed request beyond the reported call and flush. That median is negative
 // when the sandbox was kept off a core inside its own measured span.
+// `cand_prepare_cpu` (CPU backend) is the median CPU time per request
+// outside the reported call: the flush and whatever ran before the clock.
 struct ReportedTimeBounds {
   double ref_prepare = 0, cand_prepare = 0;
   double flush_ratio = 1;
   double launches = 0;
-  std::optional<double> cand_cpu_beyond;
+  std::optional<double> cand_cpu_beyond, cand_prepare_cpu;
 };
 
 // What the worker's clock says of the candidate's timed calls: `extra` is its
@@ -55,6 +57,10 @@ struct ReportedTimeBounds {
 // inside the span it reported). Time over `allowed` that the sandbox did not
 // spend running (it waited for a core on a busy machine) is not hidden work.
 enum class CallTimeJudgement { kWithin, kWaitedForCore, kUnaccounted };
+// Whether the candidate's reported flush is long enough, against the
+// reference's, to have held work moved out of the measured call: on the CPU
+// only if its CPU time outside the call is as long too.
+bool FlushHidesWork(const ReportedTimeBounds& b);
 CallTimeJudgement JudgeCallTime(double extra, double allowed, std::optional<double> cpu_beyond);
 
 class CandidateChecks {

@@ -192,8 +192,10 @@ void TimingStage::RecordHarnessTime(int side, const CallOutcome& o) {
                         o.post_mark_seconds);
   prepares_[side].push_back(o.prepare_seconds);
   if (IsReference(side)) return;
-  if (call_cpu_seconds_ >= 0)
+  if (call_cpu_seconds_ >= 0) {
     cpu_beyond_.push_back(call_cpu_seconds_ - o.prepare_seconds - o.reported_seconds);
+    prepare_cpu_.push_back(call_cpu_seconds_ - o.reported_seconds);
+  }
   call_cpu_seconds_ = -1;
   launches_.push_back(o.launches);
   if (auto sample = s_.backend.SampleDevice()) gpu_samples_.push_back(*sample);
@@ -273,6 +275,7 @@ void TimingStage::Conclude(const InterleavedTimer& timer) {
   bounds.flush_ratio = FlushedBytesRatio();
   bounds.launches = launches_.empty() ? 0 : Summarize(launches_).median;
   if (!cpu_beyond_.empty()) bounds.cand_cpu_beyond = Summarize(cpu_beyond_).median;
+  if (!prepare_cpu_.empty()) bounds.cand_prepare_cpu = Summarize(prepare_cpu_).median;
   if (!checks_.CheckReportedTimes(ref, cand, bounds)) return;
   s_.v.timing.candidate_time = cand;
   if (with_reference) {

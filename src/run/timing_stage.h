@@ -105,6 +105,9 @@ class TimingStage {
   // beyond its reported call and flush. Hidden work on the CPU must run, so
   // it shows here; the wait of a busy machine for a core does not.
   std::vector<double> cpu_beyond_;
+  // The candidate's CPU time per timed request outside its reported call:
+  // its flush, and any work moved before the clock (candidate_checks.h).
+  std::vector<double> prepare_cpu_;
   double call_cpu_seconds_ = -1;  // the last timed call's; -1: not counted
   Status failure_;
   int rechecked_ = 0, rechecked_timed_ = 0;
