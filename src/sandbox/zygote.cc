@@ -114,6 +114,11 @@ std::string ServeForks(const ZygoteFds& fds, const std::string& own_scratch, Emb
   if (!py.library) Die("a zygote needs the embedded Python warmed first");
   const ForkApi api = FindForkApi(py.library);
   const pid_t worker = getppid();
+  // Its CPUs now, before any child has run a candidate: a child resets to
+  // them, so a candidate that re-pinned the zygote (same user, no root)
+  // cannot pin the sandboxes forked after it.
+  cpu_set_t cpus;
+  const bool have_cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0;
   while (true) {
     std::vector<std::string> args;
     std::vector<int> got;
@@ -131,6 +136,7 @@ std::string ServeForks(const ZygoteFds& fds, const std::string& own_scratch, Emb
     if (pid == 0) {
       api.after_fork_child();
       TakeChildsPlace(fds, got, worker);
+      if (have_cpus) sched_setaffinity(0, sizeof cpus, &cpus);
       const std::string& scratch = args[0];
       if (chdir(scratch.c_str()) != 0) Die("cannot enter the scratch directory " + scratch);
       std::string call = "hone_compat_after_fork(" + BytesLiteral(own_scratch) + ", " +
