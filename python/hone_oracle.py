@@ -1323,6 +1323,27 @@ def serve(device):
     return 0
 
 
+def exit_with_worker():
+    """A thread that ends the process the moment hone's end of stdin closes.
+    hone ends its oracle itself when it ends normally; one killed outright
+    (SIGKILL, the OOM killer) left it running until it next read a request,
+    after an import or a baseline's timing of seconds to minutes, holding
+    the GPU's memory. hone never half-closes the socket while it waits for
+    a reply, so the peer's hang-up only ever means it is gone."""
+    import select
+    import threading
+
+    def watch():
+        poller = select.poll()
+        poller.register(0, select.POLLRDHUP)
+        while True:
+            for _, events in poller.poll():
+                if events & (select.POLLRDHUP | select.POLLHUP | select.POLLERR | select.POLLNVAL):
+                    os._exit(0)
+
+    threading.Thread(target=watch, name="hone-exit-with-worker", daemon=True).start()
+
+
 def main(argv):
     import argparse
     ap = argparse.ArgumentParser(description="hone's PyTorch oracle (docs/ORACLE.md)")
@@ -1332,7 +1353,11 @@ def main(argv):
     ap.add_argument("--bytecode-dir", default=None,
                     help="keep compiled Python bytecode here (sys.pycache_prefix)")
     ap.add_argument("--device", default=None, help="cpu or cuda:N (default: cuda:0 if present)")
+    ap.add_argument("--exit-with-worker", action="store_true",
+                    help="exit the moment the other end of stdin (a socket) closes")
     opts = ap.parse_args(argv)
+    if opts.exit_with_worker:
+        exit_with_worker()
     if opts.bytecode_dir:
         use_bytecode_dir(opts.bytecode_dir)
     if opts.runtime:

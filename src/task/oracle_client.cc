@@ -238,7 +238,9 @@ Result<std::unique_ptr<OracleClient>> OracleClient::StartWith(const OracleOption
     return Status::Io(std::string("pipe: ") + strerror(errno));
   }
 
-  std::vector<std::string> argv = OracleArgv(options, script, python, {});
+  // A worker killed outright (SIGKILL, the OOM killer) leaves no one to end
+  // its oracle: it ends itself when its request socket's other end closes.
+  std::vector<std::string> argv = OracleArgv(options, script, python, {"--exit-with-worker"});
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(a.data());
   args.push_back(nullptr);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/fs.h"
@@ -394,6 +396,57 @@ TEST(OracleClientDeath, TimeoutKillsAndReports) {
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.status().message().find("timed out"), std::string::npos) << p.status().message();
   EXPECT_FALSE(c->alive());
+}
+
+// Whether `pid` has ended (gone, or a zombie no one has reaped yet).
+bool Ended(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  size_t paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z';
+}
+
+// A worker killed outright (SIGKILL) while its oracle is busy (here loading
+// a problem that sleeps a minute at import) takes the oracle with it: the
+// oracle watches its request socket (--exit-with-worker) instead of
+// finding the worker gone only at its next read.
+TEST(OracleClientDeath, AKilledWorkersOracleEndsAtOnce) {
+  {
+    auto probe = OracleClient::Start(TestOptions());
+    std::unique_ptr<OracleClient> c;
+    START_OR_SKIP(c, probe);
+  }
+  fs::path problem = *MakeTempDir(fs::temp_directory_path(), "hone-oracle-orphan");
+  std::ofstream(problem / "slow.py") << "import time\ntime.sleep(60)\n";
+  int report[2];
+  ASSERT_EQ(pipe(report), 0);
+  pid_t worker = fork();
+  ASSERT_GE(worker, 0);
+  if (worker == 0) {
+    close(report[0]);
+    auto c = OracleClient::Start(TestOptions());
+    pid_t oracle = c.ok() ? (*c)->pid() : -1;
+    if (write(report[1], &oracle, sizeof oracle) != sizeof oracle) _exit(1);
+    if (c.ok()) (void)(*c)->Load(problem / "slow.py");  // killed in here
+    _exit(0);
+  }
+  close(report[1]);
+  pid_t oracle = -1;
+  ASSERT_EQ(read(report[0], &oracle, sizeof oracle), static_cast<ssize_t>(sizeof oracle));
+  close(report[0]);
+  ASSERT_GT(oracle, 0);
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // the load is under way
+  ASSERT_FALSE(Ended(oracle));
+  kill(worker, SIGKILL);
+  waitpid(worker, nullptr, 0);
+  auto t0 = std::chrono::steady_clock::now();
+  while (!Ended(oracle) && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(15))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(Ended(oracle)) << "the oracle outlived its worker by 15 s";
+  if (!Ended(oracle)) kill(-oracle, SIGKILL);
+  std::error_code ec;
+  fs::remove_all(problem, ec);
 }
 
 }  // namespace
