@@ -383,6 +383,7 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::ForkWarm(SandboxProcess&
   if (!sent) return fail(error);
   pollfd ready{zygote.handoff_fd_, POLLIN, 0};
   if (poll(&ready, 1, static_cast<int>(wait.count())) <= 0) return fail("no reply in time");
+  if (!(ready.revents & POLLIN)) return fail("the zygote is gone");
   std::vector<std::string> reply;
   std::vector<int> unexpected;
   if (!handoff::Receive(zygote.handoff_fd_, &reply, &unexpected, &error)) return fail(error);
