@@ -400,11 +400,8 @@ TEST(OracleClientDeath, TimeoutKillsAndReports) {
 
 // Whether `pid` has ended (gone, or a zombie no one has reaped yet).
 bool Ended(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return true;
-  size_t paren = line.rfind(')');
-  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z';
+  char state = testing::ReadProcStat(pid).state;
+  return state == '?' || state == 'Z';
 }
 
 // A worker killed outright (SIGKILL) while its oracle is busy (here loading

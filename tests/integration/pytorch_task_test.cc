@@ -305,15 +305,6 @@ SandboxConfig ZygoteConfig() {
   return c;
 }
 
-// The parent of a live process, from /proc/PID/stat ("pid (comm) S ppid").
-pid_t ParentOf(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  std::getline(stat, line);
-  size_t paren = line.rfind(')');
-  return paren == std::string::npos ? -1 : std::atoi(line.c_str() + paren + 4);
-}
-
 // A zygote imports once and forks the pool's warm sandboxes: each is this
 // process's own child (it is reaped and signalled like a spawned one), in
 // a process group and a scratch folder of its own.
@@ -333,7 +324,7 @@ TEST(WarmSandboxTest, AZygoteForksSandboxesThatAreTheWorkersOwnChildren) {
   EXPECT_EQ(pool.zygote_failure(), "");
   for (const auto* sp : {a.get(), b.get()}) {
     EXPECT_NE(sp->pid(), zygote);
-    EXPECT_EQ(ParentOf(sp->pid()), getpid());
+    EXPECT_EQ(ReadProcStat(sp->pid()).parent, getpid());
     EXPECT_EQ(getpgid(sp->pid()), sp->pid());
   }
   EXPECT_NE(a->scratch(), b->scratch());
@@ -496,13 +487,7 @@ TEST_F(WarmPoolFailureTest, AThreadStartedWhileWarmingFailsTheStart) {
 }
 
 // The state letter of /proc/PID/stat: 'T' while stopped.
-char ProcessState(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  std::getline(stat, line);
-  size_t paren = line.rfind(')');
-  return paren == std::string::npos || paren + 2 >= line.size() ? '?' : line[paren + 2];
-}
+char ProcessState(pid_t pid) { return ReadProcStat(pid).state; }
 
 // Signals arrive asynchronously: whether `pid` is stopped once they have.
 // A SCHED_IDLE process acts on SIGSTOP only when it next runs, which on a

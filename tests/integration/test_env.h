@@ -119,6 +119,25 @@ inline pid_t SpawnHone(const std::vector<std::string>& args, const std::string& 
   return pid;
 }
 
+// What /proc/PID/stat says of a process ("pid (comm) S ppid ..."; comm may
+// hold ')'): its state letter ('Z' a zombie, 'T' stopped) and its parent.
+// State '?' when it has gone.
+struct ProcStat {
+  char state = '?';
+  pid_t parent = -1;
+};
+inline ProcStat ReadProcStat(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  ProcStat out;
+  if (!std::getline(stat, line)) return out;
+  size_t paren = line.rfind(')');
+  if (paren == std::string::npos || paren + 4 > line.size()) return out;
+  out.state = line[paren + 2];
+  out.parent = static_cast<pid_t>(std::atoi(line.c_str() + paren + 4));
+  return out;
+}
+
 // One line of a catalogue's expectations file (tests/adversarial/):
 //   <file> <status> <reason substring or -> [options...]
 // Options, in any order:
