@@ -344,12 +344,16 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Launch(
   close(rep.w);
   close(log.w);
   close(devnull);
-  sp->pid_ = pid;
-  sp->req_fd_ = req.w;
-  sp->rep_fd_ = rep.r;
-  sp->log_fd_ = log.r;
-  fcntl(sp->log_fd_, F_SETFL, O_NONBLOCK);
+  sp->Adopt(pid, req.w, rep.r, log.r);
   return sp;
+}
+
+void SandboxProcess::Adopt(pid_t pid, int requests, int replies, int log) {
+  pid_ = pid;
+  req_fd_ = requests;
+  rep_fd_ = replies;
+  log_fd_ = log;
+  fcntl(log_fd_, F_SETFL, O_NONBLOCK);
 }
 
 Result<std::unique_ptr<SandboxProcess>> SandboxProcess::ForkWarm(SandboxProcess& zygote,
@@ -393,11 +397,7 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::ForkWarm(SandboxProcess&
   const pid_t pid = static_cast<pid_t>(std::atol(reply[1].c_str()));
   if (pid <= 0) return fail("a malformed reply");
   setpgid(pid, pid);  // as Launch: the group exists once this returns
-  sp->pid_ = pid;
-  sp->req_fd_ = req.w;
-  sp->rep_fd_ = rep.r;
-  sp->log_fd_ = log.r;
-  fcntl(sp->log_fd_, F_SETFL, O_NONBLOCK);
+  sp->Adopt(pid, req.w, rep.r, log.r);
   sp->handoff_fd_ = pair[0];
   sp->idle_priority_ = zygote.idle_priority_;
   return sp;

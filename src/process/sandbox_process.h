@@ -190,14 +190,18 @@ class SandboxProcess {
   // Every thread of a sandbox warming under SCHED_IDLE back to normal
   // priority (root only): HandOffWhenWarm does it for the sandbox taken.
   void LeaveIdlePriority();
-  // Spawn's and SpawnWarm's common part: `library` is the candidate, or the
-  // hand-off socket when `warm_args` is not empty (arena is then null).
+  // SpawnWarm's and SpawnZygote's common part.
   static Result<std::unique_ptr<SandboxProcess>> StartWarming(const SandboxConfig& config,
                                                               bool idle_priority, bool zygote);
+  // Spawn's and SpawnWarm's common part: `library` is the candidate, or the
+  // hand-off socket when `warm_args` is not empty (arena is then null).
   static Result<std::unique_ptr<SandboxProcess>> Launch(const SandboxConfig& config,
                                                         const Arena* arena, int library,
                                                         const std::vector<std::string>& warm_args,
                                                         bool idle_priority);
+  // Takes a started process and the worker's ends of its pipes (Launch's,
+  // ForkWarm's); the log is read without blocking.
+  void Adopt(pid_t pid, int requests, int replies, int log);
   Status Handoff(const SandboxConfig& config, const Arena& arena);
   CallOutcome Send(const void* data, size_t n, std::chrono::milliseconds timeout);
   CallOutcome AwaitReply(std::chrono::steady_clock::time_point deadline);

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "hone/kernel.h"
+#include "sandbox/own_threads.h"
 #include "sandbox/policy.h"
 #include "sandbox/workspace_guard.h"
 #include "sandbox/zygote.h"
@@ -489,27 +490,6 @@ std::vector<std::string> GpuDeviceFiles() {
   return out;
 }
 
-// The names of this process's threads (/proc/self/task/*/comm).
-std::vector<std::string> ThreadNames() {
-  std::vector<std::string> names;
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(d)) {
-      if (e->d_name[0] == '.') continue;
-      std::string name = "?";
-      if (FILE* f =
-              std::fopen((std::string("/proc/self/task/") + e->d_name + "/comm").c_str(), "r")) {
-        char buf[64] = {};
-        if (std::fgets(buf, sizeof buf, f))
-          name = Split(buf, '\n').empty() ? "?" : Split(buf, '\n')[0];
-        std::fclose(f);
-      }
-      names.push_back(name);
-    }
-    closedir(d);
-  }
-  return names;
-}
-
 // A warm sandbox's head start: the embedded Python the compat shim would
 // start, with torch imported (python/hone_compat.py's hone_compat_prewarm),
 // before any candidate code exists. Only hone's and torch's own code runs
@@ -542,7 +522,7 @@ void Prewarm(const Options& o) {
   g_python.thread_state = save();  // the shim's constructor takes the interpreter lock back
   std::fflush(stdout);
   std::fflush(stderr);
-  std::vector<std::string> names = ThreadNames();
+  std::vector<std::string> names = sandbox::OwnThreadNames();
   std::erase_if(names, [](const std::string& n) { return n.rfind("cuda", 0) == 0; });
   if (names.size() != 1) {
     std::string list;

@@ -1,6 +1,5 @@
 #include "sandbox/zygote.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <sched.h>
 #include <signal.h>
@@ -15,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "sandbox/own_threads.h"
 #include "wire/handoff.h"
 #include "wire/protocol.h"
 
@@ -24,15 +24,6 @@ namespace {
 [[noreturn]] void Die(const std::string& what) {
   std::fprintf(stderr, "hone-sandbox: zygote: %s\n", what.c_str());
   std::_Exit(wire::kSetupFailedExitCode);
-}
-
-int CountThreads() {
-  int n = 0;
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(d)) n += e->d_name[0] != '.';
-    closedir(d);
-  }
-  return n;
 }
 
 // Python's C API around a fork, as os.fork uses it: the interpreter lock
@@ -87,7 +78,7 @@ std::string RequestProblem(const std::vector<std::string>& args, const std::vect
   if (args.size() != 1 || args[0].empty() || args[0][0] != '/')
     return "a fork request names one scratch folder by its absolute path";
   if (fds.size() != 4) return "a fork request carries four descriptors";
-  int threads = CountThreads();
+  const size_t threads = OwnThreadNames().size();
   if (threads != 1)
     return "the zygote has " + std::to_string(threads) +
            " threads: a fork copies one thread and any lock another holds";
