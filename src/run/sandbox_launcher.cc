@@ -37,9 +37,11 @@ SandboxConfig BaseConfig(const EvaluatorEnv& env, const Backend& backend, const 
   config.landlock = opt.landlock;
   config.netns = opt.netns;
   config.profile = opt.profile;
-  // A compat config's warm sandboxes fork from one zygote on the CPU. On
-  // CUDA each still imports for itself: forking there waits for a GPU run
-  // of the zygote path (CUDA must never have started in a process that forks).
+  // A compat config's warm sandboxes fork from one zygote on the CPU only:
+  // on a GPU machine importing torch.utils.cpp_extension starts the CUDA
+  // driver (a "cuda..." thread; seen on an H200 with torch 2.11), and a
+  // zygote refuses to fork then (sandbox/zygote.h), so there it would only
+  // cost one more sandbox's start.
   config.zygote = ZygotesEnabled() && !backend.traits().device_memory;
   return config;
 }

@@ -72,16 +72,35 @@ void CloseAll(const std::vector<int>& fds) {
   for (int fd : fds) close(fd);
 }
 
+// True when the CUDA driver is loaded in this process and was initialised:
+// its state (the context, the device's mappings, the driver's threads and
+// locks) is not a fork's to copy, and a child would create its own on a
+// corrupted driver. Asked without linking the driver: cuDeviceGetCount
+// answers CUDA_ERROR_NOT_INITIALIZED (3) until cuInit has run.
+bool CudaStarted() {
+  void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!driver) return false;
+  auto count = reinterpret_cast<int (*)(int*)>(dlsym(driver, "cuDeviceGetCount"));
+  int devices = 0;
+  const bool started = count && count(&devices) != 3;
+  dlclose(driver);
+  return started;
+}
+
 // "" when the request is one this zygote can serve: a scratch folder (an
 // absolute path) and four descriptors.
 std::string RequestProblem(const std::vector<std::string>& args, const std::vector<int>& fds) {
   if (args.size() != 1 || args[0].empty() || args[0][0] != '/')
     return "a fork request names one scratch folder by its absolute path";
   if (fds.size() != 4) return "a fork request carries four descriptors";
-  const size_t threads = OwnThreadNames().size();
-  if (threads != 1)
-    return "the zygote has " + std::to_string(threads) +
-           " threads: a fork copies one thread and any lock another holds";
+  const std::vector<std::string> threads = OwnThreadNames();
+  if (threads.size() != 1) {
+    std::string names;
+    for (const std::string& n : threads) names += (names.empty() ? "" : ", ") + n;
+    return "the zygote has " + std::to_string(threads.size()) + " threads (" + names +
+           "): a fork copies one thread and any lock another holds";
+  }
+  if (CudaStarted()) return "CUDA has started in the zygote: a fork would share its driver state";
   return "";
 }
 

@@ -18,7 +18,11 @@
 //
 // Only hone's and torch's code has run in a zygote, unconfined, in one
 // thread; a request that finds another thread is refused, since a fork
-// copies one thread and whatever locks the others held. Confinement
+// copies one thread and whatever locks the others held, and so is one that
+// finds the CUDA driver initialised. On a GPU machine importing
+// torch.utils.cpp_extension starts it (seen on an H200, torch 2.11), so hone
+// asks for zygotes on the CPU backend only (run/sandbox_launcher.cc).
+// Confinement
 // (Landlock, seccomp, the namespaces, the user) is each child's own, after
 // its hand-off, as for any warm sandbox; a child takes the CPUs the zygote
 // had when it started, whatever was done to the zygote since. The raw clone
