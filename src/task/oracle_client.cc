@@ -318,11 +318,15 @@ void OracleClient::ClosePipes() {
 }
 
 void OracleClient::Abandon() {
+  // Killed before its pipes close: an oracle started --exit-with-worker
+  // would otherwise see them close and exit on its own, a race with the
+  // kill that ends the same way but leaves an exit code for a killed one.
+  if (pid_ > 0) {
+    kill(-pid_, SIGKILL);  // its group: setpgid(0, 0) at its start
+    kill(pid_, SIGKILL);
+    pid_ = -1;
+  }
   ClosePipes();
-  if (pid_ <= 0) return;
-  kill(-pid_, SIGKILL);  // its group: setpgid(0, 0) at its start
-  kill(pid_, SIGKILL);
-  pid_ = -1;
 }
 
 std::string OracleClient::Kill(std::chrono::milliseconds grace) {

@@ -14,8 +14,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "core/fs.h"
 #include "store/store.h"
+#include "support/source_dir.h"
 
 namespace hone::testing {
 
@@ -60,6 +63,36 @@ inline bool RunOrKill(pid_t pid, double seconds) {
   kill(-pid, SIGKILL);
   waitpid(pid, nullptr, 0);
   return false;
+}
+
+// Copies example tasks (tasks/examples/NAME) into `suite` with their CPU
+// main case cut to a few thousand elements. For tests of what a bench does
+// with its units (lanes, resume, kills), where the full sizes only cost
+// verification: about 1.5 s of hone's CPU a unit on a 2-core machine
+// against about 0.1 s. Their other cases (odd and tiny sizes) stay. Fails
+// the test when an example no longer has the case it cuts.
+inline void CopySmallExamples(const std::filesystem::path& suite,
+                              const std::vector<std::string>& names) {
+  struct Cut {
+    const char *task, *main_case, *small;
+  };
+  static const Cut kCuts[] = {{"gelu", "N = 524288\n", "N = 4099\n"},
+                              {"row_sum", "R = 8192\nN = 1024\n", "R = 61\nN = 1024\n"},
+                              {"softmax", "B = 2048\nN = 1024\n", "B = 29\nN = 1024\n"}};
+  for (const std::string& name : names) {
+    const std::filesystem::path to = suite / name;
+    std::filesystem::copy(SourceDir() / "tasks/examples" / name, to,
+                          std::filesystem::copy_options::recursive);
+    const Cut* cut = nullptr;
+    for (const Cut& c : kCuts)
+      if (name == c.task) cut = &c;
+    ASSERT_NE(cut, nullptr) << "no small main case is known for the example " << name;
+    std::string toml = ReadFile(to / "task.toml").value();
+    const size_t at = toml.find(cut->main_case);
+    ASSERT_NE(at, std::string::npos) << name << "'s task.toml has no case " << cut->main_case;
+    toml.replace(at, std::string(cut->main_case).size(), cut->small);
+    ASSERT_TRUE(WriteFileAtomic(to / "task.toml", toml).ok());
+  }
 }
 
 }  // namespace hone::testing
