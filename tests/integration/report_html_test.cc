@@ -15,8 +15,9 @@
 #include <regex>
 
 #include "core/fs.h"
+#include "integration/bench_runs.h"
+#include "integration/test_env.h"
 #include "store/store.h"
-#include "test_env.h"
 
 namespace hone {
 namespace {
@@ -162,16 +163,14 @@ class ReportHtmlTest : public ReportCliTest {
 };
 
 // The report of a bench run over three of the example tasks with their
-// solutions, timed briefly (the whole suite is the main job's,
-// scripts/examples; here it would add a minute on two cores for no plot
-// more).
+// solutions, small and timed briefly (the whole suite at full size is the
+// main job's, scripts/examples; here it would add a minute on two cores for
+// no plot more).
 TEST_F(ReportHtmlTest, BenchRunOverExamplesRendersInChromium) {
   std::string store = (dir_ / "s.db").string();
   const std::filesystem::path suite = dir_ / "examples";
   std::filesystem::create_directories(suite);
-  for (const char* task : {"softmax", "gelu", "row_sum"})
-    std::filesystem::copy(SourceDir() / "tasks/examples" / task, suite / task,
-                          std::filesystem::copy_options::recursive);
+  testing::CopySmallExamples(suite, {"softmax", "gelu", "row_sum"});
   auto bench = RunHone({"bench", suite.string(), "--store", store, "--json", "--quiet",
                         "--time-budget", "0.05", "--warmup", "0.01", "--flush", "lines"});
   ASSERT_EQ(bench.exit_code, 0) << bench.output;
