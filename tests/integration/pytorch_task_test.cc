@@ -140,14 +140,15 @@ class OwnCache {
     auto dir = MakeTempDir(std::filesystem::temp_directory_path(), name);
     if (!dir.ok()) std::abort();
     dir_ = *dir;
-    // Torch's precompiled extension header (build/torch_pch.h), 20-50 s of
-    // a core to build, is the test cache's: what these tests own is the
-    // rest (compiled extensions, baselines), and a header never changes
-    // what a build makes.
-    const std::filesystem::path shared = testing::BinaryDir() / "test-cache/torch-extensions/pch";
-    std::filesystem::create_directories(shared);
-    std::filesystem::create_directories(dir_ / "torch-extensions");
-    std::filesystem::create_directory_symlink(shared, dir_ / "torch-extensions/pch");
+    // Builds are the test cache's: torch's precompiled extension header
+    // (build/torch_pch.h, 20-50 s of a core), the compiled extensions (10-20
+    // s each) and candidates. What these tests own is the rest, the
+    // baselines above all; a build never changes what a verdict says.
+    for (const char* builds : {"torch-extensions", "builds"}) {
+      const std::filesystem::path shared = testing::BinaryDir() / "test-cache" / builds;
+      std::filesystem::create_directories(shared);
+      std::filesystem::create_directory_symlink(shared, dir_ / builds);
+    }
     saved_ = std::getenv("HONE_CACHE") ? std::getenv("HONE_CACHE") : "";
     setenv("HONE_CACHE", dir_.c_str(), 1);
   }
