@@ -36,9 +36,15 @@ class ExampleSolutionTest : public ::testing::TestWithParam<Solution> {
 };
 TestEvaluator* ExampleSolutionTest::env_ = nullptr;
 
+// On every case and value distribution with the first seed: the other
+// seeds draw other values of the same distributions, which the main job
+// (scripts/examples, every seed) covers; here they tripled the suite's
+// verification at full size (64-78 s on 2 cores).
 TEST_P(ExampleSolutionTest, Passes) {
   auto task = LoadNativeTask(GetParam().task);
   ASSERT_TRUE(task.ok()) << task.status().message();
+  ASSERT_GE(task->seeds, 1);
+  task->seeds = 1;
   auto v = env_->evaluator->Evaluate(*task, GetParam().file, VerifyOnly());
   ASSERT_TRUE(v.ok()) << v.status().message();
   EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
