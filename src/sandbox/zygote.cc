@@ -87,23 +87,6 @@ bool CudaStarted() {
   return started;
 }
 
-// "" when the request is one this zygote can serve: a scratch folder (an
-// absolute path) and four descriptors.
-std::string RequestProblem(const std::vector<std::string>& args, const std::vector<int>& fds) {
-  if (args.size() != 1 || args[0].empty() || args[0][0] != '/')
-    return "a fork request names one scratch folder by its absolute path";
-  if (fds.size() != 4) return "a fork request carries four descriptors";
-  const std::vector<std::string> threads = OwnThreadNames();
-  if (threads.size() != 1) {
-    std::string names;
-    for (const std::string& n : threads) names += (names.empty() ? "" : ", ") + n;
-    return "the zygote has " + std::to_string(threads.size()) + " threads (" + names +
-           "): a fork copies one thread and any lock another holds";
-  }
-  if (CudaStarted()) return "CUDA has started in the zygote: a fork would share its driver state";
-  return "";
-}
-
 // In the child, before anything else: die with the worker, take a process
 // group of its own, and take the descriptors' places.
 void TakeChildsPlace(const ZygoteFds& fds, const std::vector<int>& got, pid_t worker) {
@@ -120,6 +103,21 @@ void TakeChildsPlace(const ZygoteFds& fds, const std::vector<int>& got, pid_t wo
 
 }  // namespace
 
+std::string ForkRefusal(const std::vector<std::string>& args, size_t descriptors,
+                        const std::vector<std::string>& threads, bool cuda_started) {
+  if (args.size() != 1 || args[0].empty() || args[0][0] != '/')
+    return "a fork request names one scratch folder by its absolute path";
+  if (descriptors != 4) return "a fork request carries four descriptors";
+  if (threads.size() != 1) {
+    std::string names;
+    for (const std::string& n : threads) names += (names.empty() ? "" : ", ") + n;
+    return "the zygote has " + std::to_string(threads.size()) + " threads (" + names +
+           "): a fork copies one thread and any lock another holds";
+  }
+  if (cuda_started) return "CUDA has started in the zygote: a fork would share its driver state";
+  return "";
+}
+
 std::string ServeForks(const ZygoteFds& fds, const std::string& own_scratch, EmbeddedPython& py) {
   if (!py.library) Die("a zygote needs the embedded Python warmed first");
   const ForkApi api = FindForkApi(py.library);
@@ -134,7 +132,8 @@ std::string ServeForks(const ZygoteFds& fds, const std::string& own_scratch, Emb
     std::vector<int> got;
     std::string error;
     if (!handoff::Receive(fds.handoff, &args, &got, &error)) std::_Exit(0);  // the worker is done
-    if (std::string problem = RequestProblem(args, got); !problem.empty()) {
+    if (std::string problem = ForkRefusal(args, got.size(), OwnThreadNames(), CudaStarted());
+        !problem.empty()) {
       CloseAll(got);
       Reply(fds.handoff, "error", problem);
       continue;

@@ -36,7 +36,9 @@
 // socket ends the zygote.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 namespace hone::sandbox {
 
@@ -52,6 +54,13 @@ struct EmbeddedPython {
 struct ZygoteFds {
   int ctl_in = -1, ctl_out = -1, handoff = -1;
 };
+
+// Why a fork request cannot be served, "" when it can: the request must name
+// one scratch folder by its absolute path and carry four descriptors, and
+// the zygote must have one thread (`threads`: their names) and no CUDA
+// driver started. The words go back to the worker, which lets the zygote go.
+std::string ForkRefusal(const std::vector<std::string>& args, size_t descriptors,
+                        const std::vector<std::string>& threads, bool cuda_started);
 
 // Serves fork requests on fds.handoff until the worker closes it (then the
 // zygote exits). Returns only in a child, with its scratch folder, which is
