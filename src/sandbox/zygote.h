@@ -22,15 +22,15 @@
 // finds the CUDA driver initialised. On a GPU machine importing
 // torch.utils.cpp_extension starts it (seen on an H200, torch 2.11), so hone
 // asks for zygotes on the CPU backend only (run/sandbox_launcher.cc).
-// Confinement
-// (Landlock, seccomp, the namespaces, the user) is each child's own, after
-// its hand-off, as for any warm sandbox; a child takes the CPUs the zygote
-// had when it started, whatever was done to the zygote since. The raw clone
-// skips glibc's fork bookkeeping: the child's thread descriptor keeps the
-// zygote's thread id, which glibc uses only to signal or reschedule a thread
-// named by pthread_self() (raise and abort ask the kernel for the caller's
-// id: a child that raises SIGTERM dies of it, checked on glibc 2.36) and for
-// priority-inheriting mutexes; neither hone nor Python does so.
+// Confinement (Landlock, seccomp, the namespaces, the user) is each child's
+// own, after its hand-off, as for any warm sandbox; a child takes the CPUs
+// the zygote had when it started, whatever was done to the zygote since.
+// The raw clone skips glibc's fork bookkeeping: the child's thread
+// descriptor keeps the zygote's thread id, which glibc uses only to signal
+// or reschedule a thread named by pthread_self() (raise and abort ask the
+// kernel for the caller's id: a child that raises SIGTERM dies of it,
+// checked on glibc 2.36) and for priority-inheriting mutexes; neither hone
+// nor Python does so.
 //
 // Threads: the calling (only) thread. Failure to fork is a reply; a broken
 // socket ends the zygote.
