@@ -192,17 +192,23 @@ int CurrentSchemaVersion() { return Migrations().back().version; }
 
 Status CheckStoreIdentity(Db& db) {
   const std::string& path = db.path();
-  // The first read of a file that is not SQLite fails here ("file is not a
-  // database").
-  auto app_id = db.QueryInt("PRAGMA application_id");
-  if (!app_id.ok()) {
-    if (app_id.status().code() != StatusCode::kInvalidInput) return app_id.status();
-    return Status::Invalid("not a hone store: " + app_id.status().message());
+  // One statement, so one snapshot: another process may create the schema
+  // of a new, empty store between two reads, and an application id read
+  // before it with tables read after it looked like another program's
+  // database. The first read of a file that is not SQLite fails here ("file
+  // is not a database").
+  auto st = db.Prepare(
+      "SELECT (SELECT application_id FROM pragma_application_id), "
+      "(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)");
+  Result<bool> row = st.ok() ? st->Step() : Result<bool>(st.status());
+  if (!row.ok()) {
+    if (row.status().code() != StatusCode::kInvalidInput) return row.status();
+    return Status::Invalid("not a hone store: " + row.status().message());
   }
-  HONE_ASSIGN_OR_RETURN(int64_t version, db.QueryInt("PRAGMA user_version"));
-  HONE_ASSIGN_OR_RETURN(int64_t objects, db.QueryInt("SELECT count(*) FROM sqlite_schema"));
-  if (*app_id != kHoneAppId) {
-    if (*app_id != 0 || version != 0 || objects != 0)
+  if (!*row) return Status::Internal(path + ": no answer to the store's identity query");
+  const int64_t app_id = st->Int(0), version = st->Int(1), objects = st->Int(2);
+  if (app_id != kHoneAppId) {
+    if (app_id != 0 || version != 0 || objects != 0)
       return Status::Invalid(path + ": not a hone store (an SQLite database of another program)");
   }
   if (version > CurrentSchemaVersion())

@@ -2,9 +2,12 @@
 
 #include <sys/time.h>
 
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
 
 #include "core/hash.h"
 #include "store/schema.h"
@@ -195,18 +198,10 @@ std::string WorkKey(const std::string& task_hash, const std::string& source_hash
 
 std::string SourceHash(const std::string& source) { return ContentHash({source}); }
 
-Result<std::unique_ptr<Store>> Store::Open(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (path.has_parent_path()) {
-    std::filesystem::create_directories(path.parent_path(), ec);
-    if (ec)
-      return Status::Io(path.string() + ": cannot create the store's folder: " + ec.message());
-  }
-  if (std::filesystem::is_directory(path, ec))
-    return Status::Invalid(path.string() + ": not a hone store (a directory)");
-  HONE_ASSIGN_OR_RETURN(Db db, Db::Open(path.string(), /*create=*/true));
-  // The busy timeout first: the journal-mode switch below needs a lock.
-  sqlite3_busy_timeout(db.raw(), 10000);
+namespace {
+
+// The connection's settings, the store's identity, WAL and the schema.
+Status SetUpConnection(Db& db, const std::filesystem::path& path) {
   HONE_RETURN_IF_ERROR(db.Exec("PRAGMA foreign_keys = ON"));
   // Reading the header is the first access: a file that is not a hone store
   // (or is from a newer hone) is refused here, before anything is written.
@@ -220,7 +215,36 @@ Result<std::unique_ptr<Store>> Store::Open(const std::filesystem::path& path) {
                         "); is it on a network file system?");
   }
   HONE_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous = FULL"));
-  HONE_RETURN_IF_ERROR(MigrateToCurrent(db));
+  return MigrateToCurrent(db);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> Store::Open(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (path.has_parent_path()) {
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec)
+      return Status::Io(path.string() + ": cannot create the store's folder: " + ec.message());
+  }
+  if (std::filesystem::is_directory(path, ec))
+    return Status::Invalid(path.string() + ": not a hone store (a directory)");
+  HONE_ASSIGN_OR_RETURN(Db db, Db::Open(path.string(), /*create=*/true));
+  // The busy timeout first: the journal-mode switch below needs a lock.
+  sqlite3_busy_timeout(db.raw(), 10000);
+  // Connections that set up one new store at once can still be told "busy"
+  // at once (SQLite's deadlock avoidance: two readers that both want the
+  // exclusive lock of the switch to WAL): every step is idempotent, so the
+  // set-up is tried again for as long as the busy timeout would wait.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::mt19937 jitter(std::random_device{}());
+  while (true) {
+    Status s = SetUpConnection(db, path);
+    if (s.ok()) break;
+    const bool busy = (sqlite3_errcode(db.raw()) & 0xff) == SQLITE_BUSY;
+    if (!busy || std::chrono::steady_clock::now() > deadline) return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 + jitter() % 20));
+  }
   return std::unique_ptr<Store>(new Store(path, std::move(db)));
 }
 

@@ -44,7 +44,7 @@ struct BenchLanesTest : ::testing::Test {
     dir = *MakeTempDir(fs::temp_directory_path(), "hone-bench-lanes");
     suite = dir / "suite";
     fs::create_directories(suite);
-    testing::CopySmallExamples(suite, {"gelu", "row_sum", "softmax"});
+    ASSERT_NO_FATAL_FAILURE(testing::CopySmallExamples(suite, {"gelu", "row_sum", "softmax"}));
     // A task whose solutions get every kind of verdict.
     fs::path add = suite / "fixture_add";
     fs::create_directories(add / "solutions");

@@ -39,7 +39,7 @@ struct BenchResumeTest : ::testing::Test {
     dir = *MakeTempDir(fs::temp_directory_path(), "hone-bench-resume");
     suite = dir / "suite";
     fs::create_directories(suite);
-    testing::CopySmallExamples(suite, {"gelu", "row_sum", "softmax"});
+    ASSERT_NO_FATAL_FAILURE(testing::CopySmallExamples(suite, {"gelu", "row_sum", "softmax"}));
   }
   void TearDown() override {
     std::error_code ec;

@@ -69,8 +69,9 @@ inline bool RunOrKill(pid_t pid, double seconds) {
 // main case cut to a few thousand elements. For tests of what a bench does
 // with its units (lanes, resume, kills), where the full sizes only cost
 // verification: about 1.5 s of hone's CPU a unit on a 2-core machine
-// against about 0.1 s. Their other cases (odd and tiny sizes) stay. Fails
-// the test when an example no longer has the case it cuts.
+// against about 0.1 s. Their other cases (odd and tiny sizes) stay. A fatal
+// failure when an example no longer has the case it cuts (callers wrap it
+// in ASSERT_NO_FATAL_FAILURE).
 inline void CopySmallExamples(const std::filesystem::path& suite,
                               const std::vector<std::string>& names) {
   struct Cut {

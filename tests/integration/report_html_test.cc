@@ -170,7 +170,7 @@ TEST_F(ReportHtmlTest, BenchRunOverExamplesRendersInChromium) {
   std::string store = (dir_ / "s.db").string();
   const std::filesystem::path suite = dir_ / "examples";
   std::filesystem::create_directories(suite);
-  testing::CopySmallExamples(suite, {"softmax", "gelu", "row_sum"});
+  ASSERT_NO_FATAL_FAILURE(testing::CopySmallExamples(suite, {"softmax", "gelu", "row_sum"}));
   auto bench = RunHone({"bench", suite.string(), "--store", store, "--json", "--quiet",
                         "--time-budget", "0.05", "--warmup", "0.01", "--flush", "lines"});
   ASSERT_EQ(bench.exit_code, 0) << bench.output;

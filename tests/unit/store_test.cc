@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -333,6 +334,29 @@ TEST_F(StoreTest, RefusesAStoreFromANewerHone) {
   EXPECT_EQ(s.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(s.status().message().find(path_.string()), std::string::npos) << s.status().message();
   EXPECT_NE(s.status().message().find("newer hone"), std::string::npos) << s.status().message();
+}
+
+// Processes that open one new store at once (a test polling a store that
+// a hone command is creating, workers started together) all get it: one
+// creates the schema, and none takes the others' half-made store for
+// another program's database.
+TEST_F(StoreTest, ANewStoreOpenedByManyAtOnceIsOneStore) {
+  for (int round = 0; round < 30; ++round) {
+    const auto path = dir_ / ("many-" + std::to_string(round) + ".db");
+    constexpr int kOpeners = 6;
+    std::atomic<int> ready{0};
+    std::vector<Status> got(kOpeners, Status::Ok());
+    std::vector<std::thread> openers;
+    for (int i = 0; i < kOpeners; ++i)
+      openers.emplace_back([&, i] {
+        ready.fetch_add(1);
+        while (ready.load() < kOpeners) std::this_thread::yield();
+        auto s = Store::Open(path);
+        if (!s.ok()) got[static_cast<size_t>(i)] = s.status();
+      });
+    for (auto& t : openers) t.join();
+    for (const Status& s : got) ASSERT_TRUE(s.ok()) << "round " << round << ": " << s.message();
+  }
 }
 
 TEST_F(StoreTest, RefusesFilesThatAreNotStores) {
