@@ -524,13 +524,11 @@ void Prewarm(const Options& o) {
   std::fflush(stderr);
   std::vector<std::string> names = sandbox::OwnThreadNames();
   std::erase_if(names, [](const std::string& n) { return n.rfind("cuda", 0) == 0; });
-  if (names.size() != 1) {
-    std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  if (names.size() != 1)
     Die(("prewarm: " + std::to_string(names.size()) +
-         " threads besides the CUDA driver's after importing (1 expected): " + list)
+         " threads besides the CUDA driver's after importing (1 expected): " +
+         sandbox::NameList(names))
             .c_str());
-  }
 }
 
 // Every thread back to normal priority after warming under SCHED_IDLE (the

@@ -26,4 +26,10 @@ std::vector<std::string> OwnThreadNames() {
   return names;
 }
 
+std::string NameList(const std::vector<std::string>& names) {
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
+
 }  // namespace hone::sandbox

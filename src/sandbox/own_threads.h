@@ -13,4 +13,7 @@ namespace hone::sandbox {
 // Each thread's name (/proc/self/task/*/comm), one entry per thread.
 std::vector<std::string> OwnThreadNames();
 
+// The names as a message lists them: "a, b, c".
+std::string NameList(const std::vector<std::string>& names);
+
 }  // namespace hone::sandbox

@@ -108,12 +108,9 @@ std::string ForkRefusal(const std::vector<std::string>& args, size_t descriptors
   if (args.size() != 1 || args[0].empty() || args[0][0] != '/')
     return "a fork request names one scratch folder by its absolute path";
   if (descriptors != 4) return "a fork request carries four descriptors";
-  if (threads.size() != 1) {
-    std::string names;
-    for (const std::string& n : threads) names += (names.empty() ? "" : ", ") + n;
-    return "the zygote has " + std::to_string(threads.size()) + " threads (" + names +
+  if (threads.size() != 1)
+    return "the zygote has " + std::to_string(threads.size()) + " threads (" + NameList(threads) +
            "): a fork copies one thread and any lock another holds";
-  }
   if (cuda_started) return "CUDA has started in the zygote: a fork would share its driver state";
   return "";
 }

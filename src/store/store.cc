@@ -200,6 +200,10 @@ std::string SourceHash(const std::string& source) { return ContentHash({source})
 
 namespace {
 
+// How long a connection waits for another's lock, in SQLite's busy handler
+// and in Open's retries of the set-up alike.
+constexpr std::chrono::milliseconds kBusyWait{10000};
+
 // The connection's settings, the store's identity, WAL and the schema.
 Status SetUpConnection(Db& db, const std::filesystem::path& path) {
   HONE_RETURN_IF_ERROR(db.Exec("PRAGMA foreign_keys = ON"));
@@ -231,12 +235,12 @@ Result<std::unique_ptr<Store>> Store::Open(const std::filesystem::path& path) {
     return Status::Invalid(path.string() + ": not a hone store (a directory)");
   HONE_ASSIGN_OR_RETURN(Db db, Db::Open(path.string(), /*create=*/true));
   // The busy timeout first: the journal-mode switch below needs a lock.
-  sqlite3_busy_timeout(db.raw(), 10000);
+  sqlite3_busy_timeout(db.raw(), static_cast<int>(kBusyWait.count()));
   // Connections that set up one new store at once can still be told "busy"
   // at once (SQLite's deadlock avoidance: two readers that both want the
   // exclusive lock of the switch to WAL): every step is idempotent, so the
   // set-up is tried again for as long as the busy timeout would wait.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const auto deadline = std::chrono::steady_clock::now() + kBusyWait;
   std::mt19937 jitter(std::random_device{}());
   while (true) {
     Status s = SetUpConnection(db, path);

@@ -65,6 +65,17 @@ inline bool RunOrKill(pid_t pid, double seconds) {
   return false;
 }
 
+// Runs `run` and stores its wall time in seconds: the uninterrupted run the
+// kill tests draw their kill points from, so that they kill mid-run on a
+// machine of any speed.
+template <class Run>
+auto TimedRun(Run run, double* seconds) {
+  const auto started = std::chrono::steady_clock::now();
+  auto result = run();
+  *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
 // Copies example tasks (tasks/examples/NAME) into `suite` with their CPU
 // main case cut to a few thousand elements. For tests of what a bench does
 // with its units (lanes, resume, kills), where the full sizes only cost

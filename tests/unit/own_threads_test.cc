@@ -40,5 +40,12 @@ TEST(OwnThreadsTest, AThreadStartedIsListedByItsName) {
   t.join();
 }
 
+TEST(OwnThreadsTest, NamesAreListedAsAMessageListsThem) {
+  EXPECT_EQ(sandbox::NameList({}), "");
+  EXPECT_EQ(sandbox::NameList({"hone-sandbox"}), "hone-sandbox");
+  EXPECT_EQ(sandbox::NameList({"hone-sandbox", "cuda00001400006"}),
+            "hone-sandbox, cuda00001400006");
+}
+
 }  // namespace
 }  // namespace hone
