@@ -42,7 +42,7 @@ struct PrepareArgs {
 struct Prepared {
   std::string problem, part;
   Result<Verdict> verdict = Status::Internal("not prepared");
-  std::string skipped;  // why nothing was to be timed (ReferenceKind::BaselinesCandidate)
+  std::string skipped{};  // why nothing was to be timed (ReferenceKind::BaselinesCandidate)
 };
 
 std::string Milliseconds(const std::optional<TimingResult>& t) {

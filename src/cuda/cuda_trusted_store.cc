@@ -202,7 +202,7 @@ class CudaTrustedStore : public TrustedStore {
     int64_t n = 0;
     void* data = nullptr;
     bool shared = false;  // cudaMalloc'd and exported (AllocateShared)
-    std::string ipc;      // shared: its exported handle, hex
+    std::string ipc{};    // shared: its exported handle, hex
   };
   static size_t Bytes(const Buffer& b) { return static_cast<size_t>(b.n) * DtypeSize(b.dtype); }
 

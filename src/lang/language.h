@@ -62,7 +62,7 @@ struct LanguageRule {
   enum class Severity { kReject, kWarn } severity = Severity::kReject;
   // Another rule's name that also allows this one ("library" allows
   // "torch-compute"); empty: none.
-  std::string allowed_by;
+  std::string allowed_by{};
 };
 
 // What the prompts of `hone optimize` show for the language (prompts/).

@@ -21,7 +21,21 @@ const CaseShapes& SmallestCase(const std::vector<CaseShapes>& cases) {
   return *smallest;
 }
 
+// "a, b and c".
+std::string ListInWords(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out;
+}
+
 }  // namespace
+
+std::vector<std::string> CompatKernelFilter(const std::vector<std::string>& kernels) {
+  std::vector<std::string> args;
+  for (const std::string& k : kernels) args.insert(args.end(), {"--kernel-name", "kns=" + k});
+  return args;
+}
 
 std::string SanitizerSkipReason(const BackendTraits& backend, const Language& language, bool compat,
                                 const std::vector<std::string>& kernels) {
@@ -72,14 +86,14 @@ Status SanitizeStage::Run(const std::filesystem::path& library) {
     // each tensor its own allocation (torch's caching allocator off), so a
     // write past a tensor torch allocated is seen.
     job.tools = {"memcheck"};
-    // Its one kernel alone is checked: torch's own (the inputs' draw, the
+    // Its own kernels alone are checked: torch's (the inputs' draw, the
     // copies) would take most of the tool's time at full size.
-    if (s_.cand.kernels.size() == 1)
-      job.tool_args = {"--kernel-name", "kns=" + s_.cand.kernels.front()};
+    job.tool_args = CompatKernelFilter(s_.cand.kernels);
+    const auto& k = s_.cand.kernels;
     s_.v.notes.push_back(
         "compute-sanitizer: memcheck only, over the ModelNew file's call with torch's caching "
-        "allocator off (PYTORCH_NO_CUDA_MEMORY_CACHING=1): every tensor its own allocation" +
-        (job.tool_args.empty() ? std::string() : ", kernel " + s_.cand.kernels.front() + " only"));
+        "allocator off (PYTORCH_NO_CUDA_MEMORY_CACHING=1): every tensor its own allocation, " +
+        std::string(k.size() == 1 ? "kernel " : "kernels ") + ListInWords(k) + " only");
   }
   s_.Progress("sanitize " + smallest.c->label);
   report.tools = RunSanitizer(job);

@@ -28,6 +28,14 @@ namespace hone {
 std::string SanitizerSkipReason(const BackendTraits& backend, const Language& language, bool compat,
                                 const std::vector<std::string>& kernels);
 
+// compute-sanitizer's filter for a ModelNew file whose source defines
+// `kernels`: one --kernel-name per kernel (the tool checks a kernel that
+// any of them matches; kns= matches a substring of the mangled name, so
+// a template or namespaced kernel is found by its plain name), so torch's
+// own kernels (the inputs' draw, the copies) run unchecked and at full
+// speed. Empty (check everything) when `kernels` is.
+std::vector<std::string> CompatKernelFilter(const std::vector<std::string>& kernels);
+
 class SanitizeStage {
  public:
   SanitizeStage(RunState& state, CandidateRunner& runner, ReferenceSource& reference)

@@ -21,7 +21,7 @@ struct PythonLintRule {
   bool warning = false;
   // Another rule's name that also allows this one ("library" allows
   // "torch-compute"); empty: none.
-  std::string allowed_by;
+  std::string allowed_by{};
 };
 
 const std::vector<PythonLintRule>& PythonLintRules();

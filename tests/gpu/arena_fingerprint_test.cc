@@ -8,16 +8,12 @@
 
 #include "cuda/cuda_arena.h"
 #include "cuda/gpu.h"
+#include "gpu/require_gpu.h"
 #include "process/arena.h"
 #include "process/stray_writes.h"
 
 namespace hone {
 namespace {
-
-#define REQUIRE_GPU()                                                                     \
-  do {                                                                                    \
-    if (GpuCount() == 0) GTEST_SKIP() << "no CUDA GPU on this machine: GPU test skipped"; \
-  } while (0)
 
 constexpr size_t kBytes = 96 << 20;
 

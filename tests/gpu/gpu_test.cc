@@ -49,7 +49,7 @@ CudaEnv* Env() {
   return env;
 }
 
-#define REQUIRE_GPU()                                        \
+#define REQUIRE_GPU_ENV()                                    \
   do {                                                       \
     if (!Env()->error.empty()) GTEST_SKIP() << Env()->error; \
   } while (0)
@@ -109,7 +109,7 @@ void ExpectVerdict(const char* tag, const Expectation& e, const Verdict& v,
 class CudaCatalogueTest : public ::testing::TestWithParam<Expectation> {};
 
 TEST_P(CudaCatalogueTest, GetsItsVerdictAndTheWorkerSurvives) {
-  REQUIRE_GPU();
+  REQUIRE_GPU_ENV();
   const Expectation& e = GetParam();
   Verdict v = EvalEntry(e, /*lint=*/true);
   ExpectVerdict("verdict", e, v, e.status, e.reason);
@@ -174,7 +174,7 @@ std::vector<Solution> CudaSolutions() {
 class CudaExampleTest : public ::testing::TestWithParam<Solution> {};
 
 TEST_P(CudaExampleTest, Passes) {
-  REQUIRE_GPU();
+  REQUIRE_GPU_ENV();
   Verdict v = Eval(GetParam().task, GetParam().file, false);
   EXPECT_EQ(v.status, VerdictStatus::kPassed) << v.reason;
   EXPECT_GT(v.precision.bound, 0) << "no float64 precision check ran";
@@ -190,7 +190,7 @@ INSTANTIATE_TEST_SUITE_P(Examples, CudaExampleTest, ::testing::ValuesIn(CudaSolu
                          });
 
 TEST(CudaTimingTest, FastGeluIsTimedWithDeviceState) {
-  REQUIRE_GPU();
+  REQUIRE_GPU_ENV();
   std::filesystem::path task = SourceDir() / "tasks/examples/gelu";
   Verdict v = Eval(task, task / "solutions/fast.cu", true);
   ASSERT_EQ(v.status, VerdictStatus::kPassed) << v.reason;
@@ -251,7 +251,7 @@ Verdict Profiled(const std::string& task_name, const std::string& solution) {
 // The issue's own example: the naive softmax and layernorm leave the GPU
 // idle for want of parallelism, the fast ones run near the memory ceiling.
 TEST(CudaProfileTest, TellsTheNaiveFromTheFastSolutions) {
-  REQUIRE_GPU();
+  REQUIRE_GPU_ENV();
   if (!FindCudaTool("ncu")) GTEST_SKIP() << "ncu (Nsight Compute) not installed";
   for (const char* task : {"softmax", "layernorm"}) {
     for (const char* solution : {"naive.cu", "fast.cu"}) {
@@ -274,7 +274,7 @@ TEST(CudaProfileTest, TellsTheNaiveFromTheFastSolutions) {
 }
 
 TEST(CudaSanitizeTest, ACorrectKernelIsCleanUnderEveryTool) {
-  REQUIRE_GPU();
+  REQUIRE_GPU_ENV();
   if (!FindCudaTool("compute-sanitizer")) GTEST_SKIP() << "compute-sanitizer not installed";
   Verdict v = Sanitized(SourceDir() / "tests/adversarial/cuda/correct.cu");
   EXPECT_EQ(v.status, VerdictStatus::kPassed) << v.reason;
@@ -289,7 +289,7 @@ TEST(CudaSanitizeTest, ACorrectKernelIsCleanUnderEveryTool) {
 }
 
 TEST(CudaSanitizeTest, AReadPastAnInputFailsUnderMemcheck) {
-  REQUIRE_GPU();
+  REQUIRE_GPU_ENV();
   if (!FindCudaTool("compute-sanitizer")) GTEST_SKIP() << "compute-sanitizer not installed";
   Verdict v = Sanitized(SourceDir() / "tests/sanitize/read_past_input.cu");
   EXPECT_EQ(v.status, VerdictStatus::kRuntimeError) << v.reason;
@@ -301,7 +301,7 @@ TEST(CudaSanitizeTest, AReadPastAnInputFailsUnderMemcheck) {
 }
 
 TEST(CudaSanitizeTest, ASharedMemoryRaceIsReportedNotFailed) {
-  REQUIRE_GPU();
+  REQUIRE_GPU_ENV();
   if (!FindCudaTool("compute-sanitizer")) GTEST_SKIP() << "compute-sanitizer not installed";
   Verdict v = Sanitized(SourceDir() / "tests/sanitize/shared_race.cu");
   EXPECT_EQ(v.status, VerdictStatus::kPassed) << v.reason;
@@ -312,7 +312,7 @@ TEST(CudaSanitizeTest, ASharedMemoryRaceIsReportedNotFailed) {
 
 // The worked example every CUDA prompt shows must itself pass.
 TEST(CudaPromptExampleTest, CudaExamplePasses) {
-  REQUIRE_GPU();
+  REQUIRE_GPU_ENV();
   Verdict v = Eval(SourceDir() / "tests/integration/fixture_affine",
                    SourceDir() / "prompts/example_cuda.cu", false);
   EXPECT_EQ(v.status, VerdictStatus::kPassed) << v.reason;

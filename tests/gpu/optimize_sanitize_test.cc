@@ -9,6 +9,7 @@
 
 #include "core/fs.h"
 #include "cuda/gpu.h"
+#include "gpu/require_gpu.h"
 #include "integration/test_env.h"
 #include "support/fake_llm_server.h"
 #include "tools/cuda_tools.h"
@@ -20,7 +21,7 @@ namespace {
 using namespace hone::testing;
 
 TEST(CudaOptimizeSanitizeTest, ANewBestWithAMemcheckErrorDoesNotCount) {
-  if (GpuCount() == 0) GTEST_SKIP() << "no CUDA GPU on this machine: GPU test skipped";
+  REQUIRE_GPU();
   if (!FindCudaTool("compute-sanitizer")) GTEST_SKIP() << "compute-sanitizer not installed";
   // Right output, but a read past an input: verification passes it.
   std::string code = ReadFile(SourceDir() / "tests/sanitize/read_past_input.cu").value();

@@ -14,6 +14,7 @@
 #include "cuda/cuda_arena.h"
 #include "cuda/cuda_trusted_store.h"
 #include "cuda/gpu.h"
+#include "gpu/require_gpu.h"
 #include "process/shared_arena.h"
 #include "task/distribution.h"
 #include "task/sampler.h"
@@ -36,11 +37,6 @@ Stores MakeStores() {
   s.gpu_arena = CudaArena::Create(kArenaBytes, 0).value();
   return s;
 }
-
-#define REQUIRE_GPU()                                                                     \
-  do {                                                                                    \
-    if (GpuCount() == 0) GTEST_SKIP() << "no CUDA GPU on this machine: GPU test skipped"; \
-  } while (0)
 
 // Random values of dtype t, as raw bytes.
 std::vector<char> RandomBytes(Dtype t, int64_t n, uint64_t seed) {

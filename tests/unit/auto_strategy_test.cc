@@ -70,7 +70,7 @@ Arms MakeAuto(const std::vector<std::string>& names, int calls) {
 // best (or fails); each call costs `dollars` of its arm.
 struct Environment {
   std::string good;
-  std::map<std::string, double> dollars;
+  std::map<std::string, double> dollars{};
   double best = 0;
 
   void Raise() { best = best > 0 ? best * 1.1 : 1.0; }

@@ -16,7 +16,7 @@ namespace {
 // byte, quotes, backslashes, trigraph-like "??=", a digit after an escape
 // and lines ending in a backslash come back as they went in.
 TEST(CompatShimTest, AByteArrayDefinitionHoldsEveryByte) {
-  std::string bytes = "print(\"a\\\\b\")\n??=??/\n\\\nline\\";
+  std::string bytes = "print(\"a\\\\b\")\n?\?=?\?/\n\\\nline\\";
   for (int c = 1; c < 256; ++c) {
     bytes += static_cast<char>(c);
     bytes += '7';  // a digit after each byte: an escape must not swallow it

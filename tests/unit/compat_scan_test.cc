@@ -184,7 +184,9 @@ TEST_F(CompatScanFileTest, LoadInlinesWarmUpFilesResolveEachWithItsOwnFlags) {
   EXPECT_EQ(flag_sets.size(), 3u);
   EXPECT_EQ(keys.size(), 3u);
   for (const Language& l : BuiltInLanguages().all()) {
-    if (l.name != "load_inline") EXPECT_FALSE(l.warm_up && !l.warm_up("cuda").empty()) << l.name;
+    if (l.name != "load_inline") {
+      EXPECT_FALSE(l.warm_up && !l.warm_up("cuda").empty()) << l.name;
+    }
   }
 }
 

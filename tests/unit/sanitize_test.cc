@@ -104,5 +104,18 @@ TEST(SanitizerSkipTest, ACudaCandidateWithKernelsOfItsOwnIsChecked) {
             "compute-sanitizer does not run KernelBench ModelNew candidates");
 }
 
+// A ModelNew file's own kernels, each its own filter: the tool checks a
+// kernel any filter matches, so a bad access in the first of two kernels
+// is found as well as one in the last (scripts/gpu-check-pytorch's
+// several_kernels_oob_* files, on a GPU).
+TEST(SanitizerSkipTest, EachOwnKernelIsItsOwnFilter) {
+  EXPECT_EQ(CompatKernelFilter({"relu_only"}),
+            (std::vector<std::string>{"--kernel-name", "kns=relu_only"}));
+  EXPECT_EQ(CompatKernelFilter({"relu_only", "scale_only"}),
+            (std::vector<std::string>{"--kernel-name", "kns=relu_only", "--kernel-name",
+                                      "kns=scale_only"}));
+  EXPECT_TRUE(CompatKernelFilter({}).empty());
+}
+
 }  // namespace
 }  // namespace hone
