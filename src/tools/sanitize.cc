@@ -75,6 +75,31 @@ Verdict::SanitizerTool ReadSanitizerOutput(const std::string& tool, const std::s
   return t;
 }
 
+std::vector<std::string> SanitizerCommand(const SanitizeJob& job, const std::string& tool) {
+  // Measured on the H100: with a host backtrace, or with the whole context
+  // destroyed, a memcheck error in the confined sandbox hangs the tool.
+  std::vector<std::string> command = {job.compute_sanitizer.string(),
+                                      "--tool",
+                                      tool,
+                                      "--error-exitcode",
+                                      std::to_string(kSanitizerErrorExit),
+                                      "--print-limit",
+                                      "10",
+                                      "--show-backtrace",
+                                      "no"};
+  if (tool == "memcheck") {
+    command.insert(command.end(), {"--destroy-on-device-error", "kernel"});
+    // Memcheck reports an access that falls in no allocation, and the
+    // driver places allocations back to back: on the H200 a read 1 KiB past
+    // a torch tensor (caching allocator off) landed in the next tensor and
+    // memcheck found nothing; with padding after each allocation it is an
+    // invalid read (tests/adversarial/compat/several_kernels_oob_read_*).
+    command.insert(command.end(), {"--padding", std::to_string(kMemcheckPaddingBytes)});
+  }
+  command.insert(command.end(), job.tool_args.begin(), job.tool_args.end());
+  return command;
+}
+
 std::vector<Verdict::SanitizerTool> RunSanitizer(const SanitizeJob& job) {
   std::vector<Verdict::SanitizerTool> out;
   for (const std::string& tool : job.tools) {
@@ -82,19 +107,7 @@ std::vector<Verdict::SanitizerTool> RunSanitizer(const SanitizeJob& job) {
     // (API keys) reaches the candidate. The tool keeps its files in scratch.
     std::vector<std::string> argv = CleanToolEnvironment(job.call.scratch);
     argv.insert(argv.end(), job.call.env.begin(), job.call.env.end());
-    // Measured on the H100: with a host backtrace, or with the whole context
-    // destroyed, a memcheck error in the confined sandbox hangs the tool.
-    std::vector<std::string> command = {job.compute_sanitizer.string(),
-                                        "--tool",
-                                        tool,
-                                        "--error-exitcode",
-                                        std::to_string(kSanitizerErrorExit),
-                                        "--print-limit",
-                                        "10",
-                                        "--show-backtrace",
-                                        "no"};
-    if (tool == "memcheck") command.insert(command.end(), {"--destroy-on-device-error", "kernel"});
-    command.insert(command.end(), job.tool_args.begin(), job.tool_args.end());
+    std::vector<std::string> command = SanitizerCommand(job, tool);
     argv.insert(argv.end(), command.begin(), command.end());
     for (const auto& a : StandaloneCommand(job.call)) argv.push_back(a);
     CommandOptions opts;

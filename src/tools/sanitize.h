@@ -42,6 +42,11 @@ struct SanitizeJob {
 // positive number, else 120 s.
 std::chrono::milliseconds SanitizeToolTimeout();
 
+// The tool's command line for one of the job's tools, up to the program it
+// runs: memcheck pads every allocation by kMemcheckPaddingBytes, so an
+// overrun of up to that many bytes is an access outside any allocation.
+std::vector<std::string> SanitizerCommand(const SanitizeJob& job, const std::string& tool);
+
 // Runs every tool of the job.
 std::vector<Verdict::SanitizerTool> RunSanitizer(const SanitizeJob& job);
 
@@ -53,5 +58,7 @@ Verdict::SanitizerTool ReadSanitizerOutput(const std::string& tool, const std::s
                                            int exit_code, bool timed_out);
 
 inline constexpr int kSanitizerErrorExit = 86;
+// A Triton block of 1024 float32, or of 512 float64.
+inline constexpr int kMemcheckPaddingBytes = 4096;
 
 }  // namespace hone

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "report/verdict_text.h"
 #include "run/sanitize_stage.h"
 
@@ -102,6 +104,26 @@ TEST(SanitizerSkipTest, ACudaCandidateWithKernelsOfItsOwnIsChecked) {
   modelnew.sanitizer = false;
   EXPECT_EQ(SanitizerSkipReason(cuda, modelnew, true, {"k"}),
             "compute-sanitizer does not run KernelBench ModelNew candidates");
+}
+
+// Memcheck pads every allocation, so an access just past a tensor is in no
+// allocation rather than in the next one (where memcheck saw nothing on an
+// H200); the other tools are not padded.
+// The kernel filter follows the tool's own options.
+TEST(SanitizerCommandTest, MemcheckPadsEveryAllocation) {
+  SanitizeJob job;
+  job.compute_sanitizer = "/cuda/bin/compute-sanitizer";
+  job.tool_args = CompatKernelFilter({"relu_only"});
+  std::vector<std::string> memcheck = SanitizerCommand(job, "memcheck");
+  auto padding = std::find(memcheck.begin(), memcheck.end(), "--padding");
+  ASSERT_NE(padding, memcheck.end());
+  EXPECT_EQ(*(padding + 1), std::to_string(kMemcheckPaddingBytes));
+  EXPECT_EQ(memcheck.front(), "/cuda/bin/compute-sanitizer");
+  EXPECT_EQ(std::vector<std::string>(memcheck.end() - 2, memcheck.end()),
+            (std::vector<std::string>{"--kernel-name", "kns=relu_only"}));
+  std::vector<std::string> racecheck = SanitizerCommand(job, "racecheck");
+  EXPECT_EQ(std::find(racecheck.begin(), racecheck.end(), "--padding"), racecheck.end());
+  EXPECT_NE(std::find(racecheck.begin(), racecheck.end(), "racecheck"), racecheck.end());
 }
 
 // A ModelNew file's own kernels, each its own filter: the tool checks a
