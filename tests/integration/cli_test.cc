@@ -474,7 +474,7 @@ TEST(CliTest, PrepareTimesAProblemsBaselinesForLaterEvaluations) {
   // The eager baseline only: torch.compile's (inductor building C++ on the
   // CPU) would cost more than all the rest and show nothing more here.
   auto prepared = RunHone({"prepare", problem, Fixture(), definition, "--backend", "cpu", "--json",
-                           "--time-budget", "0.2", "--baselines", "eager"});
+                           "--time-budget", "0.2", "--baselines", "eager", "--flush", "none"});
   ASSERT_EQ(prepared.exit_code, 0) << prepared.output;
   nlohmann::json j = nlohmann::json::parse(prepared.output, nullptr, false);
   ASSERT_TRUE(j.is_object()) << prepared.output;
@@ -496,7 +496,7 @@ TEST(CliTest, PrepareTimesAProblemsBaselinesForLaterEvaluations) {
   std::string output;
   for (int attempt = 0; attempt < 3; ++attempt) {
     auto r = RunHone({"eval", problem, (*dir / "triple.cpp").string(), "--backend", "cpu", "--json",
-                      "--time-budget", "0.2", "--baselines", "eager"});
+                      "--time-budget", "0.2", "--baselines", "eager", "--flush", "none"});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     output = r.output;
     v = nlohmann::json::parse(r.output, nullptr, false);

@@ -324,6 +324,8 @@ TEST_F(OptimizeTest, CommandLineWritesTheBestKernelAndASummary) {
                     "--json",
                     "--time-budget",
                     "0.2",
+                    "--flush",
+                    "none",
                     "--retry-base-delay",
                     "0.01"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -473,10 +475,16 @@ TEST_F(OptimizeTest, EveryCallRecordsWhichModelAndSettingsMadeIt) {
   server_.Enqueue(FakeResponse{429, {{"Retry-After", "0"}}, ApiErrorBody("slow down")});
   server_.Enqueue(Ok(OpenAiReply(Fenced(FastKernel()))));
   std::filesystem::path db = run_dir_ / "store.db";
-  auto r = RunHone({"optimize", FixtureAdd(), "--model", "openai-compatible:fake", "--base-url",
-                    server_.base_url(), "--strategy", "sample", "--samples", "1", "--temperature",
-                    "0.3", "--time-budget", "0.2", "--run-dir", (run_dir_ / "prov").string(),
-                    "--store", db.string()});
+  auto r = RunHone({"optimize",      FixtureAdd(),
+                    "--model",       "openai-compatible:fake",
+                    "--base-url",    server_.base_url(),
+                    "--strategy",    "sample",
+                    "--samples",     "1",
+                    "--temperature", "0.3",
+                    "--time-budget", "0.2",
+                    "--flush",       "none",
+                    "--run-dir",     (run_dir_ / "prov").string(),
+                    "--store",       db.string()});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("retrying in"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("candidate 0: passed"), std::string::npos) << r.output;
@@ -520,11 +528,17 @@ TEST_F(OptimizeTest, InterruptKeepsTheRunAndSaysHowToResume) {
     return r;
   });
   std::filesystem::path db = run_dir_ / "store.db", log = run_dir_ / "interrupted.log";
-  pid_t pid = SpawnHone(
-      {"optimize", FixtureAdd(), "--model", "openai-compatible:fake", "--base-url",
-       server_.base_url(), "--strategy", "sample", "--samples", "3", "--concurrency", "1",
-       "--time-budget", "0.2", "--store", db.string(), "--run-dir", (run_dir_ / "int").string()},
-      log.string());
+  pid_t pid = SpawnHone({"optimize",      FixtureAdd(),
+                         "--model",       "openai-compatible:fake",
+                         "--base-url",    server_.base_url(),
+                         "--strategy",    "sample",
+                         "--samples",     "3",
+                         "--concurrency", "1",
+                         "--time-budget", "0.2",
+                         "--flush",       "none",
+                         "--store",       db.string(),
+                         "--run-dir",     (run_dir_ / "int").string()},
+                        log.string());
   // Interrupt once the first reply is evaluated and the second call hangs.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline && answered.load() < 2)
@@ -647,6 +661,8 @@ TEST_F(OptimizeTest, BenchesAModelOverASuiteAndResumesWithoutAskingAgain) {
                         "--quiet",
                         "--time-budget",
                         "0.2",
+                        "--flush",
+                        "none",
                         "--retry-base-delay",
                         "0.01"});
   ASSERT_EQ(first.exit_code, 0) << first.output;
@@ -866,6 +882,7 @@ TEST_F(LessonsTest, CanBeListedExportedAndDeleted) {
       "--strategy",    "sample",
       "--samples",     "1",
       "--time-budget", "0.2",
+      "--flush",       "none",
       "--store",       db};
   auto with_args = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = affine;

@@ -95,6 +95,7 @@ class TreeAutoTest : public ::testing::Test {
         "--store",       db_.string(),
         "--run-dir",     (dir_ / run_dir).string(),
         "--time-budget", "0.2",
+        "--flush",       "none",
         "--json",        "--quiet"};
     args.insert(args.end(), strategy.begin(), strategy.end());
     return args;
