@@ -94,7 +94,11 @@ class TorchExtensionTest : public ::testing::Test {
   fs::path work_;
 };
 
-TEST_F(TorchExtensionTest, BuildsALoadableModuleAndCachesIt) {
+// One cold build, asked for by two threads at once (as two evaluations of
+// one candidate would): one compiles, the other waits for it and takes its
+// library; a third build is a cache hit, and Python imports the module.
+// (One cold build serves both checks: each costs 15-20 s of a core.)
+TEST_F(TorchExtensionTest, BuildsALoadableModuleOnceForTwoCallersAndCachesIt) {
   std::string nonce = Nonce();
   json args = {{"name", "hone_add_one"},
                {"cpp_sources",
@@ -103,26 +107,33 @@ TEST_F(TorchExtensionTest, BuildsALoadableModuleAndCachesIt) {
   auto plan = Prepare(args, work_ / "build");
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   TorchExtensionBuilder builder(Cache());
-  auto cold = builder.Build(*plan);
-  ASSERT_TRUE(cold.ok()) << cold.status().message();
-  ASSERT_TRUE(cold->ok) << cold->full_log;
-  EXPECT_FALSE(cold->cached);
-  EXPECT_TRUE(fs::is_regular_file(cold->library));
-  EXPECT_EQ(cold->library.parent_path().parent_path(), Cache());
+  Result<BuildResult> a = Status::Internal("not run"), b = Status::Internal("not run");
+  std::thread ta([&] { a = builder.Build(*plan); });
+  std::thread tb([&] { b = builder.Build(*plan); });
+  ta.join();
+  tb.join();
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(a->ok && b->ok) << a->full_log << b->full_log;
+  EXPECT_EQ(a->library, b->library);
+  // One compiled; the other waited for it and took its library.
+  ASSERT_NE(a->cached, b->cached) << "both built: " << a->cached << " " << b->cached;
+  const BuildResult& cold = a->cached ? *b : *a;
+  EXPECT_TRUE(fs::is_regular_file(cold.library));
+  EXPECT_EQ(cold.library.parent_path().parent_path(), Cache());
   // gcc here: the C++ step used the precompiled header, and gcc took it.
-  EXPECT_NE(cold->command.find("-Winvalid-pch"), std::string::npos) << cold->command;
-  EXPECT_EQ(cold->full_log.find("not used because"), std::string::npos) << cold->full_log;
+  EXPECT_NE(cold.command.find("-Winvalid-pch"), std::string::npos) << cold.command;
+  EXPECT_EQ(cold.full_log.find("not used because"), std::string::npos) << cold.full_log;
   // The log names the plan's folder, not the build's temporary copy.
-  EXPECT_NE(cold->full_log.find((work_ / "build" / "main.cpp").string()), std::string::npos);
-  EXPECT_EQ(cold->full_log.find((Cache() / "tmp" / "ext-").string()), std::string::npos);
+  EXPECT_NE(cold.full_log.find((work_ / "build" / "main.cpp").string()), std::string::npos);
+  EXPECT_EQ(cold.full_log.find((Cache() / "tmp" / "ext-").string()), std::string::npos);
 
   auto hit = builder.Build(*plan);
   ASSERT_TRUE(hit.ok());
   EXPECT_TRUE(hit->cached);
   EXPECT_TRUE(hit->ok);
-  EXPECT_EQ(hit->library, cold->library);
+  EXPECT_EQ(hit->library, cold.library);
   EXPECT_LT(hit->seconds, 0.5);
-  std::cout << "[ timing   ] cold build " << cold->seconds << " s, cached " << hit->seconds * 1e3
+  std::cout << "[ timing   ] cold build " << cold.seconds << " s, cached " << hit->seconds * 1e3
             << " ms\n";
 
   std::string check =
@@ -132,7 +143,7 @@ TEST_F(TorchExtensionTest, BuildsALoadableModuleAndCachesIt) {
       "loader=loader)\n"
       "m = importlib.util.module_from_spec(spec); loader.exec_module(m)\n"
       "print(m.add_one(torch.ones(3)).tolist())\n";
-  CommandResult run = RunPython(TorchPython(), check, {cold->library.string()});
+  CommandResult run = RunPython(TorchPython(), check, {cold.library.string()});
   EXPECT_TRUE(run.succeeded()) << run.output;
   EXPECT_NE(run.output.find("[2.0, 2.0, 2.0]"), std::string::npos) << run.output;
 }
@@ -163,26 +174,6 @@ TEST_F(TorchExtensionTest, ACompileErrorIsAResultWithATrimmedLog) {
   EXPECT_TRUE(again->cached);
   EXPECT_FALSE(again->ok);
   EXPECT_EQ(again->log, r->log);
-}
-
-TEST_F(TorchExtensionTest, TheSamePlanTwiceAtOnce) {
-  json args = {{"name", "hone_twice"},
-               {"cpp_sources", "// run " + Nonce() + "\nint twice(int x) { return 2 * x; }"},
-               {"functions", {"twice"}}};
-  auto plan = Prepare(args, work_ / "build");
-  ASSERT_TRUE(plan.ok()) << plan.status().message();
-  TorchExtensionBuilder builder(Cache());
-  Result<BuildResult> a = Status::Internal("not run"), b = Status::Internal("not run");
-  std::thread ta([&] { a = builder.Build(*plan); });
-  std::thread tb([&] { b = builder.Build(*plan); });
-  ta.join();
-  tb.join();
-  ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_TRUE(a->ok && b->ok) << a->full_log << b->full_log;
-  EXPECT_EQ(a->library, b->library);
-  EXPECT_TRUE(fs::is_regular_file(a->library));
-  // One compiled; the other waited for it and took its library.
-  EXPECT_NE(a->cached, b->cached) << "both built: " << a->cached << " " << b->cached;
 }
 
 // nvcc on PATH or in /usr/local/cuda/bin; "" when neither runs.
