@@ -36,6 +36,8 @@ std::string Fenced(const std::string& code) {
 
 FakeResponse Ok(const std::string& body) { return FakeResponse{200, {}, body}; }
 
+std::string FixtureAdd() { return (SourceDir() / "tests/integration/fixture_add").string(); }
+
 class OptimizeTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -74,6 +76,21 @@ class OptimizeTest : public ::testing::Test {
     auto r = optimizer.Run();
     EXPECT_TRUE(r.ok()) << r.status().message();
     return r.ok() ? *r : OptimizeResult{};
+  }
+
+  // `hone optimize` on fixture_add, sampling from the fake server, each
+  // candidate timed briefly and without the cache flush (these tests check
+  // the search, not the timing), then `more`.
+  std::vector<std::string> SampleArgs(int samples, std::vector<std::string> more) {
+    std::vector<std::string> args = {"optimize",      FixtureAdd(),
+                                     "--model",       "openai-compatible:fake",
+                                     "--base-url",    server_.base_url(),
+                                     "--strategy",    "sample",
+                                     "--samples",     std::to_string(samples),
+                                     "--time-budget", "0.2",
+                                     "--flush",       "none"};
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
   }
 
   std::vector<nlohmann::json> Attempts() {
@@ -343,8 +360,6 @@ TEST_F(OptimizeTest, CommandLineWritesTheBestKernelAndASummary) {
   EXPECT_NE(bad.output.find("nosuchprovider"), std::string::npos) << bad.output;
 }
 
-std::string FixtureAdd() { return (SourceDir() / "tests/integration/fixture_add").string(); }
-
 // Every LLM call failing (a 404: a base URL without /v1, say) is said as it
 // happens, and the run exits 1 (the environment failed), not 0.
 TEST_F(OptimizeTest, EveryCallFailingIsLoudAndExitsNonZero) {
@@ -475,16 +490,8 @@ TEST_F(OptimizeTest, EveryCallRecordsWhichModelAndSettingsMadeIt) {
   server_.Enqueue(FakeResponse{429, {{"Retry-After", "0"}}, ApiErrorBody("slow down")});
   server_.Enqueue(Ok(OpenAiReply(Fenced(FastKernel()))));
   std::filesystem::path db = run_dir_ / "store.db";
-  auto r = RunHone({"optimize",      FixtureAdd(),
-                    "--model",       "openai-compatible:fake",
-                    "--base-url",    server_.base_url(),
-                    "--strategy",    "sample",
-                    "--samples",     "1",
-                    "--temperature", "0.3",
-                    "--time-budget", "0.2",
-                    "--flush",       "none",
-                    "--run-dir",     (run_dir_ / "prov").string(),
-                    "--store",       db.string()});
+  auto r = RunHone(SampleArgs(1, {"--temperature", "0.3", "--run-dir", (run_dir_ / "prov").string(),
+                                  "--store", db.string()}));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("retrying in"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("candidate 0: passed"), std::string::npos) << r.output;
@@ -528,16 +535,8 @@ TEST_F(OptimizeTest, InterruptKeepsTheRunAndSaysHowToResume) {
     return r;
   });
   std::filesystem::path db = run_dir_ / "store.db", log = run_dir_ / "interrupted.log";
-  pid_t pid = SpawnHone({"optimize",      FixtureAdd(),
-                         "--model",       "openai-compatible:fake",
-                         "--base-url",    server_.base_url(),
-                         "--strategy",    "sample",
-                         "--samples",     "3",
-                         "--concurrency", "1",
-                         "--time-budget", "0.2",
-                         "--flush",       "none",
-                         "--store",       db.string(),
-                         "--run-dir",     (run_dir_ / "int").string()},
+  pid_t pid = SpawnHone(SampleArgs(3, {"--concurrency", "1", "--store", db.string(), "--run-dir",
+                                       (run_dir_ / "int").string()}),
                         log.string());
   // Interrupt once the first reply is evaluated and the second call hangs.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
