@@ -16,7 +16,13 @@ int main(int argc, char** argv) {
   // Named, so that usage lines say "hone", not the path it was started by.
   CLI::App app{"hone: writes fast GPU and CPU kernels and proves them correct", "hone"};
   app.require_subcommand(1);
+#ifdef HONE_TEST_BUILD
+  // scripts/test's build (-O1 on the trusted side): not one to install or time.
+  app.set_version_flag("--version", std::string("hone ") + HONE_VERSION +
+                                        " (a test build: rebuild with scripts/build to install)");
+#else
   app.set_version_flag("--version", std::string("hone ") + HONE_VERSION);
+#endif
   struct Entry {
     const char* name;
     Command (*reg)(CLI::App&);
