@@ -36,7 +36,7 @@ std::string Fenced(const std::string& code) {
 
 FakeResponse Ok(const std::string& body) { return FakeResponse{200, {}, body}; }
 
-std::string FixtureAdd() { return (SourceDir() / "tests/integration/fixture_add").string(); }
+std::string FixtureAddDir() { return (SourceDir() / "tests/integration/fixture_add").string(); }
 
 class OptimizeTest : public ::testing::Test {
  protected:
@@ -82,7 +82,7 @@ class OptimizeTest : public ::testing::Test {
   // candidate timed briefly and without the cache flush (these tests check
   // the search, not the timing), then `more`.
   std::vector<std::string> SampleArgs(int samples, std::vector<std::string> more) {
-    std::vector<std::string> args = {"optimize",      FixtureAdd(),
+    std::vector<std::string> args = {"optimize",      FixtureAddDir(),
                                      "--model",       "openai-compatible:fake",
                                      "--base-url",    server_.base_url(),
                                      "--strategy",    "sample",
@@ -367,7 +367,7 @@ TEST_F(OptimizeTest, EveryCallFailingIsLoudAndExitsNonZero) {
     return FakeResponse{404, {}, ApiErrorBody("no such route")};
   });
   std::filesystem::path db = run_dir_ / "store.db";
-  auto r = RunHone({"optimize", FixtureAdd(), "--model", "openai-compatible:fake", "--base-url",
+  auto r = RunHone({"optimize", FixtureAddDir(), "--model", "openai-compatible:fake", "--base-url",
                     server_.base_url(), "--strategy", "sample", "--samples", "2", "--run-dir",
                     (run_dir_ / "failing").string(), "--store", db.string()});
   EXPECT_EQ(r.exit_code, 1) << r.output;
@@ -384,7 +384,7 @@ TEST_F(OptimizeTest, EveryCallFailingIsLoudAndExitsNonZero) {
   unsetenv("OPENAI_API_KEY");
   size_t requests = server_.requests().size();
   size_t runs = (*store)->ListRuns()->size();
-  auto key = RunHone({"optimize", FixtureAdd(), "--model", "openai:gpt-4.1", "--strategy", "sample",
+  auto key = RunHone({"optimize", FixtureAddDir(), "--model", "openai:gpt-4.1", "--strategy", "sample",
                       "--samples", "1", "--run-dir", (run_dir_ / "nokey").string(), "--store",
                       db.string()});
   EXPECT_EQ(key.exit_code, 2) << key.output;
@@ -404,7 +404,7 @@ TEST_F(OptimizeTest, HungEndpointsAreBoundedByRequestTimeoutAndTheTimeBudget) {
     return r;
   });
   std::vector<std::string> base = {
-      "optimize",   FixtureAdd(),       "--model",    "openai-compatible:fake",
+      "optimize",   FixtureAddDir(),       "--model",    "openai-compatible:fake",
       "--base-url", server_.base_url(), "--strategy", "sample"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = base;
@@ -446,7 +446,7 @@ TEST_F(OptimizeTest, BadOptionsAreRefusedBeforeAnythingIsStored) {
   };
   for (const auto& [opts, named] : bad) {
     std::vector<std::string> args = {
-        "optimize",   FixtureAdd(),       "--model", "openai-compatible:fake",
+        "optimize",   FixtureAddDir(),       "--model", "openai-compatible:fake",
         "--base-url", server_.base_url(), "--store", db.string()};
     args.insert(args.end(), opts.begin(), opts.end());
     auto r = RunHone(args);
@@ -476,7 +476,7 @@ TEST_F(OptimizeTest, EveryRunGetsAFolderOfItsOwn) {
   auto empty = RunRecord::Claim(*b, false);  // empty: usable
   EXPECT_TRUE(empty.ok());
 
-  auto r = RunHone({"optimize", FixtureAdd(), "--model", "openai-compatible:fake", "--base-url",
+  auto r = RunHone({"optimize", FixtureAddDir(), "--model", "openai-compatible:fake", "--base-url",
                     server_.base_url(), "--run-dir", a->string(), "--store",
                     (run_dir_ / "store.db").string()});
   EXPECT_EQ(r.exit_code, 2) << r.output;

@@ -35,14 +35,14 @@ constexpr int kWorkers = 3;
 constexpr int kMaxAttempts = 3;
 constexpr const char* kCrashMarker = "HONE_TEST_KILLS_THE_WORKER";
 
-struct Candidate {
+struct ServedCandidate {
   std::string code, status;  // the verdict it deserves
 };
 
 // The catalogue's candidates with a line of their own: the compile cache is
 // keyed by content and keeps the first build's file name in its log, so
 // these builds (of "candidate.cpp") must not stand in for other tests'.
-std::map<std::string, Candidate> Candidates() {
+std::map<std::string, ServedCandidate> Candidates() {
   auto read = [](const char* f) {
     return *ReadFile(SourceDir() / "tests/adversarial/cpu" / f) + "// served by a worker\n";
   };
@@ -260,7 +260,7 @@ class ServeWorkersTest : public ::testing::Test {
   std::unique_ptr<TestRedisServer> server_;
   fs::path dir_;
   std::vector<WorkerProcess> workers_;
-  std::map<std::string, Candidate> candidates_ = Candidates();
+  std::map<std::string, ServedCandidate> candidates_ = Candidates();
   std::map<std::string, std::string> expected_;  // id -> kind of its first submission
   std::map<SubmitOutcome, int> outcomes_;
   int crashes_ = 0;  // workers the killer candidate took down
