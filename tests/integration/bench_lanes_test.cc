@@ -22,6 +22,9 @@
 
 namespace hone {
 namespace {
+// Its own namespace: this file's helpers may share a name with another
+// file's in the same unity unit.
+namespace bench_lanes_test {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -251,5 +254,6 @@ TEST_F(BenchLanesTest, DevicesAndLanesRefusals) {
   EXPECT_TRUE((*store)->ListRuns()->empty());
 }
 
+}  // namespace bench_lanes_test
 }  // namespace
 }  // namespace hone

@@ -20,6 +20,9 @@
 
 namespace hone {
 namespace {
+// Its own namespace: this file's helpers may share a name with another
+// file's in the same unity unit.
+namespace bench_resume_test {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -245,5 +248,6 @@ TEST_F(BenchResumeTest, ATaskWhoseReferenceFailsIsReportedAndTheOthersScored) {
   EXPECT_EQ(j["summary"]["metrics"]["tasks_correct"], 3);
 }
 
+}  // namespace bench_resume_test
 }  // namespace
 }  // namespace hone

@@ -14,6 +14,9 @@
 
 namespace hone {
 namespace {
+// Its own namespace: this file's helpers may share a name with another
+// file's in the same unity unit.
+namespace format_seam_test {
 
 using namespace hone::testing;
 
@@ -87,5 +90,6 @@ TEST(FormatSeamTest, ANewFormatsSuiteIsEvaluatedLikeAnyOther) {
   EXPECT_EQ(got["square/right.cpp"], VerdictStatus::kPassed);
 }
 
+}  // namespace format_seam_test
 }  // namespace
 }  // namespace hone

@@ -53,7 +53,7 @@ Seam& Env() {
   return *s;
 }
 
-#define SKIP_WITHOUT_ORACLE()                                                     \
+#define SKIP_WITHOUT_PROBLEM()                                                    \
   do {                                                                            \
     if (!Env().task) GTEST_SKIP() << "oracle unavailable: " << Env().unavailable; \
   } while (0)
@@ -74,7 +74,7 @@ TEST(LanguageSeamTest, ANewLanguagesFileIsTakenFromItsText) {
 }
 
 TEST(LanguageSeamTest, ARightFilePassesInItsLanguage) {
-  SKIP_WITHOUT_ORACLE();
+  SKIP_WITHOUT_PROBLEM();
   auto v = Evaluate("relu_scale.py");
   ASSERT_TRUE(v.ok()) << v.status().message();
   EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason << "\n" << v->sandbox.output_head;
@@ -88,14 +88,14 @@ TEST(LanguageSeamTest, ARightFilePassesInItsLanguage) {
 }
 
 TEST(LanguageSeamTest, AWrongFileIsIncorrect) {
-  SKIP_WITHOUT_ORACLE();
+  SKIP_WITHOUT_PROBLEM();
   auto v = Evaluate("relu_scale_wrong.py");
   ASSERT_TRUE(v.ok()) << v.status().message();
   EXPECT_EQ(v->status, VerdictStatus::kIncorrect) << v->reason;
 }
 
 TEST(LanguageSeamTest, AFileWithoutAKernelOfTheLanguageIsRejectedByItsRules) {
-  SKIP_WITHOUT_ORACLE();
+  SKIP_WITHOUT_PROBLEM();
   auto v = Evaluate("torch_only.py");
   ASSERT_TRUE(v.ok()) << v.status().message();
   EXPECT_EQ(v->status, VerdictStatus::kRejected) << v->reason;
@@ -103,7 +103,7 @@ TEST(LanguageSeamTest, AFileWithoutAKernelOfTheLanguageIsRejectedByItsRules) {
 }
 
 TEST(LanguageSeamTest, ItsPromptsShowItsRulesItsExampleAndItsFence) {
-  SKIP_WITHOUT_ORACLE();
+  SKIP_WITHOUT_PROBLEM();
   auto dir = MakeTempDir(std::filesystem::temp_directory_path(), "hone-seam-prompts");
   ASSERT_TRUE(dir.ok());
   std::filesystem::copy(SourceDir() / "prompts", *dir);

@@ -32,6 +32,9 @@
 
 namespace hone {
 namespace {
+// Its own namespace: this file's helpers may share a name with another
+// file's in the same unity unit.
+namespace pytorch_task_test {
 
 using namespace hone::testing;
 
@@ -939,5 +942,6 @@ TEST(PyTorchTaskTest, CommandLineShowsTheContractAndEvaluates) {
   EXPECT_NE(bad.output.find("--shape-scale"), std::string::npos) << bad.output;
 }
 
+}  // namespace pytorch_task_test
 }  // namespace
 }  // namespace hone

@@ -14,6 +14,9 @@
 
 namespace hone {
 namespace {
+// Its own namespace: this file's helpers may share a name with another
+// file's in the same unity unit.
+namespace redis_queue_test {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
@@ -330,5 +333,6 @@ TEST_F(RedisQueueTest, UnreachableRedisIsUnavailable) {
   EXPECT_NE(q.status().message().find(std::to_string(c.address.port)), std::string::npos);
 }
 
+}  // namespace redis_queue_test
 }  // namespace
 }  // namespace hone

@@ -20,7 +20,7 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string Verdict(const std::string& status, double speedup, const std::string& reason) {
+std::string VerdictText(const std::string& status, double speedup, const std::string& reason) {
   json v = {{"status", status}, {"reason", reason}, {"checks", json::array()}};
   if (status == "passed") v["timing"] = {{"speedup", speedup}};
   return v.dump();
@@ -68,7 +68,7 @@ class IdeaTreeTest : public ::testing::Test {
     if (status.empty()) return;
     auto e = store_->BeginEvaluation(run_, "key" + std::to_string(seq), "h", *id);
     ASSERT_TRUE(e.ok());
-    ASSERT_TRUE(store_->FinishEvaluationJson(*e, Verdict(status, speedup, reason)).ok());
+    ASSERT_TRUE(store_->FinishEvaluationJson(*e, VerdictText(status, speedup, reason)).ok());
   }
 
   RunData Load() { return std::move(LoadRunData(*store_, run_)).value(); }

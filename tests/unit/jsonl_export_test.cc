@@ -12,6 +12,9 @@
 
 namespace hone {
 namespace {
+// Its own namespace: this file's helpers may share a name with another
+// file's in the same unity unit.
+namespace jsonl_export_test {
 
 using json = nlohmann::json;
 
@@ -112,5 +115,6 @@ TEST_F(JsonlExportTest, KeepsOnlyPassedOrTheBestPerTask) {
   EXPECT_FALSE(ParseKeep("some"));
 }
 
+}  // namespace jsonl_export_test
 }  // namespace
 }  // namespace hone

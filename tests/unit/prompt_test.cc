@@ -15,6 +15,9 @@
 
 namespace hone {
 namespace {
+// Its own namespace: this file's helpers may share a name with another
+// file's in the same unity unit.
+namespace prompt_test {
 
 const Language& Cpp() { return *BuiltInLanguages().Find("cpp"); }
 const Language& Cuda() { return *BuiltInLanguages().Find("cuda"); }
@@ -458,5 +461,6 @@ TEST_F(PromptDirTest, FindPromptsDirHonoursTheEnvironment) {
   EXPECT_TRUE(fs::is_regular_file(*source / "system.txt"));
 }
 
+}  // namespace prompt_test
 }  // namespace
 }  // namespace hone
