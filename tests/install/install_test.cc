@@ -120,6 +120,12 @@ TEST_F(InstallTest, InstallsEverythingHoneFindsAtRunTime) {
   CommandResult version = Hone({"--version"});
   EXPECT_EQ(version.exit_code, 0) << version.output;
   EXPECT_NE(version.output.find("hone "), std::string::npos) << version.output;
+  // A test build says so, so that no one installs or times it by mistake.
+#ifdef HONE_TEST_BUILD
+  EXPECT_NE(version.output.find("a test build"), std::string::npos) << version.output;
+#else
+  EXPECT_EQ(version.output.find("test build"), std::string::npos) << version.output;
+#endif
 }
 
 // The installed example with its example solution, and a candidate that
