@@ -1,5 +1,6 @@
 #include "run/sanitize_stage.h"
 
+#include "core/wording.h"
 #include "run/standalone_tensors.h"
 #include "tools/cuda_tools.h"
 #include "tools/sanitize.h"
@@ -19,14 +20,6 @@ const CaseShapes& SmallestCase(const std::vector<CaseShapes>& cases) {
   for (const auto& cs : cases)
     if (elements(cs) < elements(*smallest)) smallest = &cs;
   return *smallest;
-}
-
-// "a, b and c".
-std::string ListInWords(const std::vector<std::string>& names) {
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
-  return out;
 }
 
 }  // namespace
@@ -93,7 +86,7 @@ Status SanitizeStage::Run(const std::filesystem::path& library) {
     s_.v.notes.push_back(
         "compute-sanitizer: memcheck only, over the ModelNew file's call with torch's caching "
         "allocator off (PYTORCH_NO_CUDA_MEMORY_CACHING=1): every tensor its own allocation, " +
-        std::string(k.size() == 1 ? "kernel " : "kernels ") + ListInWords(k) + " only");
+        std::string(k.size() == 1 ? "kernel " : "kernels ") + AllOf(k) + " only");
   }
   s_.Progress("sanitize " + smallest.c->label);
   report.tools = RunSanitizer(job);
