@@ -384,9 +384,9 @@ TEST_F(OptimizeTest, EveryCallFailingIsLoudAndExitsNonZero) {
   unsetenv("OPENAI_API_KEY");
   size_t requests = server_.requests().size();
   size_t runs = (*store)->ListRuns()->size();
-  auto key = RunHone({"optimize", FixtureAddDir(), "--model", "openai:gpt-4.1", "--strategy", "sample",
-                      "--samples", "1", "--run-dir", (run_dir_ / "nokey").string(), "--store",
-                      db.string()});
+  auto key = RunHone({"optimize", FixtureAddDir(), "--model", "openai:gpt-4.1", "--strategy",
+                      "sample", "--samples", "1", "--run-dir", (run_dir_ / "nokey").string(),
+                      "--store", db.string()});
   EXPECT_EQ(key.exit_code, 2) << key.output;
   EXPECT_NE(key.output.find("--model openai:gpt-4.1: $OPENAI_API_KEY is not set"),
             std::string::npos)
@@ -404,7 +404,7 @@ TEST_F(OptimizeTest, HungEndpointsAreBoundedByRequestTimeoutAndTheTimeBudget) {
     return r;
   });
   std::vector<std::string> base = {
-      "optimize",   FixtureAddDir(),       "--model",    "openai-compatible:fake",
+      "optimize",   FixtureAddDir(),    "--model",    "openai-compatible:fake",
       "--base-url", server_.base_url(), "--strategy", "sample"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = base;
@@ -446,7 +446,7 @@ TEST_F(OptimizeTest, BadOptionsAreRefusedBeforeAnythingIsStored) {
   };
   for (const auto& [opts, named] : bad) {
     std::vector<std::string> args = {
-        "optimize",   FixtureAddDir(),       "--model", "openai-compatible:fake",
+        "optimize",   FixtureAddDir(),    "--model", "openai-compatible:fake",
         "--base-url", server_.base_url(), "--store", db.string()};
     args.insert(args.end(), opts.begin(), opts.end());
     auto r = RunHone(args);
