@@ -82,7 +82,8 @@ Result<std::vector<const BenchUnit*>> BenchScheduler::Record(BenchPlan& plan) {
     BenchUnit& u = plan.units[i];
     HONE_RETURN_IF_ERROR(
         RecordUnit(*plan.tasks[u.task].task, u, static_cast<int>(i), units_before));
-    if (auto it = finished.find(u.work_key); it != finished.end())
+    // A busy verdict (a shared GPU) decided nothing: evaluated again.
+    if (auto it = finished.find(u.work_key); it != finished.end() && it->second.status != "busy")
       tally_.Count(it->second.status, it->second.speedup);
     else
       todo.push_back(&u);

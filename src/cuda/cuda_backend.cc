@@ -7,6 +7,7 @@
 #include "cuda/cuda_arena.h"
 #include "cuda/cuda_trusted_store.h"
 #include "cuda/gpu.h"
+#include "cuda/sharing_probe.h"
 
 namespace hone {
 namespace {
@@ -60,12 +61,18 @@ class CudaBackend : public Backend {
     return CreateCudaTrustedStore(device_);
   }
   std::optional<DeviceSample> SampleDevice() const override { return ReadGpuState(gpu_); }
+  std::optional<DeviceNeighbours> Neighbours() const override { return ReadGpuNeighbours(gpu_); }
+  std::optional<SharingProbe> ProbeSharing() const override { return prober_->Probe(); }
 
  private:
   CudaBackend(BackendParts parts, GpuInfo gpu, int device)
-      : Backend(std::move(parts)), gpu_(std::move(gpu)), device_(device) {}
+      : Backend(std::move(parts)),
+        gpu_(std::move(gpu)),
+        device_(device),
+        prober_(std::make_unique<SharingProber>(device, gpu_.l2_bytes)) {}
   const GpuInfo gpu_;
   const int device_;
+  const std::unique_ptr<SharingProber> prober_;  // thread-safe itself
 };
 
 }  // namespace

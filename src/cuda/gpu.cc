@@ -2,11 +2,16 @@
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <vector>
 
 #include "core/fs.h"
+#include "core/process_tree.h"
 
 namespace hone {
 
@@ -50,6 +55,12 @@ Result<GpuInfo> QueryGpu(int device) {
 namespace {
 
 using NvmlDevice = void*;
+// nvmlProcessInfo_t as the _v3 process lists fill it.
+struct NvmlProcess {
+  unsigned pid;
+  unsigned long long used_bytes;
+  unsigned gpu_instance, compute_instance;
+};
 struct Nvml {
   int (*init)() = nullptr;
   int (*by_pci)(const char*, NvmlDevice*) = nullptr;
@@ -57,8 +68,13 @@ struct Nvml {
   int (*temperature)(NvmlDevice, int, unsigned*) = nullptr;
   int (*power)(NvmlDevice, unsigned*) = nullptr;
   int (*reasons)(NvmlDevice, unsigned long long*) = nullptr;
+  // The process lists (compute and MPS clients), when this NVML has them.
+  int (*processes)(NvmlDevice, unsigned*, NvmlProcess*) = nullptr;
+  int (*mps_processes)(NvmlDevice, unsigned*, NvmlProcess*) = nullptr;
   bool ok = false;
 };
+
+constexpr int kNvmlInsufficientSize = 7;
 
 constexpr int kNvmlClockSm = 1, kNvmlClockMem = 2, kNvmlTemperatureGpu = 0;
 
@@ -78,6 +94,10 @@ const Nvml& LoadNvml() {
     void* r = sym("nvmlDeviceGetCurrentClocksEventReasons");
     if (!r) r = sym("nvmlDeviceGetCurrentClocksThrottleReasons");
     n.reasons = reinterpret_cast<int (*)(NvmlDevice, unsigned long long*)>(r);
+    using ProcessList = int (*)(NvmlDevice, unsigned*, NvmlProcess*);
+    n.processes = reinterpret_cast<ProcessList>(sym("nvmlDeviceGetComputeRunningProcesses_v3"));
+    n.mps_processes =
+        reinterpret_cast<ProcessList>(sym("nvmlDeviceGetMPSComputeRunningProcesses_v3"));
     n.ok = n.init && n.by_pci && n.clock && n.temperature && n.power && n.reasons && n.init() == 0;
     return n;
   }();
@@ -100,6 +120,45 @@ DeviceSample ReadGpuState(const GpuInfo& gpu) {
   if (n.power(dev, &mw) == 0) s.power_w = mw / 1000.0;
   if (n.reasons(dev, &reasons) == 0) s.throttle_reasons = reasons;
   return s;
+}
+
+namespace {
+
+// One of NVML's process lists; false when it could not be read.
+bool ListProcesses(int (*list)(NvmlDevice, unsigned*, NvmlProcess*), NvmlDevice dev,
+                   std::vector<NvmlProcess>* out) {
+  if (!list) return false;
+  for (unsigned room = 16; room <= 4096; room *= 4) {
+    std::vector<NvmlProcess> procs(room);
+    unsigned count = room;
+    int rc = list(dev, &count, procs.data());
+    if (rc == kNvmlInsufficientSize) continue;
+    if (rc != 0) return false;
+    out->insert(out->end(), procs.begin(), procs.begin() + std::min(count, room));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+DeviceNeighbours ReadGpuNeighbours(const GpuInfo& gpu) {
+  DeviceNeighbours n;
+  const Nvml& nvml = LoadNvml();
+  NvmlDevice dev = nullptr;
+  if (!nvml.ok || nvml.by_pci(gpu.pci_bus_id.c_str(), &dev) != 0) return n;
+  std::vector<NvmlProcess> procs;
+  n.known = ListProcesses(nvml.processes, dev, &procs);
+  ListProcesses(nvml.mps_processes, dev, &procs);
+  const pid_t self = getpid();
+  std::set<unsigned> seen;
+  for (const NvmlProcess& p : procs) {
+    if (!seen.insert(p.pid).second || DescendsFrom(static_cast<pid_t>(p.pid), self)) continue;
+    ++n.others;
+    // NVML_VALUE_NOT_AVAILABLE (all ones) where memory is not reported.
+    if (p.used_bytes != ~0ull) n.others_bytes += static_cast<int64_t>(p.used_bytes);
+  }
+  return n;
 }
 
 // Bumped whenever a probe changes, so cached ceilings are measured again.
@@ -126,6 +185,10 @@ Result<MachineInfo> LoadOrMeasureGpu(const GpuInfo& gpu, const std::filesystem::
       return m;
     }
   }
+  // A neighbour's work would lower the ceilings for every later evaluation:
+  // measured beside one, they serve this process only, and the next one
+  // measures again.
+  const bool shared = ReadGpuNeighbours(gpu).others > 0;
   m.copy_bandwidth_gbs = MeasureGpuCopyBandwidth(gpu.device);
   m.fp32_gflops = MeasureGpuFp32Rate(gpu.device);
   if (m.copy_bandwidth_gbs <= 0 || m.fp32_gflops <= 0)
@@ -139,6 +202,10 @@ Result<MachineInfo> LoadOrMeasureGpu(const GpuInfo& gpu, const std::filesystem::
                       {"fp32_gflops", m.fp32_gflops},
                       {"measured_at", m.measured_at},
                       {"probe_version", kGpuProbeVersion}};
+  if (shared) {
+    m.measured_at += " (beside another process: not cached)";
+    return m;
+  }
   HONE_RETURN_IF_ERROR(WriteFileAtomic(file, j.dump(2)));
   return m;
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/status.h"
+#include "measure/device_sharing.h"
 #include "measure/device_state.h"
 #include "measure/machine.h"
 
@@ -32,6 +33,11 @@ Result<GpuInfo> QueryGpu(int device);
 // Clocks, temperature, power and throttle reasons, read through NVML
 // (libnvidia-ml.so.1, loaded on first use); invalid when NVML is missing.
 DeviceSample ReadGpuState(const GpuInfo& gpu);
+
+// The other processes on the GPU (NVML's compute and MPS process lists):
+// those that are neither this process nor its descendants. Unknown (known
+// false) when NVML is missing or cannot list them.
+DeviceNeighbours ReadGpuNeighbours(const GpuInfo& gpu);
 
 // Copy bandwidth (device to device, bytes read + written) and FP32 FMA rate
 // of the GPU, cached in cache_dir per device (PCI bus id and name).

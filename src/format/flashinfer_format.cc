@@ -120,6 +120,8 @@ class FlashInferTrace : public TaskFormat {
         return "TIMEOUT";
       case VerdictStatus::kRejected:
         return "REWARD_HACK";
+      case VerdictStatus::kBusy:  // the format has no such status: not evaluated
+        return "RUNTIME_ERROR";
       case VerdictStatus::kIncorrect:
         return "INCORRECT_NUMERICAL";
       case VerdictStatus::kRuntimeError:

@@ -69,7 +69,7 @@ std::pair<const StallAdvice*, double> TopStall(const std::map<std::string, doubl
   return {top, most};
 }
 
-std::string Pct(double v) { return fmt::format("{:.0f}%", v); }
+std::string WholePercent(double v) { return fmt::format("{:.0f}%", v); }
 
 struct GpuReading {
   double mem, compute, dram, l2, l1, occupancy, theoretical, waves, conflicts, grid, dram_bytes;
@@ -92,13 +92,13 @@ GpuReading ReadGpu(const std::map<std::string, double>& s) {
 void AddSolEvidence(const GpuReading& g, const JudgeContext& c, ProfileDiagnosis& d) {
   std::string units;
   for (auto [name, v] : {std::pair{"DRAM", g.dram}, {"L2", g.l2}, {"L1", g.l1}})
-    if (v >= 0) units += std::string(units.empty() ? "" : ", ") + name + " " + Pct(v);
-  if (units.empty()) units = "memory " + Pct(g.mem);
+    if (v >= 0) units += std::string(units.empty() ? "" : ", ") + name + " " + WholePercent(v);
+  if (units.empty()) units = "memory " + WholePercent(g.mem);
   d.evidence.push_back(
-      fmt::format("throughput as a share of peak: {}; SMs {}", units, Pct(g.compute)));
+      fmt::format("throughput as a share of peak: {}; SMs {}", units, WholePercent(g.compute)));
   if (c.sol_percent > 0)
     d.evidence.push_back(fmt::format("hone's timing puts it at {} of the task's speed of light",
-                                     Pct(c.sol_percent)));
+                                     WholePercent(c.sol_percent)));
 }
 
 // Why a kernel keeps neither memory nor the SMs busy, with a fix per cause.
@@ -116,12 +116,12 @@ void ExplainUnderuse(const GpuReading& g, const ProfileReport& r, const JudgeCon
     fixes.push_back("more warps per SM: more, smaller blocks of work");
   }
   if (g.theoretical >= 0 && g.theoretical < 50 && !r.occupancy_limiter.empty()) {
-    d.evidence.push_back(
-        fmt::format("occupancy is capped at {} by {}", Pct(g.theoretical), r.occupancy_limiter));
+    d.evidence.push_back(fmt::format("occupancy is capped at {} by {}", WholePercent(g.theoretical),
+                                     r.occupancy_limiter));
     fixes.push_back("lift the occupancy cap (" + r.occupancy_limiter +
                     "): fewer registers or less shared memory per block");
   } else if (g.occupancy >= 0 && g.occupancy < 25) {
-    d.evidence.push_back(fmt::format("achieved occupancy {}", Pct(g.occupancy)));
+    d.evidence.push_back(fmt::format("achieved occupancy {}", WholePercent(g.occupancy)));
   }
 }
 
@@ -132,7 +132,7 @@ void ExplainCacheTraffic(const GpuReading& g, ProfileDiagnosis& d,
   if (g.l1 < 0 || g.dram < 0 || g.l1 <= 2 * std::max(g.dram, 10.0)) return;
   d.evidence.push_back(
       fmt::format("L1 is busy ({}) while DRAM is not ({}): each warp touches many cache lines",
-                  Pct(g.l1), Pct(g.dram)));
+                  WholePercent(g.l1), WholePercent(g.dram)));
   fixes.push_back("coalesce: neighbouring threads should read neighbouring addresses");
 }
 
@@ -250,7 +250,7 @@ ProfileDiagnosis JudgeCpu(const ProfileReport& r, const JudgeContext& c) {
   double miss_rate = refs > 0 && misses >= 0 ? misses / refs : -1;
   if (c.sol_percent > 0)
     d.evidence.push_back(fmt::format("hone's timing puts it at {} of the task's speed of light",
-                                     Pct(c.sol_percent)));
+                                     WholePercent(c.sol_percent)));
   // Under a millisecond per call the sandbox's own work around the call
   // outweighs the kernel's, and busy cores would say nothing about it.
   double threads = cpu > 0 && wall >= 1e-3 ? cpu / wall : -1;
@@ -258,7 +258,7 @@ ProfileDiagnosis JudgeCpu(const ProfileReport& r, const JudgeContext& c) {
     d.evidence.push_back(fmt::format("busy cores per call: {:.1f} of {}", threads, c.cores));
   if (ipc >= 0) d.evidence.push_back(fmt::format("{:.2f} instructions per cycle", ipc));
   if (miss_rate >= 0)
-    d.evidence.push_back(fmt::format("{} of cache references miss", Pct(100 * miss_rate)));
+    d.evidence.push_back(fmt::format("{} of cache references miss", WholePercent(100 * miss_rate)));
   if (faults > 8)
     d.evidence.push_back(
         fmt::format("{:.0f} page faults per call: memory is allocated or "

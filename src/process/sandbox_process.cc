@@ -628,6 +628,7 @@ CallOutcome SandboxProcess::AwaitReply(Clock::time_point deadline) {
   out.held = (reply.call_flags & wire::kCallHeld) != 0;
   out.marked = (reply.call_flags & wire::kCallMarked) != 0;
   out.hold_timed_out = (reply.call_flags & wire::kCallHoldTimedOut) != 0;
+  out.launched_between = (reply.call_flags & wire::kCallLaunchedBetween) != 0;
   out.post_mark_seconds = static_cast<double>(reply.post_mark_nanos) * 1e-9;
   out.detail = std::string(reply.message, strnlen(reply.message, sizeof reply.message));
   out.first_side_copy =

@@ -82,6 +82,7 @@ struct CallOutcome {
   bool held = false;                   // queued behind the hold kernel (wire::kCallHeld)
   bool hold_timed_out = false;         // wire::kCallHoldTimedOut
   bool marked = false;                 // a compat shim marked the forward's end
+  bool launched_between = false;       // wire::kCallLaunchedBetween
   double post_mark_seconds = 0;        // from that mark to the end of the call
   int syscall = -1;                    // kViolation: the system call that broke a rule
   std::string detail;

@@ -16,7 +16,7 @@ using json = nlohmann::json;
 
 // What a task's outcomes come to.
 struct TaskTally {
-  int n = 0, c = 0;
+  int n = 0, c = 0, undecided = 0;
   std::optional<double> best, best_compile, best_sol;
 };
 
@@ -32,6 +32,10 @@ std::map<std::string, TaskTally> Summarise(const std::vector<SuiteTask>& tasks,
     auto it = by_task.find(o.task);
     if (it == by_task.end()) continue;  // not in this suite (or this category)
     TaskTally& s = it->second;
+    if (!o.decided) {
+      ++s.undecided;
+      continue;
+    }
     ++s.n;
     if (!o.passed) continue;
     ++s.c;
@@ -93,6 +97,7 @@ BenchMetrics ComputeMetrics(const std::vector<SuiteTask>& tasks,
   int fewest = 0;
   for (const auto& [key, s] : by_task) {
     m.attempts += s.n;
+    m.not_decided += s.undecided;
     m.attempts_passed += s.c;
     if (s.n > 0) {
       ++m.tasks_attempted;
@@ -167,6 +172,7 @@ json MetricsToJson(const BenchMetrics& m) {
           {"tasks_correct", m.tasks_correct},
           {"attempts", m.attempts},
           {"attempts_passed", m.attempts_passed},
+          {"not_decided", m.not_decided},
           {"correctness_rate", m.correctness_rate},
           {"task_correctness_rate", m.task_correctness_rate},
           {"fast_p", fast},
@@ -207,6 +213,11 @@ std::string SuiteMetricsTable(const SuiteMetrics& m, const std::string& baseline
       {"correct attempts", [&](const BenchMetrics& b) { return pct(b.correctness_rate); }},
       {"tasks solved", [&](const BenchMetrics& b) { return pct(b.task_correctness_rate); }},
   };
+  // Evaluations a busy GPU left undecided: not attempts, but not hidden.
+  if (m.all.not_decided > 0)
+    rows.insert(rows.begin() + 2, {"not decided (GPU busy)", [](const BenchMetrics& b) {
+                                     return std::to_string(b.not_decided);
+                                   }});
   // torch.compile rows only where some task had a torch.compile time.
   bool compile = !m.all.fast_p.empty() && m.all.fast_p[0].compile.has_value();
   for (size_t i = 0; i < std::size(kFastPThresholds); ++i) {

@@ -26,6 +26,9 @@ struct TaskOutcome {
   std::optional<double> speedup;          // over eager / the native reference
   std::optional<double> speedup_compile;  // over torch.compile, when it was timed
   std::optional<double> sol_percent;
+  // False for an evaluation that decided nothing (status busy: the GPU was
+  // shared): not an attempt, counted apart.
+  bool decided = true;
 };
 
 // fast_p: the share of the suite's tasks with a correct kernel strictly
@@ -53,6 +56,7 @@ struct BenchMetrics {
   int tasks_attempted = 0;  // with at least one outcome
   int tasks_correct = 0;    // with at least one passed outcome
   int attempts = 0, attempts_passed = 0;
+  int not_decided = 0;               // evaluations that decided nothing (busy), not attempts
   double correctness_rate = 0;       // attempts_passed / attempts
   double task_correctness_rate = 0;  // tasks_correct / tasks
   std::vector<FastP> fast_p;         // p in kFastPThresholds, best kernel per task

@@ -111,6 +111,7 @@ std::vector<TaskOutcome> OutcomesOf(const RunData& run) {
     TaskOutcome o;
     o.task = a.candidate.task_hash;
     o.passed = a.passed();
+    o.decided = a.outcome != "busy";
     if (a.evaluation) {
       o.speedup = a.evaluation->speedup;
       o.speedup_compile = a.evaluation->speedup_compile;

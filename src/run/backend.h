@@ -25,6 +25,7 @@
 
 #include "build/builder.h"
 #include "core/backend_names.h"
+#include "measure/device_sharing.h"
 #include "measure/device_state.h"
 #include "measure/machine.h"
 #include "process/arena.h"
@@ -105,6 +106,13 @@ class Backend {
   // Clocks, temperature and power now, sampled at every timed call; nothing
   // where the backend has no device to read.
   virtual std::optional<DeviceSample> SampleDevice() const { return std::nullopt; }
+  // Whether the device is shared (measure/device_sharing.h): the other
+  // processes on it now, and one probe call in the worker's own context,
+  // made beside the candidate's timed calls. Nothing where the backend has
+  // no device others could share (the CPU's contention is judged by the
+  // sandbox's CPU time instead).
+  virtual std::optional<DeviceNeighbours> Neighbours() const { return std::nullopt; }
+  virtual std::optional<SharingProbe> ProbeSharing() const { return std::nullopt; }
 
  private:
   BackendParts parts_;

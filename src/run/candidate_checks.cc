@@ -245,6 +245,31 @@ bool CandidateChecks::CheckPostMark(const CallOutcome& o, int set, const std::st
                      " passed after the end of the model's forward was marked, where copying its " +
                      Gigabytes(static_cast<int64_t>(bytes)) + " of outputs takes about " +
                      Seconds(copy) + " (allowed " + Seconds(allowed) + ")";
+  // Beside another process the copy shares the GPU: judged against what
+  // sharing did to hone's own copies and waits, measured now.
+  const DeviceSharing& sharing = sharing_.Evidence();
+  const SharedAllowance more = CopyAllowance(sharing, kPostMarkCopyShare * copy);
+  switch (JudgeBesideNeighbours(o.post_mark_seconds, allowed, more.within, more.busy,
+                                sharing.shared())) {
+    case SharedJudgement::kWithin:
+      return true;
+    case SharedJudgement::kWithinShared:
+      if (!shared_post_noted_)
+        s_.v.notes.push_back(took + " " + during + "; " + sharing.Describe() + ", which allows " +
+                             Seconds(allowed + more.within));
+      shared_post_noted_ = true;
+      return true;
+    case SharedJudgement::kBusy:
+      if (++busy_post_marks_ < kLongPostMarksToReject) return true;
+      DecideBusy("after the end of the model's forward was marked " + during + ", " + took,
+                 sharing);
+      return false;
+    case SharedJudgement::kExceeded:
+      if (sharing.shared())
+        took += "; beside another process, " + Seconds(allowed + more.busy) + " at most (" +
+                sharing.Describe() + ")";
+      break;
+  }
   if (++long_post_marks_ < kLongPostMarksToReject) {
     s_.v.notes.push_back("once " + during + ", " + took + "; a second time would reject it");
     return true;
@@ -257,7 +282,20 @@ bool CandidateChecks::CheckPostMark(const CallOutcome& o, int set, const std::st
 bool CandidateChecks::CheckGpuCall(const CallOutcome& o, const std::string& during) {
   if (s_.v.kernels_launched.empty()) s_.v.kernels_launched = o.detail;
   if (!(s_.v.sandbox.features & wire::kFeatureLaunchTracking)) return true;  // reported as missing
-  return CheckOwnKernels(o, during) && CheckOneStream(o, during) && CheckDeviceIdle(o, during);
+  return CheckNothingBetweenCalls(o, during) && CheckOwnKernels(o, during) &&
+         CheckOneStream(o, during) && CheckDeviceIdle(o, during);
+}
+
+// A thread that outlives hone_forward and launches kernels does work no
+// call is timed for, and on a shared GPU would slow hone's own probe calls
+// between the candidate's (measure/device_sharing.h): never allowed.
+bool CandidateChecks::CheckNothingBetweenCalls(const CallOutcome& o, const std::string& during) {
+  if (!o.launched_between) return true;
+  s_.Decide(VerdictStatus::kRejected,
+            "kernels were launched between calls, before the call " + during +
+                ": a thread kept launching GPU work after hone_forward returned; all work must be "
+                "done inside the call, on the stream it is given");
+  return false;
 }
 
 bool CandidateChecks::CheckOwnKernels(const CallOutcome& o, const std::string& during) {
@@ -338,6 +376,21 @@ bool CandidateChecks::CheckDeviceIdle(const CallOutcome& o, const std::string& d
       "a device-wide synchronisation took " + Seconds(o.device_sync_seconds) +
       (o.device_sync_preempted ? " (" + Seconds(o.device_sync_cpu_seconds) + " of it on the CPU)"
                                : std::string());
+  // Beside another process a synchronisation may wait for its time slice.
+  const DeviceSharing& sharing = sharing_.Evidence();
+  const SharedAllowance more = WaitAllowance(sharing, false);
+  switch (JudgeBesideNeighbours(waited, limit, more.within, more.busy, sharing.shared())) {
+    case SharedJudgement::kWithin:
+    case SharedJudgement::kWithinShared:
+      return true;
+    case SharedJudgement::kBusy:
+      if (++slow_syncs_ < kSlowSyncsToReject) return true;
+      DecideBusy("after args->stream finished " + during + ", " + took, sharing);
+      return false;
+    case SharedJudgement::kExceeded:
+      if (sharing.shared()) took += "; " + sharing.Describe();
+      break;
+  }
   if (++slow_syncs_ < kSlowSyncsToReject) {
     s_.v.notes.push_back("once " + during + ", " + took +
                          " after args->stream finished; an idle device takes microseconds (a "
@@ -478,7 +531,49 @@ bool CandidateChecks::CheckReportedTimes(const TimingResult& ref, const TimingRe
                                " launches"};
     return true;
   }
-  return RecordCallTime(false, detail, cand.summary.median);
+  // The CPU's own contention is told apart by CPU time above.
+  if (!held) return RecordCallTime(false, detail, cand.summary.median);
+  // A native task's reference was timed beside the candidate, interleaved:
+  // its gap met the same neighbour, and `extra` is over it.
+  return JudgeCallTimeBeside(extra, allowed, detail, cand.summary.median, b.ref_prepare >= 0);
+}
+
+// Beside another process each held call may wait for its time slice before
+// its hold is released, or its flush may share the bandwidth: hone's own
+// probe calls, made beside the candidate's, waited the same.
+bool CandidateChecks::JudgeCallTimeBeside(double extra, double allowed, const std::string& detail,
+                                          double reported_median, bool level_cancelled) {
+  if (extra <= allowed) return RecordCallTime(true, detail, reported_median);
+  const DeviceSharing& sharing = sharing_.Evidence();
+  const SharedAllowance more = WaitAllowance(sharing, level_cancelled);
+  switch (JudgeBesideNeighbours(extra, allowed, more.within, more.busy, sharing.shared())) {
+    case SharedJudgement::kWithin:
+      return RecordCallTime(true, detail, reported_median);
+    case SharedJudgement::kWithinShared:
+      return RecordCallTime(
+          true,
+          detail + "; " + sharing.Describe() + ", which allows " + Seconds(allowed + more.within),
+          reported_median);
+    case SharedJudgement::kBusy:
+      s_.v.checks.push_back({"reported_time", s_.v.timing.timed_case, false, detail});
+      DecideBusy("the timing check: " + detail, sharing);
+      return false;
+    case SharedJudgement::kExceeded:
+      break;
+  }
+  std::string beside;
+  if (sharing.shared())
+    beside = "; beside another process, " + Seconds(allowed + more.busy) + " at most (" +
+             sharing.Describe() + ")";
+  return RecordCallTime(false, detail + beside, reported_median);
+}
+
+void CandidateChecks::DecideBusy(const std::string& what, const DeviceSharing& sharing) {
+  s_.Decide(VerdictStatus::kBusy,
+            "not decided: " + sharing.Describe() + "; " + what +
+                ", which hidden work and waiting for the GPU beside that process would both "
+                "explain. Evaluate it again when the GPU is quieter (a busy verdict is never a "
+                "reward)");
 }
 
 bool CandidateChecks::RecordCallTime(bool ok, const std::string& detail, double reported_median) {
@@ -515,7 +610,8 @@ void CandidateChecks::CheckDeferredCallTime(const BaselineTiming* eager) {
         " (no eager baseline measured PyTorch's host time per launch here: time one, "
         "without --baselines none)";
   }
-  RecordCallTime(d.extra <= allowed, d.detail + "; allowed " + Seconds(allowed) + why, d.median);
+  JudgeCallTimeBeside(d.extra, allowed, d.detail + "; allowed " + Seconds(allowed) + why, d.median,
+                      false);
 }
 
 }  // namespace hone

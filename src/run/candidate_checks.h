@@ -15,6 +15,14 @@
 //    reference's (CheckReportedTimes; a compat candidate's on CUDA waits for
 //    the eager baseline, CheckDeferredCallTime).
 //
+// On a device other processes share, the checks that compare a time with an
+// allowance calibrated on an idle device (the worker's clock, the span after
+// the mark, the device-wide synchronisation) judge beside the evidence of
+// sharing() (run/sharing_watch.h, measure/device_sharing.h): within what
+// sharing added to hone's own probe calls the candidate passes, over that
+// up to what the noisiest probes saw the verdict is busy (not decided), and
+// beyond it fails as alone.
+//
 // A Check* returns false when the candidate failed it: the verdict is then
 // decided (RunState::Decide) with a reason naming what was seen, and the
 // failed check is in Verdict::checks. Some checks count across an
@@ -32,6 +40,7 @@
 #include "compat/baseline_cache.h"
 #include "process/stray_writes.h"
 #include "run/run_state.h"
+#include "run/sharing_watch.h"
 
 namespace hone {
 
@@ -65,7 +74,10 @@ CallTimeJudgement JudgeCallTime(double extra, double allowed, std::optional<doub
 
 class CandidateChecks {
  public:
-  explicit CandidateChecks(RunState& state) : s_(state) {}
+  explicit CandidateChecks(RunState& state) : s_(state), sharing_(state.backend) {}
+
+  // Who else is on the device, read by the timing stages beside their calls.
+  SharingWatch& sharing() { return sharing_; }
 
   // `check` names the check ("correct", "timed_output"); a pass is recorded
   // when `record_pass`.
@@ -121,12 +133,21 @@ class CandidateChecks {
   void CheckDeferredCallTime(const BaselineTiming* eager);
 
  private:
+  bool CheckNothingBetweenCalls(const CallOutcome& o, const std::string& during);
   bool CheckOwnKernels(const CallOutcome& o, const std::string& during);
   bool CheckOneStream(const CallOutcome& o, const std::string& during);
   bool CheckDeviceIdle(const CallOutcome& o, const std::string& during);
   bool CheckReportedFlush(const ReportedTimeBounds& b);
-  // The reported_time check's outcome: recorded, and on failure the verdict.
+  // The reported_time check's outcome: `extra` against `allowed` (beside
+  // any neighbours), recorded, and on failure the verdict.
+  // `level_cancelled`: `extra` is over a side timed beside the same
+  // neighbours (measure/device_sharing.h's WaitAllowance).
+  bool JudgeCallTimeBeside(double extra, double allowed, const std::string& detail,
+                           double reported_median, bool level_cancelled);
   bool RecordCallTime(bool ok, const std::string& detail, double reported_median);
+  // The verdict busy: `what` (a time over its idle allowance) cannot be told
+  // from hidden work beside the neighbours `sharing` describes.
+  void DecideBusy(const std::string& what, const DeviceSharing& sharing);
   // CheckOutputs' judgement of outputs 0 to `outputs` - 1, given how to
   // compare output i.
   bool CheckEachOutput(const SetLayout& set, size_t outputs, const std::string& where,
@@ -134,6 +155,9 @@ class CandidateChecks {
                        const std::function<Mismatch(size_t, const Tolerance&)>& compare);
 
   RunState& s_;
+  SharingWatch sharing_;
+  int busy_post_marks_ = 0;  // spans after the mark too long to tell apart, beside neighbours
+  bool shared_post_noted_ = false;  // a span after the mark within sharing's allowance, noted
   // Drawn per evaluation, where the candidate cannot see it.
   const uint64_t fingerprint_key_ =
       (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();

@@ -69,6 +69,11 @@ struct EvalOptions {
   // Profiler counters of a passing candidate on its timed case, after
   // timing, with the judge's diagnosis (run/profile_stage.h).
   bool metrics = false;
+  // An evaluation whose verdict is busy (a shared GPU left a timing check
+  // undecided: measure/device_sharing.h) is made again this many times,
+  // after `busy_pause` and twice that, before busy is its verdict.
+  int busy_retries = 2;
+  std::chrono::milliseconds busy_pause{2000};
 };
 
 struct EvaluatorEnv {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <thread>
+
 #include "compat/compat_prebuild.h"
 #include "compat/compat_sandbox.h"
 #include "core/fs.h"
@@ -178,6 +180,12 @@ Status Run::TimeAndConclude(StageClock& clock) {
     if (!s_.timing_notes.stopped.empty()) s_.v.notes.push_back(s_.timing_notes.stopped);
     s_.timing_notes = {};
     clock.Done("time");
+  }
+  if (const SharingWatch& sharing = checks_.sharing(); sharing.shared()) {
+    s_.v.timing.shared_with = sharing.seen().neighbours.others;
+    s_.v.notes.push_back(sharing.seen().Describe() +
+                         " while the candidate was timed: its time may be longer than alone, and "
+                         "the timing checks judged it beside that");
   }
   // Idle CPU time is counted between all calls; the check (with its quiet
   // pause) runs once, after the last call.
@@ -393,12 +401,29 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
   if (language->modelnew() && oracle_) {
     HONE_ASSIGN_OR_RETURN(prebuilder, Prebuilder());
   }
-  Run run(env_, *backend, *language, oracle_, task, options, progress, v, prebuilder,
-          language->modelnew() ? LoaderFor(*language) : nullptr, warm_pool_.get(), keep_warm_);
-  HONE_RETURN_IF_ERROR(run.Execute(candidate));
+  // A busy GPU decided nothing: measured again, after a pause that grows.
+  std::vector<std::string> busy;
+  std::string sanitizer_skip;
+  for (int attempt = 0;; ++attempt) {
+    Run run(env_, *backend, *language, oracle_, task, options, progress, v, prebuilder,
+            language->modelnew() ? LoaderFor(*language) : nullptr, warm_pool_.get(), keep_warm_);
+    HONE_RETURN_IF_ERROR(run.Execute(candidate));
+    sanitizer_skip = run.SanitizerSkip();
+    if (v.status != VerdictStatus::kBusy || attempt >= options.busy_retries) break;
+    busy.push_back(v.reason);
+    if (progress) progress("the GPU is busy: evaluating again");
+    std::this_thread::sleep_for(options.busy_pause * (1 << attempt));
+    v = Verdict{};
+    v.task = task.name;
+    v.candidate = candidate.string();
+    v.machine = backend->machine();
+  }
+  for (size_t i = 0; i < busy.size(); ++i)
+    v.notes.push_back(
+        fmt::format("evaluation {} of {} was not decided: {}", i + 1, busy.size() + 1, busy[i]));
   const bool passed = v.status == VerdictStatus::kPassed;
   last_passed_ = passed ? candidate : std::filesystem::path();
-  last_passed_sanitizer_skip_ = passed ? run.SanitizerSkip() : std::string();
+  last_passed_sanitizer_skip_ = passed ? sanitizer_skip : std::string();
   ResolveVerdictSpeedup(v, options.timing.target_rse);
   if (!warm_pool_->disabled_reason().empty() && !warm_note_given_) {
     v.notes.push_back("warm sandboxes are off: " + warm_pool_->disabled_reason());

@@ -52,6 +52,7 @@ Status TimingStage::Run(const CaseShapes& cs) {
   HONE_RETURN_IF_ERROR(runner_.BindCase(cs, reference_));
   if (s_.decided()) return Status::Ok();
   HONE_RETURN_IF_ERROR(Prepare());
+  checks_.sharing().ReadNeighbours();
   // Every call below writes only its own slot's outputs; the canaries
   // around all slots are compared once, after the last call.
   StrayWriteWatch canaries(*s_.cand.arena, s_.cand.guards);
@@ -199,6 +200,8 @@ void TimingStage::RecordHarnessTime(int side, const CallOutcome& o) {
   call_cpu_seconds_ = -1;
   launches_.push_back(o.launches);
   if (auto sample = s_.backend.SampleDevice()) gpu_samples_.push_back(*sample);
+  // While the candidate's sandbox waits for its next request.
+  checks_.sharing().BesideCall();
 }
 
 // Whichever side runs second compares the two sides' outputs.
@@ -258,6 +261,7 @@ void TimingStage::NoteHowTimed(TimerStop stop, const InterleavedTimer& timer) {
 // (the evaluator's baselines stage): timing them here would give work the
 // candidate left running time to finish unobserved, and would compete with it.
 void TimingStage::Conclude(const InterleavedTimer& timer) {
+  checks_.sharing().ReadNeighbours();
   const bool with_reference = reference_.timed();
   TimingResult ref, cand;
   cand.samples = timer.samples(cand_side_);

@@ -392,6 +392,9 @@ class Server {
     if (req.binding >= bindings_.size()) bindings_.resize(req.binding + 1);
     FreeWorkspace(bindings_[req.binding].workspace);
     bindings_[req.binding] = std::move(b);
+#if HONE_SANDBOX_CUDA
+    if (cuda_) sandbox::CudaSandbox::Bound();
+#endif
     wire::Reply r = MakeReply(wire::ReplyKind::kOk, "");
     r.aux = bindings_[req.binding].workspace_bytes;
     Send(o_.ctl_out, r);
@@ -441,7 +444,8 @@ class Server {
       reply.device_sync_cpu_nanos = r.device_sync_cpu_nanos;
       reply.device_sync_preempted = r.device_sync_preempted ? 1 : 0;
       reply.call_flags = (r.held ? wire::kCallHeld : 0u) | (r.marked ? wire::kCallMarked : 0u) |
-                         (r.hold_timed_out ? wire::kCallHoldTimedOut : 0u);
+                         (r.hold_timed_out ? wire::kCallHoldTimedOut : 0u) |
+                         (r.launched_between ? wire::kCallLaunchedBetween : 0u);
       reply.aux = r.unjoined_streams;
       reply.post_mark_nanos = r.post_mark_nanos;
       return Send(o_.ctl_out, reply);

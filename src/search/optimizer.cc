@@ -9,6 +9,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "build/build_pool.h"
@@ -25,6 +26,10 @@
 
 namespace hone {
 namespace {
+
+// Rounds of waiting for a busy GPU (10 s, 20 s, 30 s) before a candidate's
+// busy verdict stands.
+constexpr int kBusyRounds = 3;
 
 using Clock = std::chrono::steady_clock;
 
@@ -279,11 +284,23 @@ Result<std::optional<Verdict>> Loop::Evaluate(const AttemptResult& r,
   }
   // A reply that declares tunables is evaluated as its variants (autotune.h);
   // a malformed declaration is the reply's compile_error, fed back.
-  HONE_ASSIGN_OR_RETURN(
-      Verdict v,
-      options_.parts.size() > 1
-          ? EvaluateOnEveryPart(evaluator_, builder_, options_.parts, candidate, options_.eval)
-          : EvaluateCandidate(evaluator_, builder_, task_, candidate, options_.eval));
+  auto evaluate = [&] {
+    return options_.parts.size() > 1
+               ? EvaluateOnEveryPart(evaluator_, builder_, options_.parts, candidate, options_.eval)
+               : EvaluateCandidate(evaluator_, builder_, task_, candidate, options_.eval);
+  };
+  HONE_ASSIGN_OR_RETURN(Verdict v, evaluate());
+  // A busy GPU decided nothing (the evaluator has measured again already):
+  // the search waits longer for it rather than feed the model a non-verdict.
+  for (int round = 1; v.status == VerdictStatus::kBusy && round <= kBusyRounds && !Interrupted();
+       ++round) {
+    const auto pause = std::chrono::seconds(10 * round);
+    Progress("candidate " + std::to_string(r.proposal.id) + ": the GPU is busy",
+             "candidate " + std::to_string(r.proposal.id) + " was not decided (the GPU is busy): " +
+                 "evaluating it again in " + std::to_string(pause.count()) + " s");
+    std::this_thread::sleep_for(pause);
+    HONE_ASSIGN_OR_RETURN(v, evaluate());
+  }
   if (Interrupted()) return std::optional<Verdict>();
   // A new best is sanitized before its verdict is stored, so a resumed run
   // reads the findings back instead of a bare "passed".

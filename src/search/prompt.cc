@@ -153,6 +153,8 @@ std::string NextStep(VerdictStatus s, const Language& l) {
     case VerdictStatus::kRejected:
       return "It broke a rule of the contract or the sandbox, named above. Rewrite it within "
              "the rules.";
+    case VerdictStatus::kBusy:
+      return "It was not judged: the GPU was busy with another process. Nothing to fix.";
   }
   return "Fix it.";
 }

@@ -41,6 +41,8 @@ std::string ErrorClassOf(VerdictStatus s) {
       return "timeout";
     case VerdictStatus::kRejected:
       return "rejected";
+    case VerdictStatus::kBusy:  // says nothing of the candidate: dropped, never scored
+      return "infra_error";
   }
   return "runtime";
 }

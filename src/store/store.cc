@@ -555,12 +555,14 @@ Result<int64_t> Store::BeginEvaluation(int64_t run_id, const std::string& work_k
   {
     HONE_ASSIGN_OR_RETURN(
         Stmt st,
-        db_.Prepare("SELECT id, state FROM evaluations WHERE run_id = ? AND work_key = ?"));
+        db_.Prepare("SELECT id, state, coalesce(status, '') FROM evaluations WHERE run_id = ? AND "
+                    "work_key = ?"));
     st.Bind(1, run_id).Bind(2, work_key);
     HONE_ASSIGN_OR_RETURN(bool row, st.Step());
     if (row) {
       int64_t id = st.Int(0);
-      if (st.Text(1) == "finished") {
+      // A busy verdict decided nothing: the work is done again.
+      if (st.Text(1) == "finished" && st.Text(2) != "busy") {
         if (already_finished) *already_finished = true;
         return id;
       }

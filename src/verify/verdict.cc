@@ -16,6 +16,8 @@ std::string_view StatusName(VerdictStatus s) {
       return "timeout";
     case VerdictStatus::kRejected:
       return "rejected";
+    case VerdictStatus::kBusy:
+      return "busy";
   }
   return "unknown";
 }

@@ -23,7 +23,15 @@ enum class VerdictStatus {
   kRuntimeError,
   kTimeout,
   kRejected,
+  // Not decided: a check that needs the device alone met another process on
+  // it (measure/device_sharing.h). Retryable, never a verdict on the
+  // candidate: bench counts it as not decided, optimize evaluates again, the
+  // service hands the job back, and no reward is computed from it.
+  kBusy,
 };
+
+// Whether a status decides anything about the candidate (all but kBusy).
+inline bool Decides(VerdictStatus s) { return s != VerdictStatus::kBusy; }
 
 std::string_view StatusName(VerdictStatus s);
 
@@ -107,6 +115,9 @@ struct Verdict {
     std::string flush_mode;
     double event_overhead_seconds = 0;               // CUDA: a back-to-back event pair
     std::optional<DeviceStateSummary> device_state;  // CUDA: NVML over the timed calls
+    // Other processes on the device while the candidate was checked and
+    // timed (measure/device_sharing.h); 0: hone's alone, or not known.
+    int shared_with = 0;
     bool operator==(const Timing&) const = default;
   } timing;
 

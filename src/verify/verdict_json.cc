@@ -113,6 +113,7 @@ struct Fields<Verdict::Timing> {
     // CUDA only: VerdictToJson drops it for other backends.
     f("event_overhead_us", Micros(t.event_overhead_seconds));
     f("device_state", t.device_state);
+    f("shared_with", WrittenIf(t.shared_with > 0, t.shared_with));
   }
 };
 
@@ -244,9 +245,9 @@ struct Fields<Verdict> {
 namespace hone {
 
 std::optional<VerdictStatus> ParseStatusName(std::string_view name) {
-  for (VerdictStatus s :
-       {VerdictStatus::kPassed, VerdictStatus::kIncorrect, VerdictStatus::kCompileError,
-        VerdictStatus::kRuntimeError, VerdictStatus::kTimeout, VerdictStatus::kRejected})
+  for (VerdictStatus s : {VerdictStatus::kPassed, VerdictStatus::kIncorrect,
+                          VerdictStatus::kCompileError, VerdictStatus::kRuntimeError,
+                          VerdictStatus::kTimeout, VerdictStatus::kRejected, VerdictStatus::kBusy})
     if (StatusName(s) == name) return s;
   return std::nullopt;
 }

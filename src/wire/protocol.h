@@ -105,6 +105,10 @@ enum ReplyCallFlags : uint32_t {
   // The hold ran out before the call returned: its forward waited on the GPU
   // (a synchronisation, or a launch queue filled up); later calls run unheld.
   kCallHoldTimedOut = 1u << 2,
+  // Kernels were launched since the previous call returned (by a thread that
+  // outlived it): GPU work outside the calls, which would also slow hone's
+  // own probe calls on a shared GPU (measure/device_sharing.h).
+  kCallLaunchedBetween = 1u << 3,
 };
 
 // Feature bits reported in the ready reply.

@@ -37,7 +37,7 @@ TEST(BenchMetricsTest, FastPCountsMissingAndIncorrectTasksAsFailed) {
       {"a", "a", "level1"}, {"b", "b", "level1"}, {"c", "c", "level2"}, {"d", "d", "level2"}};
   // a: best 2.5x (and a slower passed one); b: 0.9x; c: only incorrect; d: no attempt.
   std::vector<TaskOutcome> outcomes = {Passed("a", 1.2), Passed("a", 2.5), Failed("a"),
-                                       Passed("b", 0.9), Failed("c"), Failed("c")};
+                                       Passed("b", 0.9), Failed("c"),      Failed("c")};
   BenchMetrics m = ComputeMetrics(tasks, outcomes);
   EXPECT_EQ(m.tasks, 4);
   EXPECT_EQ(m.tasks_attempted, 3);
@@ -45,10 +45,10 @@ TEST(BenchMetricsTest, FastPCountsMissingAndIncorrectTasksAsFailed) {
   EXPECT_EQ(m.attempts, 6);
   EXPECT_DOUBLE_EQ(m.correctness_rate, 0.5);
   ASSERT_EQ(m.fast_p.size(), 6u);
-  EXPECT_DOUBLE_EQ(m.fast_p[0].eager, 0.5);   // p = 0: correct
-  EXPECT_DOUBLE_EQ(m.fast_p[2].eager, 0.5);   // p = 0.8
-  EXPECT_DOUBLE_EQ(m.fast_p[3].eager, 0.25);  // p = 1: strictly faster
-  EXPECT_DOUBLE_EQ(m.fast_p[5].eager, 0.25);  // p = 2
+  EXPECT_DOUBLE_EQ(m.fast_p[0].eager, 0.5);       // p = 0: correct
+  EXPECT_DOUBLE_EQ(m.fast_p[2].eager, 0.5);       // p = 0.8
+  EXPECT_DOUBLE_EQ(m.fast_p[3].eager, 0.25);      // p = 1: strictly faster
+  EXPECT_DOUBLE_EQ(m.fast_p[5].eager, 0.25);      // p = 2
   EXPECT_FALSE(m.fast_p[0].compile.has_value());  // nothing had a torch.compile time
   EXPECT_NEAR(*m.geomean_speedup, std::sqrt(2.5 * 0.9), 1e-12);
   EXPECT_NEAR(m.geomean_speedup_all_tasks, std::pow(2.5 * 0.9, 0.25), 1e-12);
@@ -64,6 +64,30 @@ TEST(BenchMetricsTest, FastPCountsMissingAndIncorrectTasksAsFailed) {
   EXPECT_DOUBLE_EQ(s.by_category["level2"].fast_p[0].eager, 0.0);
   EXPECT_NE(SuiteMetricsTable(s).find("level2"), std::string::npos);
   EXPECT_EQ(SuiteMetricsToJson(s)["by_category"]["level1"]["tasks"], 2);
+}
+
+// A busy evaluation (a shared GPU left a check undecided) is not an
+// attempt: it neither fails its task nor counts toward pass@k, and the
+// table says how many there were.
+TEST(BenchMetricsTest, BusyEvaluationsAreNotAttempts) {
+  std::vector<SuiteTask> tasks = {{"a", "a", "level1"}, {"b", "b", "level1"}};
+  TaskOutcome busy = Passed("b", 5.0);
+  busy.passed = false;
+  busy.decided = false;
+  std::vector<TaskOutcome> outcomes = {Passed("a", 1.5), busy, Failed("b")};
+  BenchMetrics m = ComputeMetrics(tasks, outcomes);
+  EXPECT_EQ(m.attempts, 2);
+  EXPECT_EQ(m.not_decided, 1);
+  EXPECT_EQ(m.tasks_attempted, 2);
+  EXPECT_DOUBLE_EQ(m.correctness_rate, 0.5);
+  EXPECT_DOUBLE_EQ(m.fast_p[3].eager, 0.5);
+  SuiteMetrics s = ComputeSuiteMetrics(tasks, outcomes);
+  EXPECT_NE(SuiteMetricsTable(s).find("not decided (GPU busy)"), std::string::npos);
+  EXPECT_EQ(MetricsToJson(m)["not_decided"], 1);
+  // Only busy: the task was not attempted at all.
+  BenchMetrics only = ComputeMetrics(tasks, {busy});
+  EXPECT_EQ(only.tasks_attempted, 0);
+  EXPECT_EQ(only.attempts, 0);
 }
 
 // Issue 15: solved but never timed (--no-time) is "not timed", not 0% and 1x.

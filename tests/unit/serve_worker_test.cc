@@ -280,6 +280,44 @@ TEST_F(WorkerLoopTest, AnInfraErrorBeforeTheLastAttemptIsHandedBackNotStored) {
   EXPECT_EQ(queue.completed[0].attempts, 3);
 }
 
+// A busy verdict (a shared GPU left a timing check undecided) says nothing
+// of the candidate: handed back like an infra error, and on the last attempt
+// stored as one, with no score, so a trainer drops it rather than punish.
+TEST_F(WorkerLoopTest, ABusyVerdictIsHandedBackAndNeverScored) {
+  FakeQueue queue, renewals;
+  ScriptedEvaluator eval;
+  eval.next = [](const EvalJob&) -> Result<Verdict> {
+    Verdict v;
+    v.status = VerdictStatus::kBusy;
+    v.reason = "not decided: the GPU was shared: 1 other process";
+    v.timing.speedup = 3;
+    return v;
+  };
+  JobLease first = Lease("job");
+  JobLease last = Lease("job");
+  last.attempt = 3;
+  queue.jobs = {first, last};
+  WorkerOptions o;
+  o.consumer = "w";
+  o.problems = root_ / "problems";
+  o.scratch = root_ / "scratch";
+  o.max_jobs = 2;
+  o.max_attempts = 3;
+  Worker worker(queue, renewals, eval, o);
+  std::atomic<bool> stop{false};
+  WorkerTally t = worker.Run(stop);
+  EXPECT_EQ(t.handed_back, 1);
+  EXPECT_EQ(queue.released, std::vector<std::string>{"job"});
+  ASSERT_EQ(queue.completed.size(), 1u);
+  const EvalResult& r = queue.completed[0];
+  EXPECT_EQ(r.status, "busy");
+  EXPECT_TRUE(r.infra_error());
+  EXPECT_FALSE(r.correct);
+  EXPECT_EQ(r.speedup, 0);
+  EXPECT_EQ(r.score, 0);
+  EXPECT_NE(r.error_msg.find("other process"), std::string::npos);
+}
+
 TEST_F(WorkerLoopTest, StoppedMidJobLeavesASignalledVerdictForARetry) {
   FakeQueue queue, renewals;
   ScriptedEvaluator eval;

@@ -24,6 +24,11 @@ namespace {
 
 // Written by CUPTI's callback on whichever thread launches; read by Call().
 std::atomic<uint32_t> g_launches{0}, g_own{0}, g_side{0}, g_side_copies{0};
+// Kernel launches while no call is in progress, counted from the end of the
+// first call (a module's load may launch its own warm-up work) and cleared
+// by a binding (hone's own requests between calls).
+std::atomic<bool> g_in_call{false}, g_between_armed{false};
+std::atomic<uint32_t> g_between{0};
 std::atomic<const char*> g_first_side_copy{nullptr};  // CUPTI's static function name
 CUstream g_stream = nullptr;
 // Compat candidates: the timed stream is the legacy default stream, whose
@@ -358,6 +363,7 @@ void CUPTIAPI OnDriverApi(void*, CUpti_CallbackDomain, CUpti_CallbackId cbid, co
     g_graphs.Recorded(s, IsOwn(name));
     return;
   }
+  if (!g_in_call && g_between_armed) ++g_between;
   if (!OnTimedStream(s)) {
     ++g_side;
     if (g_legacy) g_joins.Work(s);
@@ -498,6 +504,8 @@ bool CudaSandbox::Init(const std::string& pci_bus_id, const std::string& arena_h
   return true;
 }
 
+void CudaSandbox::Bound() { g_between = 0; }
+
 void* CudaSandbox::AllocWorkspace(size_t bytes) {
   void* p = nullptr;
   if (cudaMalloc(&p, WorkspaceAllocationBytes(bytes)) != cudaSuccess) return nullptr;
@@ -539,6 +547,14 @@ CudaCallResult CudaSandbox::Call(int (*forward)(const hone_args*),
                                  int (*before_call)(const hone_args*), hone_args* args,
                                  bool flush_l2, bool hold) {
   CudaCallResult r;
+  g_in_call = true;
+  r.launched_between = g_between.exchange(0) > 0;
+  struct Between {  // counted again once this call has returned
+    ~Between() {
+      g_in_call = false;
+      g_between_armed = true;
+    }
+  } between;
   args->stream = stream_;
   // Before the hold and the flush: whatever it waits for is not timed.
   if (before_call) before_call(args);

@@ -28,6 +28,7 @@ struct CudaCallResult {
   bool held = false;                   // queued behind the hold kernel
   bool hold_timed_out = false;         // ... which ran out before the call returned
   bool marked = false;                 // the compat shim marked the forward's end
+  bool launched_between = false;       // kernels launched since the previous call returned
   uint64_t post_mark_nanos = 0;        // event time from that mark to the call's end
   uint32_t unjoined_streams = 0;       // compat: side streams whose work was never joined back
   std::string error;                   // a CUDA error: the context is unusable afterwards
@@ -42,6 +43,9 @@ class CudaSandbox {
   // legacy default stream with the stream semantics of PyTorch user code.
   bool Init(const std::string& pci_bus_id, const std::string& arena_hex, size_t l2_bytes,
             const std::vector<std::string>& own_kernels, bool compat, std::string* error);
+  // After a binding: launches made while hone bound buffers are not the
+  // candidate's work between calls.
+  static void Bound();
   char* arena() const { return arena_; }
   void* stream() const { return stream_; }
   bool launch_tracking() const { return tracking_; }

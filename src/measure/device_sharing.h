@@ -1,0 +1,106 @@
+// Whether the device was shared while hone measured on it, and what sharing
+// cost a context of hone's own there, as the trusted side measured it in
+// the same conditions. The checks whose allowances were calibrated on an
+// idle device (the worker's clock around a timed call, the span after a
+// compat forward's end mark) read it before they decide a verdict
+// (docs/VERIFICATION.md, "A shared GPU"):
+//  - alone (no other process on the device), they judge exactly as before;
+//  - shared, what the same conditions added to hone's own probe calls
+//    widens the allowance: a candidate within it passes, with a note;
+//  - beyond that, up to what the noisiest probes saw, the time cannot be
+//    told from hidden work: the verdict is busy, retryable, never a reward;
+//  - beyond that, the candidate fails as it would alone: a hack keeps its
+//    verdict beside a neighbour.
+// Only other processes make a device shared: a sandbox cannot start one
+// (sandbox/policy.cc forbids fork and exec), so a candidate cannot fake a
+// neighbour, and its own work between calls is counted apart (a launch
+// outside its calls is rejected).
+//
+// Plain values and pure functions. The CUDA backend fills them (NVML's
+// process lists, and probe calls the worker makes in its own context between
+// the candidate's timed calls); a test backend simulates them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hone {
+
+// The device's processes as its driver lists them.
+struct DeviceNeighbours {
+  bool known = false;        // the driver could list them
+  int others = 0;            // not this hone process nor one of its children
+  int64_t others_bytes = 0;  // device memory the others hold (0: not reported)
+};
+
+// One probe call the worker made in its own context, shaped like a sandbox's
+// held call (a hold kernel, the cache flush, two events, the release): how
+// long the host waited beyond the events' span, which on an idle device is
+// the launch and synchronisation (tens of microseconds) and beside a busy
+// context is also the wait for a time slice; and a device-to-device copy of
+// a fixed size timed by events, whose time against the machine's measured
+// bandwidth is the share of bandwidth hone gets.
+// The bytes a probe's copy moves (read, and written again: twice this).
+inline constexpr size_t kProbeCopyBytes = size_t{32} << 20;
+
+struct SharingProbe {
+  double wait_seconds = 0;
+  double copy_seconds = 0;
+};
+
+// What one timing saw of sharing: the neighbours (the most seen at its start
+// and end) and the probes made beside its calls.
+struct DeviceSharing {
+  DeviceNeighbours neighbours;
+  std::vector<SharingProbe> probes;
+  // The probe's copy at the machine's measured bandwidth (0: unknown).
+  double idle_copy_seconds = 0;
+
+  bool shared() const { return neighbours.others > 0; }
+  // The probes' waits: median, 10th and 90th percentiles (0 without probes).
+  double WaitMedian() const;
+  double WaitLow() const;
+  double WaitHigh() const;
+  // The probes' median copy over the idle copy, at least 1 (1: unknown).
+  double CopySlowdown() const;
+  // "the GPU was shared: 1 other process (16.0 GB); hone's own probe calls
+  // waited 2.37 ms for it (median of 70; 2.30 ms to 2.40 ms from the 10th to
+  // the 90th percentile) and copied at 75% of this machine's bandwidth".
+  // Empty when not shared.
+  std::string Describe(const std::string& device = "GPU") const;
+};
+
+// How a measured time compares with its allowance on a device that may be
+// shared.
+enum class SharedJudgement {
+  kWithin,        // within the idle allowance: as alone
+  kWithinShared,  // over it, within what sharing added to hone's own probes
+  kBusy,          // over that, within what the noisiest probes saw: not decided
+  kExceeded,      // beyond: the candidate fails the check, shared or not
+};
+
+// `measured` against `idle_allowed`; on a shared device (`shared`), over it
+// by at most `shared_extra` is kWithinShared and by at most `busy_extra`
+// (at least `shared_extra`) kBusy. Not shared: kWithin or kExceeded only.
+SharedJudgement JudgeBesideNeighbours(double measured, double idle_allowed, double shared_extra,
+                                      double busy_extra, bool shared);
+
+// The allowances a timing check adds on a shared device for a span that
+// waits for the device once. Time slicing makes every call wait about the
+// same (a neighbour's slice: 2.4 ms on an H100 beside a copy loop), so what
+// hidden work cannot hide in is the waits' spread (90th less 10th
+// percentile); their level is allowed too unless `level_cancelled`: the
+// time judged is already a difference from a side timed beside the same
+// neighbour (a native task's reference, interleaved with the candidate).
+// Within: the spread (and level); busy: twice the spread (and level).
+struct SharedAllowance {
+  double within = 0, busy = 0;
+};
+SharedAllowance WaitAllowance(const DeviceSharing& sharing, bool level_cancelled);
+// For a span that copies `idle_copy_seconds` of data: the copy slowed as
+// hone's probes were, and a wait for the device on top.
+SharedAllowance CopyAllowance(const DeviceSharing& sharing, double idle_copy_seconds);
+
+}  // namespace hone

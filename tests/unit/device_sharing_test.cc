@@ -1,0 +1,123 @@
+// The judgement of a timing check on a device other processes share
+// (src/measure/device_sharing.h), with simulated neighbours and probe calls:
+// a check never turns contention into a failure, and a hack that hides more
+// than sharing explains keeps its verdict.
+#include "measure/device_sharing.h"
+
+#include <gtest/gtest.h>
+
+namespace hone {
+namespace {
+
+// Probes whose waits are 0.1 ms, 0.2 ms, ... `n` x 0.1 ms, and copies
+// `slowdown` times the idle copy's time.
+DeviceSharing Beside(int others, int n, double slowdown = 1) {
+  DeviceSharing s;
+  s.neighbours.known = true;
+  s.neighbours.others = others;
+  s.neighbours.others_bytes = 16'000'000'000;
+  s.idle_copy_seconds = 25e-6;
+  for (int i = 1; i <= n; ++i) s.probes.push_back({i * 1e-4, 25e-6 * slowdown});
+  return s;
+}
+
+TEST(DeviceSharingTest, AloneTheIdleAllowanceDecides) {
+  const DeviceSharing alone = Beside(0, 20);
+  EXPECT_FALSE(alone.shared());
+  EXPECT_EQ(JudgeBesideNeighbours(0.5e-3, 0.6e-3, 0, 0, alone.shared()), SharedJudgement::kWithin);
+  // However much sharing would allow, alone the time over is a failure.
+  EXPECT_EQ(JudgeBesideNeighbours(0.7e-3, 0.6e-3, 5e-3, 10e-3, alone.shared()),
+            SharedJudgement::kExceeded);
+  EXPECT_EQ(WaitAllowance(alone, false).within, 0);
+  EXPECT_EQ(alone.Describe(), "");
+}
+
+TEST(DeviceSharingTest, QuantilesOfTheProbes) {
+  const DeviceSharing s = Beside(1, 20, 2.0);
+  EXPECT_NEAR(s.WaitMedian(), 1.1e-3, 1e-9);  // of 0.1 .. 2.0 ms
+  EXPECT_NEAR(s.WaitLow(), 0.3e-3, 1e-9);
+  EXPECT_NEAR(s.WaitHigh(), 1.8e-3, 1e-9);
+  EXPECT_NEAR(s.CopySlowdown(), 2.0, 1e-9);
+  EXPECT_EQ(Beside(1, 0).WaitHigh(), 0);
+  EXPECT_EQ(Beside(1, 0).CopySlowdown(), 1);
+}
+
+// The SOL-ExecBench RMSNorm beside a process copying 8 GB buffers (H100,
+// 2026-12-06): 2.52 ms per call beyond the reports where 1.22 ms were
+// allowed on an idle GPU, and no reference timed beside it. hone's own probe
+// calls, made beside it, waited 2.37 ms: it passes.
+TEST(DeviceSharingTest, ContentionTheProbesSawToo) {
+  DeviceSharing s = Beside(1, 0);
+  for (double wait : {2.30e-3, 2.35e-3, 2.36e-3, 2.37e-3, 2.37e-3, 2.38e-3, 2.40e-3, 2.41e-3})
+    s.probes.push_back({wait, 25e-6});
+  const SharedAllowance more = WaitAllowance(s, false);
+  EXPECT_NEAR(more.within, 2.37e-3 + 0.05e-3, 1e-9);  // the level and the spread
+  EXPECT_EQ(JudgeBesideNeighbours(2.522e-3, 1.224e-3, more.within, more.busy, s.shared()),
+            SharedJudgement::kWithinShared);
+}
+
+// The CUDA catalogue's patched timer (lint off) reports a tenth of a 1.5 ms
+// kernel. Beside the copy loop its reference, timed interleaved, waited as
+// long as it did (2.53 ms and 3.59 ms beyond the reports): the 1.06 ms
+// between them is the hidden work, and the probes' level is no excuse.
+TEST(DeviceSharingTest, AHackBesideAReferenceTimedInTheSameConditions) {
+  DeviceSharing s = Beside(1, 0);
+  for (double wait : {2.30e-3, 2.35e-3, 2.36e-3, 2.37e-3, 2.37e-3, 2.38e-3, 2.40e-3, 2.41e-3})
+    s.probes.push_back({wait, 25e-6});
+  const SharedAllowance more = WaitAllowance(s, true);
+  EXPECT_NEAR(more.within, 0.05e-3, 1e-9);
+  EXPECT_EQ(
+      JudgeBesideNeighbours(3.586e-3 - 2.529e-3, 0.5675e-3, more.within, more.busy, s.shared()),
+      SharedJudgement::kExceeded);
+  // Without the reference's gap to cancel it, the level would have let it pass.
+  const SharedAllowance level = WaitAllowance(s, false);
+  EXPECT_EQ(JudgeBesideNeighbours(3.586e-3 - 2.529e-3, 0.5675e-3, level.within, level.busy, true),
+            SharedJudgement::kWithinShared);
+}
+
+TEST(DeviceSharingTest, TimeSharingCannotExplainIsBusyThenAFailure) {
+  const DeviceSharing s = Beside(1, 10);  // waits of 0.1 to 1 ms
+  const SharedAllowance more = WaitAllowance(s, true);
+  EXPECT_NEAR(more.within, 0.9e-3 - 0.2e-3, 1e-9);  // the spread: 90th less 10th percentile
+  EXPECT_NEAR(more.busy, 2 * 0.7e-3, 1e-9);
+  const double allowed = 0.6e-3;
+  EXPECT_EQ(JudgeBesideNeighbours(1.2e-3, allowed, more.within, more.busy, true),
+            SharedJudgement::kWithinShared);
+  EXPECT_EQ(JudgeBesideNeighbours(1.8e-3, allowed, more.within, more.busy, true),
+            SharedJudgement::kBusy);
+  EXPECT_EQ(JudgeBesideNeighbours(2.1e-3, allowed, more.within, more.busy, true),
+            SharedJudgement::kExceeded);
+}
+
+// The Triton softmax's 3.2 GB output beside the copy loop: the copy after
+// the mark took 4.61 ms where 4.60 ms were allowed idle; hone's probes
+// copied at half the bandwidth and waited 0.1 to 1 ms.
+TEST(DeviceSharingTest, ACopySlowedAsTheProbesCopiesWere) {
+  const DeviceSharing s = Beside(1, 10, 2.0);
+  const double idle_copy = 2 * 2.126e-3;
+  const double allowed = idle_copy + 0.35e-3;
+  const SharedAllowance more = CopyAllowance(s, idle_copy);
+  // The copy again, and a wait: the waits' median and spread.
+  EXPECT_NEAR(more.within, idle_copy + 0.6e-3 + 0.7e-3, 1e-9);
+  EXPECT_NEAR(more.busy, 2 * idle_copy + 0.6e-3 + 1.4e-3, 1e-9);
+  EXPECT_EQ(JudgeBesideNeighbours(4.611e-3, allowed, more.within, more.busy, true),
+            SharedJudgement::kWithinShared);
+  EXPECT_EQ(
+      JudgeBesideNeighbours(allowed + more.within + 1e-3, allowed, more.within, more.busy, true),
+      SharedJudgement::kBusy);
+  // Work moved after the mark that takes as long as the copy again, and more.
+  EXPECT_EQ(JudgeBesideNeighbours(3 * allowed + more.busy, allowed, more.within, more.busy, true),
+            SharedJudgement::kExceeded);
+}
+
+TEST(DeviceSharingTest, DescribeSaysWhoAndWhat) {
+  const DeviceSharing s = Beside(1, 20, 2.0);
+  EXPECT_EQ(s.Describe(),
+            "the GPU was shared: 1 other process (16.0 GB); hone's own probe calls waited 1.10 ms "
+            "for it (median of 20; 300 us to 1.80 ms from the 10th to the 90th percentile) and "
+            "copied at 50% of this machine's bandwidth");
+  EXPECT_EQ(Beside(2, 0).Describe(), "the GPU was shared: 2 other processes (16.0 GB)");
+}
+
+}  // namespace
+}  // namespace hone
