@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/fs.h"
+#include "core/json_text.h"
 
 namespace hone {
 
@@ -45,7 +46,7 @@ Status CompileCache::Store(const BuildResult& r) const {
                       {"compile_seconds", r.compile_seconds},
                       {"kernels", r.kernels},
                       {"resources", r.resources}};
-  return WriteFileAtomic(MetaPath(r.key), j.dump(1));
+  return WriteFileAtomic(MetaPath(r.key), JsonText(j, 1));
 }
 
 }  // namespace hone

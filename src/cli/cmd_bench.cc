@@ -26,6 +26,7 @@
 #include "core/backend_names.h"
 #include "core/clock.h"
 #include "core/fs.h"
+#include "core/json_text.h"
 #include "format/builtin_formats.h"
 #include "report/run_data.h"
 #include "report/verdict_text.h"
@@ -292,7 +293,7 @@ Result<int64_t> OpenBenchRun(Store& db, BenchArgs& a, bool resumed) {
     HONE_RETURN_IF_ERROR(db.SetRunStatus(run_id, "running"));
     return run_id;
   }
-  return db.CreateRun("bench", ConfigOf(a).dump(), a.name.empty() ? a.suite : a.name);
+  return db.CreateRun("bench", JsonText(ConfigOf(a)), a.name.empty() ? a.suite : a.name);
 }
 
 // The suite's tasks and solutions, or a stored run's candidates.
@@ -428,20 +429,20 @@ int Finish(Store& db, int64_t run_id, const BenchArgs& a, const BenchPlan& plan,
                   {"harness_share", wall > 0 ? std::max(0.0, 1 - tally.kernel_seconds / wall) : 0},
                   {"machine", MachineToJson(backend.machine())}};
   if (o.lanes.size() > 1) summary["lanes"] = LanesJson(o.lanes);
-  if (Status st = db.SetRunStatus(run_id, "finished", summary.dump()); !st.ok())
+  if (Status st = db.SetRunStatus(run_id, "finished", JsonText(summary)); !st.ok())
     return ReportError(st);
   std::string table = SuiteMetricsTable(data->metrics, BaselineWord(*data));
   progress.Note("finished\n" + table);
   if (a.out.json) {
-    std::cout << json({{"run_id", run_id},
-                       {"store", db.path().string()},
-                       {"suite", a.suite},
-                       {"from_run", a.from_run},
-                       {"backend", a.backend},
-                       {"resumed", !a.resume.empty()},
-                       {"results", ResultsJson(*data)},
-                       {"summary", summary}})
-                     .dump(2)
+    std::cout << JsonText(json({{"run_id", run_id},
+                                {"store", db.path().string()},
+                                {"suite", a.suite},
+                                {"from_run", a.from_run},
+                                {"backend", a.backend},
+                                {"resumed", !a.resume.empty()},
+                                {"results", ResultsJson(*data)},
+                                {"summary", summary}}),
+                          2)
               << "\n";
   } else {
     std::cout << "\n" << table;

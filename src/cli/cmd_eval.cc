@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
 #include "compat/compat_scan.h"
+#include "core/json_text.h"
 #include "core/paths.h"
 #include "core/trace.h"
 #include "format/builtin_formats.h"
@@ -157,13 +158,13 @@ int PrintParts(const EvalArgs& a, const TaskFormat& format, const FormatCandidat
       }
       parts.push_back(std::move(p));
     }
-    std::cout << nlohmann::json({{"format", format.name()},
-                                 {"problem", a.task},
-                                 {"candidate", a.candidate},
-                                 {"solution", candidate.name},
-                                 {"note", candidate.note},
-                                 {"parts", parts}})
-                     .dump(2)
+    std::cout << JsonText(nlohmann::json({{"format", format.name()},
+                                          {"problem", a.task},
+                                          {"candidate", a.candidate},
+                                          {"solution", candidate.name},
+                                          {"note", candidate.note},
+                                          {"parts", parts}}),
+                          2)
               << "\n";
     return failed ? kExitFailure : kExitOk;
   }
@@ -223,7 +224,7 @@ int RunEval(const EvalArgs& a) {
   const auto& only = verdicts.front().verdict;
   if (!only.ok()) return ReportError(only.status());
   if (a.out.json) {
-    std::cout << VerdictToJson(*only).dump(2) << "\n";
+    std::cout << JsonText(VerdictToJson(*only), 2) << "\n";
   } else {
     std::cout << FormatVerdict(*only, a.out.terminal && isatty(1));
   }

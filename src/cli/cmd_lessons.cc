@@ -11,6 +11,7 @@
 #include "cli/context.h"
 #include "cli/store_flags.h"
 #include "core/fs.h"
+#include "core/json_text.h"
 #include "report/lesson_text.h"
 #include "search/lesson_distil.h"
 
@@ -70,7 +71,7 @@ int RunList(const LessonsArgs& a) {
   if (a.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const LessonRow& l : *lessons) list.push_back(LessonJson(l));
-    std::cout << list.dump(2) << "\n";
+    std::cout << JsonText(list, 2) << "\n";
   } else if (lessons->empty()) {
     std::cout << WhyNoLessons(a) << "\n";
   } else {
@@ -84,7 +85,7 @@ int RunExport(const LessonsArgs& a) {
   auto lessons = Selected(a);
   if (!lessons.ok()) return ReportError(lessons.status());
   std::string text;
-  for (const LessonRow& l : *lessons) text += LessonJson(l).dump() + "\n";
+  for (const LessonRow& l : *lessons) text += JsonText(LessonJson(l)) + "\n";
   if (a.output.empty()) {
     std::cout << text << std::flush;
   } else if (Status st = WriteFileAtomic(a.output, text); !st.ok()) {

@@ -15,6 +15,7 @@
 #include "cli/eval_flags.h"
 #include "compat/compat_scan.h"
 #include "core/fs.h"
+#include "core/json_text.h"
 #include "core/paths.h"
 #include "lang/builtin.h"
 #include "verify/lint.h"
@@ -63,7 +64,7 @@ int PrintRules(const Output& out) {
                                fmt::join(row.languages, ", "), SeverityName(*row.rule),
                                row.rule->explanation);
   }
-  if (out.json) std::cout << j.dump(2) << "\n";
+  if (out.json) std::cout << JsonText(j, 2) << "\n";
   return kExitOk;
 }
 
@@ -118,7 +119,7 @@ int RunLint(const LintArgs& a) {
     report.push_back({{"file", file}, {"language", language.name}, {"findings", list}});
   }
   if (a.out.json) {
-    std::cout << report.dump(2) << "\n";
+    std::cout << JsonText(report, 2) << "\n";
   } else if (!a.out.quiet) {
     std::cerr << fmt::format("{} file(s), {} finding(s), {} warning(s)\n", a.files.size(), broken,
                              warned);

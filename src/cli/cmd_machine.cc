@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
 #include "core/fs.h"
+#include "core/json_text.h"
 #include "verify/verdict_json.h"
 
 namespace hone::cli {
@@ -24,7 +25,7 @@ int RunMachine(const MachineArgs& a) {
   auto m = LoadOrMeasureMachine(*cache);
   if (!m.ok()) return ReportError(m.status());
   if (a.out.json) {
-    std::cout << MachineToJson(*m).dump(2) << "\n";
+    std::cout << JsonText(MachineToJson(*m), 2) << "\n";
     return kExitOk;
   }
   std::cout << fmt::format(

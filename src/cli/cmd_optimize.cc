@@ -14,6 +14,7 @@
 #include "cli/search_flags.h"
 #include "cli/store_flags.h"
 #include "core/fs.h"
+#include "core/json_text.h"
 #include "core/paths.h"
 #include "format/builtin_formats.h"
 #include "llm/provenance.h"
@@ -98,7 +99,7 @@ Result<int64_t> OpenRun(Store& store, OptimizeArgs& a) {
     if (numbered) a.run_dir = DefaultRunDir(std::filesystem::path(a.task).stem().string());
     HONE_ASSIGN_OR_RETURN(std::filesystem::path dir, RunRecord::Claim(a.run_dir, numbered));
     a.run_dir = dir.string();
-    return store.CreateRun("optimize", ConfigOf(a).dump(), a.name);
+    return store.CreateRun("optimize", JsonText(ConfigOf(a)), a.name);
   }
   HONE_ASSIGN_OR_RETURN(int64_t id, ResolveRun(store, a.resume));
   HONE_ASSIGN_OR_RETURN(RunRow run, store.GetRun(id));
@@ -249,7 +250,7 @@ int Report(const OptimizeArgs& a, const OptimizeSessionEnd& end, int64_t run_id,
     j["run_id"] = run_id;
     j["store"] = store.string();
     if (wrote) j["output"] = a.output;
-    std::cout << j.dump(2) << "\n";
+    std::cout << JsonText(j, 2) << "\n";
   } else if (!a.out.quiet) {
     PrintSummary(result, a.run_dir, wrote ? a.output : "");
   }

@@ -23,6 +23,7 @@
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
 #include "core/fs.h"
+#include "core/json_text.h"
 #include "core/temp_dir.h"
 #include "format/builtin_formats.h"
 #include "task/reference_kind.h"
@@ -186,7 +187,8 @@ int RunPrepare(const PrepareArgs& a) {
                       {"seconds", w.seconds},
                       {"error", w.error}});
   if (a.out.json)
-    std::cout << nlohmann::json({{"prepared", all}, {"warm_up_builds", builds}}).dump(2) << "\n";
+    std::cout << JsonText(nlohmann::json({{"prepared", all}, {"warm_up_builds", builds}}), 2)
+              << "\n";
   return failed ? kExitFailure : kExitOk;
 }
 

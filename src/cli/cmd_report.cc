@@ -17,6 +17,7 @@
 #include "cli/eval_flags.h"
 #include "cli/store_flags.h"
 #include "core/fs.h"
+#include "core/json_text.h"
 #include "report/html_report.h"
 #include "report/run_data.h"
 #include "report/run_summary_text.h"
@@ -69,7 +70,7 @@ int RunReport(const ReportArgs& a) {
   if (a.out.json) {
     nlohmann::json j = RunSummaryJson(*data, summary);
     if (!a.html.empty()) j["html"] = a.html;
-    std::cout << j.dump(2) << "\n";
+    std::cout << JsonText(j, 2) << "\n";
   } else if (!a.html.empty()) {
     std::cout << a.html << "\n";
   } else if (!a.out.quiet) {

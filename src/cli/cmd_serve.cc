@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
+#include "core/json_text.h"
 #include "serve/http_service.h"
 #include "serve/redis_credentials.h"
 #include "serve/redis_job_queue.h"
@@ -122,12 +123,11 @@ std::string Url(const std::string& host, int port) {
 
 void SayListening(const ServeArgs& a, int port) {
   if (a.out.json) {
-    std::cout << json({{"event", "listening"},
-                       {"host", a.host},
-                       {"port", port},
-                       {"redis", a.redis},
-                       {"key_prefix", a.prefix}})
-                     .dump()
+    std::cout << JsonText(json({{"event", "listening"},
+                                {"host", a.host},
+                                {"port", port},
+                                {"redis", a.redis},
+                                {"key_prefix", a.prefix}}))
               << std::endl;
   } else if (!a.out.quiet) {
     std::fprintf(stderr, "hone serve: listening on %s (queue redis %s, keys %s*)\n",
@@ -137,7 +137,7 @@ void SayListening(const ServeArgs& a, int port) {
 
 void SayStopped(const ServeArgs& a) {
   if (a.out.json)
-    std::cout << json({{"event", "stopped"}}).dump() << std::endl;
+    std::cout << JsonText(json({{"event", "stopped"}})) << std::endl;
   else if (!a.out.quiet)
     std::fprintf(stderr, "hone serve: stopped\n");
 }

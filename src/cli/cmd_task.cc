@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
+#include "core/json_text.h"
 #include "format/builtin_formats.h"
 #include "task/reference_kind.h"
 #include "task/suite.h"
@@ -91,12 +92,12 @@ int RunFolderShow(const TaskArgs& a) {
                  : e.reason);
   }
   if (a.out.json) {
-    std::cout << nlohmann::json{{"folder", a.task},
-                                {"problems", list},
-                                {"loaded", loaded},
-                                {"skipped", skipped},
-                                {"failed", failed}}
-                     .dump(2)
+    std::cout << JsonText(nlohmann::json{{"folder", a.task},
+                                         {"problems", list},
+                                         {"loaded", loaded},
+                                         {"skipped", skipped},
+                                         {"failed", failed}},
+                          2)
               << "\n";
   } else {
     std::cout << fmt::format("{} loaded, {} skipped, {} failed\n", loaded, skipped, failed);
@@ -143,7 +144,8 @@ int RunSuiteShow(const TaskArgs& a, const SizePolicy& sizes) {
     ++shown;
   }
   if (a.out.json)
-    std::cout << nlohmann::json{{"folder", a.task}, {"tasks", tasks}, {"failed", failed}}.dump(2)
+    std::cout << JsonText(nlohmann::json{{"folder", a.task}, {"tasks", tasks}, {"failed", failed}},
+                          2)
               << "\n";
   return failed.empty() ? kExitOk : kExitUsage;
 }
@@ -173,7 +175,7 @@ int RunTaskShow(const TaskArgs& a) {
       std::cout << (i ? "\n" : "") << (part.label.empty() ? "" : "== " + part.label + "\n")
                 << TaskText(*task);
   }
-  if (a.out.json) std::cout << (shown.size() == 1 ? shown[0] : shown).dump(2) << "\n";
+  if (a.out.json) std::cout << JsonText((shown.size() == 1 ? shown[0] : shown), 2) << "\n";
   return kExitOk;
 }
 

@@ -15,8 +15,9 @@
 #include "cli/commands.h"
 #include "cli/device_list.h"
 #include "cli/eval_flags.h"
-#include "core/fs.h"
 #include "core/backend_names.h"
+#include "core/fs.h"
+#include "core/json_text.h"
 #include "serve/job_evaluator.h"
 #include "serve/redis_credentials.h"
 #include "serve/redis_job_queue.h"
@@ -117,18 +118,17 @@ Result<std::unique_ptr<RedisJobQueue>> OpenQueue(const RedisClientOptions& redis
 void PrintOutcome(const WorkerArgs& a, const JobOutcome& o) {
   const EvalResult& r = o.result;
   if (a.out.json) {
-    std::cout << json({{"event", "job"},
-                       {"id", r.id},
-                       {"attempt", o.lease.attempt},
-                       {"status", r.status},
-                       {"error_class", r.error_class},
-                       {"stored", o.stored},
-                       {"dropped", o.dropped},
-                       {"handed_back", o.handed_back},
-                       {"eval_ms", r.eval_ms},
-                       {"renewals", o.renewals},
-                       {"renew_failures", o.renew_failures}})
-                     .dump()
+    std::cout << JsonText(json({{"event", "job"},
+                                {"id", r.id},
+                                {"attempt", o.lease.attempt},
+                                {"status", r.status},
+                                {"error_class", r.error_class},
+                                {"stored", o.stored},
+                                {"dropped", o.dropped},
+                                {"handed_back", o.handed_back},
+                                {"eval_ms", r.eval_ms},
+                                {"renewals", o.renewals},
+                                {"renew_failures", o.renew_failures}}))
               << std::endl;
     return;
   }
@@ -190,15 +190,14 @@ int Serve(WorkerArgs& a, const std::string& backend, JobQueue& queue, JobQueue& 
   WorkerTally t = worker.Run(
       g_stop, [&](const JobOutcome& o) { PrintOutcome(a, o); }, ErrorPrinter(a.consumer));
   if (a.out.json)
-    std::cout << json({{"event", "exit"},
-                       {"consumer", a.consumer},
-                       {"jobs", t.jobs},
-                       {"stored", t.stored},
-                       {"already_done", t.already_done},
-                       {"dropped", t.dropped},
-                       {"handed_back", t.handed_back},
-                       {"infra_errors", t.infra}})
-                     .dump()
+    std::cout << JsonText(json({{"event", "exit"},
+                                {"consumer", a.consumer},
+                                {"jobs", t.jobs},
+                                {"stored", t.stored},
+                                {"already_done", t.already_done},
+                                {"dropped", t.dropped},
+                                {"handed_back", t.handed_back},
+                                {"infra_errors", t.infra}}))
               << std::endl;
   else if (!a.out.quiet)
     std::fprintf(stderr, "hone worker %s: stopped after %lld jobs (%lld stored)\n",

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/fs.h"
+#include "core/json_text.h"
 
 namespace hone::cli {
 
@@ -32,8 +33,7 @@ bool json_errors = false;
 void JsonErrors(bool on) { json_errors = on; }
 
 std::string JsonErrorObject(const std::string& message, int exit_code) {
-  return nlohmann::json{{"error", message}, {"exit_code", exit_code}}.dump(
-      -1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return JsonText(nlohmann::json{{"error", message}, {"exit_code", exit_code}});
 }
 
 int ReportError(const Status& st) {

@@ -1,7 +1,9 @@
 #include "cli/eval_flags.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "lang/builtin.h"
@@ -135,13 +137,32 @@ CLI::Option* AddAllowFlag(CLI::App* app, std::vector<std::string>& rules, const 
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
+namespace {
+
+// A number of seconds from the command line: finite and positive (or zero
+// where `zero_ok`), else Status::Invalid naming the flag; more than a week is
+// a week, which hone's clocks can still add to now.
+Result<double> CheckedSeconds(const char* flag, double seconds, bool zero_ok) {
+  constexpr double kWeek = 7 * 24 * 3600.0;
+  if (!std::isfinite(seconds) || seconds < 0 || (!zero_ok && seconds == 0))
+    return Status::Invalid(
+        std::string(flag) + ": expected a " +
+        (zero_ok ? "finite number of seconds, 0 or more" : "finite, positive number of seconds") +
+        ", got " + fmt::format("{}", seconds));
+  return std::min(seconds, kWeek);
+}
+
+}  // namespace
+
 Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   EvalOptions o;
   auto flush = ParseFlushMode(f.flush);
   if (!flush) return Status::Invalid("--flush: expected llc, lines or none, got '" + f.flush + "'");
-  if (f.time_budget <= 0) return Status::Invalid("--time-budget: must be positive");
-  if (f.warmup < 0) return Status::Invalid("--warmup: must not be negative");
-  if (f.target_rse <= 0) return Status::Invalid("--target-rse: must be positive");
+  HONE_ASSIGN_OR_RETURN(const double time_budget,
+                        CheckedSeconds("--time-budget", f.time_budget, false));
+  HONE_ASSIGN_OR_RETURN(const double warmup, CheckedSeconds("--warmup", f.warmup, true));
+  if (!(std::isfinite(f.target_rse) && f.target_rse > 0))
+    return Status::Invalid("--target-rse: must be a positive number");
   if (f.device < 0) return Status::Invalid("--device: must not be negative");
   if (f.threads < 0) return Status::Invalid("--threads: must not be negative (0: all cores)");
   if (f.input_sets < 1 || f.input_sets > 64)
@@ -150,15 +171,16 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
     return Status::Invalid("--short-call-processes: must be between 1 and 16");
   if (f.min_reps < 3 || f.max_reps < f.min_reps)
     return Status::Invalid("--min-reps/--max-reps: need 3 <= min-reps <= max-reps");
-  if (f.call_timeout <= 0) return Status::Invalid("--call-timeout: must be positive");
-  if (f.timeout <= 0) return Status::Invalid("--timeout: must be positive");
+  HONE_ASSIGN_OR_RETURN(const double call_timeout,
+                        CheckedSeconds("--call-timeout", f.call_timeout, false));
+  HONE_ASSIGN_OR_RETURN(const double timeout, CheckedSeconds("--timeout", f.timeout, false));
   if (f.memory_limit_mb < 0) return Status::Invalid("--memory-limit: must not be negative");
   o.time = !f.no_time;
   o.sanitize = f.sanitize;
   o.metrics = f.metrics;
   o.flush = *flush;
-  o.timing.budget_seconds = f.time_budget;
-  o.timing.warmup_seconds = f.warmup;
+  o.timing.budget_seconds = time_budget;
+  o.timing.warmup_seconds = warmup;
   o.timing.min_reps = f.min_reps;
   o.timing.max_reps = f.max_reps;
   o.timing.target_rse = f.target_rse;
@@ -166,9 +188,9 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   o.input_sets = f.input_sets;
   o.short_call_processes = f.short_call_processes;
   o.memory_limit_bytes = static_cast<size_t>(f.memory_limit_mb * 1024 * 1024);
-  o.max_call_timeout = std::chrono::milliseconds(static_cast<int64_t>(f.call_timeout * 1000));
+  o.max_call_timeout = std::chrono::milliseconds(static_cast<int64_t>(call_timeout * 1000));
   o.min_call_timeout = std::min(o.min_call_timeout, o.max_call_timeout);
-  o.total_timeout = std::chrono::milliseconds(static_cast<int64_t>(f.timeout * 1000));
+  o.total_timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000));
   o.seed = f.seed;
   o.seccomp = !f.no_seccomp;
   o.landlock = !f.no_landlock;

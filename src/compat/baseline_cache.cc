@@ -4,6 +4,7 @@
 
 #include "core/fs.h"
 #include "core/hash.h"
+#include "core/json_text.h"
 
 namespace hone {
 namespace {
@@ -77,7 +78,7 @@ Status BaselineCache::Store(const BaselineKey& key, const Baselines& b) const {
             {"torch", key.torch_version},         {"flush", key.flush},
             {"protocol", kBaselineProtocol},      {"eager", TimingToJson(b.eager)},
             {"compile", TimingToJson(b.compiled)}};
-  return WriteFileAtomic(PathFor(key), j.dump());
+  return WriteFileAtomic(PathFor(key), JsonText(j));
 }
 
 }  // namespace hone

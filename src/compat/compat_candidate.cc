@@ -8,6 +8,7 @@
 
 #include "core/fs.h"
 #include "core/hash.h"
+#include "core/json_text.h"
 #include "lang/native_languages.h"
 
 namespace hone {
@@ -267,7 +268,7 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
                      std::to_string(kCompatLoadFailed) +
                      "\nstatic const char kLibPython[] = " + CString(runtime.libpython) + ";\n" +
                      CByteArrayDefinition("kRunner", runner) +
-                     CByteArrayDefinition("kConfig", config.dump()) + kShimBody;
+                     CByteArrayDefinition("kConfig", JsonText(config)) + kShimBody;
   std::filesystem::path out =
       dir / ("compat-" + ContentHash({text}).substr(0, 16) + CppLanguage().extension());
   std::filesystem::create_directories(dir, ec);

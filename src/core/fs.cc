@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 namespace hone {
@@ -26,10 +27,15 @@ Status WriteFileAtomic(const fs::path& path, std::string_view content) {
   fs::create_directories(path.parent_path(), ec);
   // Unique per call: two threads of one process (a build pool warming the
   // cache and an evaluation building the same source) may write one path at
-  // once; each renames its own file, and the last rename wins whole.
+  // once; each renames its own file, and the last rename wins whole. Two
+  // containers sharing a cache folder may hold the same pid: a random part
+  // per process keeps theirs apart too.
   static std::atomic<uint64_t> counter{0};
+  static const uint64_t process_key =
+      (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
   fs::path tmp = path;
-  tmp += ".tmp." + std::to_string(getpid()) + "." + std::to_string(++counter);
+  tmp += ".tmp." + std::to_string(getpid()) + "." + std::to_string(process_key % 1000000007) + "." +
+         std::to_string(++counter);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return Status::Io(tmp.string() + ": cannot open for writing");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/fs.h"
+#include "core/json_text.h"
 #include "core/process_tree.h"
 
 namespace hone {
@@ -206,7 +207,7 @@ Result<MachineInfo> LoadOrMeasureGpu(const GpuInfo& gpu, const std::filesystem::
     m.measured_at += " (beside another process: not cached)";
     return m;
   }
-  HONE_RETURN_IF_ERROR(WriteFileAtomic(file, j.dump(2)));
+  HONE_RETURN_IF_ERROR(WriteFileAtomic(file, JsonText(j, 2)));
   return m;
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/fs.h"
 #include "core/hash.h"
+#include "core/json_text.h"
 #include "core/paths.h"
 
 namespace hone::flashinfer {
@@ -20,7 +21,7 @@ using json = nlohmann::ordered_json;
 constexpr const char* kCacheFolder = "formats/flashinfer-trace";
 
 // A Python string literal of any text (JSON's escapes are Python's).
-std::string PyString(const std::string& text) { return nlohmann::json(text).dump(); }
+std::string PyString(const std::string& text) { return JsonText(nlohmann::json(text)); }
 
 json AxesJson(const Definition& def) {
   json axes = json::array();
@@ -339,7 +340,7 @@ std::string ModelNewGlue(const Solution& s, const Definition& def, const std::st
       "HONE_FI = _hone_fi_json.loads({fi})\n\n\nclass ModelNew(_hone_fi_torch.nn.Module):\n"
       "    def __init__(self, *init):\n        super().__init__()\n\n{forward}",
       fmt::arg("name", s.name), fmt::arg("setup", call_setup),
-      fmt::arg("fi", PyString(json({{"definition", DefinitionJson(def)}}).dump())),
+      fmt::arg("fi", PyString(JsonText(json({{"definition", DefinitionJson(def)}})))),
       fmt::arg("forward", forward));
 }
 
@@ -386,10 +387,13 @@ Status WriteSources(const Solution& s, const std::filesystem::path& dir) {
 }
 
 std::string SolutionHash(const Solution& s, const Definition& def) {
-  std::string all = DefinitionJson(def).dump() + s.name + s.entry_file + s.entry_symbol +
+  std::string all = JsonText(DefinitionJson(def)) + s.name + s.entry_file + s.entry_symbol +
                     s.binding + (s.destination_passing ? "dps" : "ret");
   for (const auto& l : s.languages) all += "\n" + l;
   for (const SourceFile& f : s.sources) all += "\n" + f.path + "\n" + f.content;
+  // The helpers the generated file carries: a hone whose helpers differ
+  // (another build sharing the cache) writes a folder of its own.
+  if (auto helpers = Helpers(); helpers.ok()) all += "\n" + *helpers;
   return ContentHash({all});
 }
 
@@ -460,7 +464,7 @@ Result<std::filesystem::path> WriteProblemFile(const Definition& def, const Work
       "def get_init_inputs():\n    return []\n\n\n{helpers}",
       fmt::arg("name", def.name), fmt::arg("label", WorkloadLabel(w)),
       fmt::arg("def", def.file.string()), fmt::arg("wl", w.where()),
-      fmt::arg("fi", PyString(fi.dump())), fmt::arg("task", PyString(task.dump())),
+      fmt::arg("fi", PyString(JsonText(fi))), fmt::arg("task", PyString(JsonText(task))),
       fmt::arg("reference", def.reference), fmt::arg("helpers", helpers));
   HONE_ASSIGN_OR_RETURN(auto dir, CacheFolder(cache, "problems", ContentHash({text})));
   for (const auto& [stored, content] : blobs.files)

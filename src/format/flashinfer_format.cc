@@ -173,9 +173,13 @@ class FlashInferTrace : public TaskFormat {
     HONE_ASSIGN_OR_RETURN(WrittenSolution w, WriteSolutionFiles(s, def, cache));
     fs::path named =
         w.modelnew.parent_path() / (SafeFileName(s.name) + w.modelnew.extension().string());
+    // Written whole or not at all: another evaluation of the same solution
+    // may read it at once (a copy in place would show it half-written).
     std::error_code ec;
-    if (!fs::exists(named, ec)) fs::copy_file(w.modelnew, named, ec);
-    if (ec) return Status::Io(named.string() + ": cannot write: " + ec.message());
+    if (!fs::is_regular_file(named, ec)) {
+      HONE_ASSIGN_OR_RETURN(std::string text, ReadFile(w.modelnew));
+      HONE_RETURN_IF_ERROR(WriteFileAtomic(named, text));
+    }
     return FormatCandidate{named, w.allow, s.name, w.note};
   }
 };

@@ -8,6 +8,7 @@
 
 #include "core/expr.h"
 #include "core/fs.h"
+#include "core/json_text.h"
 
 namespace hone::flashinfer {
 
@@ -46,7 +47,7 @@ Result<std::string> RequiredString(const ojson& j, const char* key, const Where&
                                    const std::string& prefix = "") {
   std::string field = prefix + key;
   if (IsNull(j, key)) return w.Error(field, "required, missing");
-  if (!j[key].is_string()) return w.Error(field, "expected a string, got " + j[key].dump());
+  if (!j[key].is_string()) return w.Error(field, "expected a string, got " + JsonText(j[key]));
   std::string s = j[key].get<std::string>();
   if (s.empty()) return w.Error(field, "must not be empty");
   return s;
@@ -55,7 +56,8 @@ Result<std::string> RequiredString(const ojson& j, const char* key, const Where&
 Result<std::string> OptionalString(const ojson& j, const char* key, const Where& w,
                                    const std::string& prefix = "") {
   if (IsNull(j, key)) return std::string();
-  if (!j[key].is_string()) return w.Error(prefix + key, "expected a string, got " + j[key].dump());
+  if (!j[key].is_string())
+    return w.Error(prefix + key, "expected a string, got " + JsonText(j[key]));
   return j[key].get<std::string>();
 }
 
@@ -145,7 +147,7 @@ Result<TensorSpec> ReadTensor(const std::string& role, const std::string& name, 
   for (size_t i = 0; i < j["shape"].size(); ++i) {
     const ojson& d = j["shape"][i];
     std::string at = field + ".shape[" + std::to_string(i) + "]";
-    if (!d.is_string()) return w.Error(at, "expected an axis name, got " + d.dump());
+    if (!d.is_string()) return w.Error(at, "expected an axis name, got " + JsonText(d));
     std::string axis = d.get<std::string>();
     if (!IsDigits(axis) && !def.FindAxis(axis))
       return w.Error(at, "'" + axis + "' is not an axis of the definition");
@@ -195,7 +197,7 @@ Result<InputSource> ReadInputSource(const std::string& field, const ojson& j, co
     s.kind = InputSource::Kind::kScalar;
     if (IsNull(j, "value") || !(j["value"].is_number() || j["value"].is_boolean()))
       return w.Error(field + ".value", "a scalar input needs a number or a boolean");
-    s.value_json = j["value"].dump();
+    s.value_json = JsonText(j["value"]);
   } else if (type == "safetensors") {
     s.kind = InputSource::Kind::kSafetensors;
     HONE_ASSIGN_OR_RETURN(s.path, RequiredString(j, "path", w, field + "."));
@@ -261,7 +263,7 @@ Result<Workload> ReadWorkload(const ojson& line, const Definition& def, Workload
                      "a " + std::string(a->kind == Axis::Kind::kConst ? "const" : "expr") +
                          " axis takes no value from a workload");
     if (!value.is_number_integer() || value.get<int64_t>() <= 0)
-      return w.Error("workload.axes." + name, "expected an integer > 0, got " + value.dump());
+      return w.Error("workload.axes." + name, "expected an integer > 0, got " + JsonText(value));
     out.axes.emplace_back(name, value.get<int64_t>());
     given.insert(name);
   }

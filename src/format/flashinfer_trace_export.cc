@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "core/json_text.h"
 #include "format/flashinfer_codegen.h"
 #include "format/flashinfer_format.h"
 #include "verify/verdict_json.h"
@@ -82,7 +83,7 @@ TraceExportCount WriteFlashInferTraces(
         {"workload", (*fi)["workload"]},
         {"solution", SolutionName(*a, run)},
         {"evaluation", Evaluation(*verdict, format->StatusOf(*verdict), a->evaluation->finished)}};
-    out << line.dump() << "\n";
+    out << JsonText(line) << "\n";
     ++count.written;
   }
   return count;

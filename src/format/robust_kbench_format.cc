@@ -8,6 +8,7 @@
 
 #include "core/fs.h"
 #include "core/hash.h"
+#include "core/json_text.h"
 
 namespace hone {
 namespace {
@@ -28,7 +29,7 @@ fs::path TaskDirOf(const fs::path& problem) {
   return problem.filename() == kTaskFile ? problem.parent_path() : problem;
 }
 
-std::string PyString(const std::string& text) { return nlohmann::json(text).dump(); }
+std::string PyString(const std::string& text) { return JsonText(nlohmann::json(text)); }
 
 struct Configuration {
   ojson init, input;
@@ -41,7 +42,8 @@ std::string ConfigName(const ojson& init, const ojson& input) {
   std::string out;
   for (const ojson* part : {&init, &input})
     for (const auto& [k, v] : part->items())
-      out += (out.empty() ? "" : "_") + k + "_" + (v.is_string() ? v.get<std::string>() : v.dump());
+      out +=
+          (out.empty() ? "" : "_") + k + "_" + (v.is_string() ? v.get<std::string>() : JsonText(v));
   for (char& c : out)
     if (c == ' ' || c == '.' || c == '-' || c == '=') c = '_';
   return out.empty() ? "defaults" : out;
@@ -86,7 +88,7 @@ Result<std::vector<Configuration>> Configurations(const fs::path& file) {
             c.init[k] = v;
             c.input[k] = v;
           }
-          if (!seen.insert(c.init.dump() + "|" + c.input.dump()).second) continue;
+          if (!seen.insert(JsonText(c.init) + "|" + JsonText(c.input)).second) continue;
           c.label = ConfigName(c.init, c.input);
           out.push_back(std::move(c));
         }
@@ -129,7 +131,7 @@ std::string ProblemSource(const std::string& task, const std::string& source,
       "def get_inputs():\n    return list(_hone_rkb_task_inputs(**HONE_RKB_INPUT))\n\n\n"
       "def get_init_inputs():\n    return [HONE_RKB_INIT]\n",
       fmt::arg("task", task), fmt::arg("label", c.label), fmt::arg("source", source),
-      fmt::arg("init", PyString(c.init.dump())), fmt::arg("input", PyString(c.input.dump())),
+      fmt::arg("init", PyString(JsonText(c.init))), fmt::arg("input", PyString(JsonText(c.input))),
       fmt::arg("name", PyString(task)));
 }
 

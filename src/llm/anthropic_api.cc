@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_text.h"
+
 namespace hone {
 namespace {
 
@@ -18,7 +20,7 @@ std::string AnthropicBody(const ModelSpec& model, const ChatRequest& request) {
     body["thinking"] = {{"type", "enabled"}, {"budget_tokens", request.thinking_budget_tokens}};
   }
   // Invalid UTF-8 in a message (compiler output, say) becomes U+FFFD, not a throw.
-  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return JsonText(body);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_text.h"
+
 namespace hone {
 namespace {
 
@@ -23,7 +25,7 @@ std::string OpenAiBody(const ModelSpec& model, const ChatRequest& request) {
   if (request.temperature >= 0) body["temperature"] = request.temperature;
   if (!request.reasoning_effort.empty()) body["reasoning_effort"] = request.reasoning_effort;
   // Invalid UTF-8 in a message (compiler output, say) becomes U+FFFD, not a throw.
-  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return JsonText(body);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/fs.h"
+#include "core/json_text.h"
 
 namespace hone {
 
@@ -193,7 +194,7 @@ Result<MachineInfo> LoadOrMeasureMachine(const std::filesystem::path& cache_dir)
                       {"llc_bytes", m.llc_bytes},     {"copy_bandwidth_gbs", m.copy_bandwidth_gbs},
                       {"fp32_gflops", m.fp32_gflops}, {"simd", m.simd},
                       {"measured_at", m.measured_at}, {"probe_version", kProbeVersion}};
-  HONE_RETURN_IF_ERROR(WriteFileAtomic(file, j.dump(2)));
+  HONE_RETURN_IF_ERROR(WriteFileAtomic(file, JsonText(j, 2)));
   return m;
 }
 

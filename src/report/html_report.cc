@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/fs.h"
+#include "core/json_text.h"
 #include "report/arm_summary.h"
 #include "report/idea_tree.h"
 #include "store/candidate_kind.h"
@@ -905,7 +906,7 @@ std::string ScriptSafe(std::string_view js) {
 }
 
 std::string ScriptSafeJson(const json& j) {
-  std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string text = JsonText(j);
   std::string out;
   out.reserve(text.size());
   for (char c : text) {

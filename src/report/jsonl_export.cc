@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "core/json_text.h"
 #include "report/json_or_null.h"
 #include "verify/profile_json.h"
 
@@ -142,7 +143,7 @@ std::vector<std::pair<const AttemptView*, bool>> KeptAttempts(const RunData& run
 int WriteJsonl(const RunData& run, const ExportOptions& options, std::ostream& out) {
   int rows = 0;
   for (const auto& [a, is_best] : KeptAttempts(run, options)) {
-    out << AttemptRow(run, *a, is_best, options.verdict).dump() << "\n";
+    out << JsonText(AttemptRow(run, *a, is_best, options.verdict)) << "\n";
     ++rows;
   }
   return rows;

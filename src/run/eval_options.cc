@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
+#include "core/json_text.h"
 
 namespace hone {
 
@@ -88,7 +89,7 @@ std::string EvalIdentity(const std::string& backend, const EvalOptions& o,
       {"sanitize", o.sanitize},
       {"metrics", o.metrics},
   };
-  return ContentHash({"eval-identity-v1", j.dump()});
+  return ContentHash({"eval-identity-v1", JsonText(j)});
 }
 
 }  // namespace hone

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/fs.h"
+#include "core/json_text.h"
 #include "search/extract.h"
 #include "search/source_change.h"
 #include "task/reference_kind.h"
@@ -69,7 +70,7 @@ LessonRow BaseRow(const LessonSubject& s, const AttemptFacts& a) {
   l.task_name = s.signature.name;
   l.category = s.signature.category;
   l.backend = s.signature.backend;
-  l.signature = SignatureToJson(s.signature).dump();
+  l.signature = JsonText(SignatureToJson(s.signature));
   l.candidate_id = a.candidate_id;
   l.speedup_after = a.speedup;
   l.sol_after = a.sol_percent;
@@ -97,7 +98,7 @@ LessonRow AgainstReference(const LessonSubject& s, const AttemptFacts& best) {
   l.change = ChangeText(s.reference_source, best);
   json evidence = Evidence(s, best);
   evidence["reference_median_us"] = Opt(best.ref_median_us);
-  l.evidence = evidence.dump();
+  l.evidence = JsonText(evidence);
   return l;
 }
 
@@ -113,7 +114,7 @@ LessonRow AgainstParent(const LessonSubject& s, const AttemptFacts& a, const Att
   evidence["basis_evaluation_id"] = p.evaluation_id;
   evidence["basis_median_us"] = Opt(p.median_us);
   if (!p.profile_label.empty()) evidence["profile_before"] = p.profile_label;
-  l.evidence = evidence.dump();
+  l.evidence = JsonText(evidence);
   return l;
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/fs.h"
+#include "core/json_text.h"
 
 namespace hone {
 namespace {
@@ -66,7 +67,7 @@ Status WriteFrozen(const std::filesystem::path& file, const std::vector<ShownLes
   json list = json::array();
   for (const auto& l : lessons)
     list.push_back({{"id", l.id}, {"similarity", l.similarity}, {"text", l.text}});
-  return WriteFileAtomic(file, json{{"lessons", list}}.dump(2) + "\n");
+  return WriteFileAtomic(file, JsonText(json{{"lessons", list}}, 2) + "\n");
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "build/build_pool.h"
 #include "core/clock.h"
 #include "core/fs.h"
+#include "core/json_text.h"
 #include "search/lesson_distil.h"
 #include "search/lesson_recall.h"
 #include "search/run_journal.h"
@@ -396,7 +397,7 @@ ReferenceTiming MeasureReference(const Task& task, const Backend& backend, Evalu
       return {j["seconds"].get<double>(), j.value("what", "the reference")};
   }
   ReferenceTiming r = MeasureReferenceNow(task, backend, evaluator, options, dir);
-  (void)WriteFileAtomic(file, nlohmann::json{{"seconds", r.seconds}, {"what", r.what}}.dump());
+  (void)WriteFileAtomic(file, JsonText(nlohmann::json{{"seconds", r.seconds}, {"what", r.what}}));
   return r;
 }
 
@@ -528,7 +529,7 @@ std::string OptimizeResultJson(const OptimizeResult& r, const std::string& model
     j["best"] = {{"id", r.best_id}, {"candidate", r.best_candidate.string()}};
     if (r.best_verdict) j["best"]["verdict"] = VerdictToJson(*r.best_verdict);
   }
-  return j.dump(2);
+  return JsonText(j, 2);
 }
 
 }  // namespace hone

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
+#include "core/json_text.h"
 #include "llm/reply_json.h"
 #include "search/attempt_json.h"
 #include "verify/verdict_json.h"
@@ -31,7 +32,7 @@ ChatReply ReplyOf(const CandidateRow& c, const std::optional<LlmCallRow>& call) 
 }
 
 // The prompt as the store keeps it (and hashes it to find a stored reply).
-std::string PromptText(const Proposal& p) { return PromptToJson(p).dump(); }
+std::string PromptText(const Proposal& p) { return JsonText(PromptToJson(p)); }
 
 }  // namespace
 
@@ -95,9 +96,8 @@ Status RunJournal::RecordReply(const AttemptResult& r) {
   c.prompt = PromptText(p);
   c.reply = r.reply.text;
   if (r.reply.ok && p.wants_code)
-    c.extraction = json({{"failure", ExtractFailureName(r.extraction.failure)},
-                         {"detail", r.extraction.detail}})
-                       .dump();
+    c.extraction = JsonText(json(
+        {{"failure", ExtractFailureName(r.extraction.failure)}, {"detail", r.extraction.detail}}));
   LlmCallRow call;
   call.ok = r.reply.ok;
   call.error = r.reply.error;
@@ -108,10 +108,10 @@ Status RunJournal::RecordReply(const AttemptResult& r) {
   call.cost_usd = r.reply.cost_usd;
   call.seconds = r.reply.seconds;
   call.http_attempts = r.reply.attempts;
-  call.exchanges = ExchangesToJson(r.reply).dump();
+  call.exchanges = JsonText(ExchangesToJson(r.reply));
   call.provider = provenance_.provider;
   call.model = provenance_.model;
-  call.sampling = ProvenanceJson(provenance_)["sampling"].dump();
+  call.sampling = JsonText(ProvenanceJson(provenance_)["sampling"]);
   call.prompt_version = provenance_.prompt_version;
   HONE_ASSIGN_OR_RETURN(int64_t id, store_->AddCandidate(c, &call));
   candidate_of_[p.id] = id;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/fs.h"
+#include "core/json_text.h"
 #include "llm/reply_json.h"
 #include "search/attempt_json.h"
 #include "verify/verdict_json.h"
@@ -66,7 +67,7 @@ Status RunRecord::Append(const AttemptResult& r, const std::filesystem::path& ca
                        {"detail", r.extraction.detail}};
   if (!candidate.empty()) j["candidate"] = candidate.string();
   if (r.verdict) j["verdict"] = VerdictToJson(*r.verdict);
-  attempts_ << j.dump() << "\n" << std::flush;
+  attempts_ << JsonText(j) << "\n" << std::flush;
   if (!attempts_) return Status::Io((dir_ / "attempts.jsonl").string() + ": write failed");
   return Status::Ok();
 }

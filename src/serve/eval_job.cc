@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/hash.h"
+#include "core/json_text.h"
 #include "lang/builtin.h"
 #include "task/oracle_service.h"
 
@@ -83,7 +84,8 @@ const std::vector<std::string>& EvalConfigKeys() {
 }
 
 std::string EvalJob::ContentKey() const {
-  return ContentHash({problem_name, problem_code, candidate_kind, candidate_code, config.dump()});
+  return ContentHash(
+      {problem_name, problem_code, candidate_kind, candidate_code, JsonText(config)});
 }
 
 std::string EvalJob::CandidateFileName() const {

@@ -1,6 +1,7 @@
 #include "serve/openrlhf_shim.h"
 
 #include "core/hash.h"
+#include "core/json_text.h"
 #include "serve/native_api.h"
 
 namespace hone {
@@ -42,14 +43,14 @@ Result<EvalJob> JobFor(const std::string& query, const std::string& prompt,
   } else {
     item["problem"] = label;
   }
-  item["id"] = "openrlhf-" + ContentHash({item.dump()}).substr(0, 24);
+  item["id"] = "openrlhf-" + ContentHash({JsonText(item)}).substr(0, 24);
   return EvalJobFromJson(item, "labels: ");
 }
 
 std::vector<std::string> Strings(const json& body, const char* key) {
   std::vector<std::string> out;
   if (!body.contains(key) || !body[key].is_array()) return out;
-  for (const auto& v : body[key]) out.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+  for (const auto& v : body[key]) out.push_back(v.is_string() ? v.get<std::string>() : JsonText(v));
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "core/json_text.h"
 #include "serve/redis_queue_scripts.h"
 
 namespace hone {
@@ -113,7 +114,7 @@ Result<SubmitOutcome> RedisJobQueue::Submit(const EvalJob& job) {
   // Safe to repeat: a second run of a first that went through says attached.
   HONE_ASSIGN_OR_RETURN(RedisReply r,
                         Script("submit", {Key("job:" + job.id), Key("jobs")},
-                               {job.ContentKey(), EvalJobToJson(job).dump(), job.id}, true));
+                               {job.ContentKey(), JsonText(EvalJobToJson(job)), job.id}, true));
   if (r.integer == 0) return SubmitOutcome::kCreated;
   if (r.integer == 1) return SubmitOutcome::kAttached;
   return SubmitOutcome::kConflict;
@@ -149,7 +150,7 @@ Result<JobState> RedisJobQueue::State(const std::string& id) {
 }
 
 Result<bool> RedisJobQueue::Cancel(const std::string& id) {
-  std::string result = EvalResultToJson(CancelledResult(id)).dump();
+  std::string result = JsonText(EvalResultToJson(CancelledResult(id)));
   HONE_ASSIGN_OR_RETURN(
       RedisReply r, Script("cancel", {Key("job:" + id), Key("result:" + id), Key("stat:done")},
                            {result, Key("done:" + id), id, Str(options_.retention.count())}, true));
@@ -313,7 +314,7 @@ Result<std::optional<JobLease>> RedisJobQueue::Lease(const Entry& e) {
       Script("lease",
              {Key("job:" + e.id), Key("result:" + e.id), Key("jobs"), Key("dead"), Key("stat:done"),
               Key("stat:dead")},
-             {options_.group, e.entry, Str(options_.max_attempts), EvalResultToJson(dead).dump(),
+             {options_.group, e.entry, Str(options_.max_attempts), JsonText(EvalResultToJson(dead)),
               Key("done:" + e.id), e.id, Str(options_.retention.count())},
              false));
   if (r.elements.empty()) return Unexpected("lease script", r);
@@ -368,8 +369,8 @@ Result<bool> RedisJobQueue::Complete(const JobLease& lease, const EvalResult& re
   HONE_ASSIGN_OR_RETURN(
       RedisReply r,
       Script("complete", {Key("result:" + id), Key("jobs"), Key("job:" + id), Key("stat:done")},
-             {EvalResultToJson(result).dump(), options_.group, lease.entry, Key("done:" + id), id,
-              Str(options_.retention.count())},
+             {JsonText(EvalResultToJson(result)), options_.group, lease.entry, Key("done:" + id),
+              id, Str(options_.retention.count())},
              true));
   return r.integer == 1;
 }

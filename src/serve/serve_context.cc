@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "core/json_text.h"
+
 namespace hone {
 
 namespace {
@@ -29,7 +31,7 @@ Result<std::optional<EvalResult>> ScoredResult(const ServeContext& ctx, JobQueue
 
 void SendJson(httplib::Response& res, int status, const json& body) {
   res.status = status;
-  res.set_content(body.dump(), "application/json");
+  res.set_content(JsonText(body), "application/json");
 }
 
 void SendError(httplib::Response& res, int status, const std::string& message) {

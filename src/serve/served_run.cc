@@ -2,6 +2,7 @@
 
 #include "core/fs.h"
 #include "core/hash.h"
+#include "core/json_text.h"
 
 namespace hone {
 
@@ -11,7 +12,8 @@ Result<std::unique_ptr<ServedRun>> ServedRun::Begin(const std::filesystem::path&
   HONE_ASSIGN_OR_RETURN(auto db, Store::Open(store));
   config["served"] = true;
   config["consumer"] = consumer;
-  HONE_ASSIGN_OR_RETURN(int64_t run, db->CreateRun("bench", config.dump(), "worker " + consumer));
+  HONE_ASSIGN_OR_RETURN(int64_t run,
+                        db->CreateRun("bench", JsonText(config), "worker " + consumer));
   return std::unique_ptr<ServedRun>(new ServedRun(std::move(db), run));
 }
 
@@ -41,7 +43,7 @@ Status ServedRun::Record(const EvalJob& job, const Task& task, const fs::path& p
   c.source = job.candidate_code;
   HONE_ASSIGN_OR_RETURN(int64_t candidate, store_->AddCandidate(c));
   std::string key = WorkKey(task.hash, SourceHash(job.candidate_code) + "#" + job.id,
-                            ContentHash({"served-v1", job.config.dump()}));
+                            ContentHash({"served-v1", JsonText(job.config)}));
   HONE_ASSIGN_OR_RETURN(int64_t eval, store_->BeginEvaluation(run_id_, key, task.hash, candidate));
   return store_->FinishEvaluation(eval, verdict);
 }

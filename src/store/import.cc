@@ -6,6 +6,7 @@
 #include "core/backend_names.h"
 #include "core/fs.h"
 #include "core/hash.h"
+#include "core/json_text.h"
 
 namespace hone {
 namespace {
@@ -44,7 +45,7 @@ Result<ImportResult> ImportRunFolder(Store& store, const std::filesystem::path& 
                  {"model", model},
                  {"strategy", summary.value("strategy", "")}};
   HONE_ASSIGN_OR_RETURN(int64_t run_id,
-                        store.CreateRun("optimize", config.dump(), dir.filename().string()));
+                        store.CreateRun("optimize", JsonText(config), dir.filename().string()));
   ImportResult result;
   result.run_id = run_id;
   auto fail = [&](Status s) -> Status {
@@ -85,8 +86,8 @@ Result<ImportResult> ImportRunFolder(Store& store, const std::filesystem::path& 
     if (a.contains("parents") && a["parents"].is_array())
       for (const auto& p : a["parents"])
         if (p.is_number_integer()) c.parents.push_back(p.get<int>());
-    if (a.contains("prompt")) c.prompt = a["prompt"].dump();
-    if (a.contains("extraction")) c.extraction = a["extraction"].dump();
+    if (a.contains("prompt")) c.prompt = JsonText(a["prompt"]);
+    if (a.contains("extraction")) c.extraction = JsonText(a["extraction"]);
     c.source = ReadCandidate(dir, a);
     if (a.contains("verdict") && a["verdict"].is_object())
       c.backend = a["verdict"].value("backend", kHostBackend);
@@ -110,7 +111,7 @@ Result<ImportResult> ImportRunFolder(Store& store, const std::filesystem::path& 
       call.cost_usd = r.value("cost_usd", 0.0);
       call.seconds = r.value("seconds", 0.0);
       call.http_attempts = r.value("attempts", 0);
-      if (r.contains("exchanges")) call.exchanges = r["exchanges"].dump();
+      if (r.contains("exchanges")) call.exchanges = JsonText(r["exchanges"]);
     }
     auto cid = store.AddCandidate(c, &call);
     if (!cid.ok()) return fail(cid.status().With(where));
@@ -125,13 +126,13 @@ Result<ImportResult> ImportRunFolder(Store& store, const std::filesystem::path& 
       auto eid = store.BeginEvaluation(run_id, key, task_hash, *cid, &done);
       if (!eid.ok()) return fail(eid.status().With(where));
       if (!done) {
-        if (auto st = store.FinishEvaluationJson(*eid, a["verdict"].dump()); !st.ok())
+        if (auto st = store.FinishEvaluationJson(*eid, JsonText(a["verdict"])); !st.ok())
           return fail(st.With(where));
       }
       ++result.evaluations;
     }
   }
-  HONE_RETURN_IF_ERROR(store.SetRunStatus(run_id, "finished", summary.dump()));
+  HONE_RETURN_IF_ERROR(store.SetRunStatus(run_id, "finished", JsonText(summary)));
   return result;
 }
 

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/hash.h"
+#include "core/json_text.h"
 #include "store/schema.h"
 #include "verify/verdict_json.h"
 
@@ -30,7 +31,7 @@ std::string Now() {
   return buf;
 }
 
-std::string ParentsJson(const std::vector<int>& parents) { return json(parents).dump(); }
+std::string ParentsJson(const std::vector<int>& parents) { return JsonText(json(parents)); }
 
 std::vector<int> ParseParents(const std::string& text) {
   json j = json::parse(text, nullptr, false);
@@ -185,7 +186,7 @@ EvaluationColumns ColumnsOf(const Verdict& v, bool timed) {
     c.samples["reference_us"] = micros(t.reference_time->samples);
   }
   c.checks = ChecksToJson(v.checks);
-  if (t.device_state) c.device_state = DeviceStateToJson(*t.device_state).dump();
+  if (t.device_state) c.device_state = JsonText(DeviceStateToJson(*t.device_state));
   return c;
 }
 
@@ -589,7 +590,7 @@ Status Store::FinishEvaluation(int64_t evaluation_id, const Verdict& verdict) {
   // The columns from `verdict` itself: they are then the very numbers its
   // JSON has (reading the JSON back would round its microseconds).
   json j = VerdictToJson(verdict);
-  return FinishEvaluationWith(evaluation_id, verdict, j.dump(), j.contains("timing"), true);
+  return FinishEvaluationWith(evaluation_id, verdict, JsonText(j), j.contains("timing"), true);
 }
 
 Status Store::FinishEvaluationJson(int64_t evaluation_id, const std::string& verdict_json,
@@ -601,7 +602,7 @@ Status Store::FinishEvaluationJson(int64_t evaluation_id, const std::string& ver
   // (an import's fields hone does not know included). A verdict without a
   // "build" object (an import's) has no build to record.
   HONE_ASSIGN_OR_RETURN(const Verdict v, VerdictFromJson(j));
-  return FinishEvaluationWith(evaluation_id, v, j.dump(), j.contains("timing"),
+  return FinishEvaluationWith(evaluation_id, v, JsonText(j), j.contains("timing"),
                               record_build && j.contains("build"));
 }
 
@@ -633,7 +634,7 @@ Status Store::FinishEvaluationWith(int64_t evaluation_id, const Verdict& v,
   st.Bind(1, std::string(StatusName(v.status))).Bind(2, v.reason).Bind(3, c.speedup);
   st.Bind(4, c.sol_percent).Bind(5, v.checks_failed()).Bind(6, c.cand_median_us);
   st.Bind(7, c.cand_ci_low_us).Bind(8, c.cand_ci_high_us).Bind(9, c.ref_median_us);
-  st.Bind(10, c.reps).Bind(11, c.samples.dump()).Bind(12, c.checks.dump());
+  st.Bind(10, c.reps).Bind(11, JsonText(c.samples)).Bind(12, JsonText(c.checks));
   st.Bind(13, c.device_state).Bind(14, verdict_json).Bind(15, Now());
   st.Bind(16, c.speedup_compile).Bind(17, evaluation_id);
   HONE_RETURN_IF_ERROR(st.Run());

@@ -19,6 +19,7 @@
 
 #include "core/dtype.h"
 #include "core/fs.h"
+#include "core/json_text.h"
 #include "core/paths.h"
 #include "core/subprocess.h"
 
@@ -403,7 +404,7 @@ Result<json> OracleClient::Request(const json& request, std::chrono::millisecond
   int64_t id = next_id_++;
   req["id"] = id;
   std::string op = req.value("op", "?");
-  std::string line = req.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  std::string line = JsonText(req) + "\n";
   auto deadline = Clock::now() + timeout;
   auto left_ms = [&] {
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
@@ -463,11 +464,11 @@ Result<json> OracleClient::Request(const json& request, std::chrono::millisecond
   }
   if (reply.contains("id") && reply["id"] != json(id)) {
     return Fail("replied out of order (sent id " + std::to_string(id) + ", got " +
-                reply["id"].dump() + ")");
+                JsonText(reply["id"]) + ")");
   }
   if (!reply["ok"].get<bool>()) {
     const json& e = reply.contains("error") ? reply["error"] : json("(no error text)");
-    return Status::Invalid(e.is_string() ? e.get<std::string>() : e.dump());
+    return Status::Invalid(e.is_string() ? e.get<std::string>() : JsonText(e));
   }
   return reply;
 }

@@ -7,6 +7,7 @@
 
 #include "core/clock.h"
 #include "core/fs.h"
+#include "core/json_text.h"
 #include "core/trace.h"
 
 namespace hone {
@@ -212,7 +213,7 @@ Result<Task> OracleService::ToTask(const OracleProblem& p, const std::filesystem
     info.python_types.push_back(s.python_type);
     const json& j = inputs[i];
     bool constant = j.value("constant", false);
-    info.python_values.push_back(constant && j.contains("value") ? j["value"].dump() : "");
+    info.python_values.push_back(constant && j.contains("value") ? JsonText(j["value"]) : "");
   }
   for (const auto& s : p.outputs) {
     HONE_ASSIGN_OR_RETURN(TensorDecl d, DeclFromSpec(s, where));

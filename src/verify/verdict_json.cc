@@ -1,6 +1,7 @@
 #include "verify/verdict_json.h"
 
 #include "core/backend_names.h"
+#include "core/json_text.h"
 #include "verify/json_schema.h"
 #include "verify/profile_json.h"
 #include "wire/protocol.h"
@@ -297,7 +298,7 @@ Result<Verdict> VerdictAsStored(const Verdict& v) {
   // Through the text, as the store writes it: a NaN becomes null on the way.
   std::string text;
   try {
-    text = VerdictToJson(v).dump();
+    text = JsonText(VerdictToJson(v));
   } catch (const nlohmann::json::exception& e) {
     return Status::Invalid(std::string("a verdict that cannot be stored: ") + e.what());
   }

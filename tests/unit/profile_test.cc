@@ -18,7 +18,7 @@
 namespace hone {
 namespace {
 
-std::string Fixture(const std::string& name) {
+std::string CsvFixture(const std::string& name) {
   auto text = ReadFile(testing::SourceDir() / "tests/unit/data" / name);
   EXPECT_TRUE(text.ok()) << name;
   return text.ok() ? *text : "";
@@ -26,7 +26,7 @@ std::string Fixture(const std::string& name) {
 
 ProfileReport Read(const std::string& fixture) {
   ProfileReport r;
-  Status st = ReadNcuCsv(Fixture(fixture), r);
+  Status st = ReadNcuCsv(CsvFixture(fixture), r);
   EXPECT_TRUE(st.ok()) << st.message();
   return r;
 }
