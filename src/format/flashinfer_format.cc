@@ -120,8 +120,8 @@ class FlashInferTrace : public TaskFormat {
         return "TIMEOUT";
       case VerdictStatus::kRejected:
         return "REWARD_HACK";
-      case VerdictStatus::kBusy:  // the format has no such status: not evaluated
-        return "RUNTIME_ERROR";
+      case VerdictStatus::kBusy:  // never exported (flashinfer_trace_export.cc)
+        return "BUSY";
       case VerdictStatus::kIncorrect:
         return "INCORRECT_NUMERICAL";
       case VerdictStatus::kRuntimeError:

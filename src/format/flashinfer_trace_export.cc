@@ -74,7 +74,9 @@ TraceExportCount WriteFlashInferTraces(
       continue;
     }
     auto verdict = VerdictFromJson(nlohmann::json::parse(a->evaluation->verdict, nullptr, false));
-    if (!verdict.ok()) {
+    // A busy GPU decided nothing: the format has no status for that, and a
+    // trace would score it.
+    if (!verdict.ok() || !Decides(verdict->status)) {
       ++count.skipped;
       continue;
     }

@@ -13,8 +13,9 @@
 // are read back from the problem file hone wrote (its text in the store, or
 // the file at the task's path, which hone keeps by content hash); the
 // solution's name from the file hone wrote for it, else the
-// bench's label, else "hone-run<R>-<seq>". Attempts of other formats, and
-// evaluations not finished, are left out (counted in `skipped`).
+// bench's label, else "hone-run<R>-<seq>". Attempts of other formats,
+// evaluations not finished, and busy ones (a shared GPU decided nothing),
+// are left out (counted in `skipped`).
 //
 // Pure over its inputs; thread-compatible.
 #pragma once

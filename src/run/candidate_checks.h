@@ -18,7 +18,7 @@
 // On a device other processes share, the checks that compare a time with an
 // allowance calibrated on an idle device (the worker's clock, the span after
 // the mark, the device-wide synchronisation) judge beside the evidence of
-// sharing() (run/sharing_watch.h, measure/device_sharing.h): within what
+// sharing() (measure/sharing_watch.h, measure/device_sharing.h): within what
 // sharing added to hone's own probe calls the candidate passes, over that
 // up to what the noisiest probes saw the verdict is busy (not decided), and
 // beyond it fails as alone.
@@ -38,9 +38,9 @@
 #include <vector>
 
 #include "compat/baseline_cache.h"
+#include "measure/sharing_watch.h"
 #include "process/stray_writes.h"
 #include "run/run_state.h"
-#include "run/sharing_watch.h"
 
 namespace hone {
 
@@ -74,7 +74,11 @@ CallTimeJudgement JudgeCallTime(double extra, double allowed, std::optional<doub
 
 class CandidateChecks {
  public:
-  explicit CandidateChecks(RunState& state) : s_(state), sharing_(state.backend) {}
+  explicit CandidateChecks(RunState& state)
+      : s_(state),
+        sharing_({[&b = state.backend] { return b.Neighbours(); },
+                  [&b = state.backend] { return b.ProbeSharing(); },
+                  state.backend.machine().copy_bandwidth_gbs}) {}
 
   // Who else is on the device, read by the timing stages beside their calls.
   SharingWatch& sharing() { return sharing_; }

@@ -31,7 +31,6 @@ using json = nlohmann::json;
 using testing::FinishedUnits;
 using testing::JsonIn;
 using testing::RunHone;
-using testing::RunOrKill;
 using testing::SourceDir;
 using Results = std::map<std::string, std::string>;  // solution -> status
 
@@ -163,12 +162,7 @@ TEST_F(BenchLanesTest, TimedVerdictsOfSharedLanesSaySo) {
 }
 
 TEST_F(BenchLanesTest, SigkillWithLanesThenResumeRedoesNothingFinished) {
-  double whole = 0;
-  auto reference = testing::TimedRun(
-      [&] {
-        return RunHone(Bench(dir / "reference.db", {"--json", "--quiet"}));
-      },
-      &whole);
+  auto reference = RunHone(Bench(dir / "reference.db", {"--json", "--quiet"}));
   ASSERT_EQ(reference.exit_code, 0) << reference.output;
   Results expected = ResultsOf(JsonIn(reference.output));
 
@@ -178,9 +172,11 @@ TEST_F(BenchLanesTest, SigkillWithLanesThenResumeRedoesNothingFinished) {
   std::printf("kill points from seed %llu (HONE_TEST_SEED replays it)\n",
               static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
-  // Kills anywhere in a run of two or three lanes, on a machine of any
-  // speed: the one-lane run's wall time sets the range.
-  std::uniform_real_distribution<double> kill_after(0.05 * whole, 0.45 * whole);
+  // Each round is killed once a drawn number of units has finished (at
+  // least one more than before, and never the last), after a drawn delay
+  // within the next unit: kills land mid-run however fast the machine, and
+  // every round but the last is killed.
+  std::uniform_real_distribution<double> delay(0.0, 0.3);
   std::map<std::string, std::string> seen;  // finished before some kill
   int kills = 0;
   for (int round = 0; round < 6; ++round) {
@@ -189,13 +185,17 @@ TEST_F(BenchLanesTest, SigkillWithLanesThenResumeRedoesNothingFinished) {
     auto args = round == 0 ? Bench(db, {"--lanes", lanes, "--quiet"})
                            : std::vector<std::string>{"bench",     "--resume", "1",   "--store",
                                                       db.string(), "--lanes",  lanes, "--quiet"};
-    double t = kill_after(rng);
-    bool ended = RunOrKill(testing::SpawnHone(args), t);
+    const size_t before = seen.size();
+    const size_t target = before + 1 >= kUnits - 1
+                              ? kUnits
+                              : std::uniform_int_distribution<size_t>(before + 1, kUnits - 2)(rng);
+    const double after = round == 0 ? 0 : delay(rng);
+    bool ended = testing::RunUntilUnitsThenKill(testing::SpawnHone(args), db, target, after);
     kills += !ended;
     if (!fs::exists(db)) continue;
     auto now = FinishedUnits(db);
-    std::printf("round %d (%s lanes): %s after %.2f s, %zu of %zu finished\n", round, lanes.c_str(),
-                ended ? "ended" : "killed", t, now.size(), kUnits);
+    std::printf("round %d (%s lanes): %s after %zu units + %.2f s, %zu of %zu finished\n", round,
+                lanes.c_str(), ended ? "ended" : "killed", target, after, now.size(), kUnits);
     for (const auto& [key, when] : seen) EXPECT_EQ(now[key], when) << key;
     seen = now;
     if (ended) break;

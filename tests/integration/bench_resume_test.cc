@@ -30,7 +30,6 @@ using testing::BinaryDir;
 using testing::FinishedUnits;
 using testing::JsonIn;
 using testing::RunHone;
-using testing::RunOrKill;
 using testing::SourceDir;
 
 const std::vector<std::string> kQuickTiming = {"--time-budget", "0.05", "--warmup",   "0.01",
@@ -93,13 +92,8 @@ std::string IntegrityCheck(const fs::path& db) {
 
 TEST_F(BenchResumeTest, SigkillAtRandomPointsThenResumeGivesTheSameResults) {
   fs::path ref_db = dir / "reference.db", db = dir / "killed.db";
-  double whole = 0;
-  auto reference = testing::TimedRun(
-      [&] {
-        return RunHone(
-            Verify({"bench", suite.string(), "--store", ref_db.string(), "--json", "--quiet"}));
-      },
-      &whole);
+  auto reference =
+      RunHone(Verify({"bench", suite.string(), "--store", ref_db.string(), "--json", "--quiet"}));
   ASSERT_EQ(reference.exit_code, 0) << reference.output;
   auto expected = Results(reference.output);
   ASSERT_EQ(expected.size(), 6u);
@@ -110,20 +104,28 @@ TEST_F(BenchResumeTest, SigkillAtRandomPointsThenResumeGivesTheSameResults) {
               static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
   // Kills anywhere in the run, from hone's start to its last unit, on a
-  // machine of any speed: the uninterrupted run's wall time sets the range.
-  std::uniform_real_distribution<double> kill_after(0.05 * whole, 0.9 * whole);
+  // machine of any speed: the first round within its first 0.3 s (before or
+  // just after it opens the store), the others once a drawn number of units
+  // has finished (one more than before at least, never the last), after a
+  // drawn delay within the next unit.
+  std::uniform_real_distribution<double> delay(0.0, 0.3);
   std::map<std::string, std::string> seen;  // finished before some kill
   int kills = 0;
   for (int round = 0; round < 6; ++round) {
     auto args = round == 0 ? Verify({"bench", suite.string(), "--store", db.string(), "--quiet"})
                            : Verify({"bench", "--resume", "1", "--store", db.string(), "--quiet"});
-    double t = kill_after(rng);
-    bool ended = RunOrKill(testing::SpawnHone(args), t);
+    const size_t before = seen.size();
+    const size_t target = round == 0 ? 0
+                          : before + 1 >= 5
+                              ? 6
+                              : std::uniform_int_distribution<size_t>(before + 1, 4)(rng);
+    const double after = delay(rng);
+    bool ended = testing::RunUntilUnitsThenKill(testing::SpawnHone(args), db, target, after);
     if (!ended) ++kills;
     if (!fs::exists(db)) continue;  // killed before it opened the store
     auto now = FinishedUnits(db);
-    std::printf("round %d: %s after %.2f s, %zu of 6 finished\n", round, ended ? "ended" : "killed",
-                t, now.size());
+    std::printf("round %d: %s after %zu units + %.2f s, %zu of 6 finished\n", round,
+                ended ? "ended" : "killed", target, after, now.size());
     // Nothing finished before is evaluated again: same keys, same times.
     for (const auto& [key, when] : seen) EXPECT_EQ(now[key], when) << key;
     seen = now;

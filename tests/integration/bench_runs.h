@@ -6,12 +6,14 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 
 #include <chrono>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -65,15 +67,54 @@ inline bool RunOrKill(pid_t pid, double seconds) {
   return false;
 }
 
-// Runs `run` and stores its wall time in seconds: the uninterrupted run the
-// kill tests draw their kill points from, so that they kill mid-run on a
-// machine of any speed.
-template <class Run>
-auto TimedRun(Run run, double* seconds) {
-  const auto started = std::chrono::steady_clock::now();
-  auto result = run();
-  *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  return result;
+// How many units of run 1 in `db` have finished, read without opening the
+// store for writing (hone may be creating it): 0 before it exists.
+inline size_t FinishedCount(const std::filesystem::path& db) {
+  std::error_code ec;
+  if (!std::filesystem::exists(db, ec)) return 0;
+  sqlite3* raw = nullptr;
+  size_t n = 0;
+  if (sqlite3_open_v2(db.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(raw, 1000);
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(raw,
+                           "SELECT count(*) FROM evaluations WHERE run_id = 1 AND state = "
+                           "'finished'",
+                           -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+      n = static_cast<size_t>(sqlite3_column_int64(st, 0));
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(raw);
+  return n;
+}
+
+// Waits for `pid` (a process group leader, SpawnHone) until at least
+// `units` units of run 1 in `db` have finished, then `delay` seconds more,
+// and kills the group if it is still running. True when the run ended by
+// itself (and then it must have exited 0). Kill points follow the run's
+// progress, not a wall-clock estimate: on a machine of any speed, and
+// whatever earlier runs left warm, the kill lands mid-run.
+inline bool RunUntilUnitsThenKill(pid_t pid, const std::filesystem::path& db, size_t units,
+                                  double delay) {
+  using Clock = std::chrono::steady_clock;
+  const auto give_up = Clock::now() + std::chrono::minutes(10);
+  std::optional<Clock::time_point> kill_at;
+  while (Clock::now() < give_up) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+      return true;
+    }
+    if (!kill_at && FinishedCount(db) >= units)
+      kill_at = Clock::now() +
+                std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay));
+    if (kill_at && Clock::now() >= *kill_at) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(-pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return false;
 }
 
 // Copies example tasks (tasks/examples/NAME) into `suite` with their CPU

@@ -1,11 +1,11 @@
-#include "run/sharing_watch.h"
+#include "measure/sharing_watch.h"
 
 #include <algorithm>
 
 namespace hone {
 
 void SharingWatch::ReadNeighbours() {
-  std::optional<DeviceNeighbours> now = backend_.Neighbours();
+  std::optional<DeviceNeighbours> now = device_.neighbours ? device_.neighbours() : std::nullopt;
   if (!now) return;
   DeviceNeighbours& seen = sharing_.neighbours;
   seen.known = seen.known || now->known;
@@ -13,9 +13,9 @@ void SharingWatch::ReadNeighbours() {
     seen.others = now->others;
     seen.others_bytes = std::max(seen.others_bytes, now->others_bytes);
   }
-  if (sharing_.idle_copy_seconds <= 0 && backend_.machine().copy_bandwidth_gbs > 0)
+  if (sharing_.idle_copy_seconds <= 0 && device_.copy_bandwidth_gbs > 0)
     sharing_.idle_copy_seconds =
-        2.0 * static_cast<double>(kProbeCopyBytes) / (backend_.machine().copy_bandwidth_gbs * 1e9);
+        2.0 * static_cast<double>(kProbeCopyBytes) / (device_.copy_bandwidth_gbs * 1e9);
 }
 
 void SharingWatch::BesideCall() {
@@ -23,7 +23,8 @@ void SharingWatch::BesideCall() {
 }
 
 void SharingWatch::Probe() {
-  if (std::optional<SharingProbe> p = backend_.ProbeSharing()) sharing_.probes.push_back(*p);
+  if (!device_.probe) return;
+  if (std::optional<SharingProbe> p = device_.probe()) sharing_.probes.push_back(*p);
 }
 
 const DeviceSharing& SharingWatch::Evidence(int min_probes) {

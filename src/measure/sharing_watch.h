@@ -5,17 +5,26 @@
 // the device is hone's alone: an idle device costs nothing and is judged as
 // before). Neighbours seen once count for the rest of the evaluation.
 //
-// Borrows the backend; one per evaluation; not thread-safe.
+// What it asks of the device comes through two functions (a backend's
+// Neighbours and ProbeSharing, run/backend.h): either may give nothing, and
+// then the watch sees an idle device. One per evaluation; not thread-safe.
 #pragma once
 
+#include <functional>
+#include <optional>
+
 #include "measure/device_sharing.h"
-#include "run/backend.h"
 
 namespace hone {
 
 class SharingWatch {
  public:
-  explicit SharingWatch(const Backend& backend) : backend_(backend) {}
+  struct Device {
+    std::function<std::optional<DeviceNeighbours>()> neighbours;
+    std::function<std::optional<SharingProbe>()> probe;
+    double copy_bandwidth_gbs = 0;  // measured alone (measure/machine.h)
+  };
+  explicit SharingWatch(Device device) : device_(std::move(device)) {}
 
   // Reads the device's other processes now.
   void ReadNeighbours();
@@ -32,7 +41,7 @@ class SharingWatch {
  private:
   void Probe();
 
-  const Backend& backend_;
+  const Device device_;
   DeviceSharing sharing_;
 };
 
