@@ -67,26 +67,35 @@ inline bool RunOrKill(pid_t pid, double seconds) {
   return false;
 }
 
-// How many units of run 1 in `db` have finished, read without opening the
-// store for writing (hone may be creating it): 0 before it exists.
-inline size_t FinishedCount(const std::filesystem::path& db) {
+// One number `sql` asks of `db`, read-only: 0 when it does not exist yet
+// or cannot answer (hone may be creating it).
+inline int64_t CountIn(const std::filesystem::path& db, const char* sql) {
   std::error_code ec;
   if (!std::filesystem::exists(db, ec)) return 0;
   sqlite3* raw = nullptr;
-  size_t n = 0;
+  int64_t n = 0;
   if (sqlite3_open_v2(db.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
     sqlite3_busy_timeout(raw, 1000);
     sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(raw,
-                           "SELECT count(*) FROM evaluations WHERE run_id = 1 AND state = "
-                           "'finished'",
-                           -1, &st, nullptr) == SQLITE_OK &&
+    if (sqlite3_prepare_v2(raw, sql, -1, &st, nullptr) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW)
-      n = static_cast<size_t>(sqlite3_column_int64(st, 0));
+      n = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
   }
   sqlite3_close(raw);
   return n;
+}
+
+// Whether `db` holds run 1: a bench killed before it recorded its run has
+// nothing to resume, and starts again.
+inline bool HasRun(const std::filesystem::path& db) {
+  return CountIn(db, "SELECT count(*) FROM runs WHERE id = 1") > 0;
+}
+
+// How many units of run 1 in `db` have finished.
+inline size_t FinishedCount(const std::filesystem::path& db) {
+  return static_cast<size_t>(
+      CountIn(db, "SELECT count(*) FROM evaluations WHERE run_id = 1 AND state = 'finished'"));
 }
 
 // Waits for `pid` (a process group leader, SpawnHone) until at least
