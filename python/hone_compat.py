@@ -156,8 +156,13 @@ def describe_exception(e, files=None):
 CALL_FAILED = 5
 
 
-def _call_failed(reason, exception=None):
+def _call_failed(reason, exception=None, wrong_output=False):
+    """`wrong_output`: the forward ran and returned something the task's
+    outputs cannot be (KernelBench's "Output shape mismatch"): incorrect,
+    not an error."""
     fields = {"reason": reason}
+    if wrong_output:
+        fields["wrong_output"] = True
     if exception is not None:
         fields.update(describe_exception(exception))
     _event("call_failed", **fields)
@@ -755,7 +760,7 @@ def _call(address):
                                     f"subclass; return plain tensors")
             if tuple(src.shape) != tuple(dst.shape):
                 return _call_failed(f"ModelNew returned shape {tuple(src.shape)}, the task's "
-                                    f"output is {tuple(dst.shape)}")
+                                    f"output is {tuple(dst.shape)}", wrong_output=True)
             dst.copy_(src)
     return 0
 

@@ -60,6 +60,20 @@ CompilerOptions CudaCompilerOptions(const std::string& arch) {
   return o;
 }
 
+namespace {
+
+// Where a cached build log names its source (CompilerBuilder::Build).
+constexpr const char* kSourcePlaceholder = "<source>";
+
+BuildResult NamedAfter(BuildResult r, const std::string& display) {
+  for (size_t at = r.log.find(kSourcePlaceholder); at != std::string::npos;
+       at = r.log.find(kSourcePlaceholder, at + display.size()))
+    r.log.replace(at, std::char_traits<char>::length(kSourcePlaceholder), display);
+  return r;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<CompilerBuilder>> CompilerBuilder::Create(CompileCache cache,
                                                                  CompilerOptions options) {
   if (options.include_dir.empty()) {
@@ -81,14 +95,17 @@ Result<BuildResult> CompilerBuilder::Build(const std::filesystem::path& source) 
   };
   HONE_ASSIGN_OR_RETURN(std::string text, ReadFile(source));
   std::string key = ContentHash({identity_, text});
+  // Keyed by content, an entry serves every file with these bytes: its log
+  // names the source by a placeholder, and each build's own file goes in
+  // when it is returned (`cp bad.cpp other.cpp` must quote other.cpp).
+  const std::string display = source.filename().string();
   if (auto hit = cache_.Lookup(key)) {
     hit->seconds = elapsed();
-    return *hit;
+    return NamedAfter(std::move(*hit), display);
   }
   // Compile a private copy so error messages name the candidate, not a path,
   // and a source edited mid-build cannot produce a mislabelled artifact.
   HONE_ASSIGN_OR_RETURN(std::filesystem::path work, MakeTempDir(cache_.dir() / "tmp", "build"));
-  std::string display = source.filename().string();
   std::filesystem::path copy = work / display;
   HONE_RETURN_IF_ERROR(WriteFileAtomic(copy, text));
   std::filesystem::path out = work / "candidate.so";
@@ -111,7 +128,7 @@ Result<BuildResult> CompilerBuilder::Build(const std::filesystem::path& source) 
   r.full_log = run->output;
   r.ok = run->succeeded();
   if (run->timed_out) r.full_log += "\n(compiler timed out)";
-  r.log = r.ok ? "" : TrimCompilerOutput(r.full_log, copy.string(), display);
+  r.log = r.ok ? "" : TrimCompilerOutput(r.full_log, copy.string(), kSourcePlaceholder);
   if (r.ok && options_.backend == kCudaBackend) {
     auto kernels = ParsePtxasReport(r.full_log);
     for (const auto& k : kernels) r.kernels.push_back(k.name);
@@ -129,7 +146,7 @@ Result<BuildResult> CompilerBuilder::Build(const std::filesystem::path& source) 
   std::filesystem::remove_all(work, ec);
   HONE_RETURN_IF_ERROR(cache_.Store(r));
   r.seconds = elapsed();
-  return r;
+  return NamedAfter(std::move(r), display);
 }
 
 }  // namespace hone

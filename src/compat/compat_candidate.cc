@@ -314,6 +314,10 @@ bool CompileError(const json& e, const Language* language) {
 
 CompatEvents::Failure CallFailure(const json& e, const Language* language) {
   const std::string reason = e.value("reason", "");
+  // An output of the wrong shape is a wrong answer (KernelBench: "Output
+  // shape mismatch"), not an error.
+  if (e.value("wrong_output", false))
+    return {VerdictStatus::kIncorrect, "wrong output: " + Capped(reason, 2000)};
   if (reason != "raised") return {VerdictStatus::kRuntimeError, Capped(reason, 2000)};
   if (CompileError(e, language))
     return {VerdictStatus::kCompileError,

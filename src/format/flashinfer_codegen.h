@@ -37,6 +37,9 @@ static_assert(std::string_view(kHelpersMarker).ends_with(kNotPartOfTheProblemMar
 // the wrong shape or dtype (FlashInfer-Trace's INCORRECT_SHAPE and
 // INCORRECT_DTYPE).
 inline constexpr const char* kWrongShape = "has the wrong shape";
+// The compat runner's words for a returned output of the wrong shape
+// (python/hone_compat.py), an incorrect verdict.
+inline constexpr const char* kReturnedShape = "ModelNew returned shape";
 inline constexpr const char* kWrongDtype = "has the wrong dtype";
 
 // "batch_size=7 (workload 0b6e1f2a)".

@@ -123,6 +123,7 @@ class FlashInferTrace : public TaskFormat {
       case VerdictStatus::kBusy:  // never exported (flashinfer_trace_export.cc)
         return "BUSY";
       case VerdictStatus::kIncorrect:
+        if (v.reason.find(kReturnedShape) != std::string::npos) return "INCORRECT_SHAPE";
         return "INCORRECT_NUMERICAL";
       case VerdictStatus::kRuntimeError:
         // The ModelNew glue checks a returned output's shape and dtype.

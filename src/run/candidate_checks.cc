@@ -404,6 +404,23 @@ bool CandidateChecks::CheckDeviceIdle(const CallOutcome& o, const std::string& d
   return false;
 }
 
+bool CandidateChecks::CheckNoFallback(const std::string& during) {
+  if (fallback_checked_ || s_.LibraryAllowed()) return true;
+  fallback_checked_ = true;
+  const std::vector<std::string> failures = ReadCompatEvents(s_.cand.sandbox->log()).failures;
+  std::string built;  // what failed to build, as the runner said
+  for (const std::string& f : failures)
+    if (f.rfind("building extension", 0) == 0 || f.rfind("compiling kernel", 0) == 0)
+      built += "; " + f;
+  if (built.empty()) return true;
+  s_.Decide(VerdictStatus::kRejected,
+            "its own code failed to build, and its forward returned anyway " + during +
+                ": the outputs came from a fallback (PyTorch or the host), not from the "
+                "candidate's kernels" +
+                built);
+  return false;
+}
+
 void CandidateChecks::BeforeCall() {
   if (cpu_after_call_ == 0) return;
   uint64_t now = s_.cand.sandbox->CpuNanos();

@@ -117,6 +117,13 @@ class CandidateChecks {
   // running on the device.
   bool CheckGpuCall(const CallOutcome& o, const std::string& during);
 
+  // Where no launch is counted (the CPU): a compat candidate whose own
+  // build failed (its extension, a kernel's JIT compile) and whose forward
+  // returned anyway fell back to something else (PyTorch, the host): its
+  // outputs are not its kernels', unless the task allows rule 'library'.
+  // Checked once, after the first call that returned.
+  bool CheckNoFallback(const std::string& during);
+
   // CPU time the sandbox spends between calls is work that escaped them:
   // counted from the end of one host call to the start of the next.
   void BeforeCall();
@@ -160,6 +167,7 @@ class CandidateChecks {
 
   RunState& s_;
   SharingWatch sharing_;
+  bool fallback_checked_ = false;
   int busy_post_marks_ = 0;  // spans after the mark too long to tell apart, beside neighbours
   bool shared_post_noted_ = false;  // a span after the mark within sharing's allowance, noted
   // Drawn per evaluation, where the candidate cannot see it.

@@ -78,6 +78,7 @@ bool CandidateRunner::Call(int set, uint32_t flags, const std::string& during, C
   s_.v.kernel_seconds += out->reported_seconds;
   if (s_.compat && out->marked && !checks_.CheckPostMark(*out, set, during)) return false;
   if (s_.backend.traits().launch_tracking) return checks_.CheckGpuCall(*out, during);
+  if (s_.compat && !checks_.CheckNoFallback(during)) return false;
   checks_.AfterHostCall(*out);
   return true;
 }

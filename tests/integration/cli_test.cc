@@ -30,6 +30,42 @@ TEST(CliTest, EvalJsonIsOneDocumentAndExitsZero) {
   EXPECT_GT(j["checks"].size(), 10u);
 }
 
+// Bytes that are not UTF-8 never end hone: a Latin-1 line gcc quotes in its
+// error, and random bytes offered as a candidate, with and without --json,
+// were "terminate called after throwing ... type_error.316", exit 134.
+TEST(CliTest, CandidatesThatAreNotUtf8GetAVerdictNotAnAbort) {
+  auto dir = MakeTempDir(std::filesystem::temp_directory_path(), "hone-cli-utf8");
+  ASSERT_TRUE(dir.ok());
+  const std::string latin1 = (*dir / "latin1.cpp").string();
+  ASSERT_TRUE(WriteFileAtomic(latin1,
+                              "#include <hone/kernel.h>\n"
+                              "extern \"C\" int hone_forward(const hone_args* a) {\n"
+                              "  int x = caf\xe9;  // \xe9t\xe9\n"
+                              "  return 0;\n}\n")
+                  .ok());
+  std::string noise;
+  uint32_t x = 2463534242u;
+  for (int i = 0; i < 400; ++i) {  // xorshift: the same bytes every run
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    noise += static_cast<char>(x & 0xFF);
+  }
+  const std::string random = (*dir / "random.cpp").string();
+  ASSERT_TRUE(WriteFileAtomic(random, noise).ok());
+  for (const std::string& file : {latin1, random}) {
+    auto json = RunHone({"eval", Fixture(), file, "--json", "--no-time"});
+    ASSERT_EQ(json.exit_code, 0) << json.output;
+    auto j = nlohmann::json::parse(json.output.substr(json.output.find('{')));
+    EXPECT_EQ(j["status"], "compile_error") << json.output;
+    auto text = RunHone({"eval", Fixture(), file, "--no-time"});
+    EXPECT_EQ(text.exit_code, 0) << text.output;
+    EXPECT_NE(text.output.find("compile_error"), std::string::npos) << text.output;
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(*dir, ec);
+}
+
 // A .cu candidate where the CUDA backend cannot start (no GPU, or a hone
 // without CUDA) is said of the file, with what runs here instead.
 TEST(CliTest, ACudaCandidateWithoutAGpuNamesTheFileAndTheCppAlternative) {

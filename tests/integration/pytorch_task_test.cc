@@ -221,6 +221,25 @@ TEST_P(CompatCatalogueTest, GetsTheExpectedVerdict) {
       << "reason '" << v->reason << "' does not mention '" << e.reason << "'";
 }
 
+// The right value in the wrong shape is a wrong answer, as KernelBench
+// counts it ("Output shape mismatch"), not a runtime error.
+TEST(PyTorchTaskTest, AScalarReturnedAsOneElementIsIncorrect) {
+  SKIP_WITHOUT_ORACLE();
+  auto task =
+      Env().oracle->Load(SourceDir() / "tests/adversarial/compat/problems/scalar_mean.py", {});
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  EvalOptions o = VerifyOnly();
+  o.backend = "cpu";
+  o.lint_allow.insert("library");
+  auto v = Env().evaluator->Evaluate(
+      *task, SourceDir() / "tests/adversarial/compat/one_element_for_a_scalar.py", o);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->status, VerdictStatus::kIncorrect) << v->reason;
+  EXPECT_NE(v->reason.find("ModelNew returned shape (1,), the task's output is ()"),
+            std::string::npos)
+      << v->reason;
+}
+
 // A ModelNew's load_inline is built by hone outside the sandbox, once: a
 // second evaluator (a later hone process) finds it in the cache.
 TEST(CompatPrebuildTest, ExtensionsAreBuiltOutsideTheSandboxAndCached) {

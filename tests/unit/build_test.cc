@@ -100,6 +100,13 @@ TEST_F(CpuBuilderTest, CompileErrorIsAValueAndCached) {
   ASSERT_TRUE(again.ok());
   EXPECT_TRUE(again->cached);
   EXPECT_FALSE(again->ok);
+  // The same bytes in another file: the cached failure names that file, as
+  // the feedback to the model must (`cp bad.cpp other.cpp`).
+  auto other = builder_->Build(Write("other.cpp", ReadFile(src).value()));
+  ASSERT_TRUE(other.ok());
+  EXPECT_TRUE(other->cached);
+  EXPECT_NE(other->log.find("other.cpp:2"), std::string::npos) << other->log;
+  EXPECT_EQ(other->log.find("bad.cpp"), std::string::npos) << other->log;
 }
 
 TEST_F(CpuBuilderTest, UndefinedSymbolsFailAtLinkTime) {
