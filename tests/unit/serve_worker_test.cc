@@ -250,23 +250,32 @@ TEST_F(WorkerLoopTest, VerdictsBecomeResultsAndEverythingElseInfraErrors) {
   EXPECT_TRUE(fs::is_empty(root_ / "scratch"));
 }
 
+// One job taken twice: its first attempt and its last (of 3).
+std::deque<JobLease> FirstAndLastAttempts(const std::string& id) {
+  JobLease first = Lease(id), last = Lease(id);
+  last.attempt = 3;
+  return {first, last};
+}
+
+// A worker for FirstAndLastAttempts: two takes, 3 attempts at most.
+WorkerOptions TwoTakes(const fs::path& root) {
+  WorkerOptions o;
+  o.consumer = "w";
+  o.problems = root / "problems";
+  o.scratch = root / "scratch";
+  o.max_jobs = 2;
+  o.max_attempts = 3;
+  return o;
+}
+
 // The newcomer trial: a worker that could not run a job stored a final
 // infra_error on the first attempt, and the trainer could never retry it.
 TEST_F(WorkerLoopTest, AnInfraErrorBeforeTheLastAttemptIsHandedBackNotStored) {
   FakeQueue queue, renewals;
   ScriptedEvaluator eval;
   eval.next = [](const EvalJob&) -> Result<Verdict> { return Status::Internal("GPU lost"); };
-  JobLease first = Lease("job");
-  JobLease last = Lease("job");
-  last.attempt = 3;
-  queue.jobs = {first, last};
-  WorkerOptions o;
-  o.consumer = "w";
-  o.problems = root_ / "problems";
-  o.scratch = root_ / "scratch";
-  o.max_jobs = 2;
-  o.max_attempts = 3;
-  Worker worker(queue, renewals, eval, o);
+  queue.jobs = FirstAndLastAttempts("job");
+  Worker worker(queue, renewals, eval, TwoTakes(root_));
   std::atomic<bool> stop{false};
   std::vector<bool> handed_back;
   WorkerTally t =
@@ -293,17 +302,8 @@ TEST_F(WorkerLoopTest, ABusyVerdictIsHandedBackAndNeverScored) {
     v.timing.speedup = 3;
     return v;
   };
-  JobLease first = Lease("job");
-  JobLease last = Lease("job");
-  last.attempt = 3;
-  queue.jobs = {first, last};
-  WorkerOptions o;
-  o.consumer = "w";
-  o.problems = root_ / "problems";
-  o.scratch = root_ / "scratch";
-  o.max_jobs = 2;
-  o.max_attempts = 3;
-  Worker worker(queue, renewals, eval, o);
+  queue.jobs = FirstAndLastAttempts("job");
+  Worker worker(queue, renewals, eval, TwoTakes(root_));
   std::atomic<bool> stop{false};
   WorkerTally t = worker.Run(stop);
   EXPECT_EQ(t.handed_back, 1);
