@@ -469,6 +469,9 @@ int Finish(Store& db, int64_t run_id, const BenchArgs& a, const BenchPlan& plan,
 
 int RunBench(BenchArgs a) {
   if (a.backend.empty()) a.backend = a.devices.empty() ? kHostBackend : kCudaBackend;
+  // Before the store: a folder that is not there makes no store either.
+  if (a.resume.empty() && !a.suite.empty() && !fs::is_directory(a.suite))
+    return ReportError(Status::Invalid(a.suite + ": not a directory"));
   auto store = OpenStore(a.store);
   if (!store.ok()) return ReportError(store.status());
   Store& db = **store;

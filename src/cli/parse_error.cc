@@ -57,6 +57,21 @@ size_t EditDistance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+// The name among `names` closest to `given` (a typo, or a prefix of three
+// letters or more), or "" when none is close.
+std::string Closest(const std::string& given, const std::vector<std::string>& names) {
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, given.size() / 4) + 1;
+  for (const std::string& name : names) {
+    size_t d = name.rfind(given, 0) == 0 && given.size() >= 3 ? 1 : EditDistance(given, name);
+    if (d < best_distance) {
+      best_distance = d;
+      best = name;
+    }
+  }
+  return best;
+}
+
 // " (did you mean --x?)" for the first unknown --flag that `message` (the
 // parser's "the following argument(s) were not expected: ...") names, when
 // it is close to one of `app`'s options (a typo, or a prefix); "" otherwise.
@@ -68,17 +83,10 @@ std::string DidYouMean(const CLI::App* app, const std::string& message) {
     if (arg.rfind("--", 0) != 0) continue;
     std::string given =
         arg.substr(2, arg.find('=') == std::string::npos ? std::string::npos : arg.find('=') - 2);
-    std::string best;
-    size_t best_distance = std::max<size_t>(2, given.size() / 4) + 1;
-    for (const CLI::Option* opt : app->get_options()) {
-      for (const std::string& name : opt->get_lnames()) {
-        size_t d = name.rfind(given, 0) == 0 && given.size() >= 3 ? 1 : EditDistance(given, name);
-        if (d < best_distance) {
-          best_distance = d;
-          best = name;
-        }
-      }
-    }
+    std::vector<std::string> names;
+    for (const CLI::Option* opt : app->get_options())
+      for (const std::string& name : opt->get_lnames()) names.push_back(name);
+    std::string best = Closest(given, names);
     return best.empty() ? "" : " (did you mean --" + best + "?)";
   }
   return "";
@@ -98,9 +106,15 @@ std::string ParseErrorMessage(const CLI::App& app, const CLI::ParseError& e) {
   bool wants_subcommand = at->get_require_subcommand_min() > 0 && at->get_subcommands().empty();
   if (wants_subcommand) {
     std::string word = FirstWord(at);
-    if (!word.empty())
-      return "hone: " + where + "unknown subcommand '" + word + "' (" + SubcommandNames(at) + "; " +
-             path + " --help)";
+    if (!word.empty()) {
+      std::vector<std::string> names;
+      for (const CLI::App* sub : at->get_subcommands([](const CLI::App*) { return true; }))
+        names.push_back(sub->get_name());
+      std::string best = Closest(word, names);
+      return "hone: " + where + "unknown subcommand '" + word + "'" +
+             (best.empty() ? "" : " (did you mean " + best + "?)") + " (" + SubcommandNames(at) +
+             "; " + path + " --help)";
+    }
     return "hone: " + where + "a subcommand is required (" + SubcommandNames(at) + "; " + path +
            " --help)";
   }

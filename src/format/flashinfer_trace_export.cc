@@ -48,11 +48,17 @@ ojson Evaluation(const Verdict& v, const std::string& status, const std::string&
     e["correctness"] = {{"max_relative_error", v.precision.max_rel_error},
                         {"max_absolute_error", v.precision.max_abs_error}};
   if (status == "PASSED") {
-    double latency = v.timing.candidate_time ? v.timing.candidate_time->summary.median * 1e3 : 0;
-    double reference = v.timing.reference_time ? v.timing.reference_time->summary.median * 1e3 : 0;
-    e["performance"] = {{"latency_ms", latency},
-                        {"reference_latency_ms", reference},
-                        {"speedup_factor", latency > 0 ? reference / latency : 0.0}};
+    // Not timed (--no-time): unknown, null, never a latency of 0.
+    auto ms = [](const std::optional<TimingResult>& t) {
+      return t && t->summary.median > 0 ? ojson(t->summary.median * 1e3) : ojson(nullptr);
+    };
+    const ojson latency = ms(v.timing.candidate_time), reference = ms(v.timing.reference_time);
+    e["performance"] = {
+        {"latency_ms", latency},
+        {"reference_latency_ms", reference},
+        {"speedup_factor", latency.is_null() || reference.is_null()
+                               ? ojson(nullptr)
+                               : ojson(reference.get<double>() / latency.get<double>())}};
   }
   return e;
 }

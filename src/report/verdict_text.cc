@@ -73,12 +73,14 @@ std::string FormatVerdict(const Verdict& v, bool color) {
                        v.sanitizer->case_label.empty() ? "" : " on " + v.sanitizer->case_label,
                        DescribeSanitizer(*v.sanitizer), FormatSeconds(v.sanitizer->seconds));
   if (v.profile) out += ProfileText(*v.profile);
-  int passed = static_cast<int>(v.checks.size()) - v.checks_failed();
-  // A candidate that did not build ran no check of its outputs: "1 passed,
-  // 0 failed" (its static checks) read as if it had been verified.
+  // The static lint is no check of what the candidate does: "1 passed" for
+  // a file that never ran read as if it had been verified.
+  int passed = 0, failed = 0;
+  for (const Check& c : v.checks)
+    if (c.name != "lint") (c.passed ? passed : failed) += 1;
   std::string checks = v.status == VerdictStatus::kCompileError
                            ? std::string("none run (it did not build)")
-                           : fmt::format("{} passed, {} failed", passed, v.checks_failed());
+                           : fmt::format("{} passed, {} failed", passed, failed);
   out += fmt::format("  checks: {}; build {}{}; total {}\n", checks, FormatSeconds(v.build.seconds),
                      v.build.cached ? " (cached)" : "", FormatSeconds(v.total_seconds));
   for (const auto& n : v.notes) out += "  note: " + n + "\n";

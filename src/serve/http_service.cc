@@ -28,12 +28,19 @@ struct RequestMark {
 };
 thread_local RequestMark t_request;
 
-// The route a request matched, for the metrics: its path without ids.
+// The route a request matched, for the metrics: its path without ids, and
+// "other" for every path no route serves, so that random URLs cannot make
+// series without bound.
 std::string RouteOf(const httplib::Request& req) {
   const std::string& p = req.path;
   for (const char* prefix : {"/v1/evals/", "/status/", "/results/"})
-    if (p.rfind(prefix, 0) == 0) return std::string(prefix) + "{id}";
-  return p;
+    if (p.rfind(prefix, 0) == 0 && p.size() > std::char_traits<char>::length(prefix) &&
+        p.find('/', std::char_traits<char>::length(prefix)) == std::string::npos)
+      return std::string(prefix) + "{id}";
+  for (const char* route :
+       {"/v1/evals", "/v1/evals:get", "/healthz", "/metrics", "/get_reward", "/evaluate"})
+    if (p == route) return p;
+  return "other";
 }
 
 }  // namespace
@@ -107,6 +114,7 @@ Status HttpService::Start() {
       SendError(res, 404,
                 "no route " + req.method + " " + req.path +
                     "; hone serve answers POST /v1/evals, POST /v1/evals:get, GET /v1/evals/ID, "
+                    "DELETE /v1/evals/ID, "
                     "GET /healthz, GET /metrics, POST /get_reward (OpenRLHF), POST /evaluate, "
                     "GET /status/ID, GET /results/ID (KernelGYM); docs/SERVE.md");
     else

@@ -224,6 +224,9 @@ TEST_F(FlashInferFormatTest, BenchScoresADatasetAndTaskShowShowsEachWorkload) {
     if (status == "PASSED") {
       EXPECT_TRUE(t["evaluation"].contains("correctness")) << l;
       EXPECT_TRUE(t["evaluation"].contains("performance")) << l;
+      // The bench ran with --no-time: no latency is known, and none is 0.
+      EXPECT_TRUE(t["evaluation"]["performance"]["latency_ms"].is_null()) << l;
+      EXPECT_TRUE(t["evaluation"]["performance"]["speedup_factor"].is_null()) << l;
     } else {
       EXPECT_FALSE(t["evaluation"].contains("performance")) << l;
     }

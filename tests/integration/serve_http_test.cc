@@ -160,6 +160,7 @@ TEST_F(ServeHttpTest, AnUnknownRouteIsNamedWithTheRoutes) {
   EXPECT_NE(j.value("error", "").find("no route GET /v1/eval; hone serve answers POST /v1/evals"),
             std::string::npos)
       << r->body;
+  EXPECT_NE(j.value("error", "").find("DELETE /v1/evals/ID"), std::string::npos) << r->body;
 }
 
 TEST_F(ServeHttpTest, ABadItemRefusesTheRequestAndQueuesNothing) {
@@ -319,6 +320,16 @@ TEST_F(ServeHttpTest, MetricsCountRequestsAndJobs) {
   EXPECT_NE(res->body.find(counted), std::string::npos) << res->body;
   EXPECT_NE(res->body.find("hone_jobs_submitted_total{outcome=\"created\"} 1"), std::string::npos);
   EXPECT_NE(res->body.find("hone_queue_jobs{state=\"done\"} 1"), std::string::npos);
+  // Paths no route serves share one label: random URLs make no new series.
+  for (const char* path : {"/nope/1", "/nope/2", "/v1/evals/a/b"}) client_->Get(path);
+  const std::string other = "hone_http_requests_total{route=\"other\",code=\"404\"} 3";
+  for (int i = 0; i < 100 && res && res->body.find(other) == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    res = client_->Get("/metrics");
+  }
+  ASSERT_TRUE(res);
+  EXPECT_NE(res->body.find(other), std::string::npos) << res->body;
+  EXPECT_EQ(res->body.find("/nope"), std::string::npos) << res->body;
 }
 
 }  // namespace

@@ -45,5 +45,17 @@ TEST(VerdictTextTest, AFailedBuildRanNoCheck) {
   EXPECT_EQ(text.find("1 passed"), std::string::npos) << text;
 }
 
+// The static lint is no check of what the candidate did: an empty file
+// that built and would not load said "checks: 1 passed, 1 failed".
+TEST(VerdictTextTest, TheLintIsNotCountedAsAPassedCheck) {
+  Verdict v;
+  v.status = VerdictStatus::kRuntimeError;
+  v.reason = "the candidate does not export hone_forward";
+  v.checks.push_back({"lint", "source", true, ""});
+  v.checks.push_back({"call", "while loading", false, v.reason});
+  std::string text = FormatVerdict(v, false);
+  EXPECT_NE(text.find("checks: 0 passed, 1 failed"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace hone
