@@ -8,6 +8,7 @@
 #include "build/torch_pch.h"
 #include "core/backend_names.h"
 #include "core/fs.h"
+#include "core/wording.h"
 
 namespace hone {
 
@@ -170,12 +171,6 @@ Result<CommandResult> Compile(const std::vector<std::string>& argv, const fs::pa
   return RunCommand(argv, o);
 }
 
-std::string Seconds(double s) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f s", s);
-  return b;
-}
-
 bool Failed(const Result<CommandResult>& r, const char* half, std::string* why) {
   if (r.ok() && r->succeeded()) return false;
   *why = std::string("the ") + half + " half did not compile (" +
@@ -303,8 +298,8 @@ std::optional<CudaSplitStepResult> RunCudaSplitStep(const TorchExtensionStep& nv
   r.run.output = device->output + "$ " + QuoteCommand(host_argv) + "\n" +
                  (pch_note.empty() ? "" : "# " + pch_note + "\n") + host->output;
   r.run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.note = "split into halves (cuda_split.h): host " + Seconds(host->seconds) +
-           " with gcc, device " + Seconds(device->seconds) + " with nvcc, kernels:";
+  r.note = "split into halves (cuda_split.h): host " + TenthsOfSeconds(host->seconds) +
+           " with gcc, device " + TenthsOfSeconds(device->seconds) + " with nvcc, kernels:";
   for (const auto& k : split->kernels) r.note += " " + k;
   return r;
 }

@@ -1,5 +1,7 @@
 #include "core/wording.h"
 
+#include <cstdio>
+
 namespace hone {
 
 namespace {
@@ -17,5 +19,22 @@ std::string Joined(const std::vector<std::string>& names, const char* last) {
 std::string OneOf(const std::vector<std::string>& names) { return Joined(names, " or "); }
 
 std::string AllOf(const std::vector<std::string>& names) { return Joined(names, " and "); }
+
+std::string Seconds(double s) {
+  char buf[64];
+  if (s < 1e-3)
+    std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+  else if (s < 1)
+    std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f s", s);
+  return buf;
+}
+
+std::string TenthsOfSeconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", s);
+  return buf;
+}
 
 }  // namespace hone

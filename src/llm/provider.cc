@@ -8,6 +8,7 @@
 #include <random>
 #include <thread>
 
+#include "core/wording.h"
 #include "llm/anthropic_api.h"
 #include "llm/api_reply.h"
 #include "llm/openai_api.h"
@@ -50,15 +51,10 @@ Result<ApiReply> ParseReply(const ModelSpec& model, const std::string& body) {
   return model.api == "anthropic" ? ParseAnthropicReply(body) : ParseOpenAiReply(body);
 }
 
-std::string Seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f s", s);
-  return buf;
-}
-
 Outcome TransportFailure(const HttpResponse& r) {
   if (r.timed_out) {
-    return Outcome::Retry("no reply within " + Seconds(r.seconds) + " (" + r.transport_error + ")");
+    return Outcome::Retry("no reply within " + TenthsOfSeconds(r.seconds) + " (" +
+                          r.transport_error + ")");
   }
   return Outcome::Retry("transport error: " + r.transport_error);
 }
@@ -196,7 +192,7 @@ ChatReply Provider::Attempts(const ChatRequest& request) {
     double wait = outcome.retry_after ? std::min(*outcome.retry_after, retry_.max_delay_seconds)
                                       : BackoffSeconds(retry_, attempt, RandomSpread());
     if (notice_)
-      notice_(outcome.problem + ": retrying in " + Seconds(wait) + " (attempt " +
+      notice_(outcome.problem + ": retrying in " + TenthsOfSeconds(wait) + " (attempt " +
               std::to_string(attempt + 1) + " of " + std::to_string(max_attempts) + ")");
     if (!Wait(request, wait)) return MarkCancelled(reply);
   }

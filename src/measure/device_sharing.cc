@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/wording.h"
+
 namespace hone {
 namespace {
 
@@ -21,11 +23,6 @@ std::vector<double> Waits(const DeviceSharing& s) {
   return out;
 }
 
-std::string Time(double seconds) {
-  return seconds >= 1e-3 ? fmt::format("{:.2f} ms", seconds * 1e3)
-                         : fmt::format("{:.0f} us", seconds * 1e6);
-}
-
 }  // namespace
 
 double DeviceSharing::WaitMedian() const { return Quantile(Waits(*this), 0.5); }
@@ -40,9 +37,9 @@ double DeviceSharing::CopySlowdown() const {
   return std::max(1.0, Quantile(copies, 0.5) / idle_copy_seconds);
 }
 
-std::string DeviceSharing::Describe(const std::string& device) const {
+std::string DeviceSharing::Describe() const {
   if (!shared()) return "";
-  std::string s = fmt::format("the {} was shared: {} other process{}", device, neighbours.others,
+  std::string s = fmt::format("the GPU was shared: {} other process{}", neighbours.others,
                               neighbours.others == 1 ? "" : "es");
   if (neighbours.others_bytes > 0)
     s += fmt::format(" ({:.1f} GB)", static_cast<double>(neighbours.others_bytes) / 1e9);
@@ -50,7 +47,7 @@ std::string DeviceSharing::Describe(const std::string& device) const {
   s += fmt::format(
       "; hone's own probe calls waited {} for it (median of {}; {} to {} from the "
       "10th to the 90th percentile)",
-      Time(WaitMedian()), probes.size(), Time(WaitLow()), Time(WaitHigh()));
+      Seconds(WaitMedian()), probes.size(), Seconds(WaitLow()), Seconds(WaitHigh()));
   if (const double slowdown = CopySlowdown(); slowdown > 1.05)
     s += fmt::format(" and copied at {:.0f}% of this machine's bandwidth", 100 / slowdown);
   return s;

@@ -18,7 +18,7 @@
 //
 // Plain values and pure functions. The CUDA backend fills them (NVML's
 // process lists, and probe calls the worker makes in its own context between
-// the candidate's timed calls); a test backend simulates them.
+// the candidate's timed calls); the unit tests simulate them.
 #pragma once
 
 #include <cstddef>
@@ -66,10 +66,10 @@ struct DeviceSharing {
   // The probes' median copy over the idle copy, at least 1 (1: unknown).
   double CopySlowdown() const;
   // "the GPU was shared: 1 other process (16.0 GB); hone's own probe calls
-  // waited 2.37 ms for it (median of 70; 2.30 ms to 2.40 ms from the 10th to
+  // waited 2.370 ms for it (median of 70; 2.300 ms to 2.400 ms from the 10th to
   // the 90th percentile) and copied at 75% of this machine's bandwidth".
   // Empty when not shared.
-  std::string Describe(const std::string& device = "GPU") const;
+  std::string Describe() const;
 };
 
 // How a measured time compares with its allowance on a device that may be

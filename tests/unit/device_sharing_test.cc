@@ -113,8 +113,8 @@ TEST(DeviceSharingTest, ACopySlowedAsTheProbesCopiesWere) {
 TEST(DeviceSharingTest, DescribeSaysWhoAndWhat) {
   const DeviceSharing s = Beside(1, 20, 2.0);
   EXPECT_EQ(s.Describe(),
-            "the GPU was shared: 1 other process (16.0 GB); hone's own probe calls waited 1.10 ms "
-            "for it (median of 20; 300 us to 1.80 ms from the 10th to the 90th percentile) and "
+            "the GPU was shared: 1 other process (16.0 GB); hone's own probe calls waited 1.100 ms "
+            "for it (median of 20; 300.0 us to 1.800 ms from the 10th to the 90th percentile) and "
             "copied at 50% of this machine's bandwidth");
   EXPECT_EQ(Beside(2, 0).Describe(), "the GPU was shared: 2 other processes (16.0 GB)");
 }

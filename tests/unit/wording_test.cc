@@ -19,5 +19,14 @@ TEST(WordingTest, AllOfListsEveryNameTheWayMessagesSayThem) {
   EXPECT_EQ(AllOf({"a", "b", "c"}), "a, b and c");
 }
 
+// Durations: the unit that suits them in verdicts (run/reason_text.h and
+// measure/device_sharing.h share it), tenths of seconds for waits and steps.
+TEST(WordingTest, DurationsAreWordedOneWay) {
+  EXPECT_EQ(Seconds(12.3e-6), "12.3 us");
+  EXPECT_EQ(Seconds(4.567e-3), "4.567 ms");
+  EXPECT_EQ(Seconds(2.1), "2.10 s");
+  EXPECT_EQ(TenthsOfSeconds(12.34), "12.3 s");
+}
+
 }  // namespace
 }  // namespace hone
