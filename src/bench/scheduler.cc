@@ -12,6 +12,7 @@
 #include "report/run_data.h"
 #include "task/reference_kind.h"
 #include "tune/autotune.h"
+#include "verify/verdict.h"
 
 namespace hone {
 
@@ -83,7 +84,7 @@ Result<std::vector<const BenchUnit*>> BenchScheduler::Record(BenchPlan& plan) {
     HONE_RETURN_IF_ERROR(
         RecordUnit(*plan.tasks[u.task].task, u, static_cast<int>(i), units_before));
     // A busy verdict (a shared GPU) decided nothing: evaluated again.
-    if (auto it = finished.find(u.work_key); it != finished.end() && it->second.status != "busy")
+    if (auto it = finished.find(u.work_key); it != finished.end() && Decides(it->second.status))
       tally_.Count(it->second.status, it->second.speedup);
     else
       todo.push_back(&u);

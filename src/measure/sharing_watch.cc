@@ -13,7 +13,10 @@ void SharingWatch::ReadNeighbours() {
     seen.others = now->others;
     seen.others_bytes = std::max(seen.others_bytes, now->others_bytes);
   }
-  if (sharing_.idle_copy_seconds <= 0 && device_.copy_bandwidth_gbs > 0)
+}
+
+SharingWatch::SharingWatch(Device device) : device_(std::move(device)) {
+  if (device_.copy_bandwidth_gbs > 0)
     sharing_.idle_copy_seconds =
         2.0 * static_cast<double>(kProbeCopyBytes) / (device_.copy_bandwidth_gbs * 1e9);
 }

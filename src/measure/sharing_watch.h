@@ -24,7 +24,7 @@ class SharingWatch {
     std::function<std::optional<SharingProbe>()> probe;
     double copy_bandwidth_gbs = 0;  // measured alone (measure/machine.h)
   };
-  explicit SharingWatch(Device device) : device_(std::move(device)) {}
+  explicit SharingWatch(Device device);
 
   // Reads the device's other processes now.
   void ReadNeighbours();

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "store/candidate_kind.h"
+#include "verify/verdict.h"
 
 namespace hone {
 namespace {
@@ -111,7 +112,7 @@ std::vector<TaskOutcome> OutcomesOf(const RunData& run) {
     TaskOutcome o;
     o.task = a.candidate.task_hash;
     o.passed = a.passed();
-    o.decided = a.outcome != "busy";
+    o.decided = Decides(a.outcome);
     if (a.evaluation) {
       o.speedup = a.evaluation->speedup;
       o.speedup_compile = a.evaluation->speedup_compile;

@@ -12,6 +12,7 @@
 #include "core/hash.h"
 #include "core/json_text.h"
 #include "store/schema.h"
+#include "verify/verdict.h"
 #include "verify/verdict_json.h"
 
 namespace hone {
@@ -563,7 +564,7 @@ Result<int64_t> Store::BeginEvaluation(int64_t run_id, const std::string& work_k
     if (row) {
       int64_t id = st.Int(0);
       // A busy verdict decided nothing: the work is done again.
-      if (st.Text(1) == "finished" && st.Text(2) != "busy") {
+      if (st.Text(1) == "finished" && Decides(st.Text(2))) {
         if (already_finished) *already_finished = true;
         return id;
       }

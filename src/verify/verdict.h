@@ -30,10 +30,14 @@ enum class VerdictStatus {
   kBusy,
 };
 
-// Whether a status decides anything about the candidate (all but kBusy).
-inline bool Decides(VerdictStatus s) { return s != VerdictStatus::kBusy; }
-
 std::string_view StatusName(VerdictStatus s);
+
+// Whether a status decides anything about the candidate (all but kBusy);
+// also of a status as stored and exported, by its name.
+inline bool Decides(VerdictStatus s) { return s != VerdictStatus::kBusy; }
+inline bool Decides(std::string_view status_name) {
+  return status_name != StatusName(VerdictStatus::kBusy);
+}
 
 struct Check {
   std::string name;   // "correct", "inputs_unchanged", "deterministic", "precision", ...
