@@ -401,6 +401,21 @@ ReferenceTiming MeasureReference(const Task& task, const Backend& backend, Evalu
   return r;
 }
 
+// The machine the run's prompts describe, frozen in its folder the first
+// time (machine.json): a resumed run's prompts must read word for word as
+// the stored ones, and the cached ceilings may have been measured again
+// since (a cleared cache, a busy GPU's measurement, which is never cached,
+// another hone writing the cache meanwhile).
+MachineInfo MachineForRun(const MachineInfo& measured, const std::filesystem::path& dir) {
+  const std::filesystem::path file = dir / "machine.json";
+  if (auto text = ReadFile(file); text.ok()) {
+    auto stored = MachineFromJson(nlohmann::json::parse(*text, nullptr, false));
+    if (stored.ok() && stored->kind == measured.kind) return *stored;
+  }
+  (void)WriteFileAtomic(file, JsonText(MachineToJson(measured), 2));
+  return measured;
+}
+
 }  // namespace
 
 Result<const Language*> AskedLanguage(const LanguageRegistry& languages, const std::string& name,
@@ -467,7 +482,7 @@ Result<OptimizeResult> Optimizer::Run(const OptimizeProgress& progress) {
   StrategyContext context;
   context.task = &task_;
   context.language = &language_;
-  context.machine = backend_.machine();
+  context.machine = MachineForRun(backend_.machine(), record.dir());
   context.prompts = &prompts_;
   context.reference = MeasureReference(task_, backend_, evaluator_, options_.eval, record.dir());
   HONE_ASSIGN_OR_RETURN(auto shown, RunLessons(options_, task_, backend_,

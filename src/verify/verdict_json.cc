@@ -254,6 +254,16 @@ std::optional<VerdictStatus> ParseStatusName(std::string_view name) {
 }
 
 nlohmann::json MachineToJson(const MachineInfo& m) { return json_schema::ToJson(m); }
+Result<MachineInfo> MachineFromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return Status::Invalid("a machine must be a JSON object");
+  MachineInfo m;
+  try {
+    json_schema::FromJson(j, m);
+  } catch (const nlohmann::json::exception& e) {
+    return Status::Invalid(std::string("a machine that cannot be read: ") + e.what());
+  }
+  return m;
+}
 nlohmann::json ChecksToJson(const std::vector<Check>& checks) {
   return json_schema::ToJson(checks);
 }

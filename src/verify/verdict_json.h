@@ -30,6 +30,8 @@ Result<Verdict> VerdictAsStored(const Verdict& v);
 std::optional<VerdictStatus> ParseStatusName(std::string_view name);
 // Sections of VerdictToJson's object, on their own (the store's columns).
 nlohmann::json MachineToJson(const MachineInfo& m);
+// MachineToJson's inverse; Status::Invalid for a value of the wrong kind.
+Result<MachineInfo> MachineFromJson(const nlohmann::json& j);
 nlohmann::json ChecksToJson(const std::vector<Check>& checks);
 nlohmann::json DeviceStateToJson(const DeviceStateSummary& d);
 

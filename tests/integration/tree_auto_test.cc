@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
@@ -82,6 +83,10 @@ class TreeAutoTest : public ::testing::Test {
 
   void AnswerByRule(bool first_broken, int delay_ms = 0) {
     server_.SetHandler([this, first_broken, delay_ms](const FakeRequest& r) {
+      {
+        std::lock_guard lock(asked_mu_);
+        asked_bodies_.push_back(r.body);
+      }
       ++answered_;
       return ByRule(r, first_broken, delay_ms);
     });
@@ -119,9 +124,21 @@ class TreeAutoTest : public ::testing::Test {
   // and checks that nothing stored was asked or evaluated again.
   void KillAndResume(const std::vector<std::string>& strategy);
 
+  // The requests asked since `from`, for a failure's message: which
+  // prompts a resumed run did not find stored.
+  std::string AskedSince(int from) {
+    std::lock_guard lock(asked_mu_);
+    std::string out;
+    for (size_t i = static_cast<size_t>(from); i < asked_bodies_.size(); ++i)
+      out += "--- request " + std::to_string(i) + ":\n" + asked_bodies_[i] + "\n";
+    return out;
+  }
+
   FakeLlmServer server_;
   std::filesystem::path dir_, db_;
   std::atomic<int> answered_{0};
+  std::mutex asked_mu_;
+  std::vector<std::string> asked_bodies_;
 };
 
 const CandidateRow* Find(const std::vector<CandidateWithEvaluation>& rows,
@@ -267,7 +284,8 @@ TEST_F(TreeAutoTest, AutoSpreadsItsCallsAndFindsTheFastKernelThroughTheTree) {
   const int asked = answered_.load();
   auto again = RunHone({"optimize", "--resume", "1", "--store", db_.string()});
   ASSERT_EQ(again.exit_code, 0) << again.output;
-  EXPECT_EQ(answered_.load(), asked);
+  EXPECT_EQ(answered_.load(), asked) << again.output << "\nthe first run's requests:\n"
+                                     << AskedSince(0);
   EXPECT_TRUE(Has(again.output, "arms: sample 4 calls, gain 0.00; tree 6 calls, gain "))
       << again.output;
   json report_arms = json::parse(as_json.output)["arms"];
@@ -278,6 +296,36 @@ TEST_F(TreeAutoTest, AutoSpreadsItsCallsAndFindsTheFastKernelThroughTheTree) {
     EXPECT_NEAR(a["gain"].get<double>(), arms[1]["gain"].get<double>(), 1e-9)
         << "the report counts gains as the bandit did";
   }
+}
+
+// The cached ceilings may be measured again between a run and its resume
+// (a cleared cache, another hone writing it, a busy GPU's measurement that
+// is never cached): the prompts describe the machine as the run folder
+// froze it, so the resume still finds every stored reply.
+TEST_F(TreeAutoTest, ResumeAsksNothingAgainWhenTheMachineWasMeasuredAgain) {
+  AnswerByRule(true);
+  auto first = RunHone(Args("first", {"--strategy", "sample", "--samples", "2"}));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const int asked = answered_.load();
+  ASSERT_GT(asked, 0);
+
+  // A cache of its own whose CPU ceilings read twice as fast.
+  auto machine = json::parse(Slurp(TestCache() / "machine-cpu.json"), nullptr, false);
+  ASSERT_TRUE(machine.is_object());
+  machine["copy_bandwidth_gbs"] = machine["copy_bandwidth_gbs"].get<double>() * 2;
+  machine["fp32_gflops"] = machine["fp32_gflops"].get<double>() * 2;
+  const std::filesystem::path cache = dir_ / "remeasured-cache";
+  std::filesystem::create_directories(cache);
+  ASSERT_TRUE(WriteFileAtomic(cache / "machine-cpu.json", machine.dump()).ok());
+  CommandOptions o;
+  o.max_output_bytes = 8 << 20;
+  auto again = RunCommand({"env", "HONE_CACHE=" + cache.string(), (BinaryDir() / "hone").string(),
+                           "optimize", "--resume", "1", "--store", db_.string()},
+                          o);
+  ASSERT_TRUE(again.ok());
+  ASSERT_EQ(again->exit_code, 0) << again->output;
+  EXPECT_EQ(answered_.load(), asked) << again->output << "\n" << AskedSince(asked);
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "first" / "machine.json"));
 }
 
 void TreeAutoTest::KillAndResume(const std::vector<std::string>& strategy) {
