@@ -873,6 +873,21 @@ def python_runtime():
             "torch_dir": torch_dir(), "pycache_prefix": sys.pycache_prefix or ""}
 
 
+def torch_has_bytecode():
+    """Whether torch's sources have their compiled bytecode beside them, as
+    pip and Debian install them. A prefix would then hide it: Python reads
+    bytecode only under the prefix, so every fresh hone cache would compile
+    torch again (2-4 s of a machine's first evaluation)."""
+    import importlib.util
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.origin:
+        return False
+    try:
+        return os.path.exists(importlib.util.cache_from_source(spec.origin))
+    except (NotImplementedError, ValueError):
+        return False
+
+
 def use_bytecode_dir(path):
     """Keeps compiled bytecode in `path` (hone's cache). Where site-packages
     holds no .pyc files and PYTHONDONTWRITEBYTECODE is set, as in many
@@ -880,8 +895,8 @@ def use_bytecode_dir(path):
     `import torch`. With a prefix the interpreter writes them once, under
     `path` only (never beside the sources), and later processes read them.
     An environment that names its own prefix (PYTHONPYCACHEPREFIX) keeps
-    it."""
-    if sys.pycache_prefix:
+    it; where torch has its bytecode beside it, none is set."""
+    if sys.pycache_prefix or torch_has_bytecode():
         return
     try:
         os.makedirs(path, exist_ok=True)

@@ -207,9 +207,20 @@ class OracleTest(unittest.TestCase):
         self.assertEqual(probe["executable"], hello["executable"])
         self.assertEqual(probe["runtime"], hello["runtime"])
 
+    def fake_torch_without_bytecode(self):
+        """A torch package (and numpy) with no compiled bytecode beside it,
+        found first: what --runtime looks for, without importing either."""
+        root = os.path.join(self.tmp, "site-without-bytecode")
+        for name in ("torch", "numpy"):
+            os.makedirs(os.path.join(root, name), exist_ok=True)
+            with open(os.path.join(root, name, "__init__.py"), "w") as f:
+                f.write("")
+        return root
+
     def test_bytecode_dir_keeps_compiled_modules_there(self):
         d = os.path.join(self.tmp, "bytecode")
-        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
+                   PYTHONPATH=self.fake_torch_without_bytecode())
         env.pop("PYTHONPYCACHEPREFIX", None)
         out = subprocess.run([PYTHON, ORACLE, "--bytecode-dir", d, "--runtime"],
                              capture_output=True, text=True, timeout=60, env=env)
@@ -226,6 +237,22 @@ class OracleTest(unittest.TestCase):
                              capture_output=True, text=True, timeout=60, env=env)
         runtime = json.loads(out.stdout.strip().splitlines()[-1])["runtime"]
         self.assertEqual(runtime["pycache_prefix"], env["PYTHONPYCACHEPREFIX"])
+
+    def test_no_bytecode_dir_where_torch_has_its_own(self):
+        # A prefix would hide the bytecode installed beside torch's sources.
+        import importlib.util
+        spec = importlib.util.find_spec("torch")
+        if not spec or not os.path.exists(importlib.util.cache_from_source(spec.origin)):
+            self.skipTest("this torch has no bytecode beside its sources")
+        env = dict(os.environ)
+        env.pop("PYTHONPYCACHEPREFIX", None)
+        d = os.path.join(self.tmp, "unused-bytecode")
+        out = subprocess.run([PYTHON, ORACLE, "--bytecode-dir", d, "--runtime"],
+                             capture_output=True, text=True, timeout=60, env=env)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        runtime = json.loads(out.stdout.strip().splitlines()[-1])["runtime"]
+        self.assertEqual(runtime["pycache_prefix"], "")
+        self.assertFalse(os.path.exists(d))
 
     # -- loading and the contract --------------------------------------------
 

@@ -249,9 +249,18 @@ Result<std::string> TorchExtensionCacheKey(const TorchExtensionPlan& plan) {
 TorchExtensionBuilder::TorchExtensionBuilder(fs::path cache_dir, TorchExtensionOptions options)
     : cache_dir_(std::move(cache_dir)), options_(options), cache_(cache_dir_) {
   if (options_.precompiled_header)
-    pch_ = std::make_unique<TorchPch>(cache_dir_ / "pch", options_.step_timeout);
+    pch_ = std::make_unique<TorchPch>(cache_dir_ / "pch", options_.step_timeout,
+                                      options_.header_in_background);
   if (const char* e = std::getenv("HONE_CUDA_SPLIT"); e && std::string(e) == "0")
     options_.split_cuda = false;
+}
+
+void TorchExtensionBuilder::StartHeaderBuilds() {
+  if (pch_) pch_->StartWantedBuilds();
+}
+
+void TorchExtensionBuilder::WaitForHeaders(std::chrono::seconds limit) {
+  if (pch_) pch_->WaitForBackgroundBuilds(limit);
 }
 
 Result<BuildResult> TorchExtensionBuilder::Build(const TorchExtensionPlan& plan) {

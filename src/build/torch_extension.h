@@ -77,6 +77,9 @@ Result<std::string> TorchExtensionCacheKey(const TorchExtensionPlan& plan);
 struct TorchExtensionOptions {
   std::chrono::seconds step_timeout{600};
   bool precompiled_header = true;  // gcc only; see torch_pch.h
+  // A missing header is built by a detached process while this build goes
+  // without it (torch_pch.h); false: the build waits for the header.
+  bool header_in_background = true;
   // Compile each CUDA source as a host half (gcc, precompiled header) and a
   // device half (nvcc without torch), see cuda_split_step.h. HONE_CUDA_SPLIT=0
   // in the environment turns it off, to compare.
@@ -93,6 +96,12 @@ class TorchExtensionBuilder {
   Result<BuildResult> Build(const TorchExtensionPlan& plan);
 
   const std::filesystem::path& cache_dir() const { return cache_dir_; }
+
+  // Starts building the precompiled headers this builder's builds went
+  // without (torch_pch.h: StartWantedBuilds); WaitForHeaders waits, up to
+  // `limit`, for those it started.
+  void StartHeaderBuilds();
+  void WaitForHeaders(std::chrono::seconds limit);
 
  private:
   Result<BuildResult> BuildUncached(const TorchExtensionPlan& plan, const std::string& key);

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "build/compiler_builder.h"
+#include "core/detached_process.h"
 #include "core/file_lock.h"
 #include "core/fs.h"
 #include "core/hash.h"
@@ -24,10 +25,27 @@ bool DropsAlone(const std::string& a) {
   return a == "-c" || a == "-MMD" || a == "-MD" || StartsWith(a, "-DTORCH_EXTENSION_NAME=");
 }
 
+// What the detached process runs: the header's compile at the lowest
+// priority under the build's time limit, then the rename into place; a
+// failure other than the time limit is remembered in <hash>.failed.
+// Arguments: the folder to rename into, the private folder, the failure
+// file, the limit in seconds, then the compile.
+constexpr char kBackgroundBuild[] = R"(done=$1 tmp=$2 failed=$3 limit=$4
+shift 4
+nice -n 19 timeout -k 10 "$limit" "$@" > "$tmp/log" 2>&1
+rc=$?
+if [ $rc -eq 0 ]; then
+  mv -T "$tmp" "$done" 2> /dev/null && exit 0
+elif [ $rc -ne 124 ] && [ $rc -ne 137 ]; then
+  { echo "$*"; cat "$tmp/log"; } > "$failed.part" && mv "$failed.part" "$failed"
+fi
+rm -rf "$tmp"
+)";
+
 }  // namespace
 
-TorchPch::TorchPch(fs::path dir, std::chrono::seconds timeout, size_t keep)
-    : dir_(std::move(dir)), timeout_(timeout), keep_(keep) {}
+TorchPch::TorchPch(fs::path dir, std::chrono::seconds timeout, bool background, size_t keep)
+    : dir_(std::move(dir)), timeout_(timeout), background_(background), keep_(keep) {}
 
 std::vector<std::string> TorchPch::HeaderFlags(const std::vector<std::string>& argv,
                                                const fs::path& source) {
@@ -127,6 +145,7 @@ fs::path TorchPch::Ensure(const std::string& compiler, const std::vector<std::st
     *note = "precompiled header " + done.string();
     return done;
   }
+  if (background_) return Want({hash, compiler, flags, header}, note);
   std::shared_ptr<std::mutex> lock = LockFor(hash);
   std::lock_guard<std::mutex> guard(*lock);
   // Other processes (a bench's lanes, workers, parallel evaluations) wait
@@ -146,6 +165,104 @@ fs::path TorchPch::Ensure(const std::string& compiler, const std::vector<std::st
   return BuildHeader(hash, compiler, flags, header, note);
 }
 
+fs::path TorchPch::Want(Header h, std::string* note) {
+  const fs::path failed = dir_ / (h.hash + ".failed");
+  std::error_code ec;
+  if (fs::exists(failed, ec)) {
+    *note = "no precompiled header: it failed to build before (" + failed.string() + ")";
+    return {};
+  }
+  fs::create_directories(dir_, ec);
+  if (!FileLock(dir_ / (h.hash + ".lock"), std::chrono::milliseconds(0)).held()) {
+    *note = "no precompiled header: another process is building it (this compile goes without it)";
+    return {};
+  }
+  *note =
+      "no precompiled header yet: it is built in the background once this evaluation ends (this "
+      "compile goes without it, as torch's own build would)";
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Header& w : wanted_)
+    if (w.hash == h.hash) return {};
+  wanted_.push_back(std::move(h));
+  return {};
+}
+
+void TorchPch::StartWantedBuilds() {
+  std::vector<Header> wanted;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    wanted.swap(wanted_);
+  }
+  for (const Header& h : wanted) {
+    std::string note;
+    StartInBackground(h, &note);
+  }
+}
+
+void TorchPch::StartInBackground(const Header& h, std::string* note) {
+  const fs::path done = dir_ / h.hash, failed = dir_ / (h.hash + ".failed");
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  // Taken without waiting: held, another process is building the header.
+  FileLock others(dir_ / (h.hash + ".lock"), std::chrono::milliseconds(0));
+  if (!others.held()) {
+    *note = "another process is building it";
+    return;
+  }
+  if (fs::is_regular_file(done / "torch" / "extension.h.gch", ec)) {
+    *note = "it is there";
+    return;
+  }
+  if (fs::exists(failed, ec)) {
+    *note = "it failed to build before";
+    return;
+  }
+  Evict();
+  auto tmp = MakeTempDir(dir_, "tmp");
+  if (!tmp.ok()) {
+    *note = tmp.status().message();
+    return;
+  }
+  fs::path copy = *tmp / "torch" / "extension.h";
+  auto text = ReadFile(h.header);
+  Status written = text.ok() ? WriteFileAtomic(copy, *text) : text.status();
+  if (!written.ok()) {
+    fs::remove_all(*tmp, ec);
+    *note = written.message();
+    return;
+  }
+  std::vector<std::string> argv = {
+      "/bin/sh",     "-c",          kBackgroundBuild, "hone-pch",
+      done.string(), tmp->string(), failed.string(),  std::to_string(timeout_.count()),
+      h.compiler};
+  argv.insert(argv.end(), h.flags.begin(), h.flags.end());
+  argv.insert(argv.end(), {"-x", "c++-header", copy.string(), "-o", copy.string() + ".gch"});
+  // The detached process takes the lock with it: held until its build ends.
+  auto started = SpawnDetached(argv, others.descriptor());
+  if (!started.ok()) {
+    fs::remove_all(*tmp, ec);
+    *note = started.status().message();
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  started_.push_back(h.hash);
+  *note = "being built by process " + std::to_string(*started);
+}
+
+void TorchPch::WaitForBackgroundBuilds(std::chrono::seconds limit) {
+  std::vector<std::string> hashes;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    hashes = started_;
+  }
+  const auto until = std::chrono::steady_clock::now() + limit;
+  for (const std::string& hash : hashes) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    FileLock wait(dir_ / (hash + ".lock"), std::max(left, std::chrono::milliseconds(0)));
+  }
+}
+
 void TorchPch::Evict() {
   std::vector<std::pair<fs::file_time_type, fs::path>> headers;
   std::error_code ec;
@@ -153,6 +270,15 @@ void TorchPch::Evict() {
     std::string name = e.path().filename().string();
     if (name.size() == 32 && e.is_directory(ec))
       headers.emplace_back(fs::last_write_time(e.path(), ec), e.path());
+  }
+  // A private folder older than any build may run was left by a build that
+  // was killed (a detached one cleans up after itself otherwise).
+  const auto stale = fs::file_time_type::clock::now() - timeout_ - std::chrono::minutes(1);
+  for (const auto& e : fs::directory_iterator(dir_, ec)) {
+    std::error_code time_ec;
+    if (e.path().filename().string().rfind("tmp", 0) == 0 && e.is_directory(ec) &&
+        fs::last_write_time(e.path(), time_ec) < stale && !time_ec)
+      fs::remove_all(e.path(), ec);
   }
   if (headers.size() < keep_) return;
   std::sort(headers.begin(), headers.end());

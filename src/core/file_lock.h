@@ -25,6 +25,10 @@ class FileLock {
   FileLock& operator=(const FileLock&) = delete;
 
   bool held() const { return held_; }
+  // The locked descriptor, to hand the lock to a child process
+  // (SpawnDetached's keep_fd): the lock then lasts until the child has
+  // closed its copy too. -1 when the file could not be opened.
+  int descriptor() const { return fd_; }
 
  private:
   int fd_ = -1;

@@ -5,17 +5,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/quantile.h"
 #include "core/wording.h"
 
 namespace hone {
 namespace {
-
-double Quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t i = static_cast<size_t>(std::floor(q * static_cast<double>(v.size() - 1) + 0.5));
-  return v[std::min(i, v.size() - 1)];
-}
 
 std::vector<double> Waits(const DeviceSharing& s) {
   std::vector<double> out;
@@ -25,16 +19,16 @@ std::vector<double> Waits(const DeviceSharing& s) {
 
 }  // namespace
 
-double DeviceSharing::WaitMedian() const { return Quantile(Waits(*this), 0.5); }
-double DeviceSharing::WaitLow() const { return Quantile(Waits(*this), 0.1); }
-double DeviceSharing::WaitHigh() const { return Quantile(Waits(*this), 0.9); }
+double DeviceSharing::WaitMedian() const { return NearestRankQuantile(Waits(*this), 0.5); }
+double DeviceSharing::WaitLow() const { return NearestRankQuantile(Waits(*this), 0.1); }
+double DeviceSharing::WaitHigh() const { return NearestRankQuantile(Waits(*this), 0.9); }
 
 double DeviceSharing::CopySlowdown() const {
   std::vector<double> copies;
   for (const SharingProbe& p : probes)
     if (p.copy_seconds > 0) copies.push_back(p.copy_seconds);
   if (copies.empty() || idle_copy_seconds <= 0) return 1;
-  return std::max(1.0, Quantile(copies, 0.5) / idle_copy_seconds);
+  return std::max(1.0, NearestRankQuantile(copies, 0.5) / idle_copy_seconds);
 }
 
 std::string DeviceSharing::Describe() const {

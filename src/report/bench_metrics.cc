@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 
+#include "core/quantile.h"
 #include "report/json_or_null.h"
 
 namespace hone {
@@ -46,18 +47,12 @@ std::map<std::string, TaskTally> Summarise(const std::vector<SuiteTask>& tasks,
   return by_task;
 }
 
-double Quantile(const std::vector<double>& sorted, double q) {
-  double pos = q * static_cast<double>(sorted.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(pos));
-  size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-}
-
 std::optional<Quantiles> QuantilesOf(std::vector<double> xs) {
   if (xs.empty()) return std::nullopt;
   std::sort(xs.begin(), xs.end());
-  return Quantiles{static_cast<int>(xs.size()), xs.front(),         Quantile(xs, 0.25),
-                   Quantile(xs, 0.5),           Quantile(xs, 0.75), xs.back()};
+  return Quantiles{static_cast<int>(xs.size()), xs.front(),
+                   QuantileOfSorted(xs, 0.25),  QuantileOfSorted(xs, 0.5),
+                   QuantileOfSorted(xs, 0.75),  xs.back()};
 }
 
 std::optional<double> GeoMean(const std::vector<double>& xs) {

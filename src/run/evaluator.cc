@@ -332,6 +332,12 @@ std::vector<Evaluator::WarmUpBuild> Evaluator::WarmUp(
     }
   }
   PrebuildCompat(files, progress);
+  // What the warm-up builds started for later candidates (torch's
+  // precompiled header) is what `hone prepare` is for: it is waited for.
+  if (torch_builder_) {
+    torch_builder_->StartHeaderBuilds();
+    torch_builder_->WaitForHeaders(std::chrono::minutes(10));
+  }
   auto prebuilder = Prebuilder();
   size_t f = 0;
   for (WarmUpBuild& w : out) {
@@ -430,6 +436,9 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
     warm_note_given_ = true;
   }
   v.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  // What its builds went without for later candidates (torch's precompiled
+  // header), built now that the verdict waits for nothing more.
+  if (torch_builder_) torch_builder_->StartHeaderBuilds();
   return v;
 }
 

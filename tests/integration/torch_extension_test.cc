@@ -106,7 +106,11 @@ TEST_F(TorchExtensionTest, BuildsALoadableModuleOnceForTwoCallersAndCachesIt) {
                {"functions", {"add_one"}}};
   auto plan = Prepare(args, work_ / "build");
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  TorchExtensionBuilder builder(Cache());
+  // Waiting for the header (not building it in the background): the
+  // header's use is checked below.
+  TorchExtensionOptions waiting;
+  waiting.header_in_background = false;
+  TorchExtensionBuilder builder(Cache(), waiting);
   Result<BuildResult> a = Status::Internal("not run"), b = Status::Internal("not run");
   std::thread ta([&] { a = builder.Build(*plan); });
   std::thread tb([&] { b = builder.Build(*plan); });

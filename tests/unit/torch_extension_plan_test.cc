@@ -6,6 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
 #include "build/torch_extension.h"
 #include "build/torch_pch.h"
 #include "core/fs.h"
@@ -179,34 +182,64 @@ TEST(TorchPchTest, FindsTorchsIncludeFolder) {
   fs::remove_all(dir);
 }
 
-// Two processes that need one header at once: one builds it, the other
-// waits and uses it (a fake gcc that counts its header builds and takes a
-// second over each, so that without the lock both would build).
+// A folder with torch/extension.h and a fake gcc that counts its header
+// builds in <dir>/builds and takes `build_seconds` over each.
+struct FakeTorch {
+  fs::path dir, gcc;
+  std::vector<std::string> argv;  // a compile of main.cpp with torch on the path
+
+  explicit FakeTorch(int build_seconds) {
+    dir = MakeTempDir("/tmp", "hone-pch").value();
+    EXPECT_TRUE(WriteFileAtomic(dir / "include/torch/extension.h", "#pragma once\n").ok());
+    gcc = dir / "fake-gcc";
+    EXPECT_TRUE(WriteFileAtomic(gcc,
+                                "#!/bin/sh\n"
+                                "case \"$*\" in *-dM*) echo '#define __GNUC__ 12'; exit 0;; esac\n"
+                                "case \"$*\" in *c++-header*) echo build >> " +
+                                    (dir / "builds").string() + "; sleep " +
+                                    std::to_string(build_seconds) +
+                                    ";; esac\n"
+                                    "while [ $# -gt 1 ]; do [ \"$1\" = -o ] && : > \"$2\"; shift; "
+                                    "done\n")
+                    .ok());
+    fs::permissions(gcc, fs::perms::owner_all);
+    argv = {gcc.string(), "-I" + (dir / "include").string(), "-c", (dir / "main.cpp").string(),
+            "-o",         (dir / "main.o").string()};
+  }
+  ~FakeTorch() { fs::remove_all(dir); }
+
+  std::string Builds() const {
+    auto text = ReadFile(dir / "builds");
+    return text.ok() ? *text : "";
+  }
+  // Whether a header is in place in the precompiled headers' folder.
+  bool HeaderReady() const {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir / "pch", ec))
+      if (fs::is_regular_file(e.path() / "torch" / "extension.h.gch", ec)) return true;
+    return false;
+  }
+  bool WaitForHeader(std::chrono::seconds limit) const {
+    auto until = std::chrono::steady_clock::now() + limit;
+    while (!HeaderReady() && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return HeaderReady();
+  }
+};
+
+// Two processes that need one header at once, each waiting for it: one
+// builds it, the other waits and uses it (without the lock both would
+// build).
 TEST(TorchPchTest, TwoProcessesBuildOneHeaderOnce) {
-  fs::path dir = MakeTempDir("/tmp", "hone-pch").value();
-  ASSERT_TRUE(WriteFileAtomic(dir / "include/torch/extension.h", "#pragma once\n").ok());
-  fs::path gcc = dir / "fake-gcc";
-  ASSERT_TRUE(WriteFileAtomic(gcc,
-                              "#!/bin/sh\n"
-                              "case \"$*\" in *-dM*) echo '#define __GNUC__ 12'; exit 0;; esac\n"
-                              "case \"$*\" in *c++-header*) echo build >> " +
-                                  (dir / "builds").string() +
-                                  "; sleep 1;; esac\n"
-                                  "while [ $# -gt 1 ]; do [ \"$1\" = -o ] && : > \"$2\"; shift; "
-                                  "done\n")
-                  .ok());
-  fs::permissions(gcc, fs::perms::owner_all);
-  std::vector<std::string> argv = {gcc.string(), "-I" + (dir / "include").string(),
-                                   "-c",         (dir / "main.cpp").string(),
-                                   "-o",         (dir / "main.o").string()};
+  FakeTorch t(1);
   std::vector<pid_t> children;
   for (int i = 0; i < 2; ++i) {
     pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      TorchPch pch(dir / "pch", std::chrono::seconds(30));
-      auto out = pch.Apply(argv, dir / "main.cpp", nullptr);
-      _exit(out.size() == argv.size() + 2 ? 0 : 1);  // -I<header folder> -Winvalid-pch
+      TorchPch pch(t.dir / "pch", std::chrono::seconds(30), /*background=*/false);
+      auto out = pch.Apply(t.argv, t.dir / "main.cpp", nullptr);
+      _exit(out.size() == t.argv.size() + 2 ? 0 : 1);  // -I<header folder> -Winvalid-pch
     }
     children.push_back(pid);
   }
@@ -215,10 +248,84 @@ TEST(TorchPchTest, TwoProcessesBuildOneHeaderOnce) {
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a process got no header";
   }
-  auto builds = ReadFile(dir / "builds");
-  ASSERT_TRUE(builds.ok());
-  EXPECT_EQ(*builds, "build\n") << "one build for both processes";
-  fs::remove_all(dir);
+  EXPECT_EQ(t.Builds(), "build\n") << "one build for both processes";
+}
+
+// Off the critical path: the first compile goes without the header, which a
+// detached process builds once the evaluation ends, even though the process
+// that asked (a one-shot `hone eval`) has exited; the next compile takes it.
+TEST(TorchPchTest, AMissingHeaderIsBuiltInTheBackgroundAndOutlivesTheProcessThatAsked) {
+  FakeTorch t(1);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    TorchPch pch(t.dir / "pch", std::chrono::seconds(30));
+    std::string note;
+    auto out = pch.Apply(t.argv, t.dir / "main.cpp", &note);
+    bool as_asked = out == t.argv && note.find("in the background") != std::string::npos;
+    pch.StartWantedBuilds();  // the evaluation has its verdict
+    _exit(as_asked ? 0 : 1);  // at once, while the header is still being built
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "the first compile should go without the header, saying so";
+  ASSERT_TRUE(t.WaitForHeader(std::chrono::seconds(20)))
+      << "the detached build did not outlive the process that started it";
+  TorchPch later(t.dir / "pch", std::chrono::seconds(30));
+  std::string note;
+  EXPECT_EQ(later.Apply(t.argv, t.dir / "main.cpp", &note).size(), t.argv.size() + 2) << note;
+  EXPECT_EQ(t.Builds(), "build\n");
+}
+
+// While one header build runs, other compiles neither wait nor start a
+// second one; WaitForBackgroundBuilds returns once it is in place.
+TEST(TorchPchTest, WhileTheHeaderIsBeingBuiltOthersGoWithoutIt) {
+  FakeTorch t(2);
+  TorchPch first(t.dir / "pch", std::chrono::seconds(30));
+  TorchPch second(t.dir / "pch", std::chrono::seconds(30));
+  std::string note;
+  EXPECT_EQ(first.Apply(t.argv, t.dir / "main.cpp", &note), t.argv) << note;
+  EXPECT_FALSE(t.HeaderReady());
+  first.StartWantedBuilds();
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(second.Apply(t.argv, t.dir / "main.cpp", &note), t.argv);
+  EXPECT_NE(note.find("another process is building it"), std::string::npos) << note;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1)) << "it waited";
+  second.StartWantedBuilds();  // wants nothing: it was told another builds it
+  first.WaitForBackgroundBuilds(std::chrono::seconds(20));
+  EXPECT_TRUE(t.HeaderReady()) << "waited for the build to end";
+  EXPECT_EQ(t.Builds(), "build\n");
+}
+
+// A header that fails to build is remembered and not tried again.
+TEST(TorchPchTest, AHeaderThatFailsInTheBackgroundIsNotTriedAgain) {
+  FakeTorch t(0);
+  ASSERT_TRUE(WriteFileAtomic(t.gcc,
+                              "#!/bin/sh\n"
+                              "case \"$*\" in *-dM*) echo '#define __GNUC__ 12'; exit 0;; esac\n"
+                              "echo build >> " +
+                                  (t.dir / "builds").string() + "; echo 'no room' >&2; exit 1\n")
+                  .ok());
+  fs::permissions(t.gcc, fs::perms::owner_all);
+  TorchPch pch(t.dir / "pch", std::chrono::seconds(30));
+  EXPECT_EQ(pch.Apply(t.argv, t.dir / "main.cpp", nullptr), t.argv);
+  pch.StartWantedBuilds();
+  pch.WaitForBackgroundBuilds(std::chrono::seconds(20));
+  std::string note;
+  EXPECT_EQ(pch.Apply(t.argv, t.dir / "main.cpp", &note), t.argv);
+  EXPECT_NE(note.find("failed to build before"), std::string::npos) << note;
+  EXPECT_EQ(t.Builds(), "build\n");
+  bool kept_log = false, left_tmp = false;
+  for (const auto& e : fs::directory_iterator(t.dir / "pch")) {
+    std::string name = e.path().filename().string();
+    if (name.size() > 7 && name.substr(name.size() - 7) == ".failed")
+      kept_log = ReadFile(e.path()).ok() &&
+                 ReadFile(e.path()).value().find("no room") != std::string::npos;
+    left_tmp = left_tmp || name.rfind("tmp", 0) == 0;
+  }
+  EXPECT_TRUE(kept_log) << "the .failed file keeps the compiler's message";
+  EXPECT_FALSE(left_tmp) << "the private folder is removed";
 }
 
 }  // namespace
