@@ -33,8 +33,10 @@ _HONE_FI_SAFETENSORS_DTYPES = {
 
 
 def _hone_fi_expr(text, axes):
-    """An `expr` axis: integer arithmetic over the other axes."""
-    value = eval(compile(text, "<axis expression>", "eval"), {"__builtins__": {}}, dict(axes))
+    """An `expr` axis: integer arithmetic over the other axes, in Python as
+    SOL-ExecBench writes it (`//`, `%`, `**`, min, max)."""
+    value = eval(compile(text, "<axis expression>", "eval"),
+                 {"__builtins__": {}, "min": min, "max": max}, dict(axes))
     if isinstance(value, float):
         if value != int(value):
             raise ValueError(f"axis expression '{text}' is not a whole number ({value})")
@@ -139,13 +141,44 @@ def _hone_fi_scalar(name, spec, source):
     return float(value)
 
 
+def _hone_fi_custom(fi, axes):
+    """SOL-ExecBench's custom inputs: the definition's
+    custom_inputs_entrypoint, a function of its reference (in this module),
+    called as fn(axes_and_scalars, device) under hone's seed, returns the
+    inputs by name. None when the workload has no custom input."""
+    sources = fi["workload"]["inputs"]
+    if not any((s or {}).get("type") == "custom" for s in sources.values()):
+        return None
+    entry = fi["definition"].get("custom_inputs_entrypoint") or ""
+    fn = globals().get(entry)
+    if not callable(fn):
+        raise ValueError(f"the workload's custom inputs need the definition's "
+                         f"custom_inputs_entrypoint '{entry}', which its reference does not define")
+    known = dict(axes)
+    for name, source in sources.items():
+        if (source or {}).get("type") == "scalar":
+            known[name] = source["value"]
+    # The device the draw is made on (hone's oracle draws under one).
+    made = fn(known, _hone_torch.empty(()).device)
+    if not isinstance(made, dict):
+        raise TypeError(f"{entry}() returned {type(made).__name__}, not a dict of inputs by name")
+    return made
+
+
 def _hone_fi_inputs(fi):
     """The inputs of one draw, in the definition's order."""
     axes = _hone_fi_axes(fi)
     op_type = fi["definition"].get("op_type", "")
+    custom = _hone_fi_custom(fi, axes)
     out = []
     for name, spec in fi["definition"]["inputs"]:
         source = fi["workload"]["inputs"].get(name) or {"type": "random"}
+        if source.get("type") == "custom":
+            if name not in custom:
+                raise ValueError(f"custom_inputs_entrypoint gave no input '{name}' (it gave "
+                                 f"{', '.join(custom) or 'none'})")
+            out.append(custom[name])
+            continue
         if spec.get("shape") is None:
             out.append(_hone_fi_scalar(name, spec, source))
             continue

@@ -48,6 +48,10 @@ import hone_pylint  # noqa: E402
 
 CPP_EXTENSION = "torch.utils.cpp_extension"
 EXTENSION_FUNCS = {CPP_EXTENSION + ".load_inline": "load_inline", CPP_EXTENSION + ".load": "load"}
+# Extension builders of other packages: a file that calls one builds kernels
+# of its own (FlashInfer-Trace's default tvm-ffi binding), though not through
+# torch's builder, which hone prebuilds; the sandbox runs them as written.
+FOREIGN_BUILDERS = {"tvm_ffi.cpp.load", "tvm_ffi.cpp.load_inline"}
 MAX_STRING = 16 << 20  # a resolved value larger than this is "too large"
 MAX_ITEMS = 100000
 MAX_DEPTH = 100  # nested resolutions (a = b + c, b = ...)
@@ -787,6 +791,7 @@ class _CallFinder(ast.NodeVisitor):
         self.triton = []
         self.dsl = []
         self.references = False
+        self.foreign = []  # FOREIGN_BUILDERS the file calls or refers to
 
     def generic_visit(self, node):
         scope = self.scopes.get(node)
@@ -825,12 +830,18 @@ class _CallFinder(ast.NodeVisitor):
     visit_TryStar = visit_Try
 
     def visit_Name(self, node):
-        if dotted(node, self.names) in EXTENSION_FUNCS or node.id == "load_inline":
+        path = dotted(node, self.names)
+        if path in EXTENSION_FUNCS or node.id == "load_inline":
             self.references = True
+        if path in FOREIGN_BUILDERS and path not in self.foreign:
+            self.foreign.append(path)
 
     def visit_Attribute(self, node):
-        if dotted(node, self.names) in EXTENSION_FUNCS or node.attr == "load_inline":
+        path = dotted(node, self.names)
+        if path in EXTENSION_FUNCS or node.attr == "load_inline":
             self.references = True
+        if path in FOREIGN_BUILDERS and path not in self.foreign:
+            self.foreign.append(path)
         self.generic_visit(node)
 
     def visit_Call(self, node):
@@ -1014,7 +1025,8 @@ def _scan_tree(tree, source, out, decorators=()):
     out["triton_kernels"] = finder.triton
     out["dsl_kernels"] = finder.dsl
     out["builds_extension"] = bool(finder.extensions or finder.triton or finder.dsl or
-                                   finder.references)
+                                   finder.references or finder.foreign)
+    out["foreign_builders"] = finder.foreign
     packages = _imported_packages(tree)
     out["uses"] = _uses(source, packages)
     out["language"] = _language(finder, packages)
@@ -1052,7 +1064,7 @@ def _language(finder, packages):
     "" (neither: only PyTorch)."""
     if finder.triton or "triton" in packages:
         return "triton"
-    if finder.extensions or finder.references:
+    if finder.extensions or finder.references or finder.foreign:
         return "load_inline"
     return ""
 

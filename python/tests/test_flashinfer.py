@@ -58,6 +58,38 @@ class FlashInferHelpersTest(unittest.TestCase):
         self.assertTrue(bool(((idx >= -1024) & (idx < 1024)).all()))
         self.assertIsInstance(eps, float)
 
+    def test_expression_axes_in_python_as_sol_execbench_writes_them(self):
+        self.assertEqual(fi._hone_fi_expr("attention_head_dim // 2", {"attention_head_dim": 128}), 64)
+        self.assertEqual(fi._hone_fi_expr("max(h // 3, 1) ** 2 % 7 + min(h, 2, 9)", {"h": 7}), 6)
+        with self.assertRaises(ValueError):
+            fi._hone_fi_expr("h / 2", {"h": 7})
+
+    def test_custom_inputs_come_from_the_definitions_entrypoint(self):
+        seen = {}
+
+        def generate(axes_and_scalars, device):
+            seen.update(axes_and_scalars)
+            n = axes_and_scalars["b"]
+            return {"x": torch.ones(n, 8, dtype=torch.bfloat16, device=device),
+                    "idx": torch.arange(n, dtype=torch.int32, device=device)}
+        fi.generate = generate  # the reference's functions live beside the helpers
+        try:
+            d = dict(DEFINITION, custom_inputs_entrypoint="generate")
+            f = {"definition": d, "root": "/",
+                 "workload": {"uuid": "u", "axes": {"b": 3},
+                              "inputs": {"x": {"type": "custom"}, "idx": {"type": "custom"},
+                                         "eps": {"type": "scalar", "value": 0.5}}}}
+            x, idx, eps = fi._hone_fi_inputs(f)
+            self.assertEqual(seen, {"b": 3, "h": 4, "h2": 8, "eps": 0.5})
+            self.assertTrue(bool((x == 1).all()))
+            self.assertEqual(idx.tolist(), [0, 1, 2])
+            self.assertEqual(eps, 0.5)
+            d["custom_inputs_entrypoint"] = "nosuch"
+            with self.assertRaisesRegex(ValueError, "nosuch"):
+                fi._hone_fi_inputs(f)
+        finally:
+            del fi.generate
+
     def test_scalars_and_stored_tensors(self):
         with tempfile.TemporaryDirectory() as d:
             safetensors(os.path.join(d, "blob.safetensors"), "idx", [5, 6, 7])

@@ -1,5 +1,6 @@
 #include "core/expr.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <vector>
@@ -10,7 +11,7 @@ struct Expr::Node {
   enum Kind { kNumber, kSymbol, kUnaryMinus, kBinary, kCall } kind;
   double number = 0;
   std::string name;  // symbol or function name
-  char op = 0;       // binary operator; '^' stands for **
+  char op = 0;       // binary operator; '^' stands for **, 'f' for //
   std::vector<std::shared_ptr<const Node>> args;
 };
 
@@ -73,7 +74,7 @@ class Parser {
     while (true) {
       SkipSpace();
       if (s_.substr(pos_, 2) == "**") return acc;  // handled in ParsePower
-      char op = Eat("*") ? '*' : Eat("/") ? '/' : Eat("%") ? '%' : 0;
+      char op = Eat("*") ? '*' : Eat("//") ? 'f' : Eat("/") ? '/' : Eat("%") ? '%' : 0;
       if (!op) return acc;
       auto rhs = ParseUnary();
       if (!rhs.ok()) return rhs;
@@ -149,8 +150,12 @@ class Parser {
       } while (Eat(","));
       if (!Eat(")")) return Error("missing ')' after arguments of " + n->name);
     }
-    static const std::map<std::string, size_t> kArity = {{"min", 2},   {"max", 2},  {"ceil", 1},
-                                                         {"floor", 1}, {"sqrt", 1}, {"ceildiv", 2}};
+    static const std::map<std::string, size_t> kArity = {
+        {"ceil", 1}, {"floor", 1}, {"sqrt", 1}, {"ceildiv", 2}};
+    if (n->name == "min" || n->name == "max") {
+      if (n->args.size() < 2) return Error(n->name + " takes two or more arguments");
+      return NodePtr(n);
+    }
     auto it = kArity.find(n->name);
     if (it == kArity.end()) return Error("unknown function '" + n->name + "'");
     if (it->second != n->args.size())
@@ -186,8 +191,8 @@ Result<double> EvalNode(const Expr::Node& n, const Symbols& syms) {
     a.push_back(*v);
   }
   if (n.kind == Expr::Node::kCall) {
-    if (n.name == "min") return std::min(a[0], a[1]);
-    if (n.name == "max") return std::max(a[0], a[1]);
+    if (n.name == "min") return *std::min_element(a.begin(), a.end());
+    if (n.name == "max") return *std::max_element(a.begin(), a.end());
     if (n.name == "ceil") return std::ceil(a[0]);
     if (n.name == "floor") return std::floor(a[0]);
     if (n.name == "sqrt") return std::sqrt(a[0]);
@@ -206,9 +211,15 @@ Result<double> EvalNode(const Expr::Node& n, const Symbols& syms) {
     case '/':
       if (a[1] == 0) return Status::Invalid("division by zero");
       return a[0] / a[1];
-    case '%':
+    case 'f':
+      if (a[1] == 0) return Status::Invalid("division by zero");
+      return std::floor(a[0] / a[1]);
+    case '%': {
+      // Python's: the result has the divisor's sign (-7 % 3 == 2).
       if (a[1] == 0) return Status::Invalid("modulo by zero");
-      return std::fmod(a[0], a[1]);
+      double r = std::fmod(a[0], a[1]);
+      return r != 0 && ((r < 0) != (a[1] < 0)) ? r + a[1] : r;
+    }
     case '^':
       return std::pow(a[0], a[1]);
   }

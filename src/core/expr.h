@@ -1,9 +1,13 @@
 // Arithmetic expressions over named symbols, for shapes ("H - KH + 1"),
 // cost formulas ("2 * M * N * K") and distribution arguments ("randint(0, V)").
 //
-// Grammar: numbers, identifiers, + - * / % **, unary minus, parentheses, and
-// the functions min, max, ceil, floor, sqrt, ceildiv. Parsing is separate from
-// evaluation so a task can be validated once against its symbols.
+// Grammar: numbers, identifiers, + - * / // % **, unary minus, parentheses,
+// and the functions min and max (two or more arguments), ceil, floor, sqrt,
+// ceildiv. The operators mean what Python's do, so that definitions written
+// in Python (SOL-ExecBench's "attention_head_dim // 2") read unchanged: `/`
+// is true division, `//` floors, `%` takes the divisor's sign, `**` is
+// right-associative and binds tighter than unary minus. Parsing is separate
+// from evaluation so a task can be validated once against its symbols.
 #pragma once
 
 #include <map>

@@ -54,11 +54,16 @@ json TensorsJson(const std::vector<TensorSpec>& tensors) {
 }
 
 json DefinitionJson(const Definition& def) {
-  return {{"name", def.name},
-          {"op_type", def.op_type},
-          {"axes", AxesJson(def)},
-          {"inputs", TensorsJson(def.inputs)},
-          {"outputs", TensorsJson(def.outputs)}};
+  json out = {{"name", def.name},
+              {"op_type", def.op_type},
+              {"axes", AxesJson(def)},
+              {"inputs", TensorsJson(def.inputs)},
+              {"outputs", TensorsJson(def.outputs)}};
+  // Only where there is one: the JSON of every other definition (and so the
+  // hashes of their generated files) stays as it was.
+  if (!def.custom_inputs_entrypoint.empty())
+    out["custom_inputs_entrypoint"] = def.custom_inputs_entrypoint;
+  return out;
 }
 
 json WorkloadJson(const Workload& w) {
@@ -437,10 +442,6 @@ Result<std::filesystem::path> WriteProblemFile(const Definition& def, const Work
                                                const std::filesystem::path& root,
                                                const std::filesystem::path& cache) {
   HONE_ASSIGN_OR_RETURN(std::string helpers, Helpers());
-  for (const auto& [name, s] : w.inputs)
-    if (s.kind == InputSource::Kind::kCustom)
-      return Status::Invalid(w.where() + ": workload.inputs." + name +
-                             ": custom inputs (SOL-ExecBench) are not evaluated by hone yet");
   HONE_ASSIGN_OR_RETURN(StoredBlobs blobs, ReadStoredBlobs(w, root));
   json fi = {{"definition", DefinitionJson(def)},
              {"workload", WorkloadJson(w)},

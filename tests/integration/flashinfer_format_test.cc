@@ -110,6 +110,101 @@ TEST_F(FlashInferFormatTest, WrongSolutionsGetTheFormatsStatusesAndTheCause) {
             (V{"INCORRECT_NUMERICAL"}));
 }
 
+// FlashInfer-Bench's default binding: a C++ solution that names none uses
+// tvm-ffi, as the format's own example does. Without the tvm_ffi package the
+// verdict says so and how to install it; never a reward hack (the file
+// builds its kernel through tvm-ffi, not through torch).
+TEST_F(FlashInferFormatTest, ATvmFfiSolutionWithoutThePackageSaysHowToInstallIt) {
+  if (!HaveTorch()) GTEST_SKIP() << "no python3 with torch here: the oracle cannot run";
+  for (const char* python : {"python3", "/usr/bin/python3"})
+    if (auto r = RunCommand({python, "-c", "import tvm_ffi"}); r.ok() && r->succeeded())
+      GTEST_SKIP() << "tvm_ffi is installed here: the solution would build";
+  const std::string source =
+      "#include <tvm/ffi/container/tensor.h>\n#include <tvm/ffi/function.h>\n\n"
+      "void axpy(tvm::ffi::TensorView x, tvm::ffi::TensorView y, float alpha,\n"
+      "          tvm::ffi::TensorView out) {\n"
+      "  const float* a = static_cast<const float*>(x.data_ptr());\n"
+      "  const float* b = static_cast<const float*>(y.data_ptr());\n"
+      "  float* o = static_cast<float*>(out.data_ptr());\n"
+      "  for (int64_t i = 0; i < x.size(0); ++i) o[i] = alpha * a[i] + b[i];\n}\n\n"
+      "TVM_FFI_DLL_EXPORT_TYPED_FUNC(axpy, axpy);\n";
+  json sol = {{"name", "scaled_residual_tvm_ffi"},
+              {"definition", "scaled_residual"},
+              {"author", "a FlashInfer-Bench user"},
+              {"spec",
+               {{"language", "cpp"},
+                {"target_hardware", {"cpu"}},
+                {"entry_point", "axpy.cpp::axpy"},
+                {"destination_passing_style", true}}},
+              {"sources", {{{"path", "axpy.cpp"}, {"content", source}}}}};
+  const fs::path file = dir_ / "scaled_residual_tvm_ffi.json";
+  ASSERT_TRUE(WriteFileAtomic(file, sol.dump(2)).ok());
+  // Its module's import fails: the build step hone cannot take for it.
+  EXPECT_EQ(Statuses(Def("elementwise/scaled_residual.json"), file,
+                     {"--workloads", OneWorkload("elementwise/scaled_residual.jsonl", 1)}),
+            (V{"COMPILE_ERROR"}));
+  EXPECT_NE(last_reason_.find("tvm_ffi package is not installed"), std::string::npos)
+      << last_reason_;
+  EXPECT_NE(last_reason_.find("pip install apache-tvm-ffi"), std::string::npos) << last_reason_;
+}
+
+// SOL-ExecBench as its definitions are written: an axis expression in
+// Python (`n // 2`) and `custom` inputs that the reference's
+// custom_inputs_entrypoint draws (here a random permutation's indices), under
+// hone's seeds; a solution that ignores the indices is caught.
+TEST_F(FlashInferFormatTest, SolExecBenchCustomInputsAndPythonExpressions) {
+  if (!HaveTorch()) GTEST_SKIP() << "no python3 with torch here: the oracle cannot run";
+  // Ordered: the calling order is the file's.
+  nlohmann::ordered_json def = {
+      {"name", "gather_scale"},
+      {"op_type", "elementwise"},
+      {"axes", {{"n", {{"type", "var"}}}, {"half", {{"type", "expr"}, {"expression", "n // 2"}}}}},
+      {"custom_inputs_entrypoint", "generate_inputs"},
+      {"inputs",
+       {{"x", {{"shape", {"n"}}, {"dtype", "float32"}}},
+        {"idx", {{"shape", {"half"}}, {"dtype", "int64"}}},
+        {"alpha", {{"shape", nullptr}, {"dtype", "float32"}}}}},
+      {"outputs", {{"out", {{"shape", {"half"}}, {"dtype", "float32"}}}}},
+      {"reference",
+       "import torch\n\n\ndef generate_inputs(axes_and_scalars, device):\n"
+       "    n = axes_and_scalars['n']\n"
+       "    x = torch.rand(n, device=device) + 1.0\n"
+       "    idx = torch.randperm(n, device=device)[: n // 2]\n"
+       "    return {'x': x, 'idx': idx}\n\n\n"
+       "def run(x, idx, alpha):\n    return x[idx] * alpha\n"}};
+  const fs::path def_file = dir_ / "gather_scale.json";
+  ASSERT_TRUE(WriteFileAtomic(def_file, def.dump(2)).ok());
+  const fs::path workloads = dir_ / "gather_scale.jsonl";
+  ASSERT_TRUE(WriteFileAtomic(workloads,
+                              R"({"uuid": "w1", "axes": {"n": 9}, "inputs": {"x": {"type": )"
+                              R"("custom"}, "idx": {"type": "custom"}, "alpha": {"type": )"
+                              R"("scalar", "value": 2.0}}})"
+                              "\n")
+                  .ok());
+  auto solution = [&](const std::string& name, const std::string& body) {
+    json sol = {
+        {"name", name},
+        {"definition", "gather_scale"},
+        {"spec",
+         {{"language", "python"},
+          {"entry_point", "main.py::run"},
+          {"destination_passing_style", true}}},
+        {"sources",
+         {{{"path", "main.py"},
+           {"content", "import torch\n\n\ndef run(x, idx, alpha, out):\n    " + body + "\n"}}}}};
+    fs::path f = dir_ / (name + ".json");
+    EXPECT_TRUE(WriteFileAtomic(f, sol.dump(2)).ok());
+    return f;
+  };
+  EXPECT_EQ(Statuses(def_file, solution("right", "out.copy_(x[idx] * alpha)"),
+                     {"--workloads", workloads.string()}),
+            (V{"PASSED"}))
+      << last_reason_;
+  EXPECT_EQ(Statuses(def_file, solution("first_half", "out.copy_(x[: idx.numel()] * alpha)"),
+                     {"--workloads", workloads.string()}),
+            (V{"INCORRECT_NUMERICAL"}));
+}
+
 TEST_F(FlashInferFormatTest, MalformedFilesExitTwoNamingTheFileAndField) {
   auto def = *ReadFile(Def("rmsnorm/rmsnorm_h64.json"));
   auto write = [&](const std::string& name, std::string text, const std::string& from,

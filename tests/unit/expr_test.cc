@@ -49,6 +49,24 @@ TEST(ExprTest, ErrorsNameTheProblem) {
   EXPECT_NE(unknown.status().message().find("unknown symbol 'M'"), std::string::npos);
 }
 
+// SOL-ExecBench writes its expression axes in Python; they mean what
+// Python says they mean.
+TEST(ExprTest, PythonOperatorsMeanWhatPythonSays) {
+  Symbols s{{"attention_head_dim", 128}, {"n", 7}};
+  EXPECT_EQ(Eval("attention_head_dim // 2", s), 64);
+  EXPECT_EQ(Eval("n // 2", s), 3);
+  EXPECT_EQ(Eval("-n // 2", s), -4) << "floors, as Python's //";
+  EXPECT_EQ(Eval("-7 % 3"), 2) << "the divisor's sign, as Python's %";
+  EXPECT_EQ(Eval("7 % -3"), -2);
+  EXPECT_EQ(Eval("2 ** 10 // 3 % 5"), 1) << "1024 // 3 = 341, 341 % 5 = 1";
+  EXPECT_EQ(Eval("max(1, n, 3) + min(n, 9, 2, 4)", s), 9);
+  EXPECT_EQ(Eval("(n + 1) // (2 ** 2)", s), 2);
+  auto e = Expr::Parse("n // 0");
+  ASSERT_TRUE(e.ok());
+  EXPECT_FALSE(e->Eval(s).ok());
+  EXPECT_EQ(*Expr::Parse("attention_head_dim // 2")->EvalInt(s), 64);
+}
+
 TEST(ExprTest, EvalIntRequiresWholeNumbers) {
   auto e = Expr::Parse("N / 2");
   ASSERT_TRUE(e.ok());

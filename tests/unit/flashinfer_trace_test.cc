@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/expr.h"
 #include "core/fs.h"
 
 namespace hone::flashinfer {
@@ -58,6 +59,15 @@ TEST_F(FlashInferTraceTest, ADefinitionKeepsItsOrderAndItsKinds) {
   EXPECT_EQ(d->axes[1].value, 8);
   EXPECT_EQ(d->axes[2].kind, Axis::Kind::kExpr);
   EXPECT_EQ(Classify(Definition()), FileKind::kDefinition);
+}
+
+// SOL-ExecBench writes expression axes in Python ("attention_head_dim // 2").
+TEST_F(FlashInferTraceTest, ExpressionAxesInPython) {
+  auto d = ReadDefinition(Definition(R"("2 * hidden")", R"("max(hidden // 2, 1) ** 2 % 7")"));
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  auto e = Expr::Parse(d->axes[2].expression);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(*e->EvalInt({{"hidden", 8}}), 2) << "max(4, 1) ** 2 % 7";
 }
 
 TEST_F(FlashInferTraceTest, MalformedDefinitionsNameTheFileAndTheField) {
