@@ -236,7 +236,9 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
       {"device", p.device},
       {"problem_path", (options.problem_path.empty() ? p.file : options.problem_path).string()},
       {"problem_source", problem_source},
-      {"candidate_path", std::filesystem::absolute(candidate).string()},
+      {"candidate_path", (options.candidate_path.empty() ? std::filesystem::absolute(candidate)
+                                                         : options.candidate_path)
+                             .string()},
       {"candidate_source", candidate_source},
       {"scale", p.scale},
       {"sizes", sizes},

@@ -78,6 +78,9 @@ struct CompatShimOptions {
   // Where the sandbox finds the problem file (its __file__); empty: the
   // task's own file (compat/compat_sandbox.h AddProblemFolder).
   std::filesystem::path problem_path;
+  // The path the candidate's module reports (its __file__, what Dynamo and
+  // inspect open); empty: the candidate's own (AddCandidateFile).
+  std::filesystem::path candidate_path;
 };
 
 // C++ source defining `static const unsigned char <name>[]` holding

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/fs.h"
+#include "core/hash.h"
 
 namespace hone {
 namespace {
@@ -125,6 +126,21 @@ Status AddProblemFolder(const Task& task, CompatShimOptions& options) {
   if (ec) return Status::Io(file.parent_path().string() + ": " + ec.message());
   options.read_dirs.push_back(dir.string());
   options.problem_path = dir / file.filename();
+  return Status::Ok();
+}
+
+Status AddCandidateFile(const std::filesystem::path& candidate, CompatShimOptions& options) {
+  const std::filesystem::path file = std::filesystem::absolute(candidate);
+  if (geteuid() != 0) {
+    options.read_dirs.push_back(file.string());
+    return Status::Ok();
+  }
+  HONE_ASSIGN_OR_RETURN(std::string text, ReadFile(file));
+  HONE_ASSIGN_OR_RETURN(std::filesystem::path root, CompatScratchRoot());
+  HONE_ASSIGN_OR_RETURN(
+      options.candidate_path,
+      ReadableCopy(file, root / "candidates" / ContentHash({text}).substr(0, 16)));
+  options.read_dirs.push_back(options.candidate_path.string());
   return Status::Ok();
 }
 

@@ -47,4 +47,11 @@ Result<std::filesystem::path> SandboxReadable(const std::filesystem::path& libra
 // folder's files, which becomes the problem_path. Other tasks: nothing.
 Status AddProblemFolder(const Task& task, CompatShimOptions& options);
 
+// The candidate's own file readable (read-only) in its sandbox at the path
+// its module reports: torch.compile's Dynamo, inspect and linecache open
+// it, and a candidate that cannot would fail on a PermissionError that
+// names no real cause. As root, a world-readable copy (in a folder named by
+// its content) stands in for it and becomes the candidate_path.
+Status AddCandidateFile(const std::filesystem::path& candidate, CompatShimOptions& options);
+
 }  // namespace hone

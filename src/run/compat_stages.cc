@@ -80,6 +80,7 @@ Result<std::filesystem::path> CompatStages::WriteShim(const std::filesystem::pat
     s_.loader->Configure(source, o.runner_config, o.read_dirs);
   }
   HONE_RETURN_IF_ERROR(AddProblemFolder(s_.task, o));
+  HONE_RETURN_IF_ERROR(AddCandidateFile(candidate, o));
   HONE_ASSIGN_OR_RETURN(
       std::filesystem::path shim,
       WriteCompatShim(s_.task, candidate, *s_.compat_runtime, s_.env.scratch_root / "compat", o));
