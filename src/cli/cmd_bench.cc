@@ -21,6 +21,7 @@
 #include "cli/device_list.h"
 #include "cli/eval_flags.h"
 #include "cli/interrupt_hint.h"
+#include "cli/resume_flags.h"
 #include "cli/search_flags.h"
 #include "cli/store_flags.h"
 #include "core/backend_names.h"
@@ -58,6 +59,7 @@ struct BenchArgs {
   SearchFlags search;             // with --model: each task's candidates come from an LLM search
   EvalFlags flags;
   Output out;
+  std::vector<std::string> given;  // flags given beside --resume (cli/resume_flags.h)
 };
 
 // What a run is started with, stored so that --resume does the same work.
@@ -259,8 +261,11 @@ Result<int64_t> OpenBenchRun(Store& db, BenchArgs& a, bool resumed) {
       return Status::Invalid(
           fmt::format("--resume {}: run {} is an {} run; resume it with hone {} --resume", a.resume,
                       run_id, run.kind, run.kind));
+    const json stored = json::parse(run.config, nullptr, false);
+    HONE_RETURN_IF_ERROR(
+        CheckFlagsBesideResume(a.given, ConfigOf(a), ConfigOf(BenchArgs{}), stored));
     std::string given_suite = a.suite;
-    ApplyConfig(json::parse(run.config, nullptr, false), a);
+    ApplyConfig(stored, a);
     if (!given_suite.empty() && AbsolutePath(given_suite) != a.suite)
       return Status::Invalid(fmt::format("--resume {}: run {} benchmarks {}, not {}", a.resume,
                                          run_id, a.suite, given_suite));
@@ -548,7 +553,11 @@ Command RegisterBench(CLI::App& app) {
   AddNoSanitizeFlag(sub, args->flags);
   AddMetricsFlag(sub, args->flags);
   AddOutputFlags(sub, args->out);
-  return [args] { return RunBench(*args); };
+  return [args, sub] {
+    args->given = GivenFlags(
+        *sub, {"suite", "--store", "--json", "--quiet", "--log", "--lanes", "--devices"});
+    return RunBench(*args);
+  };
 }
 
 }  // namespace hone::cli

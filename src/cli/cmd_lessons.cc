@@ -41,28 +41,40 @@ Result<std::vector<LessonRow>> Selected(const LessonsArgs& a) {
   return store->Lessons(a.task);
 }
 
+// Whether an optimize run's stored configuration names `task` (the task
+// folder's or problem file's name, as lessons name tasks); every run when
+// `task` is empty.
+bool RunOnTask(const RunRow& r, const std::string& task) {
+  if (task.empty()) return true;
+  auto config = nlohmann::json::parse(r.config, nullptr, false);
+  if (!config.is_object() || !config["task"].is_string()) return false;
+  return std::filesystem::path(config["task"].get<std::string>()).stem().string() == task;
+}
+
 // Why a store holds no lessons: none are written by hand, only distilled
-// when an optimize run finishes with a speedup that timing resolved.
+// when an optimize run finishes with a clear speedup.
 std::string WhyNoLessons(const LessonsArgs& a) {
   std::string what = a.task.empty() ? "no lessons yet" : "no lessons for task '" + a.task + "'";
   int optimize_runs = 0, finished = 0;
   if (auto store = OpenExisting(a.store); store.ok())
     if (auto runs = (*store)->ListRuns(); runs.ok())
       for (const RunRow& r : *runs)
-        if (r.kind == "optimize") {
+        if (r.kind == "optimize" && RunOnTask(r, a.task)) {
           ++optimize_runs;
           finished += r.status == "finished";
         }
   std::string rule =
-      "lessons are distilled when a `hone optimize` run finishes, from its kernels whose "
-      "speedup timing resolved (at least " +
-      fmt::format("{:g}", kMinLessonGain) + "x, the low end of its 95% interval)";
-  if (optimize_runs == 0) return what + ": " + rule + "; this store has no optimize run";
+      "lessons are distilled when a `hone optimize` run finishes, from its kernels that were "
+      "faster by at least " +
+      fmt::format("{:g}", kMinLessonGain) +
+      "x (the low end of their speedup's 95% interval, not its median)";
+  const std::string on = a.task.empty() ? "" : " on it";
+  if (optimize_runs == 0) return what + ": " + rule + "; this store has no optimize run" + on;
   return what + ": " + rule +
          fmt::format(
-             "; of this store's {} optimize run{} ({} finished), none "
-             "gave one (an untimed run, --no-lessons, or no gain)",
-             optimize_runs, optimize_runs == 1 ? "" : "s", finished);
+             "; of this store's {} optimize run{}{} ({} finished), none "
+             "gave one (an untimed run, --no-lessons, or no such gain)",
+             optimize_runs, optimize_runs == 1 ? "" : "s", on, finished);
 }
 
 int RunList(const LessonsArgs& a) {

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
+#include "cli/resume_flags.h"
 #include "cli/search_flags.h"
 #include "cli/store_flags.h"
 #include "core/fs.h"
@@ -33,6 +34,7 @@ struct OptimizeArgs {
   SearchFlags search;
   EvalFlags flags;
   Output out;
+  std::vector<std::string> given;  // flags given beside --resume (cli/resume_flags.h)
 };
 
 std::string DefaultRunDir(const std::string& task) {
@@ -114,6 +116,8 @@ Result<int64_t> OpenRun(Store& store, OptimizeArgs& a) {
         fmt::format("--resume {}: run {} has no stored task (imported runs "
                     "cannot be resumed)",
                     a.resume, id));
+  HONE_RETURN_IF_ERROR(
+      CheckFlagsBesideResume(a.given, ConfigOf(a), ConfigOf(OptimizeArgs{}), config));
   std::string given = a.task;
   ApplyConfig(config, a);
   if (!given.empty() && AbsolutePath(given) != a.task)
@@ -200,7 +204,9 @@ void PrintSummary(const OptimizeResult& r, const std::filesystem::path& run_dir,
       r.planning_calls ? fmt::format(", {} asking for ideas, not code", r.planning_calls) : "",
       r.cancelled ? fmt::format("; {} more cancelled", r.cancelled) : "", r.evaluated,
       verdicts.empty() ? "none" : verdicts);
-  if (r.llm_failures > 0) std::cout << "last LLM failure: " << r.last_llm_error << "\n";
+  // When every call failed, the error that ends the command quotes it.
+  if (r.llm_failures > 0 && r.llm_failures < s.candidates)
+    std::cout << "last LLM failure: " << r.last_llm_error << "\n";
   if (r.best_id >= 0)
     std::cout << fmt::format(
         "best: candidate {} at {:.2f}x{}{}\n", r.best_id, s.best_speedup,
@@ -369,7 +375,10 @@ Command RegisterOptimize(CLI::App& app) {
   AddNoSanitizeFlag(sub, a->flags);
   AddNoMetricsFlag(sub, a->flags);
   AddOutputFlags(sub, a->out);
-  return [a] { return RunOptimize(*a); };
+  return [a, sub] {
+    a->given = GivenFlags(*sub, {"task", "--store", "--json", "--quiet", "--log"});
+    return RunOptimize(*a);
+  };
 }
 
 }  // namespace hone::cli

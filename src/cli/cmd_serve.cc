@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
+#include "cli/redis_wait.h"
 #include "core/json_text.h"
 #include "serve/http_service.h"
 #include "serve/redis_credentials.h"
@@ -102,18 +103,15 @@ void BlockStopSignals() {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
-// Redis may come up after the server (a cluster's start): wait for it up to
-// --connect-timeout, checking with one connection of the queue. False when
+// Redis may come up after the server (a cluster's start): wait for it
+// (cli/redis_wait.h), checking with one connection of the queue. False when
 // a stop signal came first.
 Result<bool> WaitForQueue(const JobQueueFactory& factory, const ServeArgs& a) {
-  auto deadline = Clock::now() + std::chrono::milliseconds(int64_t(a.connect_timeout * 1e3));
-  while (true) {
-    auto q = factory();
-    if (q.ok()) return true;
-    if (q.status().code() != StatusCode::kUnavailable || Clock::now() >= deadline)
-      return q.status().With("--redis: ");
-    if (StopSignalWithin(std::chrono::seconds(1))) return false;
-  }
+  bool stopped = false;
+  HONE_RETURN_IF_ERROR(WaitForRedis(
+      {"hone serve", a.redis, a.connect_timeout, a.out.quiet || a.out.json},
+      [&] { return factory().status(); }, StopSignalWithin, &stopped));
+  return !stopped;
 }
 
 std::string Url(const std::string& host, int port) {

@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/device_list.h"
 #include "cli/eval_flags.h"
+#include "cli/redis_wait.h"
 #include "core/backend_names.h"
 #include "core/fs.h"
 #include "core/json_text.h"
@@ -100,19 +101,25 @@ RedisQueueOptions QueueOptions(const WorkerArgs& a) {
   return q;
 }
 
-// Redis may come up after its workers (a Slurm allocation): wait for it up
-// to --connect-timeout.
+// Redis may come up after its workers (a Slurm allocation): wait for it
+// (cli/redis_wait.h). A stop signal while waiting is Status::Cancelled.
 Result<std::unique_ptr<RedisJobQueue>> OpenQueue(const RedisClientOptions& redis,
                                                  const WorkerArgs& a) {
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::milliseconds(int64_t(a.connect_timeout * 1e3));
-  while (true) {
-    auto q = RedisJobQueue::Open(redis, QueueOptions(a));
-    if (q.ok() || q.status().code() != StatusCode::kUnavailable || g_stop ||
-        std::chrono::steady_clock::now() >= deadline)
-      return q;
-    SleepUnlessStopped(std::chrono::seconds(1), g_stop);
-  }
+  std::unique_ptr<RedisJobQueue> queue;
+  bool stopped = false;
+  HONE_RETURN_IF_ERROR(WaitForRedis(
+      {"hone worker " + a.consumer, a.redis, a.connect_timeout, a.out.quiet || a.out.json},
+      [&]() -> Status {
+        HONE_ASSIGN_OR_RETURN(queue, RedisJobQueue::Open(redis, QueueOptions(a)));
+        return Status::Ok();
+      },
+      [](std::chrono::milliseconds d) {
+        SleepUnlessStopped(d, g_stop);
+        return static_cast<bool>(g_stop);
+      },
+      &stopped));
+  if (stopped) return Status::Unavailable("stopped while waiting for Redis at " + a.redis);
+  return queue;
 }
 
 void PrintOutcome(const WorkerArgs& a, const JobOutcome& o) {

@@ -185,8 +185,8 @@ ChatReply Provider::Attempts(const ChatRequest& request) {
       return reply;
     }
     if (attempt == max_attempts) {
-      reply.error = "gave up after " + std::to_string(attempt) +
-                    (attempt == 1 ? " attempt" : " attempts") + "; the last: " + outcome.problem;
+      reply.error = outcome.problem + " (still failing after " + std::to_string(attempt) +
+                    (attempt == 1 ? " attempt)" : " attempts)");
       return reply;
     }
     double wait = outcome.retry_after ? std::min(*outcome.retry_after, retry_.max_delay_seconds)

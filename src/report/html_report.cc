@@ -573,7 +573,25 @@ std::string OutcomeSpan(const std::string& outcome) {
   return fmt::format("<span class=\"{}\">{}</span>", cls, HtmlEscape(outcome));
 }
 
-std::string MetricsHtml(const SuiteMetrics& m) {
+// Whether some result had a torch.compile time: only then are there
+// compile columns (native tasks have none).
+bool HasCompile(const SuiteMetrics& m) {
+  return !m.all.fast_p.empty() && m.all.fast_p.front().compile.has_value();
+}
+
+// "fast_1 (eager / compile)", or "fast_1 (reference)" without compile times.
+std::string AgainstLabel(const std::string& what, const std::string& baseline, bool compile) {
+  return what + " (" + baseline + (compile ? " / compile)" : ")");
+}
+
+// A table's "vs compile" header or cell, or nothing without compile times.
+std::string CompileHeader(bool compile) { return compile ? "<th class=\"n\">vs compile</th>" : ""; }
+std::string CompileCell(bool compile, std::optional<double> speedup) {
+  return compile ? "<td class=\"n\">" + FormatSpeedup(speedup) + "</td>" : "";
+}
+
+std::string MetricsHtml(const SuiteMetrics& m, const std::string& baseline) {
+  const bool compile = HasCompile(m);
   std::vector<std::pair<std::string, const BenchMetrics*>> cols = {{"all", &m.all}};
   for (const auto& [name, bm] : m.by_category) cols.push_back({name, &bm});
   using Cell = std::function<std::string(const BenchMetrics&)>;
@@ -584,12 +602,15 @@ std::string MetricsHtml(const SuiteMetrics& m) {
       {"correct attempts", [](const BenchMetrics& b) { return Pct(b.correctness_rate); }},
       {"tasks solved", [](const BenchMetrics& b) { return Pct(b.task_correctness_rate); }}};
   for (size_t i = 0; i < std::size(kFastPThresholds); ++i)
-    rows.push_back(
-        {fmt::format("fast_{} (eager / compile)", kFastPThresholds[i]), [i](const BenchMetrics& b) {
-           const FastP& f = b.fast_p[i];
-           return Pct(f.eager) + " / " + (f.compile ? Pct(*f.compile) : "-");
-         }});
-  rows.push_back({"geomean speedup, solved (eager / compile)", [](const BenchMetrics& b) {
+    rows.push_back({AgainstLabel(fmt::format("fast_{}", kFastPThresholds[i]), baseline, compile),
+                    [i, compile](const BenchMetrics& b) {
+                      const FastP& f = b.fast_p[i];
+                      if (!compile) return Pct(f.eager);
+                      return Pct(f.eager) + " / " + (f.compile ? Pct(*f.compile) : "-");
+                    }});
+  rows.push_back({AgainstLabel("geomean speedup, solved", baseline, compile),
+                  [compile](const BenchMetrics& b) {
+                    if (!compile) return FormatSpeedup(b.geomean_speedup);
                     return FormatSpeedup(b.geomean_speedup) + " / " +
                            FormatSpeedup(b.geomean_speedup_compile);
                   }});
@@ -622,10 +643,11 @@ std::string MetricsHtml(const SuiteMetrics& m) {
 }
 
 std::string TaskTableHtml(const RunData& run, const RunSummary& s) {
-  std::string out =
-      "<table><tr><th>task</th><th>category</th><th class=\"n\">attempts</th>"
-      "<th class=\"n\">passed</th><th class=\"n\">speedup</th><th class=\"n\">vs compile</th>"
-      "<th class=\"n\">SOL%</th><th>best kernel</th></tr>\n";
+  const bool compile = HasCompile(run.metrics);
+  std::string out = std::string(
+                        "<table><tr><th>task</th><th>category</th><th class=\"n\">attempts</th>"
+                        "<th class=\"n\">passed</th><th class=\"n\">speedup</th>") +
+                    CompileHeader(compile) + "<th class=\"n\">SOL%</th><th>best kernel</th></tr>\n";
   for (size_t i = 0; i < s.tasks.size(); ++i) {
     const TaskSummary& t = s.tasks[i];
     std::string best = "-";
@@ -636,11 +658,11 @@ std::string TaskTableHtml(const RunData& run, const RunSummary& s) {
     }
     out += fmt::format(
         "<tr><td><a href=\"#task-{}\">{}</a></td><td>{}</td><td class=\"n\">{}</td>"
-        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td>{}"
         "<td class=\"n\">{}</td><td>{}</td></tr>\n",
         i, HtmlEscape(t.name), HtmlEscape(t.category), t.attempts, t.passed,
-        FormatSpeedup(t.speedup), FormatSpeedup(t.speedup_compile), Num(t.sol_percent, "{:.1f}"),
-        best);
+        FormatSpeedup(t.speedup), CompileCell(compile, t.speedup_compile),
+        Num(t.sol_percent, "{:.1f}"), best);
   }
   return out + "</table>\n";
 }
@@ -695,7 +717,7 @@ std::string ProfileHtml(const std::string& verdict) {
   return out;
 }
 
-std::string KernelHtml(const AttemptView& a) {
+std::string KernelHtml(const AttemptView& a, bool compile) {
   const CandidateRow& c = a.candidate;
   const EvaluationRow& e = *a.evaluation;
   std::string out =
@@ -703,13 +725,14 @@ std::string KernelHtml(const AttemptView& a) {
                   c.id, c.seq, HtmlEscape(c.label), HtmlEscape(c.kind), HtmlEscape(c.backend),
                   OutcomeSpan(e.status), ReasonHtml(e.reason));
   out += fmt::format(
-      "<table><tr><th class=\"n\">speedup</th><th class=\"n\">vs compile</th>"
+      "<table><tr><th class=\"n\">speedup</th>{}"
       "<th class=\"n\">candidate median &micro;s</th><th class=\"n\">95% CI &micro;s</th>"
       "<th class=\"n\">baseline median &micro;s</th><th class=\"n\">reps</th>"
-      "<th class=\"n\">SOL%</th></tr>\n<tr><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+      "<th class=\"n\">SOL%</th></tr>\n<tr><td class=\"n\">{}</td>{}"
       "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
       "<td class=\"n\">{}</td><td class=\"n\">{}</td></tr></table>\n",
-      FormatSpeedup(e.speedup), FormatSpeedup(e.speedup_compile), Num(e.cand_median_us, "{:.3f}"),
+      CompileHeader(compile), FormatSpeedup(e.speedup), CompileCell(compile, e.speedup_compile),
+      Num(e.cand_median_us, "{:.3f}"),
       e.cand_ci_low_us && e.cand_ci_high_us
           ? fmt::format("{:.3f} - {:.3f}", *e.cand_ci_low_us, *e.cand_ci_high_us)
           : "-",
@@ -725,10 +748,12 @@ std::string KernelHtml(const AttemptView& a) {
 }
 
 std::string AttemptsHtml(const RunData& run, const std::string& task_hash) {
+  const bool compile = HasCompile(run.metrics);
   std::string out =
       "<details><summary>every attempt</summary><table><tr><th class=\"n\">seq</th>"
-      "<th>kind</th><th>label</th><th>outcome</th><th>reason</th><th class=\"n\">speedup</th>"
-      "<th class=\"n\">vs compile</th><th class=\"n\">candidate &micro;s</th>"
+      "<th>kind</th><th>label</th><th>outcome</th><th>reason</th><th class=\"n\">speedup</th>" +
+      CompileHeader(compile) +
+      "<th class=\"n\">candidate &micro;s</th>"
       "<th class=\"n\">baseline &micro;s</th><th class=\"n\">at s</th></tr>\n";
   for (const auto& a : run.attempts) {
     if (a.candidate.task_hash != task_hash) continue;
@@ -738,12 +763,12 @@ std::string AttemptsHtml(const RunData& run, const std::string& task_hash) {
     };
     out += fmt::format(
         "<tr><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td>{}<td class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{:.1f}</td></tr>\n",
         a.candidate.seq, HtmlEscape(a.candidate.kind), HtmlEscape(a.candidate.label),
         OutcomeSpan(a.outcome), ReasonHtml(AttemptReason(a)),
         FormatSpeedup(field(&EvaluationRow::speedup)),
-        FormatSpeedup(field(&EvaluationRow::speedup_compile)),
+        CompileCell(compile, field(&EvaluationRow::speedup_compile)),
         Num(field(&EvaluationRow::cand_median_us), "{:.3f}"),
         Num(field(&EvaluationRow::ref_median_us), "{:.3f}"), a.at_seconds);
   }
@@ -802,10 +827,12 @@ std::string TaskSectionHtml(const RunData& run, const RunSummary& s, size_t i) {
   const TaskSummary& t = s.tasks[i];
   std::string out = fmt::format(
       "<h3 id=\"task-{}\">{}</h3>\n<p class=\"meta\">category {} &middot; {} attempts, {} "
-      "passed &middot; best {} (vs compile {})</p>\n",
+      "passed &middot; best {}{}</p>\n",
       i, HtmlEscape(t.name), HtmlEscape(t.category.empty() ? "-" : t.category), t.attempts,
-      t.passed, FormatSpeedup(t.speedup), FormatSpeedup(t.speedup_compile));
-  out += t.best ? KernelHtml(run.attempts[*t.best]) : "<p>No correct kernel.</p>\n";
+      t.passed, FormatSpeedup(t.speedup),
+      HasCompile(run.metrics) ? " (vs compile " + FormatSpeedup(t.speedup_compile) + ")" : "");
+  out += t.best ? KernelHtml(run.attempts[*t.best], HasCompile(run.metrics))
+                : "<p>No correct kernel.</p>\n";
   if (IdeaTree tree = BuildIdeaTree(run, t.task_hash); !tree.empty())
     out += IdeaTreeHtml(run, tree);
   if (t.attempts > 0) out += AttemptsHtml(run, t.task_hash);
@@ -822,7 +849,7 @@ std::string SpendHtml(const CallSpend& s) {
 std::string BodyHtml(const RunData& run, const RunSummary& s, const json& data,
                      const std::string& generated) {
   std::string out = HeaderHtml(run, s, generated);
-  out += "<h2>Metrics</h2>\n" + MetricsHtml(run.metrics);
+  out += "<h2>Metrics</h2>\n" + MetricsHtml(run.metrics, BaselineWord(run));
   if (s.optimize) out += SpendHtml(s.spend);
   if (auto arms = SummarizeArms(run); !arms.empty()) out += ArmsHtml(arms);
   out += "<h2>Plots</h2>\n" + PlotsHtml(data, s);

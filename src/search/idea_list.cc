@@ -133,6 +133,16 @@ std::vector<std::string> Paragraphs(const std::vector<Line>& lines) {
   return out;
 }
 
+// A paragraph that only frames the reply ("Here is ...", "Sure!"), no idea.
+bool FramesTheReply(const std::string& paragraph) {
+  static const char* const kOpenings[] = {"here is",   "here are",  "here's",   "sure",
+                                          "certainly", "of course", "below is", "below are"};
+  const std::string lower = Lower(paragraph.substr(0, 16));
+  for (const char* opening : kOpenings)
+    if (lower.rfind(opening, 0) == 0) return true;
+  return false;
+}
+
 // "Idea 2: text" -> "text".
 std::string_view WithoutIdeaPrefix(std::string_view s) {
   if (Lower(s.substr(0, 5)) != "idea ") return s;
@@ -183,7 +193,12 @@ std::vector<std::string> Candidates(std::string_view reply) {
     if (b.tag.empty() || b.tag == "text" || b.tag == "markdown" || b.tag == "md")
       if (auto items = ListItems(b.lines); !items.empty()) return items;
   if (auto items = ListItems(outside); !items.empty()) return items;
-  return Paragraphs(outside);
+  // A reply with code and no list answered with a kernel, not ideas: its
+  // prose frames the code ("Here is a kernel for this task.").
+  if (!blocks.empty()) return {};
+  std::vector<std::string> paragraphs = Paragraphs(outside);
+  std::erase_if(paragraphs, FramesTheReply);
+  return paragraphs;
 }
 
 }  // namespace

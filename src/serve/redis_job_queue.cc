@@ -21,12 +21,17 @@ constexpr int kMaxSkips = 64;
 
 std::string Str(long long v) { return std::to_string(v); }
 
+bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
 Status Unexpected(const std::string& what, const RedisReply& r) {
+  // An ACL'd Redis met without credentials: say what is missing.
+  if (r.error() && StartsWith(r.str, "NOAUTH"))
+    return Status::Invalid("redis: " + r.str +
+                           " (this Redis wants a user and password: give them with --redis-auth "
+                           "FILE, or HONE_REDIS_USER and HONE_REDIS_PASSWORD)");
   return Status::Internal("redis: unexpected reply to " + what +
                           (r.error() ? ": " + r.str : std::string()));
 }
-
-bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 // The job id of a stream entry [entry, [field, value, ...]].
 std::optional<std::pair<std::string, std::string>> ParseEntry(const RedisReply& e) {

@@ -92,12 +92,15 @@ Status CheckOnlyMatches(const fs::path& suite, const std::vector<SuiteEntry>& en
   return Status::Ok();
 }
 
-// Keeps the solutions named by layout.only (all of them when it is empty).
+// Keeps the solutions named by layout.only (all of them when it is empty),
+// and only the tasks that have one: a task with none of them was not asked
+// about, and would count as unsolved.
 void KeepOnly(std::vector<SuiteEntry>& entries, const SuiteLayout& layout) {
   if (layout.only.empty()) return;
   std::set<std::string> only(layout.only.begin(), layout.only.end());
   for (auto& e : entries)
     std::erase_if(e.solutions, [&](const fs::path& s) { return !only.count(s.stem().string()); });
+  std::erase_if(entries, [](const SuiteEntry& e) { return e.solutions.empty(); });
 }
 
 // Every task of the suite with all its solutions for the backend.

@@ -435,6 +435,34 @@ TEST(CliTest, BenchRowsHaveAHeaderAndOnlyMustMatch) {
   EXPECT_EQ(one_bad.exit_code, 2) << one_bad.output;
   EXPECT_NE(one_bad.output.find("--only 'nosuch' matched no solution"), std::string::npos)
       << one_bad.output;
+  // A task without a solution of that name was not asked about: it is not
+  // counted as unsolved.
+  const auto other = b.dir / "suite" / "row_sum";
+  std::filesystem::copy(SourceDir() / "tasks/examples/row_sum", other,
+                        std::filesystem::copy_options::recursive);
+  std::filesystem::remove(other / "solutions" / "naive.cpp");
+  auto only = RunHone({"bench", b.suite(), "--store", (b.dir / "only.db").string(), "--no-time",
+                       "--only", "naive", "--quiet"});
+  ASSERT_EQ(only.exit_code, 0) << only.output;
+  EXPECT_EQ(only.output.find("row_sum"), std::string::npos) << only.output;
+  size_t tasks = only.output.find("\ntasks ");
+  ASSERT_NE(tasks, std::string::npos) << only.output;
+  EXPECT_EQ(only.output.substr(tasks + 1, only.output.find('\n', tasks + 1) - tasks - 1).find("2"),
+            std::string::npos)
+      << "one task asked about, not two:\n"
+      << only.output;
+
+  // Resumed, the run keeps its options: restating them is fine, changing
+  // one is refused naming it (it would be ignored), and where the work runs
+  // may be given.
+  const std::string db = (b.dir / "only.db").string();
+  auto restated = RunHone({"bench", "--resume", "1", "--store", db, "--no-time", "--only", "naive",
+                           "--lanes", "2", "--quiet"});
+  EXPECT_EQ(restated.exit_code, 0) << restated.output;
+  auto changed = RunHone({"bench", "--resume", "1", "--store", db, "--only", "fast", "--quiet"});
+  EXPECT_EQ(changed.exit_code, 2) << changed.output;
+  EXPECT_NE(changed.output.find("--only would change them and be ignored"), std::string::npos)
+      << changed.output;
 }
 
 // Without a terminal (a CI log, a pipe) a stage that lasts is said as a line

@@ -107,7 +107,13 @@ TEST_F(RedisAclTest, AClientWithoutCredentialsCannotWriteAResult) {
   EXPECT_TRUE(set->error()) << "an anonymous write was accepted";
   EXPECT_NE(set->str.find("NOAUTH"), std::string::npos) << set->str;
   EXPECT_FALSE(*(*q)->GetResult("target")) << "no result was forged";
-  EXPECT_FALSE(RedisJobQueue::Open(Anonymous(), {}).ok()) << "nor can it open the queue";
+  auto anonymous = RedisJobQueue::Open(Anonymous(), {});
+  ASSERT_FALSE(anonymous.ok()) << "nor can it open the queue";
+  // And it is told what it lacks.
+  EXPECT_NE(anonymous.status().message().find("NOAUTH"), std::string::npos)
+      << anonymous.status().message();
+  EXPECT_NE(anonymous.status().message().find("--redis-auth"), std::string::npos)
+      << anonymous.status().message();
 }
 
 TEST_F(RedisAclTest, WorkerAndServeRefuseAWrongPasswordWithExitTwo) {

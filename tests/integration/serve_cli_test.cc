@@ -76,6 +76,17 @@ TEST(ServeCliTest, UnreachableRedisExitsOneNamingRedis) {
   EXPECT_TRUE(Says(r, "127.0.0.1:1")) << r.output;
 }
 
+// Waiting for a Redis that is not there yet is said (with why), not silent.
+TEST(ServeCliTest, WaitingForRedisIsSaid) {
+  auto r = Serve({"--port", "0", "--redis", "127.0.0.1:1", "--connect-timeout", "1"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(Says(r, "hone serve: waiting for Redis at 127.0.0.1:1 (0 of 1 s, --connect-timeout)"))
+      << r.output;
+  EXPECT_TRUE(Says(r, "cannot connect")) << r.output;
+  auto quiet = Serve({"--port", "0", "--redis", "127.0.0.1:1", "--connect-timeout", "1", "-q"});
+  EXPECT_FALSE(Says(quiet, "waiting for Redis")) << quiet.output;
+}
+
 // The first line of `file` once it has one, else "" after `wait`.
 std::string FirstLine(const fs::path& file, std::chrono::seconds wait) {
   auto deadline = std::chrono::steady_clock::now() + wait;

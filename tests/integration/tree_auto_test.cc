@@ -326,6 +326,12 @@ TEST_F(TreeAutoTest, ResumeAsksNothingAgainWhenTheMachineWasMeasuredAgain) {
   ASSERT_EQ(again->exit_code, 0) << again->output;
   EXPECT_EQ(answered_.load(), asked) << again->output << "\n" << AskedSince(asked);
   EXPECT_TRUE(std::filesystem::exists(dir_ / "first" / "machine.json"));
+
+  // A flag that would change the resumed run is refused, naming it.
+  auto more = RunHone({"optimize", "--resume", "1", "--store", db_.string(), "--samples", "3"});
+  EXPECT_EQ(more.exit_code, 2) << more.output;
+  EXPECT_NE(more.output.find("--samples would change them and be ignored"), std::string::npos)
+      << more.output;
 }
 
 void TreeAutoTest::KillAndResume(const std::vector<std::string>& strategy) {

@@ -338,6 +338,25 @@ TEST_F(HtmlReportTest, UserTextIsEscapedAndCannotCloseAScript) {
   EXPECT_TRUE(found);
 }
 
+// Native tasks are timed against their reference and have no torch.compile
+// time: the page says "reference" and has no compile columns.
+TEST_F(HtmlReportTest, NativeTasksAreLabelledAgainstTheirReferenceWithoutCompileColumns) {
+  auto run = store_->CreateRun("bench", "{}", "native");
+  ASSERT_TRUE(run.ok());
+  run_ = *run;
+  // A native task: a folder (its task.toml not there here), no extension.
+  ASSERT_TRUE(
+      store_->PutTask({"h_native", "row_sum", "tasks/examples/row_sum", "definition"}).ok());
+  ASSERT_TRUE(store_->AddRunTask(run_, "h_native", "examples", 0).ok());
+  Attempt("h_native", 1, "int a;", "passed", PassedVerdict(1.5, std::nullopt, 30));
+  ASSERT_TRUE(store_->SetRunStatus(run_, "finished").ok());
+  RunData d = Load();
+  std::string html = RenderHtmlReport(d, SummarizeRun(d), kStubChartJs);
+  EXPECT_NE(html.find("fast_1 (reference)"), std::string::npos) << html;
+  EXPECT_EQ(html.find("vs compile</th>"), std::string::npos) << "no compile column";
+  EXPECT_EQ(html.find("/ compile"), std::string::npos) << "no compile in the metrics' labels";
+}
+
 TEST_F(HtmlReportTest, ARunInProgressSaysSo) {
   ASSERT_TRUE(store_->SetRunStatus(run_, "running").ok());
   RunData d = Load();

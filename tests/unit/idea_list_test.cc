@@ -50,6 +50,17 @@ TEST(IdeaListTest, FallsBackToParagraphs) {
   EXPECT_EQ(ParseIdeas(reply, 5), (Ideas{"Cache-block the matrix.", "Prefetch the next row."}));
 }
 
+// A model that answers a call for ideas with a kernel gives no ideas: its
+// prose only frames the code.
+TEST(IdeaListTest, ProseAroundCodeOrFramingTheReplyIsNoIdea) {
+  EXPECT_TRUE(ParseIdeas("Here is a kernel for this task.\n\n```cpp\nint x;\n```\n\nIt uses "
+                         "shared memory.",
+                         5)
+                  .empty());
+  EXPECT_EQ(ParseIdeas("Sure! Here are some ideas.\n\nFuse the two loops.", 5),
+            (Ideas{"Fuse the two loops."}));
+}
+
 TEST(IdeaListTest, DropsRepeatsAndIdeaPrefixes) {
   const char* reply = "1. Idea 1: Use AVX2!\n2. use avx2\n3. 1.5x from unrolling\n";
   EXPECT_EQ(ParseIdeas(reply, 5), (Ideas{"Use AVX2!", "1.5x from unrolling"}));
