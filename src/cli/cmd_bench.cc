@@ -90,24 +90,44 @@ std::string OptionsHash(const BenchArgs& a, const EvalOptions& options) {
   return EvalIdentity(a.backend, options, sizes.ok() ? sizes->text() : "");
 }
 
+// The unit column's width: the plan's longest label, at least 34 and at
+// most kMostUnitWidth (a multi-part task's labels name the part, whose rows
+// differ only there).
+constexpr size_t kLeastUnitWidth = 34, kMostUnitWidth = 96;
+
+// A unit's label in `width` bytes: a longer one keeps its start and its end
+// (the solution), cut on character boundaries.
+std::string FitLabel(const std::string& label, size_t width) {
+  if (label.size() <= width) return label;
+  auto continuation = [&](size_t at) {
+    return at < label.size() && (static_cast<unsigned char>(label[at]) & 0xC0) == 0x80;
+  };
+  size_t head = width / 2;
+  while (head > 0 && continuation(head)) --head;
+  size_t tail = label.size() - (width - width / 2 - 3);
+  while (continuation(tail)) ++tail;
+  return label.substr(0, head) + "..." + label.substr(tail);
+}
+
 // One unit's row of the table; RowHeader names its columns.
-std::string RowCells(const std::string& label, const std::string& status, const std::string& cand,
-                     const std::string& ref, const std::string& speedup, const std::string& sol) {
-  return fmt::format("{:<34} {:<14} {:>11} {:>11} {:>8} {:>6}", label.substr(0, 34), status, cand,
-                     ref, speedup, sol);
+std::string RowCells(size_t width, const std::string& label, const std::string& status,
+                     const std::string& cand, const std::string& ref, const std::string& speedup,
+                     const std::string& sol) {
+  return fmt::format("{:<{}} {:<14} {:>11} {:>11} {:>8} {:>6}", FitLabel(label, width), width,
+                     status, cand, ref, speedup, sol);
 }
 
-std::string RowHeader() {
-  return RowCells("unit", "status", "candidate", "reference", "speedup", "SOL%");
+std::string RowHeader(size_t width) {
+  return RowCells(width, "unit", "status", "candidate", "reference", "speedup", "SOL%");
 }
 
-std::string Row(const std::string& label, const std::string& status,
+std::string Row(size_t width, const std::string& label, const std::string& status,
                 const std::optional<double>& cand_us, const std::optional<double>& ref_us,
                 const std::optional<double>& speedup, const std::optional<double>& sol) {
   auto us = [](const std::optional<double>& x) {
     return x ? FormatSeconds(*x * 1e-6) : std::string("-");
   };
-  return RowCells(label, status, us(cand_us), us(ref_us),
+  return RowCells(width, label, status, us(cand_us), us(ref_us),
                   speedup ? fmt::format("{:.2f}x", *speedup) : "-",
                   sol && *sol > 0 ? fmt::format("{:.1f}", *sol) : "-");
 }
@@ -131,7 +151,12 @@ class CliBenchListener : public BenchListener {
     if (!out_.quiet && !out_.json)
       std::fprintf(stderr, "hone: %d of %d already evaluated; %zu to go\n", done, total, todo);
   }
-  void Evaluating() override { Keep(RowHeader()); }
+  void Evaluating() override { Keep(RowHeader(unit_width_)); }
+  // The unit column as wide as the longest of `units`' labels (bounded).
+  void FitUnits(const std::vector<BenchUnit>& units) {
+    for (const BenchUnit& u : units) unit_width_ = std::max(unit_width_, u.label.size());
+    unit_width_ = std::min(unit_width_, kMostUnitWidth);
+  }
   void LaneRetired(const std::string& lane, const std::string& message) override {
     std::string line = fmt::format("warning: {} takes no more units: {}; the other lanes take them",
                                    lane, message);
@@ -151,6 +176,7 @@ class CliBenchListener : public BenchListener {
  private:
   Progress& progress_;
   const Output& out_;
+  size_t unit_width_ = kLeastUnitWidth;
 };
 
 void CliBenchListener::UnitDone(const BenchUnit& u, const Verdict& v) {
@@ -161,8 +187,8 @@ void CliBenchListener::UnitDone(const BenchUnit& u, const Verdict& v) {
   if (v.timing.speedup > 0) speedup = v.timing.speedup;
   if (v.timing.sol_percent > 0) sol = v.timing.sol_percent;
   std::string status(StatusName(v.status));
-  std::string row =
-      Row(u.label, status, us(v.timing.candidate_time), us(v.timing.reference_time), speedup, sol);
+  std::string row = Row(unit_width_, u.label, status, us(v.timing.candidate_time),
+                        us(v.timing.reference_time), speedup, sol);
   bool passed = v.status == VerdictStatus::kPassed;
   progress_.Note(row + (passed ? "" : "  " + v.reason.substr(0, 200)));
   if (out_.json || out_.quiet) return;
@@ -501,6 +527,7 @@ int RunBench(BenchArgs a) {
   auto wall_start = std::chrono::steady_clock::now();
   EarlyEvaluator early = StartEarly(**ctx, a, *options);
   auto plan = PlanBench(**ctx, db, *run_id, a, *sizes, listener);
+  if (plan.ok()) listener.FitUnits(plan->units);
   BenchOutcome outcome;
   Status done = plan.ok() ? EvaluateBench(**ctx, db, *run_id, a, *plan, *options, *sizes, listener,
                                           std::move(early), outcome)

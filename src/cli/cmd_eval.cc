@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
 #include "compat/compat_scan.h"
+#include "core/interrupt_cleanup.h"
 #include "core/json_text.h"
 #include "core/paths.h"
 #include "core/trace.h"
@@ -208,6 +209,8 @@ int RunEval(const EvalArgs& a) {
   if (!backend.ok()) return ReportError(backend.status());
   options->backend = *backend;
   Trace("eval: arguments read");
+  // Ctrl-C leaves no temporary files behind (core/interrupt_cleanup.h).
+  InstallInterruptCleanup();
   auto ctx = MakeEvalContext(*backend, a.flags.device);
   if (!ctx.ok()) return ReportError(BackendFailureFor(file, *backend, ctx.status()));
   Trace("eval: backends open");

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 
 #include "lang/builtin.h"
@@ -39,6 +40,9 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
   app->add_option("--memory-limit", f.memory_limit_mb,
                   "Memory for the candidate's own allocations in MiB (default: an eighth of RAM, "
                   "at most 2048)");
+  app->add_option("--memory-cap", f.memory_cap_gb,
+                  "The most memory one evaluation plans to hold on the GPU (or the host), in GB: "
+                  "what a smaller card would have (default: what is free; HONE_MEMORY_CAP)");
   app->add_option("--call-timeout", f.call_timeout, "Longest one call may take, in seconds")
       ->capture_default_str();
   app->add_option("--timeout", f.timeout, "Longest one whole evaluation may take, in seconds")
@@ -70,11 +74,11 @@ void AddEvalFlags(CLI::App* app, EvalFlags& f) {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalFlags, no_time, time_budget, warmup, min_reps,
                                                 max_reps, target_rse, flush, threads, input_sets,
-                                                short_call_processes, memory_limit_mb, call_timeout,
-                                                timeout, seed, device, no_seccomp, no_landlock,
-                                                no_netns, profile, allow, no_lint, shape_scale,
-                                                size_policy, baselines, sanitize, no_sanitize,
-                                                metrics, no_metrics)
+                                                short_call_processes, memory_limit_mb,
+                                                memory_cap_gb, call_timeout, timeout, seed, device,
+                                                no_seccomp, no_landlock, no_netns, profile, allow,
+                                                no_lint, shape_scale, size_policy, baselines,
+                                                sanitize, no_sanitize, metrics, no_metrics)
 
 void AddSanitizeFlag(CLI::App* app, EvalFlags& f) {
   app->add_flag("--sanitize", f.sanitize,
@@ -152,6 +156,26 @@ Result<double> CheckedSeconds(const char* flag, double seconds, bool zero_ok) {
   return std::min(seconds, kWeek);
 }
 
+// --memory-cap in bytes, or HONE_MEMORY_CAP's when the flag is not given;
+// 0: none. Not a finite positive number of GB is bad input naming where it
+// came from.
+Result<int64_t> MemoryCapBytes(double flag_gb) {
+  std::string from = "--memory-cap";
+  double gb = flag_gb;
+  if (gb == 0) {
+    const char* env = std::getenv("HONE_MEMORY_CAP");
+    if (!env || !*env) return int64_t{0};
+    from = "HONE_MEMORY_CAP";
+    char* end = nullptr;
+    gb = std::strtod(env, &end);
+    if (end == env || *end != '\0')
+      return Status::Invalid(from + ": expected GB, got '" + env + "'");
+  }
+  if (!(std::isfinite(gb) && gb > 0 && gb < 1e6))
+    return Status::Invalid(from + ": must be a positive number of GB (below a million)");
+  return static_cast<int64_t>(gb * 1e9);
+}
+
 }  // namespace
 
 Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
@@ -175,6 +199,7 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
                         CheckedSeconds("--call-timeout", f.call_timeout, false));
   HONE_ASSIGN_OR_RETURN(const double timeout, CheckedSeconds("--timeout", f.timeout, false));
   if (f.memory_limit_mb < 0) return Status::Invalid("--memory-limit: must not be negative");
+  HONE_ASSIGN_OR_RETURN(o.memory_cap_bytes, MemoryCapBytes(f.memory_cap_gb));
   o.time = !f.no_time;
   o.sanitize = f.sanitize;
   o.metrics = f.metrics;

@@ -23,6 +23,9 @@ struct EvalFlags {
   int input_sets = 3;  // buffer slots timed calls rotate through (EvalOptions::input_sets)
   int short_call_processes = 4;  // EvalOptions::short_call_processes
   double memory_limit_mb = 0;
+  // The most memory an evaluation plans to hold, in GB (decimal); 0: what
+  // is free (HONE_MEMORY_CAP gives a default). EvalOptions::memory_cap_bytes.
+  double memory_cap_gb = 0;
   double call_timeout = 10;
   double timeout = 600;
   uint64_t seed = 0;

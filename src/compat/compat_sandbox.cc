@@ -6,6 +6,7 @@
 
 #include "core/fs.h"
 #include "core/hash.h"
+#include "core/interrupt_cleanup.h"
 
 namespace hone {
 namespace {
@@ -73,6 +74,7 @@ Result<std::filesystem::path> CompatScratchRoot() {
                           MakeTempDir(std::filesystem::temp_directory_path(ec), "hone-compat"));
     AllowPassThrough(dir, ec);
     if (ec) return Status::Io(dir.string() + ": " + ec.message());
+    RemoveOnInterrupt(dir);
     return dir;
   }()};
   return root.dir;

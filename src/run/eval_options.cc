@@ -89,6 +89,8 @@ std::string EvalIdentity(const std::string& backend, const EvalOptions& o,
       {"sanitize", o.sanitize},
       {"metrics", o.metrics},
   };
+  // Only when given: the identity of every uncapped evaluation stays as it was.
+  if (o.memory_cap_bytes > 0) j["memory_cap"] = o.memory_cap_bytes;
   return ContentHash({"eval-identity-v1", JsonText(j)});
 }
 

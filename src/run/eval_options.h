@@ -41,7 +41,11 @@ struct EvalOptions {
   std::chrono::milliseconds start_timeout{10000};
   std::chrono::milliseconds total_timeout{std::chrono::minutes(10)};  // the whole evaluation
   size_t memory_limit_bytes = 0;                                      // 0: DefaultMemoryLimit()
-  int threads = 0;                                                    // 0: all cores
+  // The most memory the evaluation's plan may take (run/memory_plan.h), as if
+  // the device had only this much free; 0: what is free. It bounds the plan,
+  // not the allocators of the processes.
+  int64_t memory_cap_bytes = 0;
+  int threads = 0;    // 0: all cores
   uint64_t seed = 0;  // offsets every generated input
   bool seccomp = true, landlock = true, netns = true;
   bool profile = false;  // SandboxConfig::profile

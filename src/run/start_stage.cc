@@ -11,7 +11,12 @@ using Millis = std::chrono::milliseconds;
 
 Status StartStage::PlanMemoryUse() {
   const bool device = s_.backend.traits().device_memory;
-  auto free_now = [&] { return s_.backend.FreeMemory(); };
+  // --memory-cap: planned as if no more were free (a smaller card's need).
+  const int64_t cap = s_.opt.memory_cap_bytes;
+  auto free_now = [&] {
+    const int64_t free = s_.backend.FreeMemory();
+    return cap > 0 && (free <= 0 || free > cap) ? cap : free;
+  };
   s_.demand = DemandOf(s_.task, s_.cases, device, s_.compat);
   MemoryPlan& plan = s_.plan;
   plan = PlanMemory(s_.demand, free_now(), s_.opt.input_sets);
@@ -23,9 +28,15 @@ Status StartStage::PlanMemoryUse() {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     plan = PlanMemory(s_.demand, free_now(), s_.opt.input_sets);
   }
+  const std::string capped =
+      cap > 0 ? " (capped at " + Gigabytes(cap) + " by --memory-cap or HONE_MEMORY_CAP)" : "";
   if (!plan.fits)
     return Status::Unavailable(s_.task.name + " does not fit in the " +
-                               (device ? "GPU's" : "machine's") + " memory: it " + plan.Explain());
+                               (device ? "GPU's" : "machine's") + " memory" + capped + ": it " +
+                               plan.Explain());
+  if (cap > 0)
+    s_.v.notes.push_back("memory plan: peak " + Gigabytes(plan.peak) + " of " +
+                         Gigabytes(plan.free) + capped);
   if (!plan.shrunk.empty()) {
     std::string what;
     for (const auto& w : plan.shrunk) what += (what.empty() ? "" : "; ") + w;

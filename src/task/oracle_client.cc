@@ -19,6 +19,7 @@
 
 #include "core/dtype.h"
 #include "core/fs.h"
+#include "core/interrupt_cleanup.h"
 #include "core/json_text.h"
 #include "core/paths.h"
 #include "core/subprocess.h"
@@ -208,6 +209,7 @@ Result<std::unique_ptr<OracleClient>> OracleClient::StartWith(const OracleOption
     if (log_fd < 0) return Status::Io("oracle stderr log " + tmpl + ": " + strerror(errno));
     c->stderr_path_ = tmpl;
     c->remove_stderr_ = true;
+    RemoveOnInterrupt(c->stderr_path_);
   } else {
     c->stderr_path_ = options.stderr_log;
     log_fd = open(options.stderr_log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -307,6 +309,7 @@ OracleClient::~OracleClient() {
   if (remove_stderr_) {
     std::error_code ec;
     fs::remove(stderr_path_, ec);
+    ForgetOnInterrupt(stderr_path_);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/clock.h"
 #include "core/fs.h"
+#include "core/interrupt_cleanup.h"
 #include "core/json_text.h"
 #include "core/trace.h"
 
@@ -99,6 +100,7 @@ Result<std::unique_ptr<OracleService>> OracleService::Launch(const std::string& 
   s->options_ = std::move(options);
   const char* tmp = std::getenv("TMPDIR");
   HONE_ASSIGN_OR_RETURN(s->work_dir_, MakeTempDir(tmp && *tmp ? tmp : "/tmp", "hone-oracle"));
+  RemoveOnInterrupt(s->work_dir_);
   Trace("oracle: starting");
   s->launching_ = std::async(std::launch::async, [options = s->options_, service = s.get()]() {
     auto start = Clock::now();
@@ -122,6 +124,7 @@ OracleService::~OracleService() {
   client_.reset();
   std::error_code ec;
   if (!work_dir_.empty()) std::filesystem::remove_all(work_dir_, ec);
+  ForgetOnInterrupt(work_dir_);
 }
 
 void OracleService::Abandon() {

@@ -264,6 +264,32 @@ TEST(CliTest, ABenchOfNoFolderCreatesNoStore) {
   std::filesystem::remove_all(*dir, ec);
 }
 
+// --memory-cap plans an evaluation as if no more memory were free (what a
+// smaller card would have): one that fits is said, one that does not is
+// refused naming the cap; a cap that is no number is bad input.
+TEST(CliTest, AMemoryCapBoundsThePlan) {
+  const std::string task = (SourceDir() / "tasks/examples/row_sum").string();
+  const std::string solution = task + "/solutions/fast.cpp";
+  auto fits = RunHone({"eval", task, solution, "--no-time", "--memory-cap", "1"});
+  EXPECT_EQ(fits.exit_code, 0) << fits.output;
+  EXPECT_NE(fits.output.find("capped at 1.00 GB by --memory-cap or HONE_MEMORY_CAP"),
+            std::string::npos)
+      << fits.output;
+  auto tiny = RunHone({"eval", task, solution, "--no-time", "--memory-cap", "0.00001"});
+  EXPECT_NE(tiny.output.find("does not fit in the machine's memory (capped at"), std::string::npos)
+      << tiny.output;
+  auto bad = RunHone({"eval", task, solution, "--memory-cap", "-3"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--memory-cap: must be a positive number of GB"), std::string::npos)
+      << bad.output;
+  setenv("HONE_MEMORY_CAP", "lots", 1);
+  auto env = RunHone({"eval", task, solution, "--no-time"});
+  unsetenv("HONE_MEMORY_CAP");
+  EXPECT_EQ(env.exit_code, 2) << env.output;
+  EXPECT_NE(env.output.find("HONE_MEMORY_CAP: expected GB, got 'lots'"), std::string::npos)
+      << env.output;
+}
+
 TEST(CliTest, UnknownSubcommandIsNamedAndEveryParseErrorSaysHone) {
   auto r = RunHone({"evall", Fixture()});
   EXPECT_EQ(r.exit_code, 2);

@@ -288,6 +288,14 @@ TEST_F(FlashInferFormatTest, BenchScoresADatasetAndTaskShowShowsEachWorkload) {
   auto bench = RunHone({"bench", data.string(), "--backend", "cpu", "--no-time", "--store",
                         (dir_ / "store.db").string(), "--json"});
   ASSERT_EQ(bench.exit_code, 0) << bench.output;
+  // The table's unit column is as wide as its labels: the rows of one
+  // definition's workloads can be told apart.
+  auto table = RunHone({"bench", data.string(), "--backend", "cpu", "--no-time", "--store",
+                        (dir_ / "table.db").string()});
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  for (const char* row : {"n=3 (workload 200faa71)/scaled_residual_python.py ",
+                          "n=1000 (workload 453269c2)/scaled_residual_wrong_dtype.py "})
+    EXPECT_NE(table.output.find(row), std::string::npos) << row << " in\n" << table.output;
   auto report = RunHone({"report", "last", "--store", (dir_ / "store.db").string(), "--json"});
   ASSERT_EQ(report.exit_code, 0) << report.output;
   json r = json::parse(report.output, nullptr, false);

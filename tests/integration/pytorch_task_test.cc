@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -878,6 +879,25 @@ TEST(PyTorchTaskTest, CompatCandidateNeedsAPyTorchTask) {
   EXPECT_NE(v.status().message().find("needs a PyTorch task"), std::string::npos);
 }
 
+// TMPDIR for the hone processes started while it lives (their temporary
+// files go there), restored after.
+class TmpdirWhileAlive {
+ public:
+  explicit TmpdirWhileAlive(const std::filesystem::path& dir) {
+    if (const char* old = std::getenv("TMPDIR")) saved_ = old;
+    setenv("TMPDIR", dir.c_str(), 1);
+  }
+  ~TmpdirWhileAlive() {
+    if (saved_)
+      setenv("TMPDIR", saved_->c_str(), 1);
+    else
+      unsetenv("TMPDIR");
+  }
+
+ private:
+  std::optional<std::string> saved_;
+};
+
 TEST(PyTorchTaskTest, PromptShowsThePyTorchSourceAndTheContract) {
   SKIP_WITHOUT_ORACLE();
   auto prompts = PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include");
@@ -939,17 +959,12 @@ TEST(PyTorchTaskTest, CommandLineShowsTheContractAndEvaluates) {
   // hone leaves none of its scratch folders in TMPDIR behind.
   auto tmp = MakeTempDir(std::filesystem::temp_directory_path(), "hone-test-tmpdir");
   ASSERT_TRUE(tmp.ok());
-  const char* old_tmpdir = std::getenv("TMPDIR");
-  std::string saved = old_tmpdir ? old_tmpdir : "";
-  setenv("TMPDIR", tmp->c_str(), 1);
-  CommandResult compat =
-      RunHone({"eval", "--no-time", "--json", "--backend", "cpu",
-               (PyTorchDir() / "elementwise_relu_scale.py").string(),
-               (SourceDir() / "tests/adversarial/compat/load_inline_cpp.py").string()});
-  if (old_tmpdir)
-    setenv("TMPDIR", saved.c_str(), 1);
-  else
-    unsetenv("TMPDIR");
+  CommandResult compat = [&] {
+    TmpdirWhileAlive in(*tmp);
+    return RunHone({"eval", "--no-time", "--json", "--backend", "cpu",
+                    (PyTorchDir() / "elementwise_relu_scale.py").string(),
+                    (SourceDir() / "tests/adversarial/compat/load_inline_cpp.py").string()});
+  }();
   ASSERT_EQ(compat.exit_code, 0) << compat.output;
   EXPECT_NE(compat.output.find("\"warm\": true"), std::string::npos) << compat.output;
   for (const auto& e : std::filesystem::directory_iterator(*tmp))
@@ -959,6 +974,44 @@ TEST(PyTorchTaskTest, CommandLineShowsTheContractAndEvaluates) {
                                (PyTorchDir() / "candidates/softmax/right.cpp").string()});
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("--shape-scale"), std::string::npos) << bad.output;
+}
+
+// Ctrl-C (SIGINT to the process group, as a terminal sends it) while a
+// ModelNew is evaluated: hone ends as the signal would (130 in a shell)
+// and leaves none of its temporary files in TMPDIR.
+TEST(PyTorchTaskTest, CtrlCLeavesNoTemporaryFilesBehind) {
+  if (!testing::HaveTorch()) GTEST_SKIP() << "no python3 with torch here";
+  auto tmp = MakeTempDir(std::filesystem::temp_directory_path(), "hone-test-interrupt");
+  ASSERT_TRUE(tmp.ok());
+  pid_t pid = [&] {
+    TmpdirWhileAlive in(*tmp);
+    return testing::SpawnHone(
+        {"eval", "--backend", "cpu", "--time-budget", "30",
+         (PyTorchDir() / "elementwise_relu_scale.py").string(),
+         (SourceDir() / "tests/adversarial/compat/load_inline_cpp.py").string()});
+  }();
+  // Interrupted once its oracle has made its folder (the evaluation is under
+  // way), or after a minute.
+  auto holds_oracle = [&] {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(*tmp, ec))
+      if (e.path().filename().string().rfind("hone-oracle", 0) == 0) return true;
+    return false;
+  };
+  for (int i = 0; i < 600 && !holds_oracle(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(holds_oracle()) << "the evaluation never started its oracle";
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(-pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)
+      << "ended " << (WIFEXITED(status) ? "with exit " + std::to_string(WEXITSTATUS(status)) : "");
+  // Its children (the oracle, sandboxes) end with it; give them a moment.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  for (const auto& e : std::filesystem::directory_iterator(*tmp))
+    EXPECT_NE(e.path().filename().string().rfind("hone-", 0), 0u) << e.path() << " left behind";
+  std::filesystem::remove_all(*tmp);
 }
 
 }  // namespace pytorch_task_test

@@ -1,0 +1,29 @@
+// Temporary files and folders a process removes when it ends normally (by
+// their owners' destructors) and, once InstallInterruptCleanup has run, also
+// when Ctrl-C (SIGINT) or SIGTERM ends it: a Ctrl-C'd `hone eval` otherwise
+// left /tmp/hone-oracle-*, /tmp/hone-compat-* and an oracle log behind.
+//
+// The signal handler only writes the signal's number to a pipe
+// (async-signal-safe); a thread of its own reads it, removes what is
+// registered, and ends the process as the signal would have (the default
+// action, re-raised: exit status 130 for Ctrl-C in a shell). Nothing
+// stored is lost: what hone stores is committed as it happens.
+//
+// Thread-safe. For commands that have no interrupt handling of their own.
+#pragma once
+
+#include <filesystem>
+
+namespace hone {
+
+// Installs the handlers for SIGINT and SIGTERM and starts the thread;
+// calling it again does nothing.
+void InstallInterruptCleanup();
+
+// Registers `path` (a file or a folder, removed recursively) to be removed
+// if an interrupt ends the process; ForgetOnInterrupt once its owner has
+// removed it. Cheap, and harmless when InstallInterruptCleanup never runs.
+void RemoveOnInterrupt(const std::filesystem::path& path);
+void ForgetOnInterrupt(const std::filesystem::path& path);
+
+}  // namespace hone
