@@ -175,6 +175,8 @@ fs::path TorchPch::Want(Header h, std::string* note) {
   fs::create_directories(dir_, ec);
   if (!FileLock(dir_ / (h.hash + ".lock"), std::chrono::milliseconds(0)).held()) {
     *note = "no precompiled header: another process is building it (this compile goes without it)";
+    std::lock_guard<std::mutex> lock(mu_);
+    started_.push_back(h.hash);  // WaitForBackgroundBuilds waits for that build too
     return {};
   }
   *note =

@@ -70,8 +70,9 @@ class TorchPch {
   // building it already). Called once the work that must not wait for them
   // is done (an evaluation's verdict), so they do not slow its own compile.
   void StartWantedBuilds();
-  // Waits, up to `limit`, for the headers this object started building in
-  // the background (`hone prepare` builds what later candidates use).
+  // Waits, up to `limit`, for the headers this object's compiles went
+  // without: those it started building in the background and those another
+  // process was building (`hone prepare` builds what later candidates use).
   void WaitForBackgroundBuilds(std::chrono::seconds limit);
 
  private:
@@ -106,7 +107,7 @@ class TorchPch {
   std::map<std::string, bool> is_gcc_;
   std::map<std::string, std::shared_ptr<std::mutex>> building_;
   std::vector<Header> wanted_;        // compiles went without them
-  std::vector<std::string> started_;  // hashes built in the background by this object
+  std::vector<std::string> started_;  // hashes being built in the background, to wait for
 };
 
 }  // namespace hone

@@ -179,8 +179,15 @@ int PrintParts(const EvalArgs& a, const TaskFormat& format, const FormatCandidat
       ++failed;
       continue;
     }
+    // The file the user gave, not the one hone generated from it (said in a
+    // note): the user's file is what they will open.
+    Verdict shown = *v.verdict;
+    if (!a.candidate.empty() && shown.candidate != a.candidate) {
+      shown.notes.push_back("evaluated as " + shown.candidate + ", the file hone wrote for it");
+      shown.candidate = a.candidate;
+    }
     std::cout << "status: " << PartStatus(format, *v.verdict) << "\n"
-              << FormatVerdict(*v.verdict, color) << "\n";
+              << FormatVerdict(shown, color) << "\n";
   }
   std::cout << fmt::format("{} {}: ", a.task,
                            candidate.name.empty() ? a.candidate : candidate.name);

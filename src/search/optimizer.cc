@@ -197,6 +197,7 @@ void Loop::Issue() {
         continue;
       }
     }
+    if (journal_) journal_->ReserveSeq(p);
     ChatRequest request = options_.sampling;
     request.cancel = &cancel_;
     request.system = p.system;

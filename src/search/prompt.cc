@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 
 #include "core/fs.h"
 #include "core/hash.h"
@@ -495,6 +496,26 @@ std::string PromptBuilder::IdeaTurn(const Task& task, const Language& language,
   return Render("idea", values);
 }
 
+// `text` with the candidate's file name (its number in the run, say
+// 000001.cpp) written as the name the prompts give it, your_file.cpp: the
+// name tells the model nothing, and a resumed run, whose replay may hand two
+// identical proposals each other's stored attempts, must quote what the
+// first run quoted, word for word.
+std::string WithTheFileAsYourFile(std::string text, const Verdict& v) {
+  const std::filesystem::path file = std::filesystem::path(v.candidate).filename();
+  if (file.empty() || !file.has_extension()) return text;
+  const std::string name = file.string(), ext = file.extension().string();
+  const std::string stable = "your_file" + ext;
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at)) {
+    text.replace(at, name.size(), stable);
+    at += stable.size();
+  }
+  // Any other attempt's file too (six digits, the same extension): a build
+  // log cached by an older hone names the attempt that first had its bytes.
+  const std::regex other("\\b[0-9]{6}" + std::regex_replace(ext, std::regex("\\."), "\\.") + "\\b");
+  return std::regex_replace(text, other, stable);
+}
+
 std::string FeedbackSummary(const Verdict& v) {
   std::string out = fmt::format("status: {}\n", StatusName(v.status));
   if (v.status == VerdictStatus::kPassed)
@@ -504,7 +525,7 @@ std::string FeedbackSummary(const Verdict& v) {
   else
     out += FailureText(v);
   out += ResourcesText(v) + NotesText(v);
-  return TrimRight(out);
+  return WithTheFileAsYourFile(TrimRight(out), v);
 }
 
 }  // namespace hone

@@ -144,7 +144,9 @@ class PromptBuilder {
   std::filesystem::path dir_;
 };
 
-// The verdict as feedback text (also used by the run summary).
+// The verdict as feedback text for a prompt. The candidate's file is named
+// your_file.EXT, as the prompts name it, whatever it was called in the run
+// (a prompt must not depend on which attempt number a reply got).
 std::string FeedbackSummary(const Verdict& v);
 
 }  // namespace hone

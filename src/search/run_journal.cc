@@ -1,5 +1,6 @@
 #include "search/run_journal.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
@@ -45,6 +46,10 @@ Result<RunJournal> RunJournal::Open(Store& store, int64_t run_id, std::string ta
   j.language_ = std::move(language);
   j.options_hash_ = std::move(options_hash);
   HONE_ASSIGN_OR_RETURN(auto attempts, store.Attempts(run_id));
+  // By sequence number, the order the run proposed them in (ReserveSeq):
+  // proposals with the same prompt take their stored attempts in that order.
+  std::stable_sort(attempts.begin(), attempts.end(),
+                   [](const CandidateRow& a, const CandidateRow& b) { return a.seq < b.seq; });
   HONE_ASSIGN_OR_RETURN(auto calls, store.LlmCalls(run_id));
   std::map<int64_t, LlmCallRow> call_of;
   for (auto& c : calls)

@@ -47,6 +47,12 @@ class RunJournal {
   // The stored reply for `p` when the run has one still unused; the
   // proposal keeps its new id, the journal remembers its stored seq.
   std::optional<ChatReply> TakeStoredReply(const Proposal& p);
+  // Gives a proposal that is asked of the model its sequence number now, in
+  // the order proposals are made: two proposals with the same prompt are
+  // then stored in the order a resumed run, which proposes in the same
+  // order, hands their replies back (TakeStoredReply, oldest first), not in
+  // the order their replies happened to arrive.
+  void ReserveSeq(const Proposal& p) { SeqOf(p.id); }
   // Stores the attempt (its prompt, reply, extracted code and the LLM call);
   // a replayed one is already there and is left alone.
   Status RecordReply(const AttemptResult& r);

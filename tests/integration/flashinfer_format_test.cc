@@ -205,6 +205,20 @@ TEST_F(FlashInferFormatTest, SolExecBenchCustomInputsAndPythonExpressions) {
             (V{"INCORRECT_NUMERICAL"}));
 }
 
+// The summary names the solution file given, and the file hone generated
+// from it only in a note.
+TEST_F(FlashInferFormatTest, TheSummaryNamesTheSolutionGiven) {
+  if (!HaveTorch()) GTEST_SKIP() << "no python3 with torch here: the oracle cannot run";
+  const fs::path sol = Sol("elementwise/scaled_residual_python.json");
+  auto r = RunHone({"eval", Def("elementwise/scaled_residual.json").string(), sol.string(),
+                    "--backend", "cpu", "--no-time", "--workloads",
+                    OneWorkload("elementwise/scaled_residual.jsonl", 1)});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("passed  scaled_residual <- " + sol.string()), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("the file hone wrote for it"), std::string::npos) << r.output;
+}
+
 TEST_F(FlashInferFormatTest, MalformedFilesExitTwoNamingTheFileAndField) {
   auto def = *ReadFile(Def("rmsnorm/rmsnorm_h64.json"));
   auto write = [&](const std::string& name, std::string text, const std::string& from,

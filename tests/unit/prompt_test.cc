@@ -183,6 +183,29 @@ TEST_F(PromptTest, FeedbackForACompileErrorShowsTheLog) {
   EXPECT_TRUE(Contains(FeedbackSummary(v), "error: expected ';'"));
 }
 
+// The candidate's file is "your_file.cpp" in feedback, whatever its number
+// in the run: a resumed run may replay two identical proposals the other way
+// round, and its next prompts must read as the first run's did.
+TEST_F(PromptTest, FeedbackNamesTheCandidateYourFileWhateverItsNumber) {
+  Verdict v = WithStatus(VerdictStatus::kCompileError, "the candidate does not compile");
+  v.candidate = "/runs/r/candidates/000001.cpp";
+  v.build.log =
+      "000001.cpp: In function 'int hone_forward(const hone_args*)':\n"
+      "000001.cpp:2:55: error: invalid use of 'this' in non-member function\n";
+  std::string s = FeedbackSummary(v);
+  EXPECT_TRUE(Contains(s, "your_file.cpp:2:55: error: invalid use of 'this'")) << s;
+  EXPECT_FALSE(Contains(s, "000001")) << s;
+  Verdict w = v;
+  w.candidate = "/runs/r/candidates/000000.cpp";
+  w.build.log = v.build.log;
+  for (size_t at; (at = w.build.log.find("000001")) != std::string::npos;)
+    w.build.log.replace(at, 6, "000000");
+  EXPECT_EQ(FeedbackSummary(w), s) << "the same feedback for either number";
+  // A log cached by an older hone names the attempt that first had the bytes.
+  w.candidate = "/runs/r/candidates/000007.cpp";
+  EXPECT_EQ(FeedbackSummary(w), s) << "another attempt's file name is written the same way";
+}
+
 TEST_F(PromptTest, FeedbackCapsALongLog) {
   Verdict v = WithStatus(VerdictStatus::kCompileError, "does not compile");
   for (int i = 0; i < 500; ++i) v.build.log += "cand.cpp:1:1: error: something is wrong here\n";
