@@ -66,9 +66,7 @@ namespace {
 constexpr const char* kSourcePlaceholder = "<source>";
 
 BuildResult NamedAfter(BuildResult r, const std::string& display) {
-  for (size_t at = r.log.find(kSourcePlaceholder); at != std::string::npos;
-       at = r.log.find(kSourcePlaceholder, at + display.size()))
-    r.log.replace(at, std::char_traits<char>::length(kSourcePlaceholder), display);
+  ReplaceAll(r.log, kSourcePlaceholder, display);
   return r;
 }
 

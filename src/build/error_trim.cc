@@ -6,15 +6,15 @@
 namespace hone {
 namespace {
 
+bool Contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
+
+}  // namespace
+
 void ReplaceAll(std::string& s, const std::string& from, const std::string& to) {
   if (from.empty()) return;
   for (size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size()))
     s.replace(pos, from.size(), to);
 }
-
-bool Contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
-
-}  // namespace
 
 std::string TrimCompilerOutput(const std::string& output, const std::string& source_path,
                                const std::string& display_name, size_t max_errors,

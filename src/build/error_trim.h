@@ -18,4 +18,11 @@ std::string TrimCompilerOutput(const std::string& output, const std::string& sou
 // non-empty line when none is recognised; "" for empty output.
 std::string FirstCompilerError(const std::string& output, size_t max_chars = 240);
 
+// Every occurrence of `from` in `s` made `to`, left to right, never
+// re-reading what was put in (a `to` that contains `from` is fine); an
+// empty `from` changes nothing. How a compiler's output names its file is
+// rewritten: a build's private path, a cached log's placeholder, a run's
+// attempt number.
+void ReplaceAll(std::string& s, const std::string& from, const std::string& to);
+
 }  // namespace hone

@@ -162,7 +162,7 @@ fs::path TorchPch::Ensure(const std::string& compiler, const std::vector<std::st
     return {};
   }
   Evict();
-  return BuildHeader(hash, compiler, flags, header, note);
+  return BuildHeader({hash, compiler, flags, header}, note);
 }
 
 fs::path TorchPch::Want(Header h, std::string* note) {
@@ -195,60 +195,36 @@ void TorchPch::StartWantedBuilds() {
     std::lock_guard<std::mutex> lock(mu_);
     wanted.swap(wanted_);
   }
-  for (const Header& h : wanted) {
-    std::string note;
-    StartInBackground(h, &note);
-  }
+  for (const Header& h : wanted) StartInBackground(h);
 }
 
-void TorchPch::StartInBackground(const Header& h, std::string* note) {
+void TorchPch::StartInBackground(const Header& h) {
   const fs::path done = dir_ / h.hash, failed = dir_ / (h.hash + ".failed");
   std::error_code ec;
   fs::create_directories(dir_, ec);
   // Taken without waiting: held, another process is building the header.
   FileLock others(dir_ / (h.hash + ".lock"), std::chrono::milliseconds(0));
-  if (!others.held()) {
-    *note = "another process is building it";
+  if (!others.held() || fs::is_regular_file(done / "torch" / "extension.h.gch", ec) ||
+      fs::exists(failed, ec))
     return;
-  }
-  if (fs::is_regular_file(done / "torch" / "extension.h.gch", ec)) {
-    *note = "it is there";
-    return;
-  }
-  if (fs::exists(failed, ec)) {
-    *note = "it failed to build before";
-    return;
-  }
   Evict();
   auto tmp = MakeTempDir(dir_, "tmp");
-  if (!tmp.ok()) {
-    *note = tmp.status().message();
-    return;
+  if (!tmp.ok()) return;
+  Result<pid_t> started = Status::Internal("not started");
+  if (auto compile = HeaderCompile(h, *tmp); compile.ok()) {
+    std::vector<std::string> argv = {
+        "/bin/sh",     "-c",          kBackgroundBuild, "hone-pch",
+        done.string(), tmp->string(), failed.string(),  std::to_string(timeout_.count())};
+    argv.insert(argv.end(), compile->begin(), compile->end());
+    // The detached process takes the lock with it: held until its build ends.
+    started = SpawnDetached(argv, others.descriptor());
   }
-  fs::path copy = *tmp / "torch" / "extension.h";
-  auto text = ReadFile(h.header);
-  Status written = text.ok() ? WriteFileAtomic(copy, *text) : text.status();
-  if (!written.ok()) {
-    fs::remove_all(*tmp, ec);
-    *note = written.message();
-    return;
-  }
-  std::vector<std::string> argv = {
-      "/bin/sh",     "-c",          kBackgroundBuild, "hone-pch",
-      done.string(), tmp->string(), failed.string(),  std::to_string(timeout_.count()),
-      h.compiler};
-  argv.insert(argv.end(), h.flags.begin(), h.flags.end());
-  argv.insert(argv.end(), {"-x", "c++-header", copy.string(), "-o", copy.string() + ".gch"});
-  // The detached process takes the lock with it: held until its build ends.
-  auto started = SpawnDetached(argv, others.descriptor());
   if (!started.ok()) {
     fs::remove_all(*tmp, ec);
-    *note = started.status().message();
     return;
   }
   std::lock_guard<std::mutex> lock(mu_);
   started_.push_back(h.hash);
-  *note = "being built by process " + std::to_string(*started);
 }
 
 void TorchPch::WaitForBackgroundBuilds(std::chrono::seconds limit) {
@@ -267,19 +243,18 @@ void TorchPch::WaitForBackgroundBuilds(std::chrono::seconds limit) {
 
 void TorchPch::Evict() {
   std::vector<std::pair<fs::file_time_type, fs::path>> headers;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir_, ec)) {
-    std::string name = e.path().filename().string();
-    if (name.size() == 32 && e.is_directory(ec))
-      headers.emplace_back(fs::last_write_time(e.path(), ec), e.path());
-  }
   // A private folder older than any build may run was left by a build that
   // was killed (a detached one cleans up after itself otherwise).
   const auto stale = fs::file_time_type::clock::now() - timeout_ - std::chrono::minutes(1);
+  std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir_, ec)) {
+    std::string name = e.path().filename().string();
+    if (!e.is_directory(ec)) continue;
     std::error_code time_ec;
-    if (e.path().filename().string().rfind("tmp", 0) == 0 && e.is_directory(ec) &&
-        fs::last_write_time(e.path(), time_ec) < stale && !time_ec)
+    const auto written = fs::last_write_time(e.path(), time_ec);
+    if (name.size() == 32)
+      headers.emplace_back(written, e.path());
+    else if (name.rfind("tmp", 0) == 0 && !time_ec && written < stale)
       fs::remove_all(e.path(), ec);
   }
   if (headers.size() < keep_) return;
@@ -287,10 +262,18 @@ void TorchPch::Evict() {
   for (size_t i = 0; i + keep_ <= headers.size(); ++i) fs::remove_all(headers[i].second, ec);
 }
 
-fs::path TorchPch::BuildHeader(const std::string& hash, const std::string& compiler,
-                               const std::vector<std::string>& flags, const fs::path& header,
-                               std::string* note) {
-  fs::path done = dir_ / hash;
+Result<std::vector<std::string>> TorchPch::HeaderCompile(const Header& h, const fs::path& tmp) {
+  const fs::path copy = tmp / "torch" / "extension.h";
+  HONE_ASSIGN_OR_RETURN(std::string text, ReadFile(h.header));
+  HONE_RETURN_IF_ERROR(WriteFileAtomic(copy, text));
+  std::vector<std::string> argv = {h.compiler};
+  argv.insert(argv.end(), h.flags.begin(), h.flags.end());
+  argv.insert(argv.end(), {"-x", "c++-header", copy.string(), "-o", copy.string() + ".gch"});
+  return argv;
+}
+
+fs::path TorchPch::BuildHeader(const Header& h, std::string* note) {
+  fs::path done = dir_ / h.hash;
   auto tmp = MakeTempDir(dir_, "tmp");
   if (!tmp.ok()) {
     *note = "no precompiled header: " + tmp.status().message();
@@ -300,24 +283,21 @@ fs::path TorchPch::BuildHeader(const std::string& hash, const std::string& compi
     std::error_code ec;
     fs::remove_all(*tmp, ec);
   };
-  fs::path copy = *tmp / "torch" / "extension.h";
-  if (Status s = WriteFileAtomic(copy, ReadFile(header).value()); !s.ok()) {
+  auto argv = HeaderCompile(h, *tmp);
+  if (!argv.ok()) {
     cleanup();
-    *note = "no precompiled header: " + s.message();
+    *note = "no precompiled header: " + argv.status().message();
     return {};
   }
-  std::vector<std::string> argv = {compiler};
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.insert(argv.end(), {"-x", "c++-header", copy.string(), "-o", copy.string() + ".gch"});
   CommandOptions o;
   o.timeout = timeout_;
-  auto run = RunCommand(argv, o);
+  auto run = RunCommand(*argv, o);
   if (!run.ok() || !run->succeeded()) {
     std::string why = run.ok() ? run->output : run.status().message();
     cleanup();
     // Remembered, so that every later build does not pay for a failing try.
-    (void)WriteFileAtomic(dir_ / (hash + ".failed"), QuoteCommand(argv) + "\n" + why);
-    *note = "no precompiled header: building it failed (" + QuoteCommand(argv) + ")";
+    (void)WriteFileAtomic(dir_ / (h.hash + ".failed"), QuoteCommand(*argv) + "\n" + why);
+    *note = "no precompiled header: building it failed (" + QuoteCommand(*argv) + ")";
     return {};
   }
   std::error_code ec;

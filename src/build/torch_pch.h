@@ -44,6 +44,8 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
+
 namespace hone {
 
 class TorchPch {
@@ -90,13 +92,16 @@ class TorchPch {
   // without it).
   std::filesystem::path Want(Header h, std::string* note);
   // Starts the header's build in a detached process unless one is under
-  // way, it is there, or it failed before; `note` says which.
-  void StartInBackground(const Header& h, std::string* note);
-  std::filesystem::path BuildHeader(const std::string& hash, const std::string& compiler,
-                                    const std::vector<std::string>& flags,
-                                    const std::filesystem::path& header, std::string* note);
+  // way, it is there, or it failed before.
+  void StartInBackground(const Header& h);
+  // torch's extension.h copied into the private folder `tmp`, and the
+  // compile that precompiles the copy there (the .gch beside it).
+  static Result<std::vector<std::string>> HeaderCompile(const Header& h,
+                                                        const std::filesystem::path& tmp);
+  std::filesystem::path BuildHeader(const Header& h, std::string* note);
   std::shared_ptr<std::mutex> LockFor(const std::string& hash);
-  // Removes the least recently used headers until fewer than keep_ remain.
+  // Removes the least recently used headers until fewer than keep_ remain,
+  // and the private folders of builds that were killed.
   void Evict();
 
   std::filesystem::path dir_;

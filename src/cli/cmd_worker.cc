@@ -102,7 +102,7 @@ RedisQueueOptions QueueOptions(const WorkerArgs& a) {
 }
 
 // Redis may come up after its workers (a Slurm allocation): wait for it
-// (cli/redis_wait.h). A stop signal while waiting is Status::Cancelled.
+// (cli/redis_wait.h). A stop signal while waiting is Status::Unavailable.
 Result<std::unique_ptr<RedisJobQueue>> OpenQueue(const RedisClientOptions& redis,
                                                  const WorkerArgs& a) {
   std::unique_ptr<RedisJobQueue> queue;

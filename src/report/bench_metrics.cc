@@ -214,7 +214,7 @@ std::string SuiteMetricsTable(const SuiteMetrics& m, const std::string& baseline
                                      return std::to_string(b.not_decided);
                                    }});
   // torch.compile rows only where some task had a torch.compile time.
-  bool compile = !m.all.fast_p.empty() && m.all.fast_p[0].compile.has_value();
+  bool compile = m.all.HasCompileTimes();
   for (size_t i = 0; i < std::size(kFastPThresholds); ++i) {
     rows.push_back({fmt::format("fast_{} {}", kFastPThresholds[i], baseline),
                     speed([&, i](const BenchMetrics& b) { return pct(b.fast_p[i].eager); })});

@@ -72,6 +72,10 @@ struct BenchMetrics {
   // speed metrics (fast_p, the geomeans, SOL %) are then unknown, shown as
   // "not timed" and null in JSON rather than as 0% and 1x.
   bool timed = true;
+
+  // Whether some result had a torch.compile time (a PyTorch task on a torch
+  // that compiles): only then do tables show compile rows and columns.
+  bool HasCompileTimes() const { return !fast_p.empty() && fast_p.front().compile.has_value(); }
 };
 
 struct SuiteMetrics {

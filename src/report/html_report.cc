@@ -68,7 +68,7 @@ json FastPData(const RunSummary& s, const BenchMetrics& m) {
     if (t.speedup) eager.push_back(*t.speedup);
     if (t.speedup_compile) compile.push_back(*t.speedup_compile);
   }
-  bool with_compile = !m.fast_p.empty() && m.fast_p.front().compile.has_value();
+  bool with_compile = m.HasCompileTimes();
   std::vector<double> all = eager;
   if (with_compile) all.insert(all.end(), compile.begin(), compile.end());
   json p = json::array(), e = json::array(), c = json::array();
@@ -573,12 +573,6 @@ std::string OutcomeSpan(const std::string& outcome) {
   return fmt::format("<span class=\"{}\">{}</span>", cls, HtmlEscape(outcome));
 }
 
-// Whether some result had a torch.compile time: only then are there
-// compile columns (native tasks have none).
-bool HasCompile(const SuiteMetrics& m) {
-  return !m.all.fast_p.empty() && m.all.fast_p.front().compile.has_value();
-}
-
 // "fast_1 (eager / compile)", or "fast_1 (reference)" without compile times.
 std::string AgainstLabel(const std::string& what, const std::string& baseline, bool compile) {
   return what + " (" + baseline + (compile ? " / compile)" : ")");
@@ -591,7 +585,7 @@ std::string CompileCell(bool compile, std::optional<double> speedup) {
 }
 
 std::string MetricsHtml(const SuiteMetrics& m, const std::string& baseline) {
-  const bool compile = HasCompile(m);
+  const bool compile = m.all.HasCompileTimes();
   std::vector<std::pair<std::string, const BenchMetrics*>> cols = {{"all", &m.all}};
   for (const auto& [name, bm] : m.by_category) cols.push_back({name, &bm});
   using Cell = std::function<std::string(const BenchMetrics&)>;
@@ -643,7 +637,7 @@ std::string MetricsHtml(const SuiteMetrics& m, const std::string& baseline) {
 }
 
 std::string TaskTableHtml(const RunData& run, const RunSummary& s) {
-  const bool compile = HasCompile(run.metrics);
+  const bool compile = run.metrics.all.HasCompileTimes();
   std::string out = std::string(
                         "<table><tr><th>task</th><th>category</th><th class=\"n\">attempts</th>"
                         "<th class=\"n\">passed</th><th class=\"n\">speedup</th>") +
@@ -748,7 +742,7 @@ std::string KernelHtml(const AttemptView& a, bool compile) {
 }
 
 std::string AttemptsHtml(const RunData& run, const std::string& task_hash) {
-  const bool compile = HasCompile(run.metrics);
+  const bool compile = run.metrics.all.HasCompileTimes();
   std::string out =
       "<details><summary>every attempt</summary><table><tr><th class=\"n\">seq</th>"
       "<th>kind</th><th>label</th><th>outcome</th><th>reason</th><th class=\"n\">speedup</th>" +
@@ -825,14 +819,14 @@ std::string ArmsHtml(const std::vector<ArmSummary>& arms) {
 
 std::string TaskSectionHtml(const RunData& run, const RunSummary& s, size_t i) {
   const TaskSummary& t = s.tasks[i];
+  const bool compile = run.metrics.all.HasCompileTimes();
   std::string out = fmt::format(
       "<h3 id=\"task-{}\">{}</h3>\n<p class=\"meta\">category {} &middot; {} attempts, {} "
       "passed &middot; best {}{}</p>\n",
       i, HtmlEscape(t.name), HtmlEscape(t.category.empty() ? "-" : t.category), t.attempts,
       t.passed, FormatSpeedup(t.speedup),
-      HasCompile(run.metrics) ? " (vs compile " + FormatSpeedup(t.speedup_compile) + ")" : "");
-  out += t.best ? KernelHtml(run.attempts[*t.best], HasCompile(run.metrics))
-                : "<p>No correct kernel.</p>\n";
+      compile ? " (vs compile " + FormatSpeedup(t.speedup_compile) + ")" : "");
+  out += t.best ? KernelHtml(run.attempts[*t.best], compile) : "<p>No correct kernel.</p>\n";
   if (IdeaTree tree = BuildIdeaTree(run, t.task_hash); !tree.empty())
     out += IdeaTreeHtml(run, tree);
   if (t.attempts > 0) out += AttemptsHtml(run, t.task_hash);

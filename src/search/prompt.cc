@@ -6,6 +6,7 @@
 #include <cctype>
 #include <regex>
 
+#include "build/error_trim.h"
 #include "core/fs.h"
 #include "core/hash.h"
 #include "measure/profile_judge.h"
@@ -504,12 +505,8 @@ std::string PromptBuilder::IdeaTurn(const Task& task, const Language& language,
 std::string WithTheFileAsYourFile(std::string text, const Verdict& v) {
   const std::filesystem::path file = std::filesystem::path(v.candidate).filename();
   if (file.empty() || !file.has_extension()) return text;
-  const std::string name = file.string(), ext = file.extension().string();
-  const std::string stable = "your_file" + ext;
-  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at)) {
-    text.replace(at, name.size(), stable);
-    at += stable.size();
-  }
+  const std::string ext = file.extension().string(), stable = "your_file" + ext;
+  ReplaceAll(text, file.string(), stable);
   // Any other attempt's file too (six digits, the same extension): a build
   // log cached by an older hone names the attempt that first had its bytes.
   const std::regex other("\\b[0-9]{6}" + std::regex_replace(ext, std::regex("\\."), "\\.") + "\\b");
