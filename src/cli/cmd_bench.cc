@@ -479,15 +479,8 @@ int Finish(Store& db, int64_t run_id, const BenchArgs& a, const BenchPlan& plan,
     std::cout << "\n" << table;
     // The figures are over the tasks that loaded: a malformed one (named
     // above) would otherwise vanish from "tasks solved".
-    if (plan.malformed > 0) {
-      const BenchMetrics& m = data->metrics.all;
-      int listed = m.tasks + plan.malformed;
-      std::cout << fmt::format(
-          "note: {} malformed task{} not in these figures: {} of the {} tasks listed solved "
-          "({:.0f}%)\n",
-          plan.malformed, plan.malformed == 1 ? " is" : "s are", m.tasks_correct, listed,
-          listed ? 100.0 * m.tasks_correct / listed : 0.0);
-    }
+    if (std::string note = MalformedTasksNote(plan.malformed, data->metrics.all); !note.empty())
+      std::cout << note << "\n";
     if (!a.out.quiet)
       std::cout << fmt::format(
           "run {}: {} units, {} evaluated now, wall {:.1f} s ({:.0f} evaluations/hour, parallel "

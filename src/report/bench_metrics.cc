@@ -190,6 +190,16 @@ json SuiteMetricsToJson(const SuiteMetrics& m) {
   return j;
 }
 
+std::string MalformedTasksNote(int malformed, const BenchMetrics& all) {
+  if (malformed <= 0) return "";
+  const int listed = all.tasks + malformed;
+  return fmt::format(
+      "note: {} malformed task{} not in these figures: {} of the {} tasks listed solved "
+      "({:.0f}%)",
+      malformed, malformed == 1 ? " is" : "s are", all.tasks_correct, listed,
+      listed ? 100.0 * all.tasks_correct / listed : 0.0);
+}
+
 std::string SuiteMetricsTable(const SuiteMetrics& m, const std::string& baseline) {
   std::vector<std::pair<std::string, const BenchMetrics*>> cols = {{"all", &m.all}};
   for (const auto& [name, bm] : m.by_category) cols.push_back({name, &bm});

@@ -101,4 +101,10 @@ nlohmann::json SuiteMetricsToJson(const SuiteMetrics& m);
 // ("eager", "reference": report/run_summary_text.h's BaselineWord).
 std::string SuiteMetricsTable(const SuiteMetrics& m, const std::string& baseline = "eager");
 
+// The figures are over the tasks that loaded: where `malformed` tasks of
+// the suite did not (a bench names them as it plans), a line that puts them
+// back into "tasks solved" ("note: 1 malformed task is not in these figures:
+// 2 of the 3 tasks listed solved (67%)"); empty when there are none.
+std::string MalformedTasksNote(int malformed, const BenchMetrics& all);
+
 }  // namespace hone

@@ -844,6 +844,8 @@ std::string BodyHtml(const RunData& run, const RunSummary& s, const json& data,
                      const std::string& generated) {
   std::string out = HeaderHtml(run, s, generated);
   out += "<h2>Metrics</h2>\n" + MetricsHtml(run.metrics, BaselineWord(run));
+  if (std::string note = MalformedTasksNote(MalformedTasksOf(run), run.metrics.all); !note.empty())
+    out += "<p class=\"banner running\">" + HtmlEscape(note) + "</p>\n";
   if (s.optimize) out += SpendHtml(s.spend);
   if (auto arms = SummarizeArms(run); !arms.empty()) out += ArmsHtml(arms);
   out += "<h2>Plots</h2>\n" + PlotsHtml(data, s);

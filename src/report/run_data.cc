@@ -5,6 +5,7 @@
 #include <ctime>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "store/candidate_kind.h"
 #include "verify/verdict.h"
@@ -137,6 +138,13 @@ std::string BaselineWord(const RunData& run) {
   }
   if (eager && reference) return "baseline";
   return reference ? "reference" : "eager";
+}
+
+int MalformedTasksOf(const RunData& run) {
+  const auto summary = nlohmann::json::parse(run.run.summary, nullptr, false);
+  if (!summary.is_object()) return 0;
+  const auto it = summary.find("malformed_tasks");
+  return it != summary.end() && it->is_number_integer() ? it->get<int>() : 0;
 }
 
 }  // namespace hone

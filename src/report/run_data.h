@@ -60,4 +60,8 @@ std::vector<TaskOutcome> OutcomesOf(const RunData& run);
 // run), read from the run's task paths.
 std::string BaselineWord(const RunData& run);
 
+// The tasks of a bench's suite that did not load (its stored summary's
+// "malformed_tasks"); 0 for any other run, or a summary not written yet.
+int MalformedTasksOf(const RunData& run);
+
 }  // namespace hone

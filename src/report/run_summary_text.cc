@@ -232,6 +232,8 @@ std::string RunSummaryText(const RunData& run, const RunSummary& s) {
   if (!s.model.empty()) out += "model: " + s.model + "\n";
   out += OutcomeLine(s);
   out += "\n" + SuiteMetricsTable(run.metrics, BaselineWord(run));
+  if (std::string note = MalformedTasksNote(MalformedTasksOf(run), run.metrics.all); !note.empty())
+    out += note + "\n";
   out += "\nbest kernel per task:\n" + TaskTable(run, s);
   for (const auto& t : s.tasks) {
     IdeaTree tree = BuildIdeaTree(run, t.task_hash);

@@ -357,6 +357,22 @@ TEST_F(HtmlReportTest, NativeTasksAreLabelledAgainstTheirReferenceWithoutCompile
   EXPECT_EQ(html.find("/ compile"), std::string::npos) << "no compile in the metrics' labels";
 }
 
+// A bench whose suite had a task that did not load: the figures are over
+// the three that did, and the page and `hone report` say so, as the bench
+// said on its terminal ("tasks solved 100%" would hide it).
+TEST_F(HtmlReportTest, AMalformedTaskOfTheSuiteIsNamedBesideTheFigures) {
+  ASSERT_TRUE(store_->SetRunStatus(run_, "finished", R"({"malformed_tasks": 1})").ok());
+  RunData d = Load();
+  const std::string note =
+      "note: 1 malformed task is not in these figures: 2 of the 4 tasks listed solved (50%)";
+  EXPECT_NE(RenderHtmlReport(d, SummarizeRun(d), kStubChartJs).find(note), std::string::npos);
+  EXPECT_NE(RunSummaryText(d, SummarizeRun(d)).find(note), std::string::npos)
+      << RunSummaryText(d, SummarizeRun(d));
+  ASSERT_TRUE(store_->SetRunStatus(run_, "finished", "{}").ok());
+  d = Load();
+  EXPECT_EQ(RunSummaryText(d, SummarizeRun(d)).find("malformed"), std::string::npos);
+}
+
 TEST_F(HtmlReportTest, ARunInProgressSaysSo) {
   ASSERT_TRUE(store_->SetRunStatus(run_, "running").ok());
   RunData d = Load();
