@@ -228,12 +228,14 @@ Ids OracleReference::CaptureOutputs(int set) {
 std::string OracleReference::TimedInputsWhere(uint64_t) const { return " (a timing pool set)"; }
 
 std::string OracleReference::TimedInputsSummary() const {
-  const std::string sets = std::to_string(s_.plan.pool_sets);
+  const std::string sets = s_.plan.pool_sets == 1
+                               ? std::string("1 oracle set")
+                               : std::to_string(s_.plan.pool_sets) + " oracle sets";
   return s_.task.pytorch->scaling_allowed
              ? "timed calls drew from " + sets +
-                   " oracle sets made for this run; unchecked ones scaled by a fresh factor"
+                   " made for this run; unchecked ones scaled by a fresh factor"
              : "timed calls drew from " + sets +
-                   " oracle sets made for this run (the task allows no scaling, so they repeat)";
+                   " made for this run (the task allows no scaling, so they repeat)";
 }
 
 }  // namespace hone

@@ -278,6 +278,20 @@ TEST(CliTest, AMemoryCapBoundsThePlan) {
   auto tiny = RunHone({"eval", task, solution, "--no-time", "--memory-cap", "0.00001"});
   EXPECT_NE(tiny.output.find("does not fit in the machine's memory (capped at"), std::string::npos)
       << tiny.output;
+  // A PyTorch task at the last rung, timed: one timing set, no float64
+  // reference, and the verdict says so. Its plan needs about 9.0 MB with
+  // one timing set and over 9.1 MB with two (mostly the arena's guards):
+  // `--memory-cap 0.00001` prints the first.
+  if (HaveTorch()) {
+    auto last = RunHone(
+        {"eval", (SourceDir() / "tasks/pytorch/elementwise_relu_scale.py").string(),
+         (SourceDir() / "tasks/pytorch/candidates/elementwise_relu_scale/compat_inline_cpu.py")
+             .string(),
+         "--backend", "cpu", "--memory-cap", "0.00905"});
+    EXPECT_EQ(last.exit_code, 0) << last.output;
+    EXPECT_NE(last.output.find("timing pool of 1 value set (get_inputs() alone"), std::string::npos)
+        << last.output;
+  }
   auto bad = RunHone({"eval", task, solution, "--memory-cap", "-3"});
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("--memory-cap: must be a positive number of GB"), std::string::npos)

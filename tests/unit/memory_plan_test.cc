@@ -81,15 +81,38 @@ TEST(MemoryPlanTest, TheOracleDrawingASetCounts) {
   const int64_t without_draw = PlanMemory(d, 0).peak;
   d.draw_peak = 2 * d.inputs;
   EXPECT_EQ(PlanMemory(d, 0).peak, without_draw + d.inputs - d.forward_peak);
-  // Such a draw does not fit beside two timing sets on an H100: said now,
-  // not as the oracle running out of memory later. A draw of just its
-  // inputs (the oracle scales them in place) fits.
-  EXPECT_FALSE(PlanMemory(d, 84 * kGB).fits);
+  // Such a draw does not fit beside two timing sets on an H100, only beside
+  // one (the last resort), and not at all in 60 GB: said now, not as the
+  // oracle running out of memory later. A draw of just its inputs (the
+  // oracle scales them in place) fits beside two.
+  EXPECT_EQ(PlanMemory(d, 84 * kGB).pool_sets, 1);
+  EXPECT_FALSE(PlanMemory(d, 60 * kGB).fits);
   d.draw_peak = d.inputs;
   MemoryPlan h100 = PlanMemory(d, 84 * kGB);
   ASSERT_TRUE(h100.fits) << h100.Explain();
   EXPECT_EQ(h100.input_sets, 1);
   EXPECT_EQ(h100.pool_sets, 2);
+}
+
+// level1/33_BatchNorm.py: a 4.3 GB input and output (an 8.6 GB value set).
+// With two timing sets it needed 41.9 GB and was refused with 39.9 GB free
+// (a 40 GB card); its last rung, a pool of one set, fits and says so.
+TEST(MemoryPlanTest, ALastResortPoolOfOneSetFitsBatchNormOnA40GBCard) {
+  MemoryDemand d = FullSizeRelu();
+  d.inputs = d.forward_arguments = d.outputs = d.forward_peak = 4'294'967'296;
+  d.outputs_f64 = 2 * d.outputs;
+  MemoryPlan p = PlanMemory(d, 39'900'000'000);
+  ASSERT_TRUE(p.fits) << p.Explain();
+  EXPECT_EQ(p.pool_sets, 1);
+  EXPECT_EQ(p.input_sets, 1);
+  EXPECT_FALSE(p.ref64);
+  EXPECT_NEAR(static_cast<double>(p.peak) / kGB, 33.3, 0.1) << p.breakdown;
+  ASSERT_FALSE(p.shrunk.empty());
+  EXPECT_NE(p.shrunk[0].find("timing pool of 1 value set (get_inputs() alone"), std::string::npos)
+      << p.shrunk[0];
+  // With room for two sets, two it is.
+  MemoryPlan roomier = PlanMemory(d, 42 * kGB);
+  EXPECT_EQ(roomier.pool_sets, 2) << roomier.breakdown;
 }
 
 TEST(MemoryPlanTest, PeakGrowsWithEveryResidentBuffer) {
@@ -118,6 +141,8 @@ TEST(MemoryPlanTest, VerificationKeepsItsCachesOnlyUnderThePeak) {
 TEST(MemoryPlanTest, GigabytesUseDecimalUnits) {
   EXPECT_EQ(Gigabytes(6'400'000'000), "6.40 GB");
   EXPECT_EQ(Gigabytes(84 * kGB), "84.0 GB");
+  EXPECT_EQ(Gigabytes(8'912'000), "8.9 MB");
+  EXPECT_EQ(Gigabytes(100'000'000), "0.10 GB");
 }
 
 }  // namespace
