@@ -1,0 +1,206 @@
+#include "mcp/mcp_server.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "core/json_text.h"
+
+namespace hone::mcp {
+namespace {
+
+// RFC 5424's severities, as MCP's logging names them, least severe first.
+const std::vector<std::string>& LogLevels() {
+  static const std::vector<std::string> levels = {"debug", "info",     "notice", "warning",
+                                                  "error", "critical", "alert",  "emergency"};
+  return levels;
+}
+
+int Severity(const std::string& level) {
+  const auto& levels = LogLevels();
+  return static_cast<int>(std::find(levels.begin(), levels.end(), level) - levels.begin());
+}
+
+constexpr const char* kInstructions =
+    "hone verifies and times GPU/CPU kernels. Start with task_show on the problem to see what "
+    "the kernel receives (the hone_forward contract, shapes, dtypes, the reference), write a "
+    "candidate, check it with lint, then eval it (a path, or source text with its language). "
+    "Read the status and reason: fix compile errors and failed checks first, then use profile "
+    "on a passing kernel to see what limits it. Evaluations are slow (seconds to minutes): "
+    "send a progressToken and reset your timeout on progress.";
+
+}  // namespace
+
+const std::vector<std::string>& SupportedProtocolVersions() {
+  static const std::vector<std::string> versions = {"2025-11-25", "2025-06-18", "2025-03-26"};
+  return versions;
+}
+
+McpSession::McpSession(ToolEnv& env, std::vector<Tool> tools, std::string version)
+    : env_(env), tools_(std::move(tools)), version_(std::move(version)) {}
+
+McpSession::~McpSession() {
+  CancelAll();
+  WaitIdle();
+}
+
+void McpSession::HandleText(std::string_view text, ReplyChannel reply) {
+  RpcParsed parsed = ParseRpc(text);
+  if (!parsed.ok) {
+    reply.send(parsed.error_reply);
+    reply.finished();
+    return;
+  }
+  Handle(parsed.message, std::move(reply));
+}
+
+void McpSession::Handle(const RpcMessage& m, ReplyChannel reply) {
+  using Kind = RpcMessage::Kind;
+  if (m.kind != Kind::kRequest) {
+    // Responses: this server sends no requests. Notifications other than a
+    // cancellation (initialized, roots changed) need nothing.
+    if (m.kind == Kind::kNotification && m.method == "notifications/cancelled") Cancelled(m.params);
+    reply.finished();
+    return;
+  }
+  if (m.method == "tools/call") {
+    StartCall(m, std::move(reply));
+    return;
+  }
+  nlohmann::json answer;
+  if (m.method == "initialize") {
+    answer = RpcResult(m.id, Initialize(m.params));
+  } else if (m.method == "ping") {
+    answer = RpcResult(m.id, nlohmann::json::object());
+  } else if (m.method == "tools/list") {
+    answer = RpcResult(m.id, ListTools());
+  } else if (m.method == "logging/setLevel") {
+    std::string level = m.params.value("level", "");
+    if (Severity(level) >= static_cast<int>(LogLevels().size())) {
+      answer = RpcError(m.id, kInvalidParams, "logging/setLevel: unknown level '" + level + "'");
+    } else {
+      std::lock_guard<std::mutex> lock(mu_);
+      log_level_ = level;
+      answer = RpcResult(m.id, nlohmann::json::object());
+    }
+  } else {
+    answer = RpcError(m.id, kMethodNotFound, "method not found: " + m.method);
+  }
+  reply.send(answer);
+  reply.finished();
+}
+
+nlohmann::json McpSession::Initialize(const nlohmann::json& params) {
+  const auto& versions = SupportedProtocolVersions();
+  std::string asked = params.value("protocolVersion", "");
+  std::string version =
+      std::find(versions.begin(), versions.end(), asked) != versions.end() ? asked : versions[0];
+  nlohmann::json client = params.value("clientInfo", nlohmann::json::object());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!run_)
+      run_ = std::make_unique<AgentRun>(env_.store(), "mcp " + client.value("name", "client"),
+                                        nlohmann::json{{"client", client}});
+  }
+  return {{"protocolVersion", version},
+          {"capabilities",
+           {{"tools", {{"listChanged", false}}}, {"logging", nlohmann::json::object()}}},
+          {"serverInfo", {{"name", "hone"}, {"title", "hone"}, {"version", version_}}},
+          {"instructions", kInstructions}};
+}
+
+nlohmann::json McpSession::ListTools() const {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Tool& t : tools_) list.push_back(ToolListEntry(t));
+  return {{"tools", list}};
+}
+
+void McpSession::StartCall(const RpcMessage& m, ReplyChannel reply) {
+  auto fail = [&](int code, const std::string& why) {
+    reply.send(RpcError(m.id, code, why));
+    reply.finished();
+  };
+  if (!m.params.contains("name") || !m.params["name"].is_string())
+    return fail(kInvalidParams, "tools/call: params.name must name a tool");
+  const Tool* tool = FindTool(tools_, m.params["name"].get<std::string>());
+  if (!tool) return fail(kInvalidParams, "unknown tool: " + m.params["name"].get<std::string>());
+  auto cancel = std::make_shared<CancelFlag>();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!calls_.emplace(JsonText(m.id), cancel).second)
+      return fail(kInvalidRequest, "request id " + JsonText(m.id) + " is already in use");
+    ++running_;
+  }
+  std::thread([this, tool, id = m.id, params = m.params, cancel, reply]() mutable {
+    RunCall(*tool, std::move(id), std::move(params), std::move(cancel), std::move(reply));
+  }).detach();
+}
+
+void McpSession::RunCall(const Tool& tool, nlohmann::json id, nlohmann::json params,
+                         std::shared_ptr<CancelFlag> cancel, ReplyChannel reply) {
+  ToolCall call;
+  call.args = params.value("arguments", nlohmann::json::object());
+  call.cancel = cancel.get();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    call.run = run_.get();
+  }
+  nlohmann::json token = params.contains("_meta") && params["_meta"].is_object()
+                             ? params["_meta"].value("progressToken", nlohmann::json())
+                             : nlohmann::json();
+  int progress = 0;
+  if (!token.is_null())
+    call.progress = [&](const std::string& line) {
+      if (cancel->cancelled()) return;
+      reply.send(
+          RpcNotification("notifications/progress",
+                          {{"progressToken", token}, {"progress", ++progress}, {"message", line}}));
+    };
+  call.log = [&](const std::string& level, const std::string& text) {
+    if (Logs(level))
+      reply.send(RpcNotification("notifications/message",
+                                 {{"level", level}, {"logger", "hone"}, {"data", text}}));
+  };
+  ToolResult result = CallTool(tool, env_, call);
+  if (!cancel->cancelled()) {
+    call.log(result.is_error ? "warning" : "info",
+             tool.name + ": " + (result.is_error ? "error: " : "") +
+                 result.text.substr(0, result.text.find('\n')));
+    reply.send(RpcResult(id, result.ToJson()));
+  }
+  reply.finished();
+  std::lock_guard<std::mutex> lock(mu_);
+  calls_.erase(JsonText(id));
+  --running_;
+  idle_.notify_all();
+}
+
+void McpSession::Cancelled(const nlohmann::json& params) {
+  if (!params.contains("requestId")) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  // A cancellation that names no call in flight (it finished meanwhile) is
+  // ignored, as the specification says.
+  if (auto it = calls_.find(JsonText(params["requestId"])); it != calls_.end())
+    it->second->Cancel();
+}
+
+bool McpSession::Logs(const std::string& level) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return Severity(level) >= Severity(log_level_);
+}
+
+void McpSession::CancelAll() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [id, flag] : calls_) flag->Cancel();
+}
+
+void McpSession::WaitIdle() {
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_.wait(lock, [this] { return running_ == 0; });
+}
+
+int McpSession::in_flight() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return running_;
+}
+
+}  // namespace hone::mcp
