@@ -14,12 +14,13 @@ constexpr size_t kNotes = 3;
 constexpr double kNearLight = 70;  // % of speed of light worth calling "near"
 
 // The compiler's error lines first (what the agent must fix), else the
-// log's first lines.
-std::string CompilerExcerpt(const std::string& log) {
+// log's first lines; those the reason already quotes are not said twice.
+std::string CompilerExcerpt(const std::string& log, const std::string& reason) {
   std::istringstream in(log);
   std::string line, errors, head;
   int n_errors = 0, n_head = 0;
   while (std::getline(in, line)) {
+    if (line.empty() || reason.find(line) != std::string::npos) continue;
     if (n_head < kCompilerLines) head += "  " + line + "\n", ++n_head;
     if (n_errors < kCompilerLines && line.find("error") != std::string::npos)
       errors += "  " + line + "\n", ++n_errors;
@@ -65,9 +66,10 @@ std::string VerdictDigest(const Verdict& v) {
     out += "\n";
   }
   if (std::string limit = LimitLine(v); !limit.empty()) out += limit + "\n";
-  if (v.status == VerdictStatus::kCompileError && !v.build.log.empty())
-    out += "compiler:\n" + CompilerExcerpt(v.build.log);
-  if (const Check* c = FirstFailed(v))
+  if (v.status == VerdictStatus::kCompileError)
+    if (std::string excerpt = CompilerExcerpt(v.build.log, v.reason); !excerpt.empty())
+      out += "compiler:\n" + excerpt;
+  if (const Check* c = FirstFailed(v); c && v.reason.find(c->detail) == std::string::npos)
     out += fmt::format("failed check: {}{}: {}\n", c->name,
                        c->where.empty() ? "" : " (" + c->where + ")", c->detail);
   for (size_t i = 0; i < v.notes.size() && i < kNotes; ++i) out += "note: " + v.notes[i] + "\n";
