@@ -97,8 +97,10 @@ int RunMcp(const McpArgs& a) {
   mcp::ProcessRunner runner;
   mcp::DeviceQueue queue;
   mcp::ToolEnv env(self, *guard, runner, queue, *work, AbsolutePath(a.store));
-  auto make_session = [&env] {
-    return std::make_unique<mcp::McpSession>(env, mcp::HoneTools(), HONE_VERSION);
+  // Without --root, a stdio client's MCP roots are the folders it may name.
+  const bool ask_client_roots = a.roots.empty() && !http;
+  auto make_session = [&env, ask_client_roots] {
+    return std::make_unique<mcp::McpSession>(env, mcp::HoneTools(), HONE_VERSION, ask_client_roots);
   };
   std::string roots;
   for (const auto& r : guard->roots()) roots += (roots.empty() ? "" : ", ") + r.string();
@@ -136,8 +138,8 @@ Command RegisterMcp(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "mcp", "Serve hone's tools to coding agents (Model Context Protocol, stdio or HTTP)");
   sub->add_option("--root", args->roots,
-                  "A folder whose files the client may name (repeatable; default: the working "
-                  "folder)");
+                  "A folder whose files the client may name (repeatable; default: the client's "
+                  "MCP roots over stdio, else the working folder)");
   sub->add_option("--http", args->http,
                   "Serve Streamable HTTP on HOST:PORT (port 0: any free one) instead of stdio; "
                   "off loopback a token is required");

@@ -92,12 +92,12 @@ struct Evaluated {
 
 Result<Evaluated> Evaluate(ToolEnv& env, const ToolCall& call, bool metrics) {
   Evaluated e;
-  HONE_ASSIGN_OR_RETURN(auto problem, env.guard().Existing("problem", call.args["problem"]));
+  HONE_ASSIGN_OR_RETURN(auto problem, env.GuardOf(call).Existing("problem", call.args["problem"]));
   e.problem = problem.string();
-  HONE_ASSIGN_OR_RETURN(e.candidate, env.Candidate(call.args));
+  HONE_ASSIGN_OR_RETURN(e.candidate, env.Candidate(call));
   std::vector<std::string> argv = {"eval", e.problem, e.candidate.path.string(), "--json"};
   if (call.args.contains("workloads")) {
-    HONE_ASSIGN_OR_RETURN(auto w, env.guard().Existing("workloads", call.args["workloads"]));
+    HONE_ASSIGN_OR_RETURN(auto w, env.GuardOf(call).Existing("workloads", call.args["workloads"]));
     argv.insert(argv.end(), {"--workloads", w.string()});
   }
   if (call.args.contains("backend"))

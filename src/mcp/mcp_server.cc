@@ -1,6 +1,7 @@
 #include "mcp/mcp_server.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <thread>
 
 #include "core/json_text.h"
@@ -35,8 +36,12 @@ const std::vector<std::string>& SupportedProtocolVersions() {
   return versions;
 }
 
-McpSession::McpSession(ToolEnv& env, std::vector<Tool> tools, std::string version)
-    : env_(env), tools_(std::move(tools)), version_(std::move(version)) {}
+McpSession::McpSession(ToolEnv& env, std::vector<Tool> tools, std::string version,
+                       bool ask_client_roots)
+    : env_(env),
+      tools_(std::move(tools)),
+      version_(std::move(version)),
+      ask_client_roots_(ask_client_roots) {}
 
 McpSession::~McpSession() {
   CancelAll();
@@ -56,9 +61,10 @@ void McpSession::HandleText(std::string_view text, ReplyChannel reply) {
 void McpSession::Handle(const RpcMessage& m, ReplyChannel reply) {
   using Kind = RpcMessage::Kind;
   if (m.kind != Kind::kRequest) {
-    // Responses: this server sends no requests. Notifications other than a
-    // cancellation (initialized, roots changed) need nothing.
-    if (m.kind == Kind::kNotification && m.method == "notifications/cancelled") Cancelled(m.params);
+    if (m.kind == Kind::kResponse) TakeRoots(m);
+    if (m.method == "notifications/cancelled") Cancelled(m.params);
+    if (m.method == "notifications/initialized" || m.method == "notifications/roots/list_changed")
+      AskRoots(reply);
     reply.finished();
     return;
   }
@@ -95,8 +101,10 @@ nlohmann::json McpSession::Initialize(const nlohmann::json& params) {
   std::string version =
       std::find(versions.begin(), versions.end(), asked) != versions.end() ? asked : versions[0];
   nlohmann::json client = params.value("clientInfo", nlohmann::json::object());
+  const nlohmann::json capabilities = params.value("capabilities", nlohmann::json::object());
   {
     std::lock_guard<std::mutex> lock(mu_);
+    client_has_roots_ = capabilities.is_object() && capabilities.contains("roots");
     if (!run_)
       run_ = std::make_unique<AgentRun>(env_.store(), "mcp " + client.value("name", "client"),
                                         nlohmann::json{{"client", client}});
@@ -143,6 +151,7 @@ void McpSession::RunCall(const Tool& tool, nlohmann::json id, nlohmann::json par
   {
     std::lock_guard<std::mutex> lock(mu_);
     call.run = run_.get();
+    call.guard = client_guard_;
   }
   nlohmann::json token = params.contains("_meta") && params["_meta"].is_object()
                              ? params["_meta"].value("progressToken", nlohmann::json())
@@ -181,6 +190,35 @@ void McpSession::Cancelled(const nlohmann::json& params) {
   // ignored, as the specification says.
   if (auto it = calls_.find(JsonText(params["requestId"])); it != calls_.end())
     it->second->Cancel();
+}
+
+void McpSession::AskRoots(const ReplyChannel& reply) {
+  std::string id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!ask_client_roots_ || !client_has_roots_) return;
+    pending_roots_ = id = "hone-roots-" + std::to_string(++roots_asked_);
+  }
+  reply.send(RpcRequest(id, "roots/list", nlohmann::json::object()));
+}
+
+void McpSession::TakeRoots(const RpcMessage& response) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!response.id.is_string() || response.id.get<std::string>() != pending_roots_) return;
+    pending_roots_.clear();
+  }
+  // Roots that are not local folders that exist are left out; none left:
+  // the server's own stay.
+  std::vector<std::string> folders;
+  for (const auto& root : response.result.value("roots", nlohmann::json::array()))
+    if (auto path = PathOfFileUri(root.value("uri", "")))
+      if (std::error_code ec; std::filesystem::is_directory(*path, ec)) folders.push_back(*path);
+  if (folders.empty()) return;
+  auto guard = PathGuard::Make(folders);
+  if (!guard.ok()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  client_guard_ = std::make_shared<const PathGuard>(std::move(*guard));
 }
 
 bool McpSession::Logs(const std::string& level) const {

@@ -46,7 +46,13 @@ struct ReplyChannel {
 
 class McpSession {
  public:
-  McpSession(ToolEnv& env, std::vector<Tool> tools, std::string version);
+  // `ask_client_roots`: the server was given no --root, so the folders a
+  // client offers as MCP roots (roots/list, asked when the client says it
+  // is initialized and again when it says they changed) are the ones its
+  // calls may name files under. Only where the transport carries requests
+  // from server to client outside a call (stdio).
+  McpSession(ToolEnv& env, std::vector<Tool> tools, std::string version,
+             bool ask_client_roots = false);
   ~McpSession();
   McpSession(const McpSession&) = delete;
   McpSession& operator=(const McpSession&) = delete;
@@ -68,6 +74,8 @@ class McpSession {
   void RunCall(const Tool& tool, nlohmann::json id, nlohmann::json params,
                std::shared_ptr<CancelFlag> cancel, ReplyChannel reply);
   void Cancelled(const nlohmann::json& params);
+  void AskRoots(const ReplyChannel& reply);
+  void TakeRoots(const RpcMessage& response);
   bool Logs(const std::string& level) const;
 
   ToolEnv& env_;
@@ -79,6 +87,11 @@ class McpSession {
   int running_ = 0;
   std::string log_level_ = "warning";
   std::unique_ptr<AgentRun> run_;
+  const bool ask_client_roots_;
+  bool client_has_roots_ = false;
+  int roots_asked_ = 0;
+  std::string pending_roots_;  // the id of the roots/list request awaiting its answer
+  std::shared_ptr<const PathGuard> client_guard_;  // from the client's roots; null: the server's
 };
 
 }  // namespace hone::mcp

@@ -55,7 +55,7 @@ nlohmann::json Merged(nlohmann::json a, const nlohmann::json& b) {
 // --- lint -----------------------------------------------------------------
 
 ToolResult RunLint(ToolEnv& env, const ToolCall& call) {
-  auto c = env.Candidate(call.args);
+  auto c = env.Candidate(call);
   if (!c.ok()) return ToolResult::Error(c.status().message());
   std::vector<std::string> argv = {"lint", c->path.string(), "--json"};
   for (const auto& rule : call.args.value("allow", nlohmann::json::array()))
@@ -112,7 +112,7 @@ std::string TaskText(const nlohmann::json& t) {
 }
 
 ToolResult RunTaskShow(ToolEnv& env, const ToolCall& call) {
-  auto problem = env.guard().Existing("problem", call.args["problem"]);
+  auto problem = env.GuardOf(call).Existing("problem", call.args["problem"]);
   if (!problem.ok()) return ToolResult::Error(problem.status().message());
   auto doc = env.TaskJson(call, problem->string(), SizeFlags(call.args));
   if (!doc.ok()) return ToolResult::Error(doc.status().message());
@@ -131,8 +131,26 @@ ToolResult RunTaskShow(ToolEnv& env, const ToolCall& call) {
 
 // --- bench, prepare ---------------------------------------------------------
 
+// A bench's outcome in a few lines: the run, and KernelBench's headline
+// metrics; the whole of it is in the structured content.
+std::string BenchText(const nlohmann::json& doc) {
+  const nlohmann::json summary = doc.value("summary", nlohmann::json::object());
+  const nlohmann::json metrics = summary.value("metrics", nlohmann::json::object());
+  auto number = [](const nlohmann::json& j, const char* key) {
+    return j.contains(key) && j[key].is_number() ? fmt::format("{:.3g}", j[key].get<double>())
+                                                 : std::string("-");
+  };
+  std::string text = fmt::format("bench run {}: {} task(s), {} attempt(s), {} passed\n",
+                                 doc.value("run_id", 0), number(metrics, "tasks"),
+                                 number(metrics, "attempts"), number(metrics, "attempts_passed"));
+  text += fmt::format("correct {}, geomean speedup {}, SOL% {}; {} s\n",
+                      number(metrics, "correctness_rate"), number(metrics, "geomean_speedup"),
+                      number(metrics, "sol_percent"), number(summary, "wall_seconds"));
+  return text;
+}
+
 ToolResult RunBench(ToolEnv& env, const ToolCall& call) {
-  auto suite = env.guard().Existing("suite", call.args["suite"]);
+  auto suite = env.GuardOf(call).Existing("suite", call.args["suite"]);
   if (!suite.ok()) return ToolResult::Error(suite.status().message());
   std::vector<std::string> argv = {"bench", suite->string(), "--json", "--store", env.store()};
   std::string backend = call.args.value("backend", kHostBackend);
@@ -146,16 +164,13 @@ ToolResult RunBench(ToolEnv& env, const ToolCall& call) {
                            : backend + ":" + std::to_string(call.args.value("device", 0));
   auto doc = env.RunHone(call, argv, device, true);
   if (!doc.ok()) return ToolResult::Error(doc.status().message());
-  std::string text = "bench finished";
-  if (doc->contains("run")) text += fmt::format(": run {}", (*doc)["run"].dump());
-  text += "\n" + JsonText(doc->value("summary", doc->value("tally", nlohmann::json())), 1);
-  return Ok(text + "\n", {{"result", *doc}});
+  return Ok(BenchText(*doc), {{"result", *doc}});
 }
 
 ToolResult RunPrepare(ToolEnv& env, const ToolCall& call) {
   std::vector<std::string> argv = {"prepare"};
   for (const auto& p : call.args["problems"]) {
-    auto path = env.guard().Existing("problems", p.get<std::string>());
+    auto path = env.GuardOf(call).Existing("problems", p.get<std::string>());
     if (!path.ok()) return ToolResult::Error(path.status().message());
     argv.push_back(path->string());
   }
@@ -182,7 +197,7 @@ ToolResult RunReport(ToolEnv& env, const ToolCall& call) {
   }
   std::filesystem::path html;
   if (call.args.contains("output")) {
-    auto out = env.guard().Writable("output", call.args["output"]);
+    auto out = env.GuardOf(call).Writable("output", call.args["output"]);
     if (!out.ok()) return ToolResult::Error(out.status().message());
     html = *out;
   } else {
@@ -197,7 +212,7 @@ ToolResult RunReport(ToolEnv& env, const ToolCall& call) {
 }
 
 ToolResult RunLessons(ToolEnv& env, const ToolCall& call) {
-  auto problem = env.guard().Existing("problem", call.args["problem"]);
+  auto problem = env.GuardOf(call).Existing("problem", call.args["problem"]);
   if (!problem.ok()) return ToolResult::Error(problem.status().message());
   auto shown = env.TaskJson(call, problem->string(), SizeFlags(call.args));
   if (!shown.ok()) return ToolResult::Error(shown.status().message());

@@ -1,10 +1,32 @@
 #include "mcp/path_guard.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace hone::mcp {
 
 namespace fs = std::filesystem;
+
+std::optional<std::string> PathOfFileUri(std::string_view uri) {
+  constexpr std::string_view kScheme = "file://";
+  if (uri.substr(0, kScheme.size()) != kScheme) return std::nullopt;
+  uri.remove_prefix(kScheme.size());
+  size_t slash = uri.find('/');
+  std::string_view host = uri.substr(0, slash);
+  if (slash == std::string_view::npos || !(host.empty() || host == "localhost"))
+    return std::nullopt;
+  std::string path;
+  for (size_t i = slash; i < uri.size(); ++i) {
+    if (uri[i] == '%' && i + 2 < uri.size() && std::isxdigit(uri[i + 1]) &&
+        std::isxdigit(uri[i + 2])) {
+      path += static_cast<char>(std::stoi(std::string(uri.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else {
+      path += uri[i];
+    }
+  }
+  return path;
+}
 
 Result<PathGuard> PathGuard::Make(const std::vector<std::string>& roots) {
   std::vector<fs::path> real;

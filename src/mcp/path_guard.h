@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,10 @@
 #include "core/status.h"
 
 namespace hone::mcp {
+
+// The path a file: URI names ("file:///home/a%20b" -> "/home/a b"), as MCP
+// roots give folders; nullopt for another scheme or a remote host.
+std::optional<std::string> PathOfFileUri(std::string_view uri);
 
 class PathGuard {
  public:

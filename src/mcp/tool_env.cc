@@ -61,7 +61,8 @@ fs::path ToolEnv::NewWorkFile(const std::string& stem, const std::string& extens
   return folder / (stem + extension);
 }
 
-Result<CandidateFile> ToolEnv::Candidate(const nlohmann::json& args) {
+Result<CandidateFile> ToolEnv::Candidate(const ToolCall& call) {
+  const nlohmann::json& args = call.args;
   const bool by_path = args.contains("candidate"), by_text = args.contains("source");
   if (by_path && by_text)
     return Status::Invalid("arguments 'candidate' and 'source': give one of them, not both");
@@ -71,7 +72,7 @@ Result<CandidateFile> ToolEnv::Candidate(const nlohmann::json& args) {
   CandidateFile c;
   const Language* language = nullptr;
   if (by_path) {
-    HONE_ASSIGN_OR_RETURN(c.path, guard_.Existing("candidate", args["candidate"]));
+    HONE_ASSIGN_OR_RETURN(c.path, GuardOf(call).Existing("candidate", args["candidate"]));
     auto found = BuiltInLanguages().ForFile(c.path);
     if (!found.ok()) return Status::Invalid("argument 'candidate': " + found.status().message());
     language = *found;

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -35,6 +36,9 @@ struct ToolCall {
       [](const std::string&, const std::string&) {};
   // The session's run in the store, where evaluations land; null: nowhere.
   AgentRun* run = nullptr;
+  // The folders the session's client may name files under, when its own
+  // (MCP roots); null: the server's.
+  std::shared_ptr<const PathGuard> guard;
 };
 
 // A candidate named by path or sent as text, as the file hone evaluates.
@@ -58,12 +62,13 @@ class ToolEnv {
         work_(std::move(work)),
         store_(std::move(store)) {}
 
-  const PathGuard& guard() const { return guard_; }
+  // The call's session's roots, else the server's.
+  const PathGuard& GuardOf(const ToolCall& call) const { return call.guard ? *call.guard : guard_; }
   const std::string& store() const { return store_; }
 
-  // The "candidate" (a path) or "source" and "language" arguments as a
-  // file; exactly one way must be given.
-  Result<CandidateFile> Candidate(const nlohmann::json& args);
+  // The call's "candidate" (a path) or "source" and "language" arguments
+  // as a file; exactly one way must be given.
+  Result<CandidateFile> Candidate(const ToolCall& call);
 
   // Runs `hone ARGS...` for the call and returns its JSON document (hone's
   // --json output). With `device`, waits for that device's turn first.

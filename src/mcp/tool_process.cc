@@ -186,10 +186,7 @@ Result<ChildOutcome> ProcessRunner::Run(const ChildRequest& request, const Cance
   close(out[1]);
   close(err[1]);
   close(exec_err[1]);
-  int exec_errno = 0;
-  ssize_t got = read(exec_err[0], &exec_errno, sizeof exec_errno);
-  close(exec_err[0]);
-  if (got == sizeof exec_errno) {
+  if (int exec_errno = ExecErrnoOf(exec_err[0]); exec_errno != 0) {
     close(out[0]);
     close(err[0]);
     waitpid(pid, nullptr, 0);

@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const [hone, source, work] = process.argv.slice(2);
 const softmax = `${source}/tasks/examples/softmax`;
@@ -128,6 +129,32 @@ async function overStdio() {
   await client.close();
 }
 
+// Without --root, the folders a stdio client offers as MCP roots are the
+// ones it may name: here the source tree, while the server runs in the work
+// folder (its default root had it taken none).
+async function clientRoots() {
+  const transport = new StdioClientTransport({
+    command: hone, args: ['mcp', '--store', `${work}/roots.db`, '--quiet'], cwd: work,
+    env: { ...process.env }, stderr: 'inherit',
+  });
+  const client = new Client({ name: 'hone-test', version: '1' }, { capabilities: { roots: {} } });
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({
+    roots: [{ uri: `file://${source}`, name: 'hone' }],
+  }));
+  await client.connect(transport);
+  let inside;
+  for (let i = 0; i < 50; i++) {  // the server asks for the roots once initialized
+    inside = await client.callTool({ name: 'task_show', arguments: { problem: softmax } });
+    if (!inside.isError) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  check(!inside.isError, 'roots: a file under the client\'s root may be named', textOf(inside));
+  const outside = await client.callTool({ name: 'task_show', arguments: { problem: work } });
+  check(outside.isError && textOf(outside).includes('outside the folders'),
+        'roots: one outside them is a tool error', textOf(outside));
+  await client.close();
+}
+
 // Starts `hone mcp --http 127.0.0.1:0` and reads the address it prints.
 async function startHttp(store, env) {
   const child = spawn(hone, ['mcp', '--http', '127.0.0.1:0', '--root', source, '--root', work,
@@ -168,6 +195,7 @@ async function overHttp(token) {
 
 try {
   await overStdio();
+  await clientRoots();
   await overHttp('');
   await overHttp('s3cret-token');
 } catch (e) {

@@ -71,5 +71,12 @@ TEST_F(McpPathGuardTest, RootsMustExist) {
   EXPECT_TRUE(PathGuard::Make({}).ok()) << "no roots: the working folder";
 }
 
+TEST(McpFileUriTest, ReadsLocalFileUris) {
+  EXPECT_EQ(PathOfFileUri("file:///home/a%20b/k"), "/home/a b/k");
+  EXPECT_EQ(PathOfFileUri("file://localhost/srv"), "/srv");
+  EXPECT_EQ(PathOfFileUri("file://elsewhere/srv"), std::nullopt);
+  EXPECT_EQ(PathOfFileUri("https://example.com/x"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace hone::mcp

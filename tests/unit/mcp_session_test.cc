@@ -76,6 +76,12 @@ class McpSessionTest : public ::testing::Test {
                        r.structured = {{"ok", true}};
                        return r;
                      }),
+            FakeTool("where",
+                     [](ToolEnv& env, const ToolCall& call) {
+                       ToolResult r;
+                       r.text = env.GuardOf(call).roots().front().string();
+                       return r;
+                     }),
             FakeTool("block", [this](ToolEnv&, const ToolCall& call) {
               blocked_ = true;
               while (!call.cancel->cancelled()) std::this_thread::sleep_for(10ms);
@@ -110,7 +116,7 @@ TEST_F(McpSessionTest, NegotiatesTheProtocolAndListsTools) {
   Send(s, R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
   Send(s, R"({"jsonrpc":"2.0","id":3,"method":"tools/list"})");
   nlohmann::json list = wire_.Last();
-  ASSERT_EQ(list["result"]["tools"].size(), 2u);
+  ASSERT_EQ(list["result"]["tools"].size(), 3u);
   EXPECT_EQ(list["result"]["tools"][0]["name"], "echo");
   Send(s, R"({"jsonrpc":"2.0","id":4,"method":"ping"})");
   EXPECT_EQ(wire_.Last(), nlohmann::json::parse(R"({"jsonrpc":"2.0","id":4,"result":{}})"));
@@ -166,6 +172,38 @@ TEST_F(McpSessionTest, ACancelledCallStopsAndGetsNoResponse) {
   EXPECT_TRUE(saw_cancel_);
   std::lock_guard<std::mutex> lock(wire_.mu);
   for (const auto& m : wire_.sent) EXPECT_NE(m.value("id", nlohmann::json()), 9) << m.dump();
+}
+
+TEST_F(McpSessionTest, AClientsRootsAreTheFoldersItsCallsMayName) {
+  fs::create_directories(dir_.path() / "client-root");
+  const std::string root = fs::canonical(dir_.path() / "client-root").string();
+  McpSession s(env_, Tools(), "1", /*ask_client_roots=*/true);
+  Send(
+      s,
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true}}}})");
+  Send(s, R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  nlohmann::json ask = wire_.Last();
+  ASSERT_EQ(ask["method"], "roots/list");
+  nlohmann::json answer = {{"jsonrpc", "2.0"},
+                           {"id", ask["id"]},
+                           {"result",
+                            {{"roots",
+                              {{{"uri", "file://" + root}, {"name", "kernels"}},
+                               {{"uri", "file:///no/such/folder"}}}}}}};
+  Send(s, answer.dump());
+  Send(
+      s,
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"where","arguments":{}}})");
+  s.WaitIdle();
+  EXPECT_EQ(wire_.Last()["result"]["content"][0]["text"], root);
+}
+
+TEST_F(McpSessionTest, WithRootsOfItsOwnTheServerAsksTheClientNone) {
+  McpSession s(env_, Tools(), "1", /*ask_client_roots=*/false);
+  Send(s,
+       R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{"roots":{}}}})");
+  Send(s, R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  EXPECT_EQ(wire_.sent.size(), 1u);
 }
 
 TEST(McpDeviceQueueTest, CallsOnOneDeviceTakeTurnsAndACancelledWaitGivesUpItsPlace) {
