@@ -159,6 +159,10 @@ nlohmann::json EvalOptionProperties() {
       {"size_policy", EnumArg("PyTorch problems: pick the scale by memory budget",
                               {"full", "cpu24g", "small", "tiny"})},
       {"allow", StringListArg("Lint rules to allow (the lint tool names them)")},
+      {"wait_seconds",
+       NumberArg("How long this call waits for the work (default 50, under a client's usual 60 s "
+                 "timeout); work still going on then is answered status 'running' with a job "
+                 "id, and goes on: the result tool gives its verdict")},
   };
 }
 
@@ -179,7 +183,8 @@ std::vector<std::string> EvalOptionFlags(const nlohmann::json& args) {
 
 nlohmann::json VerdictOutputSchema() {
   nlohmann::json properties = {
-      {"status", StringArg("passed, incorrect, compile_error, runtime_error, timeout or rejected")},
+      {"status", StringArg("passed, incorrect, compile_error, runtime_error, timeout or rejected; "
+                           "running while a job is still at work")},
       {"reason", StringArg("Why, in a sentence")},
       {"speedup", NumberArg("Over the reference (or eager PyTorch), when timed")},
       {"sol_percent", NumberArg("Percentage of the speed of light, when the task has a cost")},
@@ -188,9 +193,10 @@ nlohmann::json VerdictOutputSchema() {
       {"run", IntegerArg("The run store's run this evaluation was recorded in")},
       {"attempt", IntegerArg("Its attempt number in that run")},
       {"verdict", {{"type", "object"}, {"description", "hone's whole verdict (hone eval --json)"}}},
+      {"job", StringArg("Status 'running': the job to ask the result tool for")},
   };
   nlohmann::json schema = {{"type", "object"}, {"properties", properties}};
-  schema["required"] = {"status", "reason", "verdict"};
+  schema["required"] = {"status", "reason"};
   return schema;
 }
 

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/json_text.h"
+#include "mcp/tool_arguments.h"
 
 namespace hone::mcp {
 namespace {
@@ -169,18 +170,76 @@ void McpSession::RunCall(const Tool& tool, nlohmann::json id, nlohmann::json par
       reply.send(RpcNotification("notifications/message",
                                  {{"level", level}, {"logger", "hone"}, {"data", text}}));
   };
-  ToolResult result = CallTool(tool, env_, call);
-  if (!cancel->cancelled()) {
-    call.log(result.is_error ? "warning" : "info",
-             tool.name + ": " + (result.is_error ? "error: " : "") +
-                 result.text.substr(0, result.text.find('\n')));
-    reply.send(RpcResult(id, result.ToJson()));
+  std::optional<ToolResult> result = Dispatch(tool, call);
+  if (result && !cancel->cancelled()) {
+    call.log(result->is_error ? "warning" : "info",
+             tool.name + ": " + (result->is_error ? "error: " : "") +
+                 result->text.substr(0, result->text.find('\n')));
+    reply.send(RpcResult(id, result->ToJson()));
   }
   reply.finished();
   std::lock_guard<std::mutex> lock(mu_);
   calls_.erase(JsonText(id));
   --running_;
   idle_.notify_all();
+}
+
+std::optional<ToolResult> McpSession::Dispatch(const Tool& tool, const ToolCall& call) {
+  if (tool.name == kResultToolName) return AwaitJobAgain(tool, call);
+  if (!tool.waits) return CallTool(tool, env_, call);
+  // A bad argument is said at once, not by a job.
+  if (Status st = CheckArguments(tool.input_schema, call.args); !st.ok())
+    return ToolResult::Error(tool.name + ": " + st.message());
+  ToolCall work = call;
+  work.log = [](const std::string&, const std::string&) {};
+  auto job = jobs_.Start([this, &tool, work](Job& j) mutable {
+    work.cancel = &j.cancel();
+    work.progress = [&j](const std::string& line) { j.Progress(line); };
+    return CallTool(tool, env_, work);
+  });
+  return Await(job, call, /*cancel_with_call=*/true);
+}
+
+std::optional<ToolResult> McpSession::AwaitJobAgain(const Tool& tool, const ToolCall& call) {
+  if (Status st = CheckArguments(tool.input_schema, call.args); !st.ok())
+    return ToolResult::Error(tool.name + ": " + st.message());
+  const std::string id = call.args["job"].get<std::string>();
+  std::shared_ptr<Job> job = jobs_.Find(id);
+  if (!job)
+    return ToolResult::Error("result: argument 'job': no job " + id +
+                             " in this session (a job's result is returned once)");
+  if (call.args.value("cancel", false)) {
+    job->cancel().Cancel();
+    job->Wait(std::chrono::hours(24), CancelFlag());
+    jobs_.Forget(id);
+    ToolResult r;
+    r.text = "cancelled: job " + id + " stopped\n";
+    r.structured = {{"status", "cancelled"}, {"reason", "job " + id + " stopped"}, {"job", id}};
+    return r;
+  }
+  // Cancelling this call stops the waiting, not the job.
+  return Await(job, call, /*cancel_with_call=*/false);
+}
+
+std::optional<ToolResult> McpSession::Await(const std::shared_ptr<Job>& job, const ToolCall& call,
+                                            bool cancel_with_call) {
+  double seconds = call.args.value("wait_seconds", kDefaultWaitSeconds);
+  job->SetProgress(call.progress);
+  auto result =
+      job->Wait(std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)), *call.cancel);
+  job->SetProgress(nullptr);  // the call's channel ends with it
+  if (result) {
+    jobs_.Forget(job->id());
+    return result;
+  }
+  if (!call.cancel->cancelled()) return StillRunning(*job);
+  if (cancel_with_call) {
+    // Its processes are gone before the call is: nothing is left running.
+    job->cancel().Cancel();
+    job->Wait(std::chrono::hours(24), CancelFlag());
+    jobs_.Forget(job->id());
+  }
+  return std::nullopt;
 }
 
 void McpSession::Cancelled(const nlohmann::json& params) {
@@ -227,13 +286,19 @@ bool McpSession::Logs(const std::string& level) const {
 }
 
 void McpSession::CancelAll() {
-  std::lock_guard<std::mutex> lock(mu_);
-  for (auto& [id, flag] : calls_) flag->Cancel();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [id, flag] : calls_) flag->Cancel();
+  }
+  jobs_.CancelAll();
 }
 
 void McpSession::WaitIdle() {
-  std::unique_lock<std::mutex> lock(mu_);
-  idle_.wait(lock, [this] { return running_ == 0; });
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    idle_.wait(lock, [this] { return running_ == 0; });
+  }
+  jobs_.WaitAll();
 }
 
 int McpSession::in_flight() const {

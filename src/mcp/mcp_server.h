@@ -22,11 +22,13 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "mcp/agent_run.h"
+#include "mcp/job_board.h"
 #include "mcp/json_rpc.h"
 #include "mcp/mcp_tools.h"
 
@@ -73,6 +75,11 @@ class McpSession {
   void StartCall(const RpcMessage& message, ReplyChannel reply);
   void RunCall(const Tool& tool, nlohmann::json id, nlohmann::json params,
                std::shared_ptr<CancelFlag> cancel, ReplyChannel reply);
+  // The call's result; nullopt when it was cancelled (no response).
+  std::optional<ToolResult> Dispatch(const Tool& tool, const ToolCall& call);
+  std::optional<ToolResult> AwaitJobAgain(const Tool& tool, const ToolCall& call);
+  std::optional<ToolResult> Await(const std::shared_ptr<Job>& job, const ToolCall& call,
+                                  bool cancel_with_call);
   void Cancelled(const nlohmann::json& params);
   void AskRoots(const ReplyChannel& reply);
   void TakeRoots(const RpcMessage& response);
@@ -92,6 +99,7 @@ class McpSession {
   int roots_asked_ = 0;
   std::string pending_roots_;  // the id of the roots/list request awaiting its answer
   std::shared_ptr<const PathGuard> client_guard_;  // from the client's roots; null: the server's
+  JobBoard jobs_;  // last: its jobs use the members above, and end first
 };
 
 }  // namespace hone::mcp

@@ -326,7 +326,12 @@ std::vector<Tool> MakeHoneTools() {
                            {"only", StringListArg("Solution names to evaluate (e.g. fast)")}},
                           EvalOptionProperties()),
                    {"suite"}),
-      Output({{"result", AnyObject("hone bench --json")}}, {"result"}), false, RunBench));
+      Output({{"result", AnyObject("hone bench --json")},
+              {"status", StringArg("running: see job")},
+              {"reason", StringArg("Why it is still running")},
+              {"job", StringArg("The job to ask the result tool for")}},
+             {}),
+      false, RunBench));
   tools.push_back(MakeTool(
       "prepare", "Prepare problems' baselines",
       "Time and cache PyTorch problems' baselines (eager, torch.compile) on this machine, so "
@@ -335,7 +340,10 @@ std::vector<Tool> MakeHoneTools() {
                           EvalOptionProperties()),
                    {"problems"}),
       Output({{"prepared", AnyArray("One entry per problem")},
-              {"warm_up_builds", AnyArray("Builds warmed")}},
+              {"warm_up_builds", AnyArray("Builds warmed")},
+              {"status", StringArg("running: see job")},
+              {"reason", StringArg("Why it is still running")},
+              {"job", StringArg("The job to ask the result tool for")}},
              {}),
       false, RunPrepare));
   tools.push_back(MakeTool(
@@ -358,6 +366,21 @@ std::vector<Tool> MakeHoneTools() {
                     {"limit", IntegerArg("At most this many (default 5)")}},
                    {"problem"}),
       Output({{"lessons", AnyArray("similarity, line, lesson")}}, {"lessons"}), true, RunLessons));
+  tools.push_back(MakeTool(
+      kResultToolName, "Wait for a running job",
+      "The verdict of an eval, profile, bench or prepare whose call answered status 'running' "
+      "(the work went on after the call returned). Waits up to wait_seconds again; cancel: true "
+      "stops the job instead.",
+      ObjectSchema({{"job", StringArg("The job id the call gave")},
+                    {"wait_seconds", NumberArg("How long to wait (default 50)")},
+                    {"cancel", BoolArg("Stop the job instead of waiting for it")}},
+                   {"job"}),
+      {{"type", "object"}, {"description", "The job's own tool's structured content"}}, true,
+      [](ToolEnv&, const ToolCall&) {
+        return ToolResult::Error("result is answered by the session");  // mcp_server.cc
+      }));
+  for (Tool& t : tools)
+    t.waits = t.name == "eval" || t.name == "profile" || t.name == "bench" || t.name == "prepare";
   return tools;
 }
 

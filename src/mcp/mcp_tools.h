@@ -34,10 +34,18 @@ struct Tool {
   std::string name, title, description;
   nlohmann::json input_schema, output_schema;
   bool read_only = false;  // MCP's readOnlyHint: it changes nothing the client owns
+  // Long work run as a job the call waits for at most wait_seconds
+  // (mcp/job_board.h); the session runs it, and answers `result` itself.
+  bool waits = false;
   std::function<ToolResult(ToolEnv& env, const ToolCall& call)> run;
 };
 
-// eval, lint, task_show, profile, bench, prepare, report, lessons.
+// How long a waiting tool's call waits for its job unless it says: under
+// the 60 s a client's request times out after by default.
+inline constexpr double kDefaultWaitSeconds = 50;
+inline constexpr const char* kResultToolName = "result";
+
+// eval, lint, task_show, profile, bench, prepare, report, lessons, result.
 std::vector<Tool> HoneTools();
 // A tool as tools/list describes it.
 nlohmann::json ToolListEntry(const Tool& tool);

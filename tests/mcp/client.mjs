@@ -93,6 +93,18 @@ async function scenario(label, client, serverPid) {
   check(missing.isError === true && textOf(missing).includes('no-such-problem'),
         `${label}: a problem that does not exist is a tool error naming it`, textOf(missing));
 
+  // Work longer than the call waits goes on as a job; result returns its verdict.
+  const early = await client.callTool(
+    { name: 'eval', arguments: { problem: softmax, candidate: fast, backend: 'cpu', no_time: true,
+                                 wait_seconds: 0.2 } });
+  check(early.structuredContent?.status === 'running' && early.structuredContent?.job,
+        `${label}: an eval that outlasts wait_seconds answers running with a job`, textOf(early));
+  const later = await client.callTool(
+    { name: 'result', arguments: { job: early.structuredContent?.job || '', wait_seconds: 300 } },
+    undefined, long);
+  check(later.structuredContent?.status === 'passed',
+        `${label}: result gives the job's verdict`, textOf(later));
+
   await client.ping();
   const again = await client.listTools();
   check(again.tools.length === tools.length, `${label}: the server still answers afterwards`);

@@ -62,6 +62,21 @@ Tool FakeTool(const std::string& name, std::function<ToolResult(ToolEnv&, const 
   return t;
 }
 
+// Work of ~0.6 s run as a job, and the result tool that waits for it again.
+Tool SlowTool() {
+  Tool t = FakeTool("slow", [](ToolEnv&, const ToolCall& call) {
+    for (int i = 0; i < 60 && !call.cancel->cancelled(); ++i) std::this_thread::sleep_for(10ms);
+    if (call.cancel->cancelled()) return ToolResult::Error("stopped");
+    ToolResult r;
+    r.text = "slow done";
+    r.structured = {{"status", "passed"}};
+    return r;
+  });
+  t.input_schema = ObjectSchema({{"wait_seconds", NumberArg("")}});
+  t.waits = true;
+  return t;
+}
+
 class McpSessionTest : public ::testing::Test {
  protected:
   McpSessionTest()
@@ -76,13 +91,14 @@ class McpSessionTest : public ::testing::Test {
                        r.structured = {{"ok", true}};
                        return r;
                      }),
+            *FindTool(HoneTools(), kResultToolName),
             FakeTool("where",
                      [](ToolEnv& env, const ToolCall& call) {
                        ToolResult r;
                        r.text = env.GuardOf(call).roots().front().string();
                        return r;
                      }),
-            FakeTool("block", [this](ToolEnv&, const ToolCall& call) {
+            SlowTool(), FakeTool("block", [this](ToolEnv&, const ToolCall& call) {
               blocked_ = true;
               while (!call.cancel->cancelled()) std::this_thread::sleep_for(10ms);
               saw_cancel_ = true;
@@ -116,7 +132,7 @@ TEST_F(McpSessionTest, NegotiatesTheProtocolAndListsTools) {
   Send(s, R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
   Send(s, R"({"jsonrpc":"2.0","id":3,"method":"tools/list"})");
   nlohmann::json list = wire_.Last();
-  ASSERT_EQ(list["result"]["tools"].size(), 3u);
+  ASSERT_EQ(list["result"]["tools"].size(), 5u);
   EXPECT_EQ(list["result"]["tools"][0]["name"], "echo");
   Send(s, R"({"jsonrpc":"2.0","id":4,"method":"ping"})");
   EXPECT_EQ(wire_.Last(), nlohmann::json::parse(R"({"jsonrpc":"2.0","id":4,"result":{}})"));
@@ -204,6 +220,58 @@ TEST_F(McpSessionTest, WithRootsOfItsOwnTheServerAsksTheClientNone) {
        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{"roots":{}}}})");
   Send(s, R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
   EXPECT_EQ(wire_.sent.size(), 1u);
+}
+
+TEST_F(McpSessionTest, WorkLongerThanTheWaitGoesOnAsAJobWhoseResultComesLater) {
+  McpSession s(env_, Tools(), "1");
+  Send(
+      s,
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"wait_seconds":0.05}}})");
+  s.WaitIdle();  // waits for the job too
+  nlohmann::json running = wire_.sent.at(0)["result"];
+  EXPECT_EQ(running["structuredContent"]["status"], "running");
+  const std::string job = running["structuredContent"]["job"];
+  Send(s, nlohmann::json({{"jsonrpc", "2.0"},
+                          {"id", 2},
+                          {"method", "tools/call"},
+                          {"params", {{"name", "result"}, {"arguments", {{"job", job}}}}}})
+              .dump());
+  s.WaitIdle();
+  EXPECT_EQ(wire_.Last()["result"]["content"][0]["text"], "slow done");
+  Send(s, nlohmann::json({{"jsonrpc", "2.0"},
+                          {"id", 3},
+                          {"method", "tools/call"},
+                          {"params", {{"name", "result"}, {"arguments", {{"job", job}}}}}})
+              .dump());
+  s.WaitIdle();
+  EXPECT_TRUE(wire_.Last()["result"]["isError"].get<bool>()) << "a result is returned once";
+}
+
+TEST_F(McpSessionTest, TheResultToolCanStopAJob) {
+  McpSession s(env_, Tools(), "1");
+  Send(
+      s,
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"wait_seconds":0}}})");
+  while (s.in_flight()) std::this_thread::sleep_for(5ms);
+  const std::string job = wire_.Last()["result"]["structuredContent"]["job"];
+  Send(s, nlohmann::json(
+              {{"jsonrpc", "2.0"},
+               {"id", 2},
+               {"method", "tools/call"},
+               {"params", {{"name", "result"}, {"arguments", {{"job", job}, {"cancel", true}}}}}})
+              .dump());
+  s.WaitIdle();
+  EXPECT_EQ(wire_.Last()["result"]["structuredContent"]["status"], "cancelled");
+}
+
+TEST_F(McpSessionTest, ACancelledWaitingCallStopsItsJob) {
+  McpSession s(env_, Tools(), "1");
+  Send(s,
+       R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow","arguments":{}}})");
+  Send(s, R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}})");
+  s.WaitIdle();
+  std::lock_guard<std::mutex> lock(wire_.mu);
+  EXPECT_TRUE(wire_.sent.empty()) << wire_.sent.front().dump();
 }
 
 TEST(McpDeviceQueueTest, CallsOnOneDeviceTakeTurnsAndACancelledWaitGivesUpItsPlace) {

@@ -102,8 +102,8 @@ class McpToolsTest : public ::testing::Test {
 };
 
 TEST_F(McpToolsTest, ListsEveryToolWithBothSchemas) {
-  for (const char* name :
-       {"eval", "lint", "task_show", "profile", "bench", "prepare", "report", "lessons"}) {
+  for (const char* name : {"eval", "lint", "task_show", "profile", "bench", "prepare", "report",
+                           "lessons", "result"}) {
     const Tool* t = FindTool(tools_, name);
     ASSERT_NE(t, nullptr) << name;
     nlohmann::json entry = ToolListEntry(*t);
