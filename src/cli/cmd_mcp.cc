@@ -99,8 +99,15 @@ int RunMcp(const McpArgs& a) {
   mcp::ToolEnv env(self, *guard, runner, queue, *work, AbsolutePath(a.store));
   // Without --root, a stdio client's MCP roots are the folders it may name.
   const bool ask_client_roots = a.roots.empty() && !http;
-  auto make_session = [&env, ask_client_roots] {
-    return std::make_unique<mcp::McpSession>(env, mcp::HoneTools(), HONE_VERSION, ask_client_roots);
+  const bool quiet = a.quiet;
+  auto make_session = [&env, ask_client_roots, quiet] {
+    auto session =
+        std::make_unique<mcp::McpSession>(env, mcp::HoneTools(), HONE_VERSION, ask_client_roots);
+    // A line per call on stderr, for the person who started the server.
+    if (!quiet)
+      session->SetCallNotes(
+          [](const std::string& line) { std::fprintf(stderr, "hone mcp: %s\n", line.c_str()); });
+    return session;
   };
   std::string roots;
   for (const auto& r : guard->roots()) roots += (roots.empty() ? "" : ", ") + r.string();

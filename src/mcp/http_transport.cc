@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -137,6 +138,13 @@ std::shared_ptr<McpSession> HttpTransport::SessionOf(const httplib::Request& req
 }
 
 void HttpTransport::Post(const httplib::Request& req, httplib::Response& res) {
+  // A client states the revision it negotiated on every request after
+  // initialize; one this server does not speak is refused (the specification's 400).
+  const std::string version = req.get_header_value("MCP-Protocol-Version");
+  const auto& known = SupportedProtocolVersions();
+  if (!version.empty() && std::find(known.begin(), known.end(), version) == known.end())
+    return SendJsonError(res, 400, kInvalidRequest,
+                         "MCP-Protocol-Version " + version + " is not one this server speaks");
   RpcParsed parsed = ParseRpc(req.body);
   if (!parsed.ok) {
     res.status = 400;

@@ -1,6 +1,9 @@
 #include "mcp/mcp_server.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <thread>
 
@@ -170,7 +173,15 @@ void McpSession::RunCall(const Tool& tool, nlohmann::json id, nlohmann::json par
       reply.send(RpcNotification("notifications/message",
                                  {{"level", level}, {"logger", "hone"}, {"data", text}}));
   };
+  auto start = std::chrono::steady_clock::now();
   std::optional<ToolResult> result = Dispatch(tool, call);
+  Note(
+      tool.name + ": " +
+      (result && !cancel->cancelled()
+           ? (result->is_error ? "error: " : "") + result->text.substr(0, result->text.find('\n'))
+           : std::string("cancelled")) +
+      fmt::format(" ({:.1f} s)",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
   if (result && !cancel->cancelled()) {
     call.log(result->is_error ? "warning" : "info",
              tool.name + ": " + (result->is_error ? "error: " : "") +
@@ -278,6 +289,20 @@ void McpSession::TakeRoots(const RpcMessage& response) {
   if (!guard.ok()) return;
   std::lock_guard<std::mutex> lock(mu_);
   client_guard_ = std::make_shared<const PathGuard>(std::move(*guard));
+}
+
+void McpSession::SetCallNotes(std::function<void(const std::string& line)> notes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  notes_ = std::move(notes);
+}
+
+void McpSession::Note(const std::string& line) {
+  std::function<void(const std::string&)> notes;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    notes = notes_;
+  }
+  if (notes) notes(line);
 }
 
 bool McpSession::Logs(const std::string& level) const {

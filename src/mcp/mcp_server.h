@@ -63,6 +63,9 @@ class McpSession {
   void HandleText(std::string_view text, ReplyChannel reply);
   void Handle(const RpcMessage& message, ReplyChannel reply);
 
+  // Where a line per finished call goes (hone mcp's stderr); unset: nowhere.
+  void SetCallNotes(std::function<void(const std::string& line)> notes);
+
   // Stops every call in flight and waits until none is left.
   void CancelAll();
   void WaitIdle();
@@ -84,6 +87,7 @@ class McpSession {
   void AskRoots(const ReplyChannel& reply);
   void TakeRoots(const RpcMessage& response);
   bool Logs(const std::string& level) const;
+  void Note(const std::string& line);
 
   ToolEnv& env_;
   const std::vector<Tool> tools_;
@@ -99,6 +103,7 @@ class McpSession {
   int roots_asked_ = 0;
   std::string pending_roots_;  // the id of the roots/list request awaiting its answer
   std::shared_ptr<const PathGuard> client_guard_;  // from the client's roots; null: the server's
+  std::function<void(const std::string&)> notes_;
   JobBoard jobs_;  // last: its jobs use the members above, and end first
 };
 
