@@ -6,7 +6,6 @@
 
 #include "core/backend_names.h"
 #include "core/fs.h"
-#include "core/json_text.h"
 #include "mcp/eval_tool.h"
 #include "mcp/tool_arguments.h"
 #include "report/lesson_text.h"

@@ -31,6 +31,17 @@ std::string HowItEnded(const ChildOutcome& o) {
   return "with exit code " + std::to_string(o.exit_code);
 }
 
+// When `problem` (a file, or a folder and the files in it) last changed: a
+// task edited while the server runs is described again.
+std::string LastChangeOf(const std::string& problem) {
+  std::error_code ec;
+  auto latest = fs::last_write_time(problem, ec);
+  if (fs::is_directory(problem, ec))
+    for (const auto& entry : fs::directory_iterator(problem, ec))
+      latest = std::max(latest, entry.last_write_time(ec));
+  return std::to_string(latest.time_since_epoch().count());
+}
+
 }  // namespace
 
 std::vector<std::string> SizeFlags(const nlohmann::json& args) {
@@ -136,7 +147,7 @@ Result<nlohmann::json> ToolEnv::RunHone(const ToolCall& call, std::vector<std::s
 
 Result<nlohmann::json> ToolEnv::TaskJson(const ToolCall& call, const std::string& problem,
                                          const std::vector<std::string>& size_args) {
-  std::string key = problem;
+  std::string key = problem + "\n" + LastChangeOf(problem);
   for (const auto& a : size_args) key += "\n" + a;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -81,8 +81,8 @@ class ToolEnv {
                                  int* exit_code = nullptr);
 
   // `hone task show PROBLEM --json` (with the size arguments), remembered
-  // per problem and sizes: what the store needs of a task, and the
-  // task_show tool's document.
+  // per problem, sizes and the problem's last change: what the store needs
+  // of a task, and the task_show tool's document.
   Result<nlohmann::json> TaskJson(const ToolCall& call, const std::string& problem,
                                   const std::vector<std::string>& size_args);
 
