@@ -37,6 +37,13 @@ nlohmann::json AnyArray(const std::string& description) {
   return {{"type", "array"}, {"description", description}};
 }
 
+// What a waiting tool answers while its job is still at work (job_board.h).
+nlohmann::json StillRunningProperties() {
+  return {{"status", StringArg("running: see job")},
+          {"reason", StringArg("Why it is still running")},
+          {"job", StringArg("The job to ask the result tool for")}};
+}
+
 nlohmann::json CandidateProperties() {
   return {
       {"candidate", StringArg("The candidate's file (under the server's roots)")},
@@ -180,9 +187,11 @@ ToolResult RunPrepare(ToolEnv& env, const ToolCall& call) {
   int exit_code = 0;
   auto doc = env.RunHone(call, argv, std::nullopt, true, &exit_code);
   if (!doc.ok()) return ToolResult::Error(doc.status().message());
-  std::string text = exit_code == 0 ? "prepared:\n" : "prepared, with failures:\n";
-  for (const auto& p : doc->value("prepared", nlohmann::json::array()))
-    text += "  " + p.dump() + "\n";
+  const nlohmann::json prepared = doc->value("prepared", nlohmann::json::array());
+  std::string text = prepared.empty() ? "nothing to prepare: no problem has baselines to time\n"
+                     : exit_code == 0 ? "prepared:\n"
+                                      : "prepared, with failures:\n";
+  for (const auto& p : prepared) text += "  " + p.dump() + "\n";
   return Ok(text, *doc);
 }
 
@@ -325,11 +334,7 @@ std::vector<Tool> MakeHoneTools() {
                            {"only", StringListArg("Solution names to evaluate (e.g. fast)")}},
                           EvalOptionProperties()),
                    {"suite"}),
-      Output({{"result", AnyObject("hone bench --json")},
-              {"status", StringArg("running: see job")},
-              {"reason", StringArg("Why it is still running")},
-              {"job", StringArg("The job to ask the result tool for")}},
-             {}),
+      Output(Merged({{"result", AnyObject("hone bench --json")}}, StillRunningProperties()), {}),
       false, RunBench));
   tools.push_back(MakeTool(
       "prepare", "Prepare problems' baselines",
@@ -338,11 +343,9 @@ std::vector<Tool> MakeHoneTools() {
       ObjectSchema(Merged({{"problems", StringListArg("Problem paths of any format")}},
                           EvalOptionProperties()),
                    {"problems"}),
-      Output({{"prepared", AnyArray("One entry per problem")},
-              {"warm_up_builds", AnyArray("Builds warmed")},
-              {"status", StringArg("running: see job")},
-              {"reason", StringArg("Why it is still running")},
-              {"job", StringArg("The job to ask the result tool for")}},
+      Output(Merged({{"prepared", AnyArray("One entry per problem")},
+                     {"warm_up_builds", AnyArray("Builds warmed")}},
+                    StillRunningProperties()),
              {}),
       false, RunPrepare));
   tools.push_back(MakeTool(
