@@ -10,6 +10,7 @@
 #include "cli/eval_flags.h"
 #include "core/json_text.h"
 #include "format/builtin_formats.h"
+#include "search/task_signature.h"
 #include "task/reference_kind.h"
 #include "task/suite.h"
 #include "task/task_loader.h"
@@ -113,7 +114,12 @@ nlohmann::json TaskJson(const Task& t) {
                       {"seeds", t.seeds},
                       {"distributions", t.num_distributions},
                       {"hash", t.hash},
-                      {"cases", CasesJson(t)}};
+                      {"cases", CasesJson(t)},
+                      // What the MCP server's task_show gives an agent: the
+                      // text a prompt shows, and the cost formulas.
+                      {"contract", ContractArgumentsText(t)},
+                      {"tolerance", ToleranceText(t)},
+                      {"signature", SignatureToJson(SignatureOf(t, kHostBackend))}};
   KindOf(t).AddJson(t, j);
   return j;
 }

@@ -21,5 +21,6 @@ Command RegisterWorker(CLI::App& app);
 Command RegisterServe(CLI::App& app);
 Command RegisterLessons(CLI::App& app);
 Command RegisterPrepare(CLI::App& app);
+Command RegisterMcp(CLI::App& app);
 
 }  // namespace hone::cli

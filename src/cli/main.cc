@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
       {"machine", RegisterMachine}, {"optimize", RegisterOptimize}, {"lint", RegisterLint},
       {"report", RegisterReport},   {"export", RegisterExport},     {"worker", RegisterWorker},
       {"serve", RegisterServe},     {"lessons", RegisterLessons},   {"prepare", RegisterPrepare},
+      {"mcp", RegisterMcp},
   };
   std::map<std::string, Command> run;
   for (const auto& c : kCommands) run[c.name] = c.reg(app);

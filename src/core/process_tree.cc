@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 namespace hone {
@@ -31,6 +32,18 @@ bool DescendsFrom(pid_t pid, pid_t root, const std::function<pid_t(pid_t)>& pare
     pid = parent_of(pid);
   }
   return false;
+}
+
+std::vector<pid_t> DescendantsOf(pid_t root) {
+  std::vector<pid_t> found;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    pid_t pid = static_cast<pid_t>(std::stol(name));
+    if (pid != root && DescendsFrom(pid, root)) found.push_back(pid);
+  }
+  return found;
 }
 
 }  // namespace hone

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <vector>
 
 namespace hone {
 
@@ -17,5 +18,9 @@ pid_t ParentOf(pid_t pid);
 // Whether `pid` is `root` or descends from it, following `parent_of` (at
 // most 64 generations).
 bool DescendsFrom(pid_t pid, pid_t root, const std::function<pid_t(pid_t)>& parent_of = ParentOf);
+
+// Every live process that descends from `root`, `root` itself left out, as
+// /proc lists them now.
+std::vector<pid_t> DescendantsOf(pid_t root);
 
 }  // namespace hone

@@ -45,10 +45,7 @@ Result<CommandResult> RunCommand(const std::vector<std::string>& argv,
   }
   close(pipefd[1]);
   close(errpipe[1]);
-  int exec_errno = 0;
-  ssize_t got = read(errpipe[0], &exec_errno, sizeof exec_errno);
-  close(errpipe[0]);
-  if (got == sizeof exec_errno) {
+  if (int exec_errno = ExecErrnoOf(errpipe[0]); exec_errno != 0) {
     close(pipefd[0]);
     waitpid(pid, nullptr, 0);
     return Status::NotFound(argv[0] + ": cannot run: " + strerror(exec_errno));
@@ -106,6 +103,13 @@ void ExecOrReportErrno(char* const* argv, int err_fd) {
   ssize_t ignored = write(err_fd, &e, sizeof e);
   (void)ignored;
   _exit(127);
+}
+
+int ExecErrnoOf(int err_fd) {
+  int exec_errno = 0;
+  ssize_t got = read(err_fd, &exec_errno, sizeof exec_errno);
+  close(err_fd);
+  return got == sizeof exec_errno ? exec_errno : 0;
 }
 
 }  // namespace hone

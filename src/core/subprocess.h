@@ -39,5 +39,9 @@ std::string QuoteCommand(const std::vector<std::string>& argv);
 // In a freshly forked child: execvp(argv[0], argv); if that fails, writes
 // errno to err_fd (the parent reads it to say why) and exits with 127.
 [[noreturn]] void ExecOrReportErrno(char* const* argv, int err_fd);
+// In the parent, once the child has its copy: the errno ExecOrReportErrno
+// wrote to `err_fd` when the exec failed, 0 when it succeeded (the pipe
+// closed on exec). Closes `err_fd`.
+int ExecErrnoOf(int err_fd);
 
 }  // namespace hone

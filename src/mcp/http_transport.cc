@@ -1,0 +1,259 @@
+#include "mcp/http_transport.h"
+
+#include <httplib.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <random>
+
+#include "core/json_text.h"
+#include "serve/http_service.h"
+
+namespace hone::mcp {
+namespace {
+
+constexpr size_t kMaxBodyBytes = size_t{16} << 20;  // a candidate's source, with room
+constexpr int kHttpThreads = 32;                    // each streaming call holds one while it runs
+
+// The messages one request's handling sends, for its HTTP response.
+class RequestStream {
+ public:
+  enum class Next { kMessage, kWaiting, kDone };
+  void Send(const nlohmann::json& message) {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(JsonText(message));
+    changed_.notify_all();
+  }
+  void Finish() {
+    std::lock_guard<std::mutex> lock(mu_);
+    finished_ = true;
+    changed_.notify_all();
+  }
+  // The only message of a request answered at once (not a call): sent as
+  // plain JSON rather than as a stream.
+  bool FinishedWithOne(std::string& message) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!finished_ || queue_.size() != 1) return false;
+    message = queue_.front();
+    return true;
+  }
+  Next Take(std::string& message, std::chrono::milliseconds wait) {
+    std::unique_lock<std::mutex> lock(mu_);
+    changed_.wait_for(lock, wait, [this] { return finished_ || !queue_.empty(); });
+    if (!queue_.empty()) {
+      message = std::move(queue_.front());
+      queue_.pop_front();
+      return Next::kMessage;
+    }
+    return finished_ ? Next::kDone : Next::kWaiting;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::deque<std::string> queue_;
+  bool finished_ = false;
+};
+
+std::string NewSessionId() {
+  std::random_device random;
+  std::string id;
+  for (int i = 0; i < 4; ++i) {
+    char part[9];
+    std::snprintf(part, sizeof part, "%08x", random());
+    id += part;
+  }
+  return id;
+}
+
+// Equal without saying where they differ (a token compared byte by byte
+// early-out leaks its prefix through timing).
+bool SameSecret(const std::string& a, const std::string& b) {
+  unsigned char diff = a.size() != b.size();
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) diff |= a[i] ^ b[i];
+  return diff == 0;
+}
+
+// The host of an Origin header ("http://localhost:3000" -> "localhost").
+std::string OriginHost(const std::string& origin) {
+  size_t start = origin.find("://");
+  start = start == std::string::npos ? 0 : start + 3;
+  if (start < origin.size() && origin[start] == '[') {
+    size_t close = origin.find(']', start);
+    return origin.substr(start + 1,
+                         close == std::string::npos ? std::string::npos : close - start - 1);
+  }
+  return origin.substr(start, origin.find_first_of(":/", start) - start);
+}
+
+void SendJsonError(httplib::Response& res, int http_status, int code, const std::string& why) {
+  res.status = http_status;
+  res.set_content(JsonText(RpcError(nullptr, code, why)), "application/json");
+}
+
+}  // namespace
+
+HttpTransport::HttpTransport(HttpOptions options,
+                             std::function<std::unique_ptr<McpSession>()> make_session)
+    : options_(std::move(options)),
+      make_session_(std::move(make_session)),
+      server_(std::make_unique<httplib::Server>()) {}
+
+HttpTransport::~HttpTransport() { Stop(); }
+
+bool HttpTransport::Admit(const httplib::Request& req, httplib::Response& res) const {
+  if (!options_.token.empty() &&
+      !SameSecret(req.get_header_value("Authorization"), "Bearer " + options_.token)) {
+    res.set_header("WWW-Authenticate", "Bearer");
+    SendJsonError(res, 401, kInvalidRequest,
+                  "a bearer token is required (Authorization: Bearer TOKEN)");
+    return false;
+  }
+  std::string origin = req.get_header_value("Origin");
+  if (IsLoopback(options_.host) && !origin.empty() && !IsLoopback(OriginHost(origin))) {
+    SendJsonError(res, 403, kInvalidRequest, "Origin " + origin + " may not use this server");
+    return false;
+  }
+  return true;
+}
+
+std::shared_ptr<McpSession> HttpTransport::SessionOf(const httplib::Request& req,
+                                                     httplib::Response& res) {
+  std::string id = req.get_header_value("Mcp-Session-Id");
+  if (id.empty()) {
+    SendJsonError(res, 400, kInvalidRequest,
+                  "the Mcp-Session-Id header is required (initialize first)");
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) {
+    SendJsonError(res, 404, kInvalidRequest, "no session " + id + " (it ended: initialize again)");
+    return nullptr;
+  }
+  return it->second;
+}
+
+void HttpTransport::Post(const httplib::Request& req, httplib::Response& res) {
+  // A client states the revision it negotiated on every request after
+  // initialize; one this server does not speak is refused (the specification's 400).
+  const std::string version = req.get_header_value("MCP-Protocol-Version");
+  const auto& known = SupportedProtocolVersions();
+  if (!version.empty() && std::find(known.begin(), known.end(), version) == known.end())
+    return SendJsonError(res, 400, kInvalidRequest,
+                         "MCP-Protocol-Version " + version + " is not one this server speaks");
+  RpcParsed parsed = ParseRpc(req.body);
+  if (!parsed.ok) {
+    res.status = 400;
+    res.set_content(JsonText(parsed.error_reply), "application/json");
+    return;
+  }
+  const RpcMessage& m = parsed.message;
+  std::shared_ptr<McpSession> session;
+  if (m.kind == RpcMessage::Kind::kRequest && m.method == "initialize") {
+    std::string id = NewSessionId();
+    session = make_session_();
+    std::lock_guard<std::mutex> lock(mu_);
+    sessions_[id] = session;
+    res.set_header("Mcp-Session-Id", id);
+  } else {
+    session = SessionOf(req, res);
+    if (!session) return;
+  }
+  if (m.kind != RpcMessage::Kind::kRequest) {
+    session->Handle(m, ReplyChannel{[](const nlohmann::json&) {}});
+    res.status = 202;
+    return;
+  }
+  auto stream = std::make_shared<RequestStream>();
+  session->Handle(m, ReplyChannel{[stream](const nlohmann::json& j) { stream->Send(j); },
+                                  [stream] { stream->Finish(); }});
+  if (std::string only; stream->FinishedWithOne(only)) {
+    res.set_content(only, "application/json");
+    return;
+  }
+  res.set_header("Cache-Control", "no-cache");
+  // The provider keeps the session alive until the call's stream ends.
+  res.set_chunked_content_provider(
+      "text/event-stream", [stream, session](size_t, httplib::DataSink& sink) {
+        std::string message;
+        switch (stream->Take(message, std::chrono::seconds(1))) {
+          case RequestStream::Next::kMessage: {
+            std::string event = "event: message\ndata: " + message + "\n\n";
+            return sink.write(event.data(), event.size());
+          }
+          case RequestStream::Next::kWaiting:
+            return sink.is_writable();
+          case RequestStream::Next::kDone:
+            sink.done();
+            return true;
+        }
+        return false;
+      });
+}
+
+void HttpTransport::Delete(const httplib::Request& req, httplib::Response& res) {
+  std::shared_ptr<McpSession> session = SessionOf(req, res);
+  if (!session) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    sessions_.erase(req.get_header_value("Mcp-Session-Id"));
+  }
+  session->CancelAll();
+  res.status = 200;
+}
+
+Status HttpTransport::Start() {
+  if (!IsLoopback(options_.host) && options_.token.empty())
+    return Status::Invalid(
+        "--http " + options_.host +
+        " is not loopback: give a bearer token (HONE_MCP_TOKEN or --token-file)");
+  server_->new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
+  server_->set_payload_max_length(kMaxBodyBytes);
+  server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    return Admit(req, res) ? httplib::Server::HandlerResponse::Unhandled
+                           : httplib::Server::HandlerResponse::Handled;
+  });
+  server_->Post("/mcp",
+                [this](const httplib::Request& req, httplib::Response& res) { Post(req, res); });
+  server_->Delete(
+      "/mcp", [this](const httplib::Request& req, httplib::Response& res) { Delete(req, res); });
+  server_->Get("/mcp", [](const httplib::Request&, httplib::Response& res) {
+    res.set_header("Allow", "POST, DELETE");
+    SendJsonError(res, 405, kMethodNotFound,
+                  "this server opens no stream of its own: POST requests");
+  });
+  // As hone serve: no SO_REUSEPORT, so no second server shares the port.
+  server_->set_socket_options([](int sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
+  errno = 0;
+  port_ = options_.port == 0
+              ? server_->bind_to_any_port(options_.host)
+              : (server_->bind_to_port(options_.host, options_.port) ? options_.port : -1);
+  if (port_ <= 0)
+    return Status::Unavailable("cannot listen on " + options_.host + ":" +
+                               std::to_string(options_.port) +
+                               (errno == EADDRINUSE ? ": the port is in use" : ""));
+  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  return Status::Ok();
+}
+
+void HttpTransport::Stop() {
+  if (thread_.joinable()) {
+    server_->stop();
+    thread_.join();
+  }
+  std::map<std::string, std::shared_ptr<McpSession>> ending;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ending.swap(sessions_);
+  }
+  ending.clear();  // each session cancels its calls and waits for them
+}
+
+}  // namespace hone::mcp

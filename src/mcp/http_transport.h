@@ -1,0 +1,74 @@
+// MCP over Streamable HTTP (specification 2025-06-18 and later), for an
+// agent on another machine: one endpoint, /mcp. A POST carries one
+// JSON-RPC message; a notification or response is answered 202, a request
+// with its response as JSON, or, for tools/call, as a server-sent-event
+// stream that carries the call's progress and log notifications and then
+// its response. initialize begins a session (its id in the Mcp-Session-Id
+// header, which every later request must carry: 400 without, 404 for one
+// that ended); DELETE ends one. GET is 405: the server sends nothing
+// outside a request's stream.
+//
+// Guards: it binds to loopback unless told otherwise, and then a bearer
+// token is required (Start refuses to bind without one); with a token every
+// request must carry it (Authorization: Bearer TOKEN; 401 otherwise). On
+// loopback a browser page's request (an Origin header that is not
+// loopback) is refused 403, against DNS rebinding.
+//
+// Start binds and serves on its own threads; Stop (or the destructor) ends
+// every session (cancelling its calls) and waits. Thread-safe.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "core/status.h"
+#include "mcp/mcp_server.h"
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace hone::mcp {
+
+struct HttpOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;       // 0: any free port (port() says which)
+  std::string token;  // bearer token; required off loopback
+};
+
+class HttpTransport {
+ public:
+  // `make_session` makes a new session's state (the server's tools over
+  // the shared ToolEnv).
+  HttpTransport(HttpOptions options, std::function<std::unique_ptr<McpSession>()> make_session);
+  ~HttpTransport();
+  HttpTransport(const HttpTransport&) = delete;
+  HttpTransport& operator=(const HttpTransport&) = delete;
+
+  // Status::Invalid: off loopback without a token; Status::Unavailable:
+  // the address cannot be bound.
+  Status Start();
+  void Stop();
+  int port() const { return port_; }
+
+ private:
+  bool Admit(const httplib::Request& req, httplib::Response& res) const;
+  void Post(const httplib::Request& req, httplib::Response& res);
+  void Delete(const httplib::Request& req, httplib::Response& res);
+  std::shared_ptr<McpSession> SessionOf(const httplib::Request& req, httplib::Response& res);
+
+  const HttpOptions options_;
+  std::function<std::unique_ptr<McpSession>()> make_session_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<McpSession>> sessions_;  // by Mcp-Session-Id
+};
+
+}  // namespace hone::mcp

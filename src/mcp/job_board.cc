@@ -1,0 +1,91 @@
+#include "mcp/job_board.h"
+
+#include <fmt/format.h>
+
+#include <thread>
+
+namespace hone::mcp {
+
+void Job::SetProgress(std::function<void(const std::string&)> sink) {
+  std::lock_guard<std::mutex> lock(mu_);
+  progress_ = std::move(sink);
+}
+
+void Job::Progress(const std::string& line) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (progress_) progress_(line);
+}
+
+void Job::Finish(ToolResult result) {
+  std::lock_guard<std::mutex> lock(mu_);
+  result_ = std::move(result);
+  done_.notify_all();
+}
+
+std::optional<ToolResult> Job::Wait(std::chrono::milliseconds wait, const CancelFlag& abandon) {
+  auto deadline = std::chrono::steady_clock::now() + wait;
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!result_ && !abandon.cancelled() && std::chrono::steady_clock::now() < deadline)
+    // Cancellation is a flag, not a notification: look again now and then.
+    done_.wait_for(lock, std::chrono::milliseconds(100));
+  return result_;
+}
+
+JobBoard::~JobBoard() {
+  CancelAll();
+  WaitAll();
+}
+
+std::shared_ptr<Job> JobBoard::Start(std::function<ToolResult(Job&)> work) {
+  std::shared_ptr<Job> job;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    job = std::make_shared<Job>("j" + std::to_string(++next_));
+    jobs_[job->id()] = job;
+    ++running_;
+  }
+  std::thread([this, job, work = std::move(work)] {
+    job->Finish(work(*job));
+    std::lock_guard<std::mutex> lock(mu_);
+    --running_;
+    idle_.notify_all();
+  }).detach();
+  return job;
+}
+
+std::shared_ptr<Job> JobBoard::Find(const std::string& id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? nullptr : it->second;
+}
+
+void JobBoard::Forget(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  jobs_.erase(id);
+}
+
+void JobBoard::CancelAll() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [id, job] : jobs_) job->cancel().Cancel();
+}
+
+void JobBoard::WaitAll() {
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_.wait(lock, [this] { return running_ == 0; });
+}
+
+ToolResult StillRunning(const Job& job) {
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - job.started()).count();
+  ToolResult r;
+  r.text = fmt::format(
+      "running: still at work after {:.0f} s; call result {{\"job\": \"{}\"}} for its verdict "
+      "(the work goes on meanwhile)\n",
+      seconds, job.id());
+  r.structured = {{"status", "running"},
+                  {"reason", fmt::format("still at work after {:.0f} s", seconds)},
+                  {"job", job.id()}};
+  return r;
+}
+
+}  // namespace hone::mcp

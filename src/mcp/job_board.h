@@ -1,0 +1,77 @@
+// Long tool calls as jobs that outlive the request that started them.
+//
+// An agent's client gives each call a timeout (60 s by default in the
+// TypeScript SDK) and cancels the call when it passes; a cold CUDA build and
+// a full-size timing take longer. So an evaluating call waits for its job
+// only `wait_seconds`: a job done by then is the call's result; one still
+// running is answered {"status": "running", "job": ID}, keeps running, and
+// the `result` tool waits for it again and returns its verdict. A timeout
+// never kills work half-way, and a call cancelled while it waits (the
+// client's abort) cancels its job, which stops its processes.
+//
+// Thread-safe. Each job runs on a thread of its own; the board's owner
+// calls CancelAll and WaitAll before it goes.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "mcp/mcp_tools.h"
+
+namespace hone::mcp {
+
+class Job {
+ public:
+  explicit Job(std::string id) : id_(std::move(id)) {}
+  const std::string& id() const { return id_; }
+  CancelFlag& cancel() { return cancel_; }
+
+  // Where the job's progress goes: the call waiting on it, or nowhere (null)
+  // once no call waits.
+  void SetProgress(std::function<void(const std::string&)> sink);
+  void Progress(const std::string& line);
+  void Finish(ToolResult result);
+  // The result once finished; nullopt when `wait` passed or `abandon` was
+  // set first.
+  std::optional<ToolResult> Wait(std::chrono::milliseconds wait, const CancelFlag& abandon);
+  std::chrono::steady_clock::time_point started() const { return started_; }
+
+ private:
+  const std::string id_;
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  CancelFlag cancel_;
+  std::mutex mu_;
+  std::condition_variable done_;
+  std::optional<ToolResult> result_;
+  std::function<void(const std::string&)> progress_;
+};
+
+class JobBoard {
+ public:
+  ~JobBoard();
+  // Starts `work` on a thread of its own, as job "jN".
+  std::shared_ptr<Job> Start(std::function<ToolResult(Job&)> work);
+  std::shared_ptr<Job> Find(const std::string& id) const;
+  // A job whose result was returned is forgotten.
+  void Forget(const std::string& id);
+  void CancelAll();
+  void WaitAll();
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable idle_;
+  std::map<std::string, std::shared_ptr<Job>> jobs_;
+  int next_ = 0;
+  int running_ = 0;
+};
+
+// The structured content and text of a call whose job is still running.
+ToolResult StillRunning(const Job& job);
+
+}  // namespace hone::mcp

@@ -1,0 +1,32 @@
+// A tool call's arguments checked against the tool's input schema before
+// the tool sees them: the subset of JSON Schema hone's tools use (an object
+// of named properties, each a string, number, integer, boolean or array of
+// strings, some required, some with an enum). A client that sends a wrong
+// argument gets a message naming it; one that sends an argument no tool
+// knows is told so rather than ignored (a misspelt "time_budget" would
+// otherwise silently time for the default).
+//
+// Pure; thread-safe.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/status.h"
+
+namespace hone::mcp {
+
+// Ok, or Status::Invalid naming the argument and what was expected.
+Status CheckArguments(const nlohmann::json& schema, const nlohmann::json& arguments);
+
+// Schema builders, so that each tool's table entry reads as a list.
+nlohmann::json StringArg(const std::string& description);
+nlohmann::json NumberArg(const std::string& description);
+nlohmann::json IntegerArg(const std::string& description);
+nlohmann::json BoolArg(const std::string& description);
+nlohmann::json StringListArg(const std::string& description);
+nlohmann::json EnumArg(const std::string& description, const std::vector<std::string>& values);
+// {"type": "object", "properties": ..., "required": ..., "additionalProperties": false}
+nlohmann::json ObjectSchema(nlohmann::json properties, std::vector<std::string> required = {});
+
+}  // namespace hone::mcp
