@@ -720,6 +720,20 @@ class Problem:
             self._check_like_contract(args, d)
         return args
 
+    def scaled_inputs(self, seed, dist_index, scale):
+        """inputs(seed, dist_index) with every floating tensor argument
+        multiplied by `scale` afterwards, in the tensor's dtype, as the
+        worker scales a timed call's inputs: the worker's timing pool holds
+        sets that are exact multiples of others, so a candidate cannot tell
+        a checked call from an unchecked one by its inputs being a multiple
+        of a set it has seen."""
+        args = self.inputs(seed, dist_index)
+        if scale != 1:
+            for i in range(len(args)):
+                if torch.is_tensor(args[i]) and args[i].is_floating_point():
+                    args[i] = _scaled(args, i, scale)
+        return args
+
     def _measured_draws(self):
         """The contract's inputs (seed 0, distribution 0), and the most device
         memory any distribution's draw takes (its inputs and whatever
@@ -1154,9 +1168,10 @@ class Oracle:
         p = self._problem(req)
         seed = int(req.get("seed", 0))
         dist = int(req.get("distribution", 0))
+        scale = float(req.get("scale", 1))
         if isinstance(req.get("targets"), dict):
             try:
-                return self._generate_into(p, seed, dist, req["targets"])
+                return self._generate_into(p, seed, dist, req["targets"], scale)
             finally:
                 # Kept only while the worker's memory plan has room for it
                 # (its verify stage): re-allocating gigabytes per set is slow.
@@ -1167,7 +1182,7 @@ class Oracle:
             raise OracleError("generate needs 'out_dir' or 'targets'")
         os.makedirs(out_dir, exist_ok=True)
         try:
-            args = p.inputs(seed, dist)
+            args = p.scaled_inputs(seed, dist, scale)
             outs = p.forward(args, seed)
         except (OracleError, Skip) as e:
             raise OracleError(str(e))
@@ -1200,7 +1215,7 @@ class Oracle:
                   "out_dir": os.path.abspath(out_dir), "tensors": tensors, "ref64": ref64})
         return r
 
-    def _generate_into(self, p, seed, dist, targets):
+    def _generate_into(self, p, seed, dist, targets, scale=1):
         """generate into the worker's device buffers (DeviceTargets): the
         inputs and parameters first, then the expected outputs, then, when
         `targets` has "ref64", the float64 reference, which is computed from
@@ -1217,7 +1232,7 @@ class Oracle:
         sink = DeviceTargets(p.device)
         try:
             try:
-                args = p.inputs(seed, dist)
+                args = p.scaled_inputs(seed, dist, scale)
             except (OracleError, Skip) as e:
                 raise OracleError(str(e))
             except Exception as e:

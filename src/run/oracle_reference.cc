@@ -20,6 +20,13 @@ uint64_t TimingPoolSeed() {
   return seed;
 }
 
+// A timed call's scale factor, and a sibling's (log-uniform in [0.5, 2]),
+// rounded to float: a float32 value times a float-exact factor rounds once,
+// so the worker's scaling and torch's give the same values.
+double PoolScaleFactor(double uniform) {
+  return static_cast<double>(static_cast<float>(std::exp2(2 * uniform - 1)));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<OracleReference>> OracleReference::Open(RunState& s) {
@@ -48,6 +55,11 @@ std::vector<std::string> OracleReference::DistributionNames() const {
 
 Result<RefSet> OracleReference::Reference(const CaseShapes& cs, uint64_t seed, int dist, int,
                                           bool with64) {
+  return Draw(cs, seed, dist, with64, 1);
+}
+
+Result<RefSet> OracleReference::Draw(const CaseShapes& cs, uint64_t seed, int dist, bool with64,
+                                     double scale) {
   RefSet r;
   const bool asked64 = with64 && s_.plan.ref64 && ref64_supported_;
   with64 = asked64 && ref64_slow_seconds_ == 0;
@@ -64,6 +76,7 @@ Result<RefSet> OracleReference::Reference(const CaseShapes& cs, uint64_t seed, i
   OracleSet o;
   OracleTargets targets;
   targets.keep_cache = s_.keep_caches;
+  targets.scale = scale;
   if (AllocateShared(cs, with64, &r, &targets)) {
     Trace("oracle reference: buffers allocated and shared");
     HONE_ASSIGN_OR_RETURN(o, oracle.GenerateInto(s_.task, oracle_seed, dist, targets));
@@ -73,7 +86,7 @@ Result<RefSet> OracleReference::Reference(const CaseShapes& cs, uint64_t seed, i
     if (with64 && o.ref64_available && o.ref64_seconds > kSlowFloat64Seconds)
       ref64_slow_seconds_ = o.ref64_seconds;
   } else {
-    HONE_ASSIGN_OR_RETURN(o, oracle.Set(s_.task, oracle_seed, dist));
+    HONE_ASSIGN_OR_RETURN(o, oracle.Set(s_.task, oracle_seed, dist, scale));
     HONE_ASSIGN_OR_RETURN(r.inputs, UploadAll(o.inputs));
     HONE_ASSIGN_OR_RETURN(r.expected, UploadAll(o.outputs));
     if (with64 && o.ref64_available) {
@@ -142,20 +155,26 @@ Result<std::vector<RefSet>> OracleReference::WarmupSets(const CaseShapes& cs) {
   }
   pool_.clear();
   HONE_RETURN_IF_ERROR(FetchPool(cs));
-  return pool_;
+  // Warm-up shows the sets siblings are made from, never a sibling.
+  std::vector<RefSet> warmup;
+  for (size_t k = 0; k < pool_.size(); ++k)
+    if (!IsSibling(k)) warmup.push_back(pool_[k]);
+  return warmup;
 }
 
 // Made before the timer starts, so the oracle's work never falls inside it.
-// Odd pool sets come from the task's own "scaled" distribution, even ones
-// from get_inputs().
+// Even pool sets come from get_inputs(); odd ones, where the task allows
+// scaling, are the siblings of the set before them (PoolInputs), their
+// factors drawn from the pool's seed, so every candidate of this process
+// meets the same sets and none can know them.
 Status OracleReference::FetchPool(const CaseShapes& cs) {
-  const auto& names = s_.task.pytorch->distribution_names;
-  const int scaled_dist =
-      static_cast<int>(std::find(names.begin(), names.end(), "scaled") - names.begin());
+  siblings_ = s_.task.pytorch->scaling_allowed;
+  Rng factors(pool_seed_, 0x5ca1ed);
   for (int k = static_cast<int>(pool_.size()); k < s_.plan.pool_sets; ++k) {
-    int dist = k % 2 == 1 && scaled_dist < static_cast<int>(names.size()) ? scaled_dist : 0;
-    HONE_ASSIGN_OR_RETURN(RefSet r, Reference(cs, pool_seed_ + static_cast<uint64_t>(k), dist, 0,
-                                              /*with64=*/false));
+    const double scale = IsSibling(static_cast<size_t>(k)) ? PoolScaleFactor(factors.Uniform()) : 1;
+    const uint64_t seed =
+        pool_seed_ + static_cast<uint64_t>(IsSibling(static_cast<size_t>(k)) ? k - 1 : k);
+    HONE_ASSIGN_OR_RETURN(RefSet r, Draw(cs, seed, 0, /*with64=*/false, scale));
     pool_.push_back(std::move(r));
   }
   return Status::Ok();
@@ -175,9 +194,9 @@ Status OracleReference::PoolInputs(FreshRep& fresh, Rng& unpredictable) {
   // look the same.
   const auto& info = *s_.task.pytorch;
   const bool scale = !fresh.recheck && info.scaling_allowed;
-  int k = static_cast<int>(unpredictable.NextU64() % pool_.size());
-  if (scale) k &= ~1;
-  const RefSet& set = pool_.at(static_cast<size_t>(k));
+  size_t k = unpredictable.NextU64() % pool_.size();
+  if (scale) k &= ~size_t{1};
+  const RefSet& set = pool_.at(k);
   fresh.rng_seed = set.rng_seed;
   fresh.inputs = set.inputs;
   fresh.borrowed = set.inputs;
@@ -189,7 +208,7 @@ Status OracleReference::PoolInputs(FreshRep& fresh, Rng& unpredictable) {
   for (int i = 0; i < info.num_forward_args; ++i) {
     if (!IsFloating(s_.task.inputs[i].dtype) || !info.python_types[i].empty()) continue;
     // Log-uniform in [0.5, 2]: keeps zeros, signs and structure.
-    fresh.inputs[i] = s_.store->Scaled(set.inputs[i], std::exp2(2 * unpredictable.Uniform() - 1));
+    fresh.inputs[i] = s_.store->Scaled(set.inputs[i], PoolScaleFactor(unpredictable.Uniform()));
   }
   return s_.store->status();
 }
@@ -233,7 +252,9 @@ std::string OracleReference::TimedInputsSummary() const {
                                : std::to_string(s_.plan.pool_sets) + " oracle sets";
   return s_.task.pytorch->scaling_allowed
              ? "timed calls drew from " + sets +
-                   " made for this run; unchecked ones scaled by a fresh factor"
+                   " made for this run; unchecked ones scaled by a fresh factor, re-checked ones "
+                   "as made (every other set a scaled copy of the one before, so the two look "
+                   "alike)"
              : "timed calls drew from " + sets +
                    " made for this run (the task allows no scaling, so they repeat)";
 }

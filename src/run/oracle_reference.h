@@ -75,11 +75,29 @@ class OracleReference : public ReferenceSource {
   const std::vector<RefSet>& pool() const { return pool_; }
   // A timed repetition's inputs: a pool set, its forward arguments scaled by
   // a fresh factor unless it is re-checked.
+  //
+  // Where the task allows scaling, an unchecked call's inputs are a pool set
+  // times a factor, while a re-checked call's are a pool set as made: a
+  // candidate that remembered the sets it saw could tell the two apart (a
+  // multiple of a set seen before is unchecked) and skip the work of every
+  // unchecked, timed call. So every other pool set is a sibling: the set
+  // before it, multiplied by a factor drawn like an unchecked call's, with
+  // the oracle's outputs for exactly those values. Warm-up calls show only
+  // the sets siblings are made from; a re-check draws any pool set, so a
+  // sibling's first showing, at a moment no candidate can know, is a
+  // multiple of a set it saw that it cannot tell from an unchecked call.
+  // (What this leaves open: docs/VERIFICATION.md, "What hone does not
+  // defend against".)
   Status PoolInputs(FreshRep& fresh, Rng& unpredictable);
 
  private:
   explicit OracleReference(RunState& state) : s_(state) {}
+  // One value set: (seed, dist) drawn by the oracle, its floating forward
+  // arguments multiplied by `scale`.
+  Result<RefSet> Draw(const CaseShapes& cs, uint64_t seed, int dist, bool with64, double scale);
   Status FetchPool(const CaseShapes& cs);
+  // Whether pool set `k` is a sibling (PoolInputs).
+  bool IsSibling(size_t k) const { return siblings_ && k % 2 == 1; }
   // Store tensors the oracle writes one value set into; false (nothing
   // allocated) when the store cannot share memory: the set then comes
   // through the oracle's files.
@@ -91,6 +109,7 @@ class OracleReference : public ReferenceSource {
   RunState& s_;
   std::vector<RefSet> pool_;
   uint64_t pool_seed_ = 0;
+  bool siblings_ = false;  // odd pool sets are siblings (PoolInputs)
   bool ref64_supported_ = true;
   int ref64_sets_ = 0;             // value sets given a float64 reference
   double ref64_slow_seconds_ = 0;  // a float64 forward over kSlowFloat64Seconds

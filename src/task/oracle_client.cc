@@ -531,13 +531,14 @@ Result<OracleProblem> OracleClient::Load(const fs::path& path, const OracleLoadO
 
 Result<OracleGenerated> OracleClient::Generate(const std::string& problem, int64_t seed,
                                                int distribution, const fs::path& out_dir,
-                                               std::chrono::milliseconds timeout) {
+                                               std::chrono::milliseconds timeout, double scale) {
   std::error_code ec;
   json req = {{"op", "generate"},
               {"problem", problem},
               {"seed", seed},
               {"distribution", distribution},
               {"out_dir", fs::absolute(out_dir, ec).string()}};
+  if (scale != 1) req["scale"] = scale;
   HONE_ASSIGN_OR_RETURN(json reply, Request(req, timeout));
   OracleGenerated g;
   try {
@@ -576,6 +577,7 @@ Result<OracleGenerated> OracleClient::GenerateInto(const std::string& problem, i
               {"distribution", distribution},
               {"targets", std::move(t)}};
   if (targets.keep_cache) req["keep_cache"] = true;
+  if (targets.scale != 1) req["scale"] = targets.scale;
   HONE_ASSIGN_OR_RETURN(json reply, Request(req, timeout));
   OracleGenerated g;
   g.problem = reply.value("problem", problem);

@@ -145,6 +145,9 @@ struct OracleTargets {
   // worker's memory plan has room for it: MemoryPlan::verify_keeps_caches);
   // otherwise it gives it back before it replies.
   bool keep_cache = false;
+  // Every floating tensor forward argument multiplied by this after the
+  // draw (OracleClient::Generate's `scale`).
+  double scale = 1;
 };
 
 class OracleClient {
@@ -175,10 +178,15 @@ class OracleClient {
   // `load` of one .py file (a folder path is an error here).
   Result<OracleProblem> Load(const std::filesystem::path& path,
                              const OracleLoadOptions& options = {});
-  // `generate` into out_dir (created by the oracle if missing).
+  // `generate` into out_dir (created by the oracle if missing). `scale`
+  // other than 1 multiplies every floating tensor forward argument of the
+  // draw before the forward, as the worker scales a timed call's inputs
+  // (run/oracle_reference.h: a timing pool set that is an exact multiple
+  // of another).
   Result<OracleGenerated> Generate(const std::string& problem, int64_t seed, int distribution,
                                    const std::filesystem::path& out_dir,
-                                   std::chrono::milliseconds timeout = std::chrono::minutes(10));
+                                   std::chrono::milliseconds timeout = std::chrono::minutes(10),
+                                   double scale = 1);
 
   // `generate` straight into the worker's device buffers (no files): the
   // reply's ref64 availability comes back in `g.ref64_*`; g.tensors is empty.

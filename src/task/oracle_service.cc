@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 
 #include "core/clock.h"
@@ -318,16 +319,20 @@ Result<std::string> OracleService::ProblemId(const Task& task) {
   return loaded_[task.hash].problem;
 }
 
-Result<OracleSet> OracleService::Set(const Task& task, int64_t seed, int distribution) {
+Result<OracleSet> OracleService::Set(const Task& task, int64_t seed, int distribution,
+                                     double scale) {
+  char scale_text[32] = "";
+  if (scale != 1) std::snprintf(scale_text, sizeof scale_text, "-x%a", scale);
   const std::string key =
-      task.hash + "-" + std::to_string(seed) + "-" + std::to_string(distribution);
+      task.hash + "-" + std::to_string(seed) + "-" + std::to_string(distribution) + scale_text;
   auto found = generated_.find(key);
   if (found == generated_.end()) {
     Result<OracleGenerated> g = Status::Internal("not generated");
     for (int attempt = 0; attempt < 2; ++attempt) {
       HONE_ASSIGN_OR_RETURN(std::string id, ProblemId(task));
       auto start = Clock::now();
-      g = client_->Generate(id, seed, distribution, work_dir_ / key);
+      g = client_->Generate(id, seed, distribution, work_dir_ / key, std::chrono::minutes(10),
+                            scale);
       cost_.generate_seconds += SecondsSince(start);
       if (g.ok() || client_->alive()) break;
     }

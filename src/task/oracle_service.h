@@ -110,10 +110,11 @@ class OracleService {
   Result<std::vector<FolderEntry>> LoadFolder(const std::filesystem::path& dir,
                                               const SizePolicy& sizes);
 
-  // The tensors of (seed, distribution), generated once and then reused.
-  // Here and in GenerateInto, `task` is a PyTorch task (its ReferenceKind's
-  // site is the oracle); another is a programmer error.
-  Result<OracleSet> Set(const Task& task, int64_t seed, int distribution);
+  // The tensors of (seed, distribution), generated once and then reused;
+  // `scale`: OracleClient::Generate's. Here and in GenerateInto, `task` is a
+  // PyTorch task (its ReferenceKind's site is the oracle); another is a
+  // programmer error.
+  Result<OracleSet> Set(const Task& task, int64_t seed, int distribution, double scale = 1);
   // A value set written straight into the worker's device buffers (CUDA),
   // generated anew on every call (a set costs the oracle one forward and,
   // with ref64 targets, one float64 forward). Returns the set's float64

@@ -309,6 +309,33 @@ TEST_F(OracleClientTest, GenerateIsDeterministicPerSeed) {
   for (size_t i = 0; i < 64; ++i) EXPECT_EQ(y[i], std::max(x[i], 0.0f)) << i;
 }
 
+// A timing pool's sibling (run/oracle_reference.h): the same draw with its
+// floating inputs multiplied by a factor, in float32 exactly as the worker
+// scales a timed call's inputs (x * f rounded once), and the Model's outputs
+// for those values.
+TEST_F(OracleClientTest, AScaledDrawIsTheSameDrawTimesTheFactor) {
+  auto p = client_->Load(Problem("relu.py"));
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  TempDir a, b;
+  const double factor = static_cast<float>(0.7312);
+  auto plain = client_->Generate(p->problem, 7, 0, a.path);
+  auto scaled = client_->Generate(p->problem, 7, 0, b.path, std::chrono::minutes(1), factor);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  ASSERT_TRUE(scaled.ok()) << scaled.status().message();
+  auto x = ReadTensorFile(plain->tensors[0]);
+  auto xs = ReadTensorFile(scaled->tensors[0]);
+  auto ys = ReadTensorFile(scaled->tensors[1]);
+  ASSERT_TRUE(x.ok() && xs.ok() && ys.ok());
+  ASSERT_EQ(x->size(), xs->size());
+  const float* in = reinterpret_cast<const float*>(x->data());
+  const float* in_scaled = reinterpret_cast<const float*>(xs->data());
+  const float* out_scaled = reinterpret_cast<const float*>(ys->data());
+  for (size_t i = 0; i < x->size() / sizeof(float); ++i) {
+    ASSERT_EQ(in_scaled[i], static_cast<float>(static_cast<double>(in[i]) * factor)) << i;
+    ASSERT_EQ(out_scaled[i], std::max(in_scaled[i], 0.0f)) << i;
+  }
+}
+
 TEST_F(OracleClientTest, ReadTensorFileChecksTheSize) {
   TempDir d;
   fs::path f = d.path / "t.bin";
