@@ -14,11 +14,6 @@ struct Settings {
   bool ref64;
 };
 
-// The oracle making one value set: drawing its inputs, then its forward.
-int64_t OracleSetBytes(const MemoryDemand& d) {
-  return std::max(d.draw_peak, d.forward_arguments + d.forward_peak);
-}
-
 // The reference's share of the peak, by where it runs (MemoryDemand::site).
 struct ReferenceShare {
   // Held for the whole evaluation.
@@ -62,13 +57,13 @@ constexpr ReferenceShare kOracleShare = {
     [](const MemoryDemand& d, const Settings& s) -> int64_t { return d.model * (s.ref64 ? 3 : 1); },
     [](const MemoryDemand&, const Settings&) -> int64_t { return 0; },
     [](const MemoryDemand& d, const Settings& s) -> int64_t {
-      int64_t oracle = OracleSetBytes(d);
+      int64_t oracle = d.OracleSetBytes();
       if (s.ref64) oracle = std::max(oracle, 2 * (d.forward_arguments + d.forward_peak));
       return oracle;
     },
     [](const MemoryDemand& d, const Settings& s) -> int64_t {
       return s.pool_sets * (d.inputs + d.outputs) +
-             std::max(OracleSetBytes(d), d.inputs + d.outputs);
+             std::max(d.OracleSetBytes(), d.inputs + d.outputs);
     },
     [](const MemoryDemand&, const Settings& s) {
       return " + " + std::to_string(s.pool_sets) + " timing set(s)";

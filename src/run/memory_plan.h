@@ -17,6 +17,7 @@
 // allocation, no device calls. Thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -61,6 +62,8 @@ struct MemoryDemand {
   // One more sandbox process running the model (another of the candidate's
   // or a baseline's), its arena aside: its fixed cost, the model and its forward.
   int64_t ProcessBytes() const { return per_process + model + forward_peak; }
+  // The oracle making one value set: drawing its inputs, then its forward.
+  int64_t OracleSetBytes() const { return std::max(draw_peak, forward_arguments + forward_peak); }
 };
 
 // What an evaluation of `task` on `cases` holds: the tensors of its largest

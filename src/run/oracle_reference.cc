@@ -154,6 +154,8 @@ Result<std::vector<RefSet>> OracleReference::WarmupSets(const CaseShapes& cs) {
     Release(*s_.store, r.expected);
   }
   pool_.clear();
+  pool_case_ = &cs;
+  fresh_siblings_ = 0;
   HONE_RETURN_IF_ERROR(FetchPool(cs));
   // Warm-up shows the sets siblings are made from, never a sibling.
   std::vector<RefSet> warmup;
@@ -193,6 +195,7 @@ Status OracleReference::PoolInputs(FreshRep& fresh, Rng& unpredictable) {
   // work when the inputs look unlike get_inputs() meets checked calls that
   // look the same.
   const auto& info = *s_.task.pytorch;
+  if (fresh.recheck && WantsFreshSibling(unpredictable)) return FreshSibling(fresh, unpredictable);
   const bool scale = !fresh.recheck && info.scaling_allowed;
   size_t k = unpredictable.NextU64() % pool_.size();
   if (scale) k &= ~size_t{1};
@@ -211,6 +214,25 @@ Status OracleReference::PoolInputs(FreshRep& fresh, Rng& unpredictable) {
     fresh.inputs[i] = s_.store->Scaled(set.inputs[i], PoolScaleFactor(unpredictable.Uniform()));
   }
   return s_.store->status();
+}
+
+bool OracleReference::WantsFreshSibling(Rng& unpredictable) const {
+  if (!siblings_ || !pool_case_ || fresh_siblings_ >= kFreshSiblings) return false;
+  const MemoryDemand& d = s_.demand;
+  const bool room =
+      s_.plan.free <= 0 || s_.plan.peak + d.inputs + d.outputs + d.OracleSetBytes() <= s_.plan.free;
+  return room && unpredictable.Uniform() < kFreshSiblingShare;
+}
+
+Status OracleReference::FreshSibling(FreshRep& fresh, Rng& unpredictable) {
+  ++fresh_siblings_;
+  const size_t k = (unpredictable.NextU64() % pool_.size()) & ~size_t{1};
+  HONE_ASSIGN_OR_RETURN(RefSet r, Draw(*pool_case_, pool_seed_ + k, 0, /*with64=*/false,
+                                       PoolScaleFactor(unpredictable.Uniform())));
+  fresh.rng_seed = r.rng_seed;
+  fresh.inputs = std::move(r.inputs);
+  fresh.expected = std::move(r.expected);
+  return Status::Ok();
 }
 
 void OracleReference::TimeBeside(SandboxProcess* sandbox, Arena* arena) {

@@ -32,6 +32,14 @@ namespace hone {
 // transposed convolution (no fast library path) costs seconds a set.
 inline constexpr double kSlowFloat64Seconds = 1.0;
 
+// Fresh siblings one timing may ask the oracle for (OracleReference::
+// PoolInputs), a fifth of its re-checks: each costs the oracle a forward,
+// outside the timer. A cap a candidate could count past would tell it when
+// skipping is safe, so it is high enough to last a long timing (about 500
+// repetitions).
+inline constexpr int kFreshSiblings = 32;
+inline constexpr double kFreshSiblingShare = 0.2;
+
 class OracleReference : public ReferenceSource {
  public:
   // Checks that the oracle is there and loaded the task on the candidate's
@@ -86,8 +94,12 @@ class OracleReference : public ReferenceSource {
   // the sets siblings are made from; a re-check draws any pool set, so a
   // sibling's first showing, at a moment no candidate can know, is a
   // multiple of a set it saw that it cannot tell from an unchecked call.
-  // (What this leaves open: docs/VERIFICATION.md, "What hone does not
-  // defend against".)
+  // A candidate that waits until it has seen every sibling could still
+  // learn the pool; so, where memory has room for one more value set, a
+  // re-check now and then (kFreshSiblingShare of them, at most
+  // kFreshSiblings per timing) gets a fresh sibling instead, made by the
+  // oracle on the spot with a fresh factor and shown once: exactly what an
+  // unchecked call looks like, at moments no candidate can know.
   Status PoolInputs(FreshRep& fresh, Rng& unpredictable);
 
  private:
@@ -96,6 +108,11 @@ class OracleReference : public ReferenceSource {
   // arguments multiplied by `scale`.
   Result<RefSet> Draw(const CaseShapes& cs, uint64_t seed, int dist, bool with64, double scale);
   Status FetchPool(const CaseShapes& cs);
+  // Whether this re-check gets a fresh sibling: drawn, and only while the
+  // memory plan has room for one more value set and the oracle's draw.
+  bool WantsFreshSibling(Rng& unpredictable) const;
+  // A fresh sibling of a random even pool set into `fresh` (owned by it).
+  Status FreshSibling(FreshRep& fresh, Rng& unpredictable);
   // Whether pool set `k` is a sibling (PoolInputs).
   bool IsSibling(size_t k) const { return siblings_ && k % 2 == 1; }
   // Store tensors the oracle writes one value set into; false (nothing
@@ -109,7 +126,9 @@ class OracleReference : public ReferenceSource {
   RunState& s_;
   std::vector<RefSet> pool_;
   uint64_t pool_seed_ = 0;
-  bool siblings_ = false;  // odd pool sets are siblings (PoolInputs)
+  bool siblings_ = false;                  // odd pool sets are siblings (PoolInputs)
+  const CaseShapes* pool_case_ = nullptr;  // WarmupSets' case, for fresh siblings
+  int fresh_siblings_ = 0;                 // made in this timing (PoolInputs)
   bool ref64_supported_ = true;
   int ref64_sets_ = 0;             // value sets given a float64 reference
   double ref64_slow_seconds_ = 0;  // a float64 forward over kSlowFloat64Seconds
