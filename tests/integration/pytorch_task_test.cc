@@ -222,6 +222,27 @@ TEST_P(CompatCatalogueTest, GetsTheExpectedVerdict) {
       << "reason '" << v->reason << "' does not mention '" << e.reason << "'";
 }
 
+// A candidate that learns the timing pool (it skips the work of new inputs
+// only once it has seen every static sibling twice, so none can catch it)
+// meets fresh siblings, made by the oracle now and then for a re-check and
+// shown once: it is caught whenever it starts. Without them it passed 3 of
+// 3 runs; with them it was caught in 8 of 8. Timed long enough for many
+// re-checks (the catalogue's short timing may end before it has learnt the
+// pool, when its pass is an honest one).
+TEST(PyTorchTaskTest, ACandidateThatLearnsTheTimingPoolBeforeSkippingIsCaught) {
+  SKIP_WITHOUT_ORACLE();
+  EvalOptions o = ShortCpuTiming();
+  o.timing.budget_seconds = 1.5;
+  o.flush = FlushMode::kNone;
+  o.lint_allow = {"library"};
+  auto v = Env().evaluator->Evaluate(
+      TaskNamed("elementwise_relu_scale"),
+      SourceDir() / "tests/adversarial/compat/skip_when_scaled_patient.py", o);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->status, VerdictStatus::kIncorrect) << v->reason;
+  EXPECT_NE(v->reason.find("timed call"), std::string::npos) << v->reason;
+}
+
 // The right value in the wrong shape is a wrong answer, as KernelBench
 // counts it ("Output shape mismatch"), not a runtime error.
 TEST(PyTorchTaskTest, AScalarReturnedAsOneElementIsIncorrect) {

@@ -1,11 +1,17 @@
-# skip_when_scaled.py, patient: it works honestly until it has seen some
-# input twice as it was (a pool set re-checked as made, so a set it can
-# trust), and only then skips the work of any input that is a multiple of
-# one of those and new to it. Static siblings alone can be seen before it
-# starts; fresh siblings, made by the oracle now and then for a re-check and
-# shown once, look like the unchecked calls it skips (run/oracle_reference.h).
+# skip_when_scaled.py, patient: it works honestly until it has learnt the
+# timing pool. Sets re-checked as made repeat, and so does a static sibling
+# (a set's scaled copy with the oracle's outputs) once shown; after it has
+# seen three such multiples twice each (the siblings of hone's default pool
+# of six) it skips the work of any input that is a multiple of a set it
+# knows and new to it. Static siblings cannot catch it then; fresh siblings,
+# made by the oracle now and then for a re-check and shown once, look like
+# the unchecked calls it skips (run/oracle_reference.h).
 import torch
 import torch.nn as nn
+
+
+def multiple(a, b, sa, sb):
+    return sa and sb and a != sa and abs(a / sa - b / sb) <= 1e-5 * abs(a / sa)
 
 
 class ModelNew(nn.Module):
@@ -13,12 +19,16 @@ class ModelNew(nn.Module):
         super().__init__()
         self.count = {}
 
+    def learnt(self):
+        twice = [k for k, n in self.count.items() if n >= 2]
+        siblings = [k for k in twice if any(multiple(*k, *j) for j in twice)]
+        return len(siblings) >= 3 * 2  # a sibling and its set count each other
+
     def forward(self, x):
         flat = x.reshape(-1)
-        a, b = float(flat[0]), float(flat[-1])
-        if (a, b) not in self.count:
-            for (sa, sb), n in self.count.items():
-                if n >= 2 and sa and sb and abs(a / sa - b / sb) <= 1e-5 * abs(a / sa):
-                    return torch.empty_like(x)
-        self.count[(a, b)] = self.count.get((a, b), 0) + 1
+        key = (float(flat[0]), float(flat[-1]))
+        if key not in self.count and self.learnt():
+            if any(multiple(*key, *k) for k in self.count):
+                return torch.empty_like(x)
+        self.count[key] = self.count.get(key, 0) + 1
         return torch.relu(x) * 2.0
