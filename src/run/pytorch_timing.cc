@@ -53,6 +53,7 @@ Status PyTorchTiming::TimeInMoreProcesses() {
   // now, beside these, rather than in a second round after them.
   HONE_RETURN_IF_ERROR(baselines_.SpawnSpares(processes - 1));
   HONE_RETURN_IF_ERROR(AwaitLoads(more));
+  if (ALoadTimedOutBesideNeighbours(more)) return Status::Ok();
   for (Extra& e : more)
     if (!start.Loaded(e.sandbox, *e.startup)) return Status::Ok();
   baselines_.Await();  // no sandbox loads while one is timed
@@ -85,6 +86,24 @@ Status PyTorchTiming::TimeInMoreProcesses() {
   if (early > 0) note += "; " + std::to_string(early) + " of them loaded while it was checked";
   s_.v.notes.push_back(note);
   return Status::Ok();
+}
+
+// The start timeout is an idle GPU's: beside another process on the GPU a
+// candidate that loaded and was timed once may take longer to load again
+// (an H100 beside a copy loop: native softmax and relu kernels past 10 s).
+// That decides nothing against it: its first process's timing stands, and a
+// note says why it was not pooled. Alone, a load that times out is the
+// candidate's (StartStage::Loaded).
+bool PyTorchTiming::ALoadTimedOutBesideNeighbours(std::vector<Extra>& extras) {
+  const bool timed_out = std::any_of(extras.begin(), extras.end(), [](const Extra& e) {
+    return e.startup && e.startup->kind == CallOutcome::Kind::kTimedOut;
+  });
+  if (!timed_out || !checks_.sharing().Evidence().shared()) return false;
+  for (Extra& e : extras) e.sandbox.reset();
+  s_.v.notes.push_back("timed in one process, not " + std::to_string(extras.size() + 1) +
+                       ": another did not load within the start timeout (" +
+                       checks_.sharing().seen().Describe() + ")");
+  return true;
 }
 
 // Host-bound calls (a CPU candidate, or GPU calls that ran unheld) time the

@@ -70,6 +70,9 @@ class PyTorchTiming {
   };
   // Awaits the load of each process not awaited yet; judging it is the caller's.
   Status AwaitLoads(std::vector<Extra>& extras);
+  // Whether an extra process's load timed out while the GPU was shared: then
+  // they are dropped, noted, and the first timing stands.
+  bool ALoadTimedOutBesideNeighbours(std::vector<Extra>& extras);
   std::unique_ptr<CallingThreadPin> PinBothCallingThreads(const SandboxProcess& model);
   void NoteStrayedPin(const CallingThreadPin& pin, const SandboxProcess& model);
 
