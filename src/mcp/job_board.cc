@@ -5,6 +5,19 @@
 #include <thread>
 
 namespace hone::mcp {
+namespace {
+
+// The job's result; a JSON value of an unexpected type (nlohmann throws)
+// is the job's error, never the end of the server.
+ToolResult RunWork(const std::function<ToolResult(Job&)>& work, Job& job) {
+  try {
+    return work(job);
+  } catch (const nlohmann::json::exception& e) {
+    return ToolResult::Error(std::string("unexpected JSON: ") + e.what());
+  }
+}
+
+}  // namespace
 
 void Job::SetProgress(std::function<void(const std::string&)> sink) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -45,7 +58,7 @@ std::shared_ptr<Job> JobBoard::Start(std::function<ToolResult(Job&)> work) {
     ++running_;
   }
   std::thread([this, job, work = std::move(work)] {
-    job->Finish(work(*job));
+    job->Finish(RunWork(work, *job));
     std::lock_guard<std::mutex> lock(mu_);
     --running_;
     idle_.notify_all();

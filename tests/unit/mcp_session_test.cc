@@ -174,6 +174,44 @@ TEST_F(McpSessionTest, ErrorsLeaveTheSessionServing) {
   EXPECT_EQ(wire_.Last()["id"], 8);
 }
 
+TEST_F(McpSessionTest, FieldsOfAnotherTypeGetAnErrorNotACrash) {
+  McpSession s(env_, Tools(), "1");
+  Send(s, R"({"jsonrpc":2,"id":1,"method":"ping"})");
+  EXPECT_EQ(wire_.Last()["error"]["code"], kInvalidRequest);
+  Send(
+      s,
+      R"({"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1,"clientInfo":"x","capabilities":[]}})");
+  EXPECT_EQ(wire_.Last()["result"]["protocolVersion"], SupportedProtocolVersions().front());
+  Send(s, R"({"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":3}})");
+  EXPECT_EQ(wire_.Last()["error"]["code"], kInvalidParams);
+  Send(
+      s,
+      R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":"x","_meta":[]}})");
+  s.WaitIdle();
+  EXPECT_EQ(wire_.Last()["id"], 4);
+  Send(s, R"({"jsonrpc":"2.0","id":5,"method":"ping"})");
+  EXPECT_EQ(wire_.Last()["id"], 5);
+}
+
+TEST_F(McpSessionTest, ARootsAnswerOfAnotherShapeLeavesTheServersRoots) {
+  McpSession s(env_, Tools(), "1", /*ask_client_roots=*/true);
+  Send(s,
+       R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{"roots":{}}}})");
+  for (const char* reply :
+       {R"("error":{"code":-32601,"message":"no"})", R"("result":{"roots":["file:///tmp", 3]})",
+        R"("result":{"roots":{"uri":"file:///tmp"}})", R"("result":[1])"}) {
+    Send(s, R"({"jsonrpc":"2.0","method":"notifications/roots/list_changed"})");
+    const nlohmann::json ask = wire_.Last();
+    ASSERT_EQ(ask["method"], "roots/list");
+    Send(s, R"({"jsonrpc":"2.0","id":)" + ask["id"].dump() + "," + reply + "}");
+  }
+  Send(
+      s,
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"where","arguments":{}}})");
+  s.WaitIdle();
+  EXPECT_EQ(wire_.Last()["result"]["content"][0]["text"], dir_.path().string());
+}
+
 TEST_F(McpSessionTest, ACancelledCallStopsAndGetsNoResponse) {
   McpSession s(env_, Tools(), "1");
   Send(
