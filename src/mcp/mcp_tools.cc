@@ -7,6 +7,7 @@
 #include "core/backend_names.h"
 #include "core/fs.h"
 #include "mcp/eval_tool.h"
+#include "mcp/json_rpc.h"
 #include "mcp/tool_arguments.h"
 #include "report/lesson_text.h"
 #include "search/lesson_recall.h"
@@ -114,7 +115,27 @@ std::string TaskText(const nlohmann::json& t) {
   if (t.contains("reference_source"))
     out += "reference (" + t.value("reference", "") + "):\n" +
            t["reference_source"].get<std::string>() + "\n";
+  if (t.contains("reference_note"))
+    out += "reference (" + t.value("reference", "") +
+           "): " + t["reference_note"].get<std::string>() + "\n";
   return out;
+}
+
+// The reference's source as t["reference_source"] (its first 24 KiB). The
+// path comes from task.toml, which may name any file ("/etc/passwd",
+// "../../x"): one outside the roots is left out, with a note saying why.
+void AddReferenceSource(const PathGuard& guard, nlohmann::json& t) {
+  const std::string path = StringField(t, "reference");
+  if (path.empty()) return;
+  auto allowed = guard.Existing("reference", path);
+  if (!allowed.ok()) {
+    t["reference_note"] = "source left out: " + allowed.status().message();
+    return;
+  }
+  if (auto source = ReadFile(allowed->string()); source.ok())
+    t["reference_source"] = source->size() <= kReferenceTextCap
+                                ? *source
+                                : source->substr(0, kReferenceTextCap) + "\n[... cut]";
 }
 
 ToolResult RunTaskShow(ToolEnv& env, const ToolCall& call) {
@@ -125,11 +146,7 @@ ToolResult RunTaskShow(ToolEnv& env, const ToolCall& call) {
   nlohmann::json tasks = doc->is_array() ? *doc : nlohmann::json::array({*doc});
   std::string text;
   for (auto& t : tasks) {
-    // The reference is part of the problem the client named.
-    if (auto source = ReadFile(t.value("reference", "")); source.ok())
-      t["reference_source"] = source->size() <= kReferenceTextCap
-                                  ? *source
-                                  : source->substr(0, kReferenceTextCap) + "\n[... cut]";
+    AddReferenceSource(env.GuardOf(call), t);
     text += (text.empty() ? "" : "\n") + TaskText(t);
   }
   return Ok(text, {{"tasks", tasks}});
@@ -312,7 +329,8 @@ std::vector<Tool> MakeHoneTools() {
                     {"size_policy", EvalOptionProperties()["size_policy"]}},
                    {"problem"}),
       Output({{"tasks", AnyArray("One per problem part: hone task show --json, with "
-                                 "reference_source")}},
+                                 "reference_source (or reference_note when the "
+                                 "reference lies outside the roots)")}},
              {"tasks"}),
       true, RunTaskShow));
   tools.push_back(MakeTool(

@@ -210,6 +210,20 @@ TEST_F(McpToolsTest, TaskShowGivesTheContractAndTheReference) {
   EXPECT_EQ(r.structured["tasks"][0]["reference_source"], "// the reference\n");
 }
 
+TEST_F(McpToolsTest, TaskShowLeavesOutAReferenceOutsideTheRoots) {
+  std::ofstream(dir_.path() / "secret.txt") << "top secret\n";
+  for (const std::string& ref : {(dir_.path() / "secret.txt").string(),
+                                 (root() / "task" / ".." / ".." / "secret.txt").string()}) {
+    fake_.task["reference"] = ref;
+    ToolResult r = Call("task_show", {{"problem", "task"}});
+    ASSERT_FALSE(r.is_error) << r.text;
+    EXPECT_EQ(r.text.find("top secret"), std::string::npos) << r.text;
+    EXPECT_FALSE(r.structured["tasks"][0].contains("reference_source"));
+    EXPECT_NE(r.structured["tasks"][0]["reference_note"].get<std::string>().find("left out"),
+              std::string::npos);
+  }
+}
+
 TEST_F(McpToolsTest, ACommandsJsonErrorIsTheToolsError) {
   fake_.verdict = {{"error", "softmax: the task does not load"}, {"exit_code", 2}};
   ToolResult r = Call("eval", {{"problem", "task"}, {"candidate", "cand.cpp"}});
