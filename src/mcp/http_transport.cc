@@ -77,18 +77,6 @@ bool SameSecret(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
-// The host of an Origin header ("http://localhost:3000" -> "localhost").
-std::string OriginHost(const std::string& origin) {
-  size_t start = origin.find("://");
-  start = start == std::string::npos ? 0 : start + 3;
-  if (start < origin.size() && origin[start] == '[') {
-    size_t close = origin.find(']', start);
-    return origin.substr(start + 1,
-                         close == std::string::npos ? std::string::npos : close - start - 1);
-  }
-  return origin.substr(start, origin.find_first_of(":/", start) - start);
-}
-
 void SendJsonError(httplib::Response& res, int http_status, int code, const std::string& why) {
   res.status = http_status;
   res.set_content(JsonText(RpcError(nullptr, code, why)), "application/json");
@@ -112,9 +100,19 @@ bool HttpTransport::Admit(const httplib::Request& req, httplib::Response& res) c
                   "a bearer token is required (Authorization: Bearer TOKEN)");
     return false;
   }
+  if (!IsLoopback(options_.host)) return true;
+  // On loopback, a browser page is kept out (its Origin is not loopback),
+  // and so is a request to a name that rebinds to 127.0.0.1 (its Host is
+  // that name): DNS rebinding.
   std::string origin = req.get_header_value("Origin");
-  if (IsLoopback(options_.host) && !origin.empty() && !IsLoopback(OriginHost(origin))) {
+  if (!origin.empty() && !IsLoopback(HostOfOrigin(origin))) {
     SendJsonError(res, 403, kInvalidRequest, "Origin " + origin + " may not use this server");
+    return false;
+  }
+  std::string host = req.get_header_value("Host");
+  if (!host.empty() && !IsLoopback(HostOfAuthority(host))) {
+    SendJsonError(res, 403, kInvalidRequest,
+                  "Host " + host + " is not loopback: this server answers only on loopback");
     return false;
   }
   return true;

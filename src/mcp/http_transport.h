@@ -12,7 +12,8 @@
 // token is required (Start refuses to bind without one); with a token every
 // request must carry it (Authorization: Bearer TOKEN; 401 otherwise). On
 // loopback a browser page's request (an Origin header that is not
-// loopback) is refused 403, against DNS rebinding.
+// loopback) and a request whose Host header names no loopback host (a name
+// rebound to 127.0.0.1) are refused 403, against DNS rebinding.
 //
 // Start binds and serves on its own threads; Stop (or the destructor) ends
 // every session (cancelling its calls) and waits. Thread-safe.

@@ -1,5 +1,8 @@
 #include "serve/http_service.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -46,7 +49,28 @@ std::string RouteOf(const httplib::Request& req) {
 }  // namespace
 
 bool IsLoopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+  std::string h = host;
+  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+  if (strcasecmp(h.c_str(), "localhost") == 0) return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, h.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  return inet_pton(AF_INET6, h.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+}
+
+std::string HostOfAuthority(const std::string& authority) {
+  if (!authority.empty() && authority.front() == '[') {
+    size_t close = authority.find(']');
+    return close == std::string::npos ? std::string() : authority.substr(1, close - 1);
+  }
+  return authority.substr(0, authority.find(':'));
+}
+
+std::string HostOfOrigin(const std::string& origin) {
+  size_t start = origin.find("://");
+  if (start == std::string::npos) return "";
+  start += 3;
+  return HostOfAuthority(origin.substr(start, origin.find_first_of("/?#", start) - start));
 }
 
 HttpService::HttpService(ServeOptions options, JobQueueFactory factory)

@@ -54,7 +54,17 @@ class HttpService {
   std::map<std::string, int> inflight_;  // by client address
 };
 
-// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost).
+// Whether `host` is a loopback address: an IPv4 address in 127.0.0.0/8,
+// the IPv6 address ::1 (bracketed or not), or exactly "localhost" (any
+// case). A name that merely begins with "127." ("127.attacker.com") is not.
 bool IsLoopback(const std::string& host);
+
+// The host of an HTTP authority, as a Host header gives it
+// ("localhost:8080" -> "localhost", "[::1]:80" -> "::1").
+std::string HostOfAuthority(const std::string& authority);
+
+// The host of an Origin header ("http://localhost:3000" -> "localhost");
+// "" for "null" or an origin without one.
+std::string HostOfOrigin(const std::string& origin);
 
 }  // namespace hone
