@@ -45,9 +45,7 @@ std::vector<EvaluatedPart> PartsOf(const nlohmann::json& doc) {
 // The device whose turn the call waits for: the backend it runs on and the
 // GPU it names.
 std::string DeviceKey(const nlohmann::json& args, const CandidateFile& c) {
-  std::string backend = args.value("backend", c.device);
-  if (backend == kHostBackend) return backend;
-  return backend + ":" + std::to_string(args.value("device", 0));
+  return DeviceTurn(args.value("backend", c.device), args);
 }
 
 // The task as the store knows it, for the part at `index`.
@@ -164,6 +162,11 @@ nlohmann::json EvalOptionProperties() {
                  "timeout); work still going on then is answered status 'running' with a job "
                  "id, and goes on: the result tool gives its verdict")},
   };
+}
+
+std::string DeviceTurn(const std::string& backend, const nlohmann::json& args) {
+  if (backend == kHostBackend) return backend;
+  return backend + ":" + std::to_string(args.value("device", 0));
 }
 
 std::vector<std::string> EvalOptionFlags(const nlohmann::json& args) {

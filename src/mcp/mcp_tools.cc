@@ -182,10 +182,7 @@ ToolResult RunBench(ToolEnv& env, const ToolCall& call) {
     for (const auto& name : call.args["only"])
       argv.insert(argv.end(), {"--only", name.get<std::string>()});
   for (auto& f : EvalOptionFlags(call.args)) argv.push_back(std::move(f));
-  std::string device = backend == kHostBackend
-                           ? backend
-                           : backend + ":" + std::to_string(call.args.value("device", 0));
-  auto doc = env.RunHone(call, argv, device, true);
+  auto doc = env.RunHone(call, argv, DeviceTurn(backend, call.args), true);
   if (!doc.ok()) return ToolResult::Error(doc.status().message());
   return Ok(BenchText(*doc), {{"result", *doc}});
 }
@@ -202,7 +199,11 @@ ToolResult RunPrepare(ToolEnv& env, const ToolCall& call) {
     argv.insert(argv.end(), {"--backend", call.args["backend"].get<std::string>()});
   for (auto& f : EvalOptionFlags(call.args)) argv.push_back(std::move(f));
   int exit_code = 0;
-  auto doc = env.RunHone(call, argv, std::nullopt, true, &exit_code);
+  // Baselines are timed: an evaluation timed on the same device meanwhile
+  // would disturb them (and they it). Without a backend, prepare times on
+  // the GPU when there is one: the CUDA turn.
+  const std::string backend = call.args.value("backend", std::string(kCudaBackend));
+  auto doc = env.RunHone(call, argv, DeviceTurn(backend, call.args), true, &exit_code);
   if (!doc.ok()) return ToolResult::Error(doc.status().message());
   const nlohmann::json prepared = doc->value("prepared", nlohmann::json::array());
   std::string text = prepared.empty() ? "nothing to prepare: no problem has baselines to time\n"

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 #include "core/fs.h"
 #include "core/temp_dir.h"
@@ -222,6 +223,25 @@ TEST_F(McpToolsTest, TaskShowLeavesOutAReferenceOutsideTheRoots) {
     EXPECT_NE(r.structured["tasks"][0]["reference_note"].get<std::string>().find("left out"),
               std::string::npos);
   }
+}
+
+TEST_F(McpToolsTest, PrepareWaitsForTheDevicesTurn) {
+  CancelFlag none;
+  auto turn = queue_.Acquire("cuda:0", none, nullptr);
+  ASSERT_TRUE(turn);
+  env();
+  std::thread prepare([&] { Call("prepare", {{"problems", {"task"}}}); });
+  auto prepared = [&] {
+    std::lock_guard<std::mutex> lock(fake_.mu_);
+    for (const auto& c : fake_.calls)
+      if (c[1] == "prepare") return true;
+    return false;
+  };
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  EXPECT_FALSE(prepared()) << "baselines are not timed while another call has the GPU";
+  turn.reset();
+  prepare.join();
+  EXPECT_TRUE(prepared());
 }
 
 TEST_F(McpToolsTest, ACommandsJsonErrorIsTheToolsError) {
