@@ -110,6 +110,7 @@ Result<Evaluated> Evaluate(ToolEnv& env, const ToolCall& call, bool metrics) {
 // The text and structured content of an evaluation of one or more parts.
 ToolResult Present(ToolEnv& env, const ToolCall& call, const std::string& tool,
                    const Evaluated& e) {
+  if (e.parts.empty()) return ToolResult::Error(tool + ": the evaluation gave no verdict");
   ToolResult r;
   r.structured = nlohmann::json::object();
   std::string recording;
@@ -131,6 +132,11 @@ ToolResult Present(ToolEnv& env, const ToolCall& call, const std::string& tool,
   if (e.parts.size() > 1) {
     r.structured["status"] = passed == static_cast<int>(e.parts.size()) ? "passed" : "failed";
     r.structured["reason"] = fmt::format("{} of {} parts passed", passed, e.parts.size());
+  }
+  if (!r.structured.contains("status")) {  // the one part has no verdict
+    r.structured["status"] = "error";
+    r.structured["reason"] =
+        first_failure.empty() ? "the evaluation gave no verdict" : first_failure;
   }
   r.structured["candidate"] = e.candidate.path.string();
   r.structured["verdict"] = e.doc;
@@ -187,7 +193,9 @@ std::vector<std::string> EvalOptionFlags(const nlohmann::json& args) {
 nlohmann::json VerdictOutputSchema() {
   nlohmann::json properties = {
       {"status", StringArg("passed, incorrect, compile_error, runtime_error, timeout or rejected; "
-                           "running while a job is still at work")},
+                           "failed when a part of several did not pass; error when hone gave "
+                           "no verdict (the reason says why); running while a job is still at "
+                           "work")},
       {"reason", StringArg("Why, in a sentence")},
       {"speedup", NumberArg("Over the reference (or eager PyTorch), when timed")},
       {"sol_percent", NumberArg("Percentage of the speed of light, when the task has a cost")},

@@ -244,6 +244,18 @@ TEST_F(McpToolsTest, PrepareWaitsForTheDevicesTurn) {
   EXPECT_TRUE(prepared());
 }
 
+TEST_F(McpToolsTest, AnEvalWithoutAVerdictStillHasStatusAndReason) {
+  fake_.verdict = {{"parts", {{{"error", "part 1 did not load"}}}}};
+  ToolResult r = Call("eval", {{"problem", "task"}, {"candidate", "cand.cpp"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_EQ(r.structured["status"], "error");
+  EXPECT_EQ(r.structured["reason"], "part 1 did not load");
+  fake_.verdict = {{"parts", nlohmann::json::array()}};
+  r = Call("eval", {{"problem", "task"}, {"candidate", "cand.cpp"}});
+  EXPECT_TRUE(r.is_error);
+  EXPECT_FALSE(r.ToJson().contains("structuredContent"));
+}
+
 TEST_F(McpToolsTest, ACommandsJsonErrorIsTheToolsError) {
   fake_.verdict = {{"error", "softmax: the task does not load"}, {"exit_code", 2}};
   ToolResult r = Call("eval", {{"problem", "task"}, {"candidate", "cand.cpp"}});
