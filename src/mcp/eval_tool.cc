@@ -153,7 +153,8 @@ nlohmann::json EvalOptionProperties() {
   return {
       {"backend", EnumArg("The backend to run on (default: the candidate's language's)",
                           {kHostBackend, kCudaBackend})},
-      {"device", IntegerArg("The GPU to run on (CUDA); calls on one GPU take turns")},
+      {"device",
+       Bounded(IntegerArg("The GPU to run on (CUDA); calls on one GPU take turns"), 0, 1023)},
       {"no_time", BoolArg("Verify only; skip timing (a verdict in seconds)")},
       {"time_budget", NumberArg("Seconds of timing per measurement (default 2)")},
       {"seed", IntegerArg("The first input seed (default 0)")},
@@ -165,7 +166,8 @@ nlohmann::json EvalOptionProperties() {
       {"allow", StringListArg("Lint rules to allow (the lint tool names them)")},
       {"wait_seconds",
        NumberArg("How long this call waits for the work (default 50, under a client's usual 60 s "
-                 "timeout); work still going on then is answered status 'running' with a job "
+                 "timeout; at most 300); work still going on then is answered status 'running' "
+                 "with a job "
                  "id, and goes on: the result tool gives its verdict")},
   };
 }

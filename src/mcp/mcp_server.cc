@@ -263,7 +263,9 @@ std::optional<ToolResult> McpSession::AwaitJobAgain(const Tool& tool, const Tool
 
 std::optional<ToolResult> McpSession::Await(const std::shared_ptr<Job>& job, const ToolCall& call,
                                             bool cancel_with_call) {
-  double seconds = call.args.value("wait_seconds", kDefaultWaitSeconds);
+  // Clamped before the cast: a double beyond int64's range is undefined.
+  const double seconds =
+      std::clamp(call.args.value("wait_seconds", kDefaultWaitSeconds), 0.0, kMaxWaitSeconds);
   job->SetProgress(call.progress);
   auto result =
       job->Wait(std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)), *call.cancel);

@@ -384,7 +384,7 @@ std::vector<Tool> MakeHoneTools() {
       "change gave which speedup.",
       ObjectSchema({{"problem", ProblemArg()},
                     {"backend", EvalOptionProperties()["backend"]},
-                    {"limit", IntegerArg("At most this many (default 5)")}},
+                    {"limit", Bounded(IntegerArg("At most this many (default 5)"), 1, 100)}},
                    {"problem"}),
       Output({{"lessons", AnyArray("similarity, line, lesson")}}, {"lessons"}), true, RunLessons));
   tools.push_back(MakeTool(
@@ -393,7 +393,7 @@ std::vector<Tool> MakeHoneTools() {
       "(the work went on after the call returned). Waits up to wait_seconds again; cancel: true "
       "stops the job instead.",
       ObjectSchema({{"job", StringArg("The job id the call gave")},
-                    {"wait_seconds", NumberArg("How long to wait (default 50)")},
+                    {"wait_seconds", NumberArg("How long to wait (default 50, at most 300)")},
                     {"cancel", BoolArg("Stop the job instead of waiting for it")}},
                    {"job"}),
       {{"type", "object"}, {"description", "The job's own tool's structured content"}}, true,

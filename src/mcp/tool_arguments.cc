@@ -1,6 +1,7 @@
 #include "mcp/tool_arguments.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace hone::mcp {
 namespace {
@@ -8,10 +9,13 @@ namespace {
 bool HasType(const nlohmann::json& value, const std::string& type) {
   if (type == "string") return value.is_string();
   if (type == "number") return value.is_number();
-  if (type == "integer")
-    return value.is_number_integer() || value.is_number_unsigned() ||
-           (value.is_number_float() &&
-            value.get<double>() == static_cast<int64_t>(value.get<double>()));
+  if (type == "integer") {
+    if (value.is_number_integer() || value.is_number_unsigned()) return true;
+    if (!value.is_number_float()) return false;
+    // Range first: casting a double outside int64's range is undefined.
+    const double d = value.get<double>();
+    return d >= -0x1p63 && d < 0x1p63 && d == std::trunc(d);
+  }
   if (type == "boolean") return value.is_boolean();
   if (type == "array") return value.is_array();
   if (type == "object") return value.is_object();
@@ -33,6 +37,14 @@ Status CheckOne(const std::string& name, const nlohmann::json& spec, const nlohm
       if (!HasType(v, item))
         return Status::Invalid("argument '" + name + "': every item must be " + Article(item) +
                                ", got " + v.dump());
+  }
+  if (value.is_number()) {
+    const double d = value.get<double>();
+    if ((spec.contains("minimum") && d < spec["minimum"].get<double>()) ||
+        (spec.contains("maximum") && d > spec["maximum"].get<double>()))
+      return Status::Invalid("argument '" + name + "': " + value.dump() + " is not within " +
+                             spec.value("minimum", nlohmann::json()).dump() + " to " +
+                             spec.value("maximum", nlohmann::json()).dump());
   }
   if (spec.contains("enum")) {
     const auto& allowed = spec["enum"];
@@ -82,6 +94,12 @@ nlohmann::json EnumArg(const std::string& d, const std::vector<std::string>& val
   nlohmann::json j = Typed("string", d);
   j["enum"] = values;
   return j;
+}
+
+nlohmann::json Bounded(nlohmann::json arg, double minimum, double maximum) {
+  arg["minimum"] = minimum;
+  arg["maximum"] = maximum;
+  return arg;
 }
 
 nlohmann::json ObjectSchema(nlohmann::json properties, std::vector<std::string> required) {

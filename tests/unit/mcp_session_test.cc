@@ -312,6 +312,32 @@ TEST_F(McpSessionTest, ACancelledWaitingCallStopsItsJob) {
   EXPECT_TRUE(wire_.sent.empty()) << wire_.sent.front().dump();
 }
 
+TEST_F(McpSessionTest, AnyWaitSecondsIsReadWithinZeroToFiveMinutes) {
+  McpSession s(env_, Tools(), "1");
+  Send(
+      s,
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"wait_seconds":1e300}}})");
+  s.WaitIdle();
+  EXPECT_EQ(wire_.Last()["result"]["content"][0]["text"], "slow done");
+  Send(
+      s,
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"wait_seconds":-1e300}}})");
+  while (s.in_flight()) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(wire_.Last()["result"]["structuredContent"]["status"], "running");
+}
+
+TEST(McpToolArgumentsTest, IntegersAndBoundsAreCheckedWithoutOverflow) {
+  const nlohmann::json schema = ObjectSchema({{"n", Bounded(IntegerArg(""), 0, 10)}});
+  EXPECT_TRUE(CheckArguments(schema, {{"n", 3}}).ok());
+  EXPECT_TRUE(CheckArguments(schema, {{"n", 3.0}}).ok());
+  EXPECT_FALSE(CheckArguments(schema, {{"n", 3.5}}).ok());
+  EXPECT_FALSE(CheckArguments(schema, {{"n", 1e300}}).ok());
+  EXPECT_FALSE(CheckArguments(schema, {{"n", -1e300}}).ok());
+  EXPECT_FALSE(CheckArguments(schema, {{"n", 11}}).ok());
+  EXPECT_FALSE(CheckArguments(schema, {{"n", -1}}).ok());
+  EXPECT_FALSE(CheckArguments(schema, {{"n", 18446744073709551615ull}}).ok());
+}
+
 TEST(McpDeviceQueueTest, CallsOnOneDeviceTakeTurnsAndACancelledWaitGivesUpItsPlace) {
   DeviceQueue q;
   CancelFlag none, cancelled;
