@@ -132,7 +132,39 @@ std::shared_ptr<McpSession> HttpTransport::SessionOf(const httplib::Request& req
     SendJsonError(res, 404, kInvalidRequest, "no session " + id + " (it ended: initialize again)");
     return nullptr;
   }
-  return it->second;
+  it->second.last_used = std::chrono::steady_clock::now();
+  return it->second.session;
+}
+
+std::vector<std::shared_ptr<McpSession>> HttpTransport::TakeIdleSessions() {
+  std::vector<std::shared_ptr<McpSession>> idle;
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = sessions_.begin(); it != sessions_.end();) {
+    if (now - it->second.last_used >= options_.session_idle &&
+        it->second.session->in_flight() == 0) {
+      idle.push_back(std::move(it->second.session));
+      it = sessions_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return idle;
+}
+
+std::string HttpTransport::AddSession(std::shared_ptr<McpSession> session, httplib::Response& res) {
+  std::vector<std::shared_ptr<McpSession>> ending;  // let go after the lock
+  std::lock_guard<std::mutex> lock(mu_);
+  ending = TakeIdleSessions();
+  if (sessions_.size() >= options_.max_sessions) {
+    res.set_header("Retry-After", "60");
+    SendJsonError(res, 503, kInternalError,
+                  std::to_string(sessions_.size()) +
+                      " sessions are open (the most at once): end one (DELETE) or retry later");
+    return "";
+  }
+  std::string id = NewSessionId();
+  sessions_[id] = {std::move(session), std::chrono::steady_clock::now()};
+  return id;
 }
 
 void HttpTransport::Post(const httplib::Request& req, httplib::Response& res) {
@@ -152,10 +184,9 @@ void HttpTransport::Post(const httplib::Request& req, httplib::Response& res) {
   const RpcMessage& m = parsed.message;
   std::shared_ptr<McpSession> session;
   if (m.kind == RpcMessage::Kind::kRequest && m.method == "initialize") {
-    std::string id = NewSessionId();
     session = make_session_();
-    std::lock_guard<std::mutex> lock(mu_);
-    sessions_[id] = session;
+    std::string id = AddSession(session, res);
+    if (id.empty()) return;
     res.set_header("Mcp-Session-Id", id);
   } else {
     session = SessionOf(req, res);
@@ -246,7 +277,7 @@ void HttpTransport::Stop() {
     server_->stop();
     thread_.join();
   }
-  std::map<std::string, std::shared_ptr<McpSession>> ending;
+  std::map<std::string, LiveSession> ending;
   {
     std::lock_guard<std::mutex> lock(mu_);
     ending.swap(sessions_);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <system_error>
 #include <thread>
 
 #include "core/json_text.h"
@@ -155,13 +156,27 @@ void McpSession::StartCall(const RpcMessage& m, ReplyChannel reply) {
   auto cancel = std::make_shared<CancelFlag>();
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (running_ >= kMaxCallsInFlight)
+      return fail(kInternalError, fmt::format("{} calls are in flight already (the most at once): "
+                                              "wait for one or cancel one",
+                                              running_));
     if (!calls_.emplace(JsonText(m.id), cancel).second)
       return fail(kInvalidRequest, "request id " + JsonText(m.id) + " is already in use");
     ++running_;
   }
-  std::thread([this, tool, id = m.id, params = m.params, cancel, reply]() mutable {
-    RunCall(*tool, std::move(id), std::move(params), std::move(cancel), std::move(reply));
-  }).detach();
+  try {
+    std::thread([this, tool, id = m.id, params = m.params, cancel, reply]() mutable {
+      RunCall(*tool, std::move(id), std::move(params), std::move(cancel), std::move(reply));
+    }).detach();
+  } catch (const std::system_error& e) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      calls_.erase(JsonText(m.id));
+      --running_;
+      idle_.notify_all();
+    }
+    fail(kInternalError, std::string("tools/call: cannot start the call's thread: ") + e.what());
+  }
 }
 
 void McpSession::RunCall(const Tool& tool, nlohmann::json id, nlohmann::json params,
@@ -237,7 +252,8 @@ std::optional<ToolResult> McpSession::Dispatch(const Tool& tool, const ToolCall&
     work.progress = [&j](const std::string& line) { j.Progress(line); };
     return CallTool(tool, env_, work);
   });
-  return Await(job, call, /*cancel_with_call=*/true);
+  if (!job.ok()) return ToolResult::Error(tool.name + ": " + job.status().message());
+  return Await(*job, call, /*cancel_with_call=*/true);
 }
 
 std::optional<ToolResult> McpSession::AwaitJobAgain(const Tool& tool, const ToolCall& call) {

@@ -34,6 +34,10 @@
 
 namespace hone::mcp {
 
+// The most tools/call requests one session runs at once; one more is
+// answered a JSON-RPC error.
+inline constexpr int kMaxCallsInFlight = 64;
+
 // The protocol revisions this server speaks, newest first.
 const std::vector<std::string>& SupportedProtocolVersions();
 

@@ -338,6 +338,44 @@ TEST(McpToolArgumentsTest, IntegersAndBoundsAreCheckedWithoutOverflow) {
   EXPECT_FALSE(CheckArguments(schema, {{"n", 18446744073709551615ull}}).ok());
 }
 
+TEST_F(McpSessionTest, CallsInFlightAreBounded) {
+  McpSession s(env_, Tools(), "1");
+  for (int i = 0; i < kMaxCallsInFlight; ++i)
+    Send(s,
+         nlohmann::json({{"jsonrpc", "2.0"},
+                         {"id", i},
+                         {"method", "tools/call"},
+                         {"params", {{"name", "block"}, {"arguments", nlohmann::json::object()}}}})
+             .dump());
+  EXPECT_EQ(s.in_flight(), kMaxCallsInFlight);
+  Send(
+      s,
+      R"({"jsonrpc":"2.0","id":"one-more","method":"tools/call","params":{"name":"block","arguments":{}}})");
+  EXPECT_EQ(wire_.Last()["id"], "one-more");
+  EXPECT_EQ(wire_.Last()["error"]["code"], kInternalError);
+  s.CancelAll();
+  s.WaitIdle();
+}
+
+TEST(McpJobBoardTest, RunningJobsAreBoundedAndUncollectedResultsExpire) {
+  JobBoard board(/*max_running=*/1, /*keep_finished=*/50ms);
+  std::atomic<bool> release{false};
+  auto first = board.Start([&](Job&) {
+    while (!release) std::this_thread::sleep_for(1ms);
+    return ToolResult::Error("done");
+  });
+  ASSERT_TRUE(first.ok());
+  auto second = board.Start([](Job&) { return ToolResult::Error("never"); });
+  EXPECT_FALSE(second.ok()) << "one job at most";
+  release = true;
+  board.WaitAll();
+  EXPECT_TRUE(board.Find((*first)->id())) << "kept a while for the result tool";
+  std::this_thread::sleep_for(80ms);
+  EXPECT_FALSE(board.Find((*first)->id())) << "forgotten once kept long enough";
+  EXPECT_TRUE(board.Start([](Job&) { return ToolResult::Error("x"); }).ok());
+  board.WaitAll();
+}
+
 TEST(McpDeviceQueueTest, CallsOnOneDeviceTakeTurnsAndACancelledWaitGivesUpItsPlace) {
   DeviceQueue q;
   CancelFlag none, cancelled;

@@ -34,6 +34,7 @@ class FakeHone : public ChildRunner {
     const std::string& sub = request.argv.at(1);
     if (sub == "task") o.out = task.dump();
     if (sub == "eval") {
+      if (auto text = ReadFile(request.argv.at(3)); text.ok()) candidate_text = *text;
       if (progress) progress("building");
       o.out = verdict.dump();
     }
@@ -42,6 +43,7 @@ class FakeHone : public ChildRunner {
     return o;
   }
   std::vector<std::vector<std::string>> calls;
+  std::string candidate_text;  // the last eval's candidate, as it read then
   nlohmann::json task = {{"name", "softmax"},
                          {"hash", "h1"},
                          {"category", "softmax"},
@@ -148,7 +150,8 @@ TEST_F(McpToolsTest, SourceTextIsWrittenToTheWorkFolderAndEvaluated) {
   fs::path written = argv[3];
   EXPECT_EQ(written.extension(), ".cpp");
   EXPECT_EQ(written.string().rfind((dir_.path() / "work").string(), 0), 0u) << written;
-  EXPECT_EQ(ReadFile(written).value(), "int broken(;\n");
+  EXPECT_EQ(fake_.candidate_text, "int broken(;\n");
+  EXPECT_FALSE(fs::exists(written.parent_path())) << "the call's folder goes with the call";
   auto has = [&](const std::string& flag) {
     return std::find(argv.begin(), argv.end(), flag) != argv.end();
   };
