@@ -215,15 +215,32 @@ ToolResult RunPrepare(ToolEnv& env, const ToolCall& call) {
 
 // --- report, lessons --------------------------------------------------------
 
+// Where report may write: a path under the roots ending in .html that is
+// new or an .html file already (never another file the client names).
+Result<std::filesystem::path> ReportOutput(const PathGuard& guard, const std::string& output) {
+  HONE_ASSIGN_OR_RETURN(std::filesystem::path html, guard.Writable("output", output));
+  std::string extension = html.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  if (extension != ".html")
+    return Status::Invalid("output: " + output + ": the report is written to an .html file");
+  std::error_code ec;
+  if (std::filesystem::exists(html, ec) && !std::filesystem::is_regular_file(html, ec))
+    return Status::Invalid("output: " + output + " exists and is not a file");
+  return html;
+}
+
 ToolResult RunReport(ToolEnv& env, const ToolCall& call) {
   std::string run = call.args.value("run", "");
+  if (!run.empty() && run != "last" && run.find_first_not_of("0123456789") != std::string::npos)
+    return ToolResult::Error("report: argument 'run': " + run + " is neither a run id nor 'last'");
   if (run.empty()) {
     auto own = call.run ? call.run->run_id() : std::nullopt;
     run = own ? std::to_string(*own) : "last";
   }
   std::filesystem::path html;
   if (call.args.contains("output")) {
-    auto out = env.GuardOf(call).Writable("output", call.args["output"]);
+    auto out = ReportOutput(env.GuardOf(call), call.args["output"]);
     if (!out.ok()) return ToolResult::Error(out.status().message());
     html = *out;
   } else {
@@ -371,8 +388,10 @@ std::vector<Tool> MakeHoneTools() {
       "report", "Write a run's HTML report",
       "Write the HTML report of a stored run (default: this session's evaluations, else the "
       "newest run) and return its path and summary.",
-      ObjectSchema({{"run", StringArg("A run id, or 'last' (default: this session's run)")},
-                    {"output", StringArg("The .html file to write (default: beside the store)")}}),
+      ObjectSchema({{"run", Matching(StringArg("A run id, or 'last' (default: this session's run)"),
+                                     "^(\\d+|last)$")},
+                    {"output", StringArg("The .html file to write, new or an earlier report "
+                                         "(default: beside the store)")}}),
       Output({{"html", StringArg("The report's path")},
               {"run", StringArg("The run reported")},
               {"summary", AnyObject("hone report --json")}},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <regex>
 
 namespace hone::mcp {
 namespace {
@@ -46,6 +47,11 @@ Status CheckOne(const std::string& name, const nlohmann::json& spec, const nlohm
                              spec.value("minimum", nlohmann::json()).dump() + " to " +
                              spec.value("maximum", nlohmann::json()).dump());
   }
+  if (value.is_string() && spec.contains("pattern") &&
+      !std::regex_match(value.get<std::string>(),
+                        std::regex(spec["pattern"].get<std::string>(), std::regex::ECMAScript)))
+    return Status::Invalid("argument '" + name + "': " + value.dump() + " does not match " +
+                           spec["pattern"].get<std::string>());
   if (spec.contains("enum")) {
     const auto& allowed = spec["enum"];
     if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
@@ -99,6 +105,11 @@ nlohmann::json EnumArg(const std::string& d, const std::vector<std::string>& val
 nlohmann::json Bounded(nlohmann::json arg, double minimum, double maximum) {
   arg["minimum"] = minimum;
   arg["maximum"] = maximum;
+  return arg;
+}
+
+nlohmann::json Matching(nlohmann::json arg, const std::string& pattern) {
+  arg["pattern"] = pattern;
   return arg;
 }
 

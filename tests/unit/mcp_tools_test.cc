@@ -39,6 +39,7 @@ class FakeHone : public ChildRunner {
       o.out = verdict.dump();
     }
     if (sub == "lint") o.out = lint.dump();
+    if (sub == "report") o.out = "{}";
     o.cancelled = cancel.cancelled();
     return o;
   }
@@ -257,6 +258,24 @@ TEST_F(McpToolsTest, AnEvalWithoutAVerdictStillHasStatusAndReason) {
   r = Call("eval", {{"problem", "task"}, {"candidate", "cand.cpp"}});
   EXPECT_TRUE(r.is_error);
   EXPECT_FALSE(r.ToJson().contains("structuredContent"));
+}
+
+TEST_F(McpToolsTest, ReportWritesOnlyAnHtmlFile) {
+  std::ofstream(root() / "notes.txt") << "mine\n";
+  fs::create_directories(root() / "folder.html");
+  for (const char* output : {"notes.txt", "task/task.toml", "folder.html", "report"}) {
+    ToolResult r = Call("report", {{"run", "last"}, {"output", output}});
+    EXPECT_TRUE(r.is_error) << output;
+  }
+  EXPECT_EQ(ReadFile(root() / "notes.txt").value(), "mine\n");
+  EXPECT_FALSE(Call("report", {{"run", "3"}, {"output", "new.html"}}).is_error);
+  std::ofstream(root() / "old.html") << "<html></html>";
+  EXPECT_FALSE(Call("report", {{"run", "last"}, {"output", "old.html"}}).is_error);
+  for (const char* run : {"1; rm -rf /", "--help", "", "12a"}) {
+    ToolResult r = Call("report", {{"run", run}});
+    EXPECT_TRUE(r.is_error) << run;
+    EXPECT_NE(r.text.find("'run'"), std::string::npos) << r.text;
+  }
 }
 
 TEST_F(McpToolsTest, ACommandsJsonErrorIsTheToolsError) {
