@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <thread>
 
 #include "core/fs.h"
@@ -62,11 +64,15 @@ Tool FakeTool(const std::string& name, std::function<ToolResult(ToolEnv&, const 
   return t;
 }
 
-// Work of ~0.6 s run as a job, and the result tool that waits for it again.
-Tool SlowTool() {
-  Tool t = FakeTool("slow", [](ToolEnv&, const ToolCall& call) {
+// Work of ~0.6 s run as a job, and the result tool that waits for it again;
+// `stopped` is set when it saw its cancellation.
+Tool SlowTool(std::atomic<bool>* stopped) {
+  Tool t = FakeTool("slow", [stopped](ToolEnv&, const ToolCall& call) {
     for (int i = 0; i < 60 && !call.cancel->cancelled(); ++i) std::this_thread::sleep_for(10ms);
-    if (call.cancel->cancelled()) return ToolResult::Error("stopped");
+    if (call.cancel->cancelled()) {
+      *stopped = true;
+      return ToolResult::Error("stopped");
+    }
     ToolResult r;
     r.text = "slow done";
     r.structured = {{"status", "passed"}};
@@ -98,7 +104,7 @@ class McpSessionTest : public ::testing::Test {
                        r.text = env.GuardOf(call).roots().front().string();
                        return r;
                      }),
-            SlowTool(), FakeTool("block", [this](ToolEnv&, const ToolCall& call) {
+            SlowTool(&slow_stopped_), FakeTool("block", [this](ToolEnv&, const ToolCall& call) {
               blocked_ = true;
               while (!call.cancel->cancelled()) std::this_thread::sleep_for(10ms);
               saw_cancel_ = true;
@@ -112,7 +118,7 @@ class McpSessionTest : public ::testing::Test {
   DeviceQueue queue_;
   ToolEnv env_;
   Wire wire_;
-  std::atomic<bool> blocked_{false}, saw_cancel_{false};
+  std::atomic<bool> blocked_{false}, saw_cancel_{false}, slow_stopped_{false};
 };
 
 TEST_F(McpSessionTest, NegotiatesTheProtocolAndListsTools) {
@@ -304,10 +310,13 @@ TEST_F(McpSessionTest, TheResultToolCanStopAJob) {
 
 TEST_F(McpSessionTest, ACancelledWaitingCallStopsItsJob) {
   McpSession s(env_, Tools(), "1");
+  const auto start = std::chrono::steady_clock::now();
   Send(s,
        R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow","arguments":{}}})");
   Send(s, R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}})");
   s.WaitIdle();
+  EXPECT_TRUE(slow_stopped_) << "the job saw its cancellation";
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 500ms) << "it stopped, not finished (0.6 s)";
   std::lock_guard<std::mutex> lock(wire_.mu);
   EXPECT_TRUE(wire_.sent.empty()) << wire_.sent.front().dump();
 }
@@ -418,10 +427,14 @@ TEST(McpProcessRunnerTest, ReturnsOutputAndExitCode) {
 TEST(McpProcessRunnerTest, CancellingStopsTheWholeTreeEvenAGroupOfItsOwn) {
   ProcessRunner runner(200ms);
   CancelFlag cancel;
+  std::vector<pid_t> seen;
   std::thread canceller([&] {
     // Until the grandchildren exist.
     for (int i = 0; i < 200 && DescendantsOf(getpid()).size() < 3; ++i)
       std::this_thread::sleep_for(10ms);
+    // Recorded now: once cancelled, a setsid grandchild whose parent died is
+    // init's, no descendant of this process, and only its pid finds it.
+    seen = DescendantsOf(getpid());
     cancel.Cancel();
   });
   // A child ignoring SIGTERM, a grandchild in a process group of its own
@@ -431,8 +444,11 @@ TEST(McpProcessRunnerTest, CancellingStopsTheWholeTreeEvenAGroupOfItsOwn) {
   canceller.join();
   ASSERT_TRUE(o.ok());
   EXPECT_TRUE(o->cancelled);
+  ASSERT_GE(seen.size(), 3u) << "the shell and both sleeps ran";
   std::this_thread::sleep_for(100ms);
-  for (pid_t p : DescendantsOf(getpid())) {
+  for (pid_t p : DescendantsOf(getpid())) seen.push_back(p);
+  for (pid_t p : seen) {
+    if (kill(p, 0) != 0 && errno == ESRCH) continue;  // gone
     auto read = ReadFile("/proc/" + std::to_string(p) + "/stat");
     std::string stat = read.ok() ? *read : "";
     EXPECT_NE(stat.find(") Z"), std::string::npos) << "still running: " << stat;
