@@ -1,7 +1,6 @@
 #include "mcp/http_transport.h"
 
 #include <httplib.h>
-#include <sys/socket.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,6 +9,7 @@
 #include <random>
 
 #include "core/json_text.h"
+#include "serve/http_listener.h"
 #include "serve/http_service.h"
 
 namespace hone::mcp {
@@ -69,14 +69,6 @@ std::string NewSessionId() {
   return id;
 }
 
-// Equal without saying where they differ (a token compared byte by byte
-// early-out leaks its prefix through timing).
-bool SameSecret(const std::string& a, const std::string& b) {
-  unsigned char diff = a.size() != b.size();
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) diff |= a[i] ^ b[i];
-  return diff == 0;
-}
-
 void SendJsonError(httplib::Response& res, int http_status, int code, const std::string& why) {
   res.status = http_status;
   res.set_content(JsonText(RpcError(nullptr, code, why)), "application/json");
@@ -88,13 +80,14 @@ HttpTransport::HttpTransport(HttpOptions options,
                              std::function<std::unique_ptr<McpSession>()> make_session)
     : options_(std::move(options)),
       make_session_(std::move(make_session)),
-      server_(std::make_unique<httplib::Server>()) {}
+      server_(std::make_unique<httplib::Server>()),
+      listener_(*server_) {}
 
 HttpTransport::~HttpTransport() { Stop(); }
 
 bool HttpTransport::Admit(const httplib::Request& req, httplib::Response& res) const {
   if (!options_.token.empty() &&
-      !SameSecret(req.get_header_value("Authorization"), "Bearer " + options_.token)) {
+      !BearerTokenMatches(req.get_header_value("Authorization"), options_.token)) {
     res.set_header("WWW-Authenticate", "Bearer");
     SendJsonError(res, 401, kInvalidRequest,
                   "a bearer token is required (Authorization: Bearer TOKEN)");
@@ -236,12 +229,6 @@ void HttpTransport::Delete(const httplib::Request& req, httplib::Response& res) 
 }
 
 Status HttpTransport::Start() {
-  if (!IsLoopback(options_.host) && options_.token.empty())
-    return Status::Invalid(
-        "--http " + options_.host +
-        " is not loopback: give a bearer token (HONE_MCP_TOKEN or --token-file)");
-  server_->new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
-  server_->set_payload_max_length(kMaxBodyBytes);
   server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     return Admit(req, res) ? httplib::Server::HandlerResponse::Unhandled
                            : httplib::Server::HandlerResponse::Handled;
@@ -255,28 +242,19 @@ Status HttpTransport::Start() {
     SendJsonError(res, 405, kMethodNotFound,
                   "this server opens no stream of its own: POST requests");
   });
-  // As hone serve: no SO_REUSEPORT, so no second server shares the port.
-  server_->set_socket_options([](int sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
-  errno = 0;
-  port_ = options_.port == 0
-              ? server_->bind_to_any_port(options_.host)
-              : (server_->bind_to_port(options_.host, options_.port) ? options_.port : -1);
-  if (port_ <= 0)
-    return Status::Unavailable("cannot listen on " + options_.host + ":" +
-                               std::to_string(options_.port) +
-                               (errno == EADDRINUSE ? ": the port is in use" : ""));
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
-  return Status::Ok();
+  ListenerOptions listen;
+  listen.host = options_.host;
+  listen.port = options_.port;
+  listen.token = options_.token;
+  listen.threads = kHttpThreads;
+  listen.max_body_bytes = kMaxBodyBytes;
+  listen.host_flag = "--http";
+  listen.token_from = "HONE_MCP_TOKEN or --token-file";
+  return listener_.Start(listen);
 }
 
 void HttpTransport::Stop() {
-  if (thread_.joinable()) {
-    server_->stop();
-    thread_.join();
-  }
+  listener_.Stop();
   std::map<std::string, LiveSession> ending;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -29,6 +29,7 @@
 
 #include "core/status.h"
 #include "mcp/mcp_server.h"
+#include "serve/http_listener.h"
 
 namespace httplib {
 class Server;
@@ -62,7 +63,7 @@ class HttpTransport {
   // the address cannot be bound.
   Status Start();
   void Stop();
-  int port() const { return port_; }
+  int port() const { return listener_.port(); }
 
  private:
   bool Admit(const httplib::Request& req, httplib::Response& res) const;
@@ -73,8 +74,7 @@ class HttpTransport {
   const HttpOptions options_;
   std::function<std::unique_ptr<McpSession>()> make_session_;
   std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  int port_ = 0;
+  HttpListener listener_;  // after server_: stopped before it goes
   struct LiveSession {
     std::shared_ptr<McpSession> session;
     std::chrono::steady_clock::time_point last_used;

@@ -16,8 +16,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <thread>
 
+#include "serve/http_listener.h"
 #include "serve/serve_context.h"
 
 namespace hone {
@@ -35,7 +35,7 @@ class HttpService {
   // SO_REUSEPORT, so no second server shares a port and its traffic).
   Status Start();
   void Stop();
-  int port() const { return port_; }
+  int port() const { return listener_.port(); }
   ServeMetrics& metrics() { return metrics_; }
 
  private:
@@ -47,9 +47,7 @@ class HttpService {
   ServeMetrics metrics_;
   ServeContext ctx_{options_, queues_, metrics_};
   httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
-  int listen_fd_ = -1;  // the listening socket, once bound
+  HttpListener listener_{server_};  // after server_: stopped before it goes
   std::mutex mu_;
   std::map<std::string, int> inflight_;  // by client address
 };
