@@ -10,6 +10,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <cstdio>
+#include <sstream>
 #include <thread>
 
 #include "core/fs.h"
@@ -17,6 +19,7 @@
 #include "core/temp_dir.h"
 #include "mcp/device_queue.h"
 #include "mcp/mcp_server.h"
+#include "mcp/stdio_transport.h"
 #include "mcp/tool_arguments.h"
 #include "mcp/tool_process.h"
 
@@ -333,6 +336,23 @@ TEST_F(McpSessionTest, AnyWaitSecondsIsReadWithinZeroToFiveMinutes) {
       R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"wait_seconds":-1e300}}})");
   while (s.in_flight()) std::this_thread::sleep_for(5ms);
   EXPECT_EQ(wire_.Last()["result"]["structuredContent"]["status"], "running");
+}
+
+TEST_F(McpSessionTest, OverStdioALineTooLongIsAParseErrorAndTheNextIsRead) {
+  McpSession s(env_, Tools(), "1");
+  std::istringstream in(std::string(100, 'x') + "\n" +
+                        R"({"jsonrpc":"2.0","id":1,"method":"ping"})" + "\n");
+  std::FILE* out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  ServeStdio(s, in, out, /*max_line_bytes=*/60);
+  std::rewind(out);
+  std::vector<nlohmann::json> lines;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, out)) lines.push_back(nlohmann::json::parse(buffer));
+  std::fclose(out);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["error"]["code"], kParseError);
+  EXPECT_EQ(lines[1]["id"], 1);
 }
 
 TEST(McpToolArgumentsTest, IntegersAndBoundsAreCheckedWithoutOverflow) {
