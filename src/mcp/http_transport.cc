@@ -242,15 +242,13 @@ Status HttpTransport::Start() {
     SendJsonError(res, 405, kMethodNotFound,
                   "this server opens no stream of its own: POST requests");
   });
-  ListenerOptions listen;
-  listen.host = options_.host;
-  listen.port = options_.port;
-  listen.token = options_.token;
-  listen.threads = kHttpThreads;
-  listen.max_body_bytes = kMaxBodyBytes;
-  listen.host_flag = "--http";
-  listen.token_from = "HONE_MCP_TOKEN or --token-file";
-  return listener_.Start(listen);
+  return listener_.Start({.host = options_.host,
+                          .port = options_.port,
+                          .token = options_.token,
+                          .threads = kHttpThreads,
+                          .max_body_bytes = kMaxBodyBytes,
+                          .host_flag = "--http",
+                          .token_from = "HONE_MCP_TOKEN or --token-file"});
 }
 
 void HttpTransport::Stop() {

@@ -141,16 +141,14 @@ Status HttpService::Start() {
   RegisterNativeApi(server_, ctx_);
   RegisterOpenRlhfShim(server_, ctx_);
   RegisterKernelGymShim(server_, ctx_);
-  ListenerOptions listen;
-  listen.host = options_.host;
-  listen.port = options_.port;
-  listen.token = options_.token;
-  listen.threads = options_.threads;
-  listen.max_body_bytes = options_.max_body_bytes;
-  // Hundreds of trainer connections arrive at once.
-  listen.backlog = kListenBacklog;
-  listen.token_from = "--token or HONE_SERVE_TOKEN";
-  return listener_.Start(listen);
+  return listener_.Start({.host = options_.host,
+                          .port = options_.port,
+                          .token = options_.token,
+                          .threads = options_.threads,
+                          .max_body_bytes = options_.max_body_bytes,
+                          // Hundreds of trainer connections arrive at once.
+                          .backlog = kListenBacklog,
+                          .token_from = "--token or HONE_SERVE_TOKEN"});
 }
 
 void HttpService::Stop() { listener_.Stop(); }
