@@ -9,18 +9,19 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/stop_signals.h"
 #include "cli/store_flags.h"
 #include "core/fs.h"
 #include "core/temp_dir.h"
 #include "mcp/http_transport.h"
 #include "mcp/mcp_server.h"
 #include "mcp/stdio_transport.h"
+#include "serve/http_listener.h"
 
 namespace hone::cli {
 namespace {
@@ -55,23 +56,12 @@ Result<mcp::HttpOptions> ParseListen(const std::string& text) {
 // command line, where every user's ps shows it.
 Result<std::string> ReadToken(const McpArgs& a) {
   if (!a.token_file.empty()) {
-    std::ifstream in(a.token_file);
-    std::string token;
-    if (!in || !std::getline(in, token) || token.empty())
-      return Status::Invalid("--token-file " + a.token_file + ": no token in it");
+    auto token = ReadTokenFile(a.token_file);
+    if (!token.ok()) return Status::Invalid("--token-file " + token.status().message());
     return token;
   }
   const char* env = std::getenv("HONE_MCP_TOKEN");
   return std::string(env ? env : "");
-}
-
-// Waits for SIGINT or SIGTERM, blocked in every thread (the mask is
-// inherited by the threads started after this, and undone in children).
-void BlockStopSignals(sigset_t& set) {
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
 int RunMcp(const McpArgs& a) {
@@ -117,23 +107,19 @@ int RunMcp(const McpArgs& a) {
     mcp::ServeStdio(*session, std::cin, stdout);
     return kExitOk;
   }
-  sigset_t stop;
-  BlockStopSignals(stop);
+  BlockStopSignals();
   mcp::HttpTransport transport(*http, make_session);
   if (Status st = transport.Start(); !st.ok()) return ReportError(st);
   // The address on stdout (one line), so a script that started it on port 0
   // learns the port.
-  std::printf("http://%s:%d/mcp\n",
-              http->host.find(':') == std::string::npos ? http->host.c_str()
-                                                        : ("[" + http->host + "]").c_str(),
-              transport.port());
+  std::printf("%s/mcp\n", HttpUrl(http->host, transport.port()).c_str());
   std::fflush(stdout);
   if (!a.quiet)
     std::fprintf(stderr, "hone mcp: listening on %s:%d%s; roots: %s\n", http->host.c_str(),
                  transport.port(), http->token.empty() ? "" : " (bearer token required)",
                  roots.c_str());
-  int signal_number = 0;
-  sigwait(&stop, &signal_number);
+  while (!StopSignalWithin(std::chrono::hours(1))) {
+  }
   transport.Stop();
   return kExitOk;
 }

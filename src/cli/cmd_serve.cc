@@ -3,8 +3,6 @@
 // evaluate; it never evaluates in its own process. It checks that the queue
 // can be reached, binds, says where it listens, and serves until SIGTERM or
 // SIGINT. docs/SERVE.md, "Running it".
-#include <fmt/format.h>
-#include <signal.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -13,7 +11,9 @@
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
 #include "cli/redis_wait.h"
+#include "cli/stop_signals.h"
 #include "core/json_text.h"
+#include "serve/http_listener.h"
 #include "serve/http_service.h"
 #include "serve/redis_credentials.h"
 #include "serve/redis_job_queue.h"
@@ -82,27 +82,6 @@ Result<ServeOptions> ToServeOptions(const ServeArgs& a) {
   return o;
 }
 
-// SIGTERM and SIGINT are blocked in every thread (the server's inherit the
-// mask) and taken here, by the main thread alone. True when one came
-// within `wait`.
-bool StopSignalWithin(std::chrono::milliseconds wait) {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  timespec ts{static_cast<time_t>(wait.count() / 1000),
-              static_cast<long>(wait.count() % 1000) * 1000000};
-  return sigtimedwait(&set, nullptr, &ts) > 0;
-}
-
-void BlockStopSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-}
-
 // Redis may come up after the server (a cluster's start): wait for it
 // (cli/redis_wait.h), checking with one connection of the queue. False when
 // a stop signal came first.
@@ -112,11 +91,6 @@ Result<bool> WaitForQueue(const JobQueueFactory& factory, const ServeArgs& a) {
       {"hone serve", a.redis, a.connect_timeout, a.out.quiet || a.out.json},
       [&] { return factory().status(); }, StopSignalWithin, &stopped));
   return !stopped;
-}
-
-std::string Url(const std::string& host, int port) {
-  bool v6 = host.find(':') != std::string::npos;
-  return fmt::format("http://{}{}{}:{}", v6 ? "[" : "", host, v6 ? "]" : "", port);
 }
 
 void SayListening(const ServeArgs& a, int port) {
@@ -129,7 +103,7 @@ void SayListening(const ServeArgs& a, int port) {
               << std::endl;
   } else if (!a.out.quiet) {
     std::fprintf(stderr, "hone serve: listening on %s (queue redis %s, keys %s*)\n",
-                 Url(a.host, port).c_str(), a.redis.c_str(), a.prefix.c_str());
+                 HttpUrl(a.host, port).c_str(), a.redis.c_str(), a.prefix.c_str());
   }
 }
 

@@ -45,9 +45,7 @@ std::vector<EvaluatedPart> PartsOf(const nlohmann::json& doc) {
 // The device whose turn the call waits for: the backend it runs on and the
 // GPU it names.
 std::string DeviceKey(const nlohmann::json& args, const CandidateFile& c) {
-  std::string backend = args.value("backend", c.device);
-  if (backend == kHostBackend) return backend;
-  return backend + ":" + std::to_string(args.value("device", 0));
+  return DeviceTurn(args.value("backend", c.device), args);
 }
 
 // The task as the store knows it, for the part at `index`.
@@ -112,6 +110,7 @@ Result<Evaluated> Evaluate(ToolEnv& env, const ToolCall& call, bool metrics) {
 // The text and structured content of an evaluation of one or more parts.
 ToolResult Present(ToolEnv& env, const ToolCall& call, const std::string& tool,
                    const Evaluated& e) {
+  if (e.parts.empty()) return ToolResult::Error(tool + ": the evaluation gave no verdict");
   ToolResult r;
   r.structured = nlohmann::json::object();
   std::string recording;
@@ -134,6 +133,11 @@ ToolResult Present(ToolEnv& env, const ToolCall& call, const std::string& tool,
     r.structured["status"] = passed == static_cast<int>(e.parts.size()) ? "passed" : "failed";
     r.structured["reason"] = fmt::format("{} of {} parts passed", passed, e.parts.size());
   }
+  if (!r.structured.contains("status")) {  // the one part has no verdict
+    r.structured["status"] = "error";
+    r.structured["reason"] =
+        first_failure.empty() ? "the evaluation gave no verdict" : first_failure;
+  }
   r.structured["candidate"] = e.candidate.path.string();
   r.structured["verdict"] = e.doc;
   r.text += recording;
@@ -149,7 +153,8 @@ nlohmann::json EvalOptionProperties() {
   return {
       {"backend", EnumArg("The backend to run on (default: the candidate's language's)",
                           {kHostBackend, kCudaBackend})},
-      {"device", IntegerArg("The GPU to run on (CUDA); calls on one GPU take turns")},
+      {"device",
+       Bounded(IntegerArg("The GPU to run on (CUDA); calls on one GPU take turns"), 0, 1023)},
       {"no_time", BoolArg("Verify only; skip timing (a verdict in seconds)")},
       {"time_budget", NumberArg("Seconds of timing per measurement (default 2)")},
       {"seed", IntegerArg("The first input seed (default 0)")},
@@ -161,9 +166,15 @@ nlohmann::json EvalOptionProperties() {
       {"allow", StringListArg("Lint rules to allow (the lint tool names them)")},
       {"wait_seconds",
        NumberArg("How long this call waits for the work (default 50, under a client's usual 60 s "
-                 "timeout); work still going on then is answered status 'running' with a job "
+                 "timeout; at most 300); work still going on then is answered status 'running' "
+                 "with a job "
                  "id, and goes on: the result tool gives its verdict")},
   };
+}
+
+std::string DeviceTurn(const std::string& backend, const nlohmann::json& args) {
+  if (backend == kHostBackend) return backend;
+  return backend + ":" + std::to_string(args.value("device", 0));
 }
 
 std::vector<std::string> EvalOptionFlags(const nlohmann::json& args) {
@@ -184,7 +195,9 @@ std::vector<std::string> EvalOptionFlags(const nlohmann::json& args) {
 nlohmann::json VerdictOutputSchema() {
   nlohmann::json properties = {
       {"status", StringArg("passed, incorrect, compile_error, runtime_error, timeout or rejected; "
-                           "running while a job is still at work")},
+                           "failed when a part of several did not pass; error when hone gave "
+                           "no verdict (the reason says why); running while a job is still at "
+                           "work")},
       {"reason", StringArg("Why, in a sentence")},
       {"speedup", NumberArg("Over the reference (or eager PyTorch), when timed")},
       {"sol_percent", NumberArg("Percentage of the speed of light, when the task has a cost")},

@@ -16,6 +16,10 @@ namespace hone::mcp {
 // and as hone's flags.
 nlohmann::json EvalOptionProperties();
 std::vector<std::string> EvalOptionFlags(const nlohmann::json& args);
+// The device whose turn a call that times work waits for (mcp/device_queue.h):
+// the host backend's one, or `backend` with the GPU args["device"] names
+// (default 0).
+std::string DeviceTurn(const std::string& backend, const nlohmann::json& args);
 // The structured content an evaluating tool returns.
 nlohmann::json VerdictOutputSchema();
 

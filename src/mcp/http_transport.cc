@@ -1,7 +1,6 @@
 #include "mcp/http_transport.h"
 
 #include <httplib.h>
-#include <sys/socket.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,6 +9,7 @@
 #include <random>
 
 #include "core/json_text.h"
+#include "serve/http_listener.h"
 #include "serve/http_service.h"
 
 namespace hone::mcp {
@@ -69,26 +69,6 @@ std::string NewSessionId() {
   return id;
 }
 
-// Equal without saying where they differ (a token compared byte by byte
-// early-out leaks its prefix through timing).
-bool SameSecret(const std::string& a, const std::string& b) {
-  unsigned char diff = a.size() != b.size();
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) diff |= a[i] ^ b[i];
-  return diff == 0;
-}
-
-// The host of an Origin header ("http://localhost:3000" -> "localhost").
-std::string OriginHost(const std::string& origin) {
-  size_t start = origin.find("://");
-  start = start == std::string::npos ? 0 : start + 3;
-  if (start < origin.size() && origin[start] == '[') {
-    size_t close = origin.find(']', start);
-    return origin.substr(start + 1,
-                         close == std::string::npos ? std::string::npos : close - start - 1);
-  }
-  return origin.substr(start, origin.find_first_of(":/", start) - start);
-}
-
 void SendJsonError(httplib::Response& res, int http_status, int code, const std::string& why) {
   res.status = http_status;
   res.set_content(JsonText(RpcError(nullptr, code, why)), "application/json");
@@ -100,21 +80,32 @@ HttpTransport::HttpTransport(HttpOptions options,
                              std::function<std::unique_ptr<McpSession>()> make_session)
     : options_(std::move(options)),
       make_session_(std::move(make_session)),
-      server_(std::make_unique<httplib::Server>()) {}
+      server_(std::make_unique<httplib::Server>()),
+      listener_(*server_) {}
 
 HttpTransport::~HttpTransport() { Stop(); }
 
 bool HttpTransport::Admit(const httplib::Request& req, httplib::Response& res) const {
   if (!options_.token.empty() &&
-      !SameSecret(req.get_header_value("Authorization"), "Bearer " + options_.token)) {
+      !BearerTokenMatches(req.get_header_value("Authorization"), options_.token)) {
     res.set_header("WWW-Authenticate", "Bearer");
     SendJsonError(res, 401, kInvalidRequest,
                   "a bearer token is required (Authorization: Bearer TOKEN)");
     return false;
   }
+  if (!IsLoopback(options_.host)) return true;
+  // On loopback, a browser page is kept out (its Origin is not loopback),
+  // and so is a request to a name that rebinds to 127.0.0.1 (its Host is
+  // that name): DNS rebinding.
   std::string origin = req.get_header_value("Origin");
-  if (IsLoopback(options_.host) && !origin.empty() && !IsLoopback(OriginHost(origin))) {
+  if (!origin.empty() && !IsLoopback(HostOfOrigin(origin))) {
     SendJsonError(res, 403, kInvalidRequest, "Origin " + origin + " may not use this server");
+    return false;
+  }
+  std::string host = req.get_header_value("Host");
+  if (!host.empty() && !IsLoopback(HostOfAuthority(host))) {
+    SendJsonError(res, 403, kInvalidRequest,
+                  "Host " + host + " is not loopback: this server answers only on loopback");
     return false;
   }
   return true;
@@ -134,7 +125,39 @@ std::shared_ptr<McpSession> HttpTransport::SessionOf(const httplib::Request& req
     SendJsonError(res, 404, kInvalidRequest, "no session " + id + " (it ended: initialize again)");
     return nullptr;
   }
-  return it->second;
+  it->second.last_used = std::chrono::steady_clock::now();
+  return it->second.session;
+}
+
+std::vector<std::shared_ptr<McpSession>> HttpTransport::TakeIdleSessions() {
+  std::vector<std::shared_ptr<McpSession>> idle;
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = sessions_.begin(); it != sessions_.end();) {
+    if (now - it->second.last_used >= options_.session_idle &&
+        it->second.session->in_flight() == 0) {
+      idle.push_back(std::move(it->second.session));
+      it = sessions_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return idle;
+}
+
+std::string HttpTransport::AddSession(std::shared_ptr<McpSession> session, httplib::Response& res) {
+  std::vector<std::shared_ptr<McpSession>> ending;  // let go after the lock
+  std::lock_guard<std::mutex> lock(mu_);
+  ending = TakeIdleSessions();
+  if (sessions_.size() >= options_.max_sessions) {
+    res.set_header("Retry-After", "60");
+    SendJsonError(res, 503, kInternalError,
+                  std::to_string(sessions_.size()) +
+                      " sessions are open (the most at once): end one (DELETE) or retry later");
+    return "";
+  }
+  std::string id = NewSessionId();
+  sessions_[id] = {std::move(session), std::chrono::steady_clock::now()};
+  return id;
 }
 
 void HttpTransport::Post(const httplib::Request& req, httplib::Response& res) {
@@ -154,10 +177,9 @@ void HttpTransport::Post(const httplib::Request& req, httplib::Response& res) {
   const RpcMessage& m = parsed.message;
   std::shared_ptr<McpSession> session;
   if (m.kind == RpcMessage::Kind::kRequest && m.method == "initialize") {
-    std::string id = NewSessionId();
     session = make_session_();
-    std::lock_guard<std::mutex> lock(mu_);
-    sessions_[id] = session;
+    std::string id = AddSession(session, res);
+    if (id.empty()) return;
     res.set_header("Mcp-Session-Id", id);
   } else {
     session = SessionOf(req, res);
@@ -207,12 +229,6 @@ void HttpTransport::Delete(const httplib::Request& req, httplib::Response& res) 
 }
 
 Status HttpTransport::Start() {
-  if (!IsLoopback(options_.host) && options_.token.empty())
-    return Status::Invalid(
-        "--http " + options_.host +
-        " is not loopback: give a bearer token (HONE_MCP_TOKEN or --token-file)");
-  server_->new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
-  server_->set_payload_max_length(kMaxBodyBytes);
   server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     return Admit(req, res) ? httplib::Server::HandlerResponse::Unhandled
                            : httplib::Server::HandlerResponse::Handled;
@@ -226,29 +242,18 @@ Status HttpTransport::Start() {
     SendJsonError(res, 405, kMethodNotFound,
                   "this server opens no stream of its own: POST requests");
   });
-  // As hone serve: no SO_REUSEPORT, so no second server shares the port.
-  server_->set_socket_options([](int sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
-  errno = 0;
-  port_ = options_.port == 0
-              ? server_->bind_to_any_port(options_.host)
-              : (server_->bind_to_port(options_.host, options_.port) ? options_.port : -1);
-  if (port_ <= 0)
-    return Status::Unavailable("cannot listen on " + options_.host + ":" +
-                               std::to_string(options_.port) +
-                               (errno == EADDRINUSE ? ": the port is in use" : ""));
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
-  return Status::Ok();
+  return listener_.Start({.host = options_.host,
+                          .port = options_.port,
+                          .token = options_.token,
+                          .threads = kHttpThreads,
+                          .max_body_bytes = kMaxBodyBytes,
+                          .host_flag = "--http",
+                          .token_from = "HONE_MCP_TOKEN or --token-file"});
 }
 
 void HttpTransport::Stop() {
-  if (thread_.joinable()) {
-    server_->stop();
-    thread_.join();
-  }
-  std::map<std::string, std::shared_ptr<McpSession>> ending;
+  listener_.Stop();
+  std::map<std::string, LiveSession> ending;
   {
     std::lock_guard<std::mutex> lock(mu_);
     ending.swap(sessions_);

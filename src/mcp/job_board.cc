@@ -2,9 +2,23 @@
 
 #include <fmt/format.h>
 
+#include <system_error>
 #include <thread>
 
 namespace hone::mcp {
+namespace {
+
+// The job's result; a JSON value of an unexpected type (nlohmann throws)
+// is the job's error, never the end of the server.
+ToolResult RunWork(const std::function<ToolResult(Job&)>& work, Job& job) {
+  try {
+    return work(job);
+  } catch (const nlohmann::json::exception& e) {
+    return ToolResult::Error(std::string("unexpected JSON: ") + e.what());
+  }
+}
+
+}  // namespace
 
 void Job::SetProgress(std::function<void(const std::string&)> sink) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -19,6 +33,7 @@ void Job::Progress(const std::string& line) {
 void Job::Finish(ToolResult result) {
   std::lock_guard<std::mutex> lock(mu_);
   result_ = std::move(result);
+  finished_ = std::chrono::steady_clock::now();
   done_.notify_all();
 }
 
@@ -31,30 +46,59 @@ std::optional<ToolResult> Job::Wait(std::chrono::milliseconds wait, const Cancel
   return result_;
 }
 
+std::optional<std::chrono::steady_clock::time_point> Job::finished() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!result_) return std::nullopt;
+  return finished_;
+}
+
 JobBoard::~JobBoard() {
   CancelAll();
   WaitAll();
 }
 
-std::shared_ptr<Job> JobBoard::Start(std::function<ToolResult(Job&)> work) {
+Result<std::shared_ptr<Job>> JobBoard::Start(std::function<ToolResult(Job&)> work) {
   std::shared_ptr<Job> job;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    ForgetStale();
+    if (running_ >= max_running_)
+      return Status::Unavailable(fmt::format(
+          "{} jobs are running already (the most at once): wait for one with the result tool, "
+          "or stop one (result with cancel: true)",
+          running_));
     job = std::make_shared<Job>("j" + std::to_string(++next_));
     jobs_[job->id()] = job;
     ++running_;
   }
-  std::thread([this, job, work = std::move(work)] {
-    job->Finish(work(*job));
+  try {
+    std::thread([this, job, work = std::move(work)] {
+      job->Finish(RunWork(work, *job));
+      std::lock_guard<std::mutex> lock(mu_);
+      --running_;
+      idle_.notify_all();
+    }).detach();
+  } catch (const std::system_error& e) {
     std::lock_guard<std::mutex> lock(mu_);
+    jobs_.erase(job->id());
     --running_;
     idle_.notify_all();
-  }).detach();
+    return Status::Unavailable(std::string("cannot start the job's thread: ") + e.what());
+  }
   return job;
 }
 
-std::shared_ptr<Job> JobBoard::Find(const std::string& id) const {
+void JobBoard::ForgetStale() {
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    auto done = it->second->finished();
+    it = done && now - *done >= keep_finished_ ? jobs_.erase(it) : std::next(it);
+  }
+}
+
+std::shared_ptr<Job> JobBoard::Find(const std::string& id) {
   std::lock_guard<std::mutex> lock(mu_);
+  ForgetStale();
   auto it = jobs_.find(id);
   return it == jobs_.end() ? nullptr : it->second;
 }

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 
+#include "core/status.h"
 #include "mcp/mcp_tools.h"
 
 namespace hone::mcp {
@@ -41,29 +42,44 @@ class Job {
   // set first.
   std::optional<ToolResult> Wait(std::chrono::milliseconds wait, const CancelFlag& abandon);
   std::chrono::steady_clock::time_point started() const { return started_; }
+  // When it finished; nullopt while it runs.
+  std::optional<std::chrono::steady_clock::time_point> finished() const;
 
  private:
   const std::string id_;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   CancelFlag cancel_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
+  std::chrono::steady_clock::time_point finished_;
   std::condition_variable done_;
   std::optional<ToolResult> result_;
   std::function<void(const std::string&)> progress_;
 };
 
+// Bounded: at most `max_running` jobs run at once, and a finished job whose
+// result nobody asked for is forgotten `keep_finished` after it finished.
 class JobBoard {
  public:
+  explicit JobBoard(int max_running = 64,
+                    std::chrono::milliseconds keep_finished = std::chrono::minutes(30))
+      : max_running_(max_running), keep_finished_(keep_finished) {}
   ~JobBoard();
-  // Starts `work` on a thread of its own, as job "jN".
-  std::shared_ptr<Job> Start(std::function<ToolResult(Job&)> work);
-  std::shared_ptr<Job> Find(const std::string& id) const;
+  // Starts `work` on a thread of its own, as job "jN"; Status::Unavailable
+  // when max_running jobs run already or no thread can be started.
+  Result<std::shared_ptr<Job>> Start(std::function<ToolResult(Job&)> work);
+  // Null when there is none (or it was forgotten).
+  std::shared_ptr<Job> Find(const std::string& id);
   // A job whose result was returned is forgotten.
   void Forget(const std::string& id);
   void CancelAll();
   void WaitAll();
 
  private:
+  // Forgets the jobs finished more than keep_finished_ ago; mu_ held.
+  void ForgetStale();
+
+  const int max_running_;
+  const std::chrono::milliseconds keep_finished_;
   mutable std::mutex mu_;
   std::condition_variable idle_;
   std::map<std::string, std::shared_ptr<Job>> jobs_;

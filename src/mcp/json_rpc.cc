@@ -26,7 +26,7 @@ RpcParsed RpcFromJson(const nlohmann::json& j) {
     return Refused(nullptr, kInvalidRequest, "batches are not supported (MCP 2025-06-18)");
   if (!j.is_object()) return Refused(nullptr, kInvalidRequest, "a message must be an object");
   nlohmann::json id = j.contains("id") ? j["id"] : nlohmann::json();
-  if (j.value("jsonrpc", "") != "2.0")
+  if (StringField(j, "jsonrpc") != "2.0")
     return Refused(IsValidId(id) ? id : nullptr, kInvalidRequest, "jsonrpc must be \"2.0\"");
   RpcParsed p;
   RpcMessage& m = p.message;
@@ -58,6 +58,31 @@ RpcParsed RpcFromJson(const nlohmann::json& j) {
   }
   return Refused(IsValidId(id) ? id : nullptr, kInvalidRequest,
                  "neither a request (method) nor a response (result or error)");
+}
+
+namespace {
+
+const nlohmann::json* Field(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+std::string StringField(const nlohmann::json& j, const char* key) {
+  const nlohmann::json* f = Field(j, key);
+  return f && f->is_string() ? f->get<std::string>() : std::string();
+}
+
+nlohmann::json ObjectField(const nlohmann::json& j, const char* key) {
+  const nlohmann::json* f = Field(j, key);
+  return f && f->is_object() ? *f : nlohmann::json::object();
+}
+
+nlohmann::json ArrayField(const nlohmann::json& j, const char* key) {
+  const nlohmann::json* f = Field(j, key);
+  return f && f->is_array() ? *f : nlohmann::json::array();
 }
 
 nlohmann::json RpcResult(const nlohmann::json& id, nlohmann::json result) {

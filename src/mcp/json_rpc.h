@@ -39,6 +39,14 @@ struct RpcParsed {
 RpcParsed ParseRpc(std::string_view text);
 RpcParsed RpcFromJson(const nlohmann::json& j);
 
+// A client's field read without throwing (nlohmann's value() throws when
+// the field has another type or `j` is not an object): the string, object
+// or array at `key`, or "", {} or [] when `j` is not an object or the
+// field is absent or of another type.
+std::string StringField(const nlohmann::json& j, const char* key);
+nlohmann::json ObjectField(const nlohmann::json& j, const char* key);
+nlohmann::json ArrayField(const nlohmann::json& j, const char* key);
+
 nlohmann::json RpcResult(const nlohmann::json& id, nlohmann::json result);
 nlohmann::json RpcError(const nlohmann::json& id, int code, const std::string& message);
 nlohmann::json RpcNotification(const std::string& method, nlohmann::json params);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <system_error>
 #include <thread>
 
 #include "core/json_text.h"
@@ -32,6 +33,11 @@ constexpr const char* kInstructions =
     "Read the status and reason: fix compile errors and failed checks first, then use profile "
     "on a passing kernel to see what limits it. Evaluations are slow (seconds to minutes): "
     "send a progressToken and reset your timeout on progress.";
+
+std::string ClientName(const nlohmann::json& client_info) {
+  std::string name = StringField(client_info, "name");
+  return name.empty() ? "client" : name;
+}
 
 }  // namespace
 
@@ -63,6 +69,18 @@ void McpSession::HandleText(std::string_view text, ReplyChannel reply) {
 }
 
 void McpSession::Handle(const RpcMessage& m, ReplyChannel reply) {
+  try {
+    Route(m, reply);
+  } catch (const nlohmann::json::exception& e) {
+    // A field of an unexpected type that slipped past the typed accessors:
+    // the sender is told, the session goes on.
+    if (m.kind == RpcMessage::Kind::kRequest)
+      reply.send(RpcError(m.id, kInvalidParams, m.method + ": " + e.what()));
+    reply.finished();
+  }
+}
+
+void McpSession::Route(const RpcMessage& m, ReplyChannel reply) {
   using Kind = RpcMessage::Kind;
   if (m.kind != Kind::kRequest) {
     if (m.kind == Kind::kResponse) TakeRoots(m);
@@ -84,7 +102,7 @@ void McpSession::Handle(const RpcMessage& m, ReplyChannel reply) {
   } else if (m.method == "tools/list") {
     answer = RpcResult(m.id, ListTools());
   } else if (m.method == "logging/setLevel") {
-    std::string level = m.params.value("level", "");
+    std::string level = StringField(m.params, "level");
     if (Severity(level) >= static_cast<int>(LogLevels().size())) {
       answer = RpcError(m.id, kInvalidParams, "logging/setLevel: unknown level '" + level + "'");
     } else {
@@ -101,16 +119,16 @@ void McpSession::Handle(const RpcMessage& m, ReplyChannel reply) {
 
 nlohmann::json McpSession::Initialize(const nlohmann::json& params) {
   const auto& versions = SupportedProtocolVersions();
-  std::string asked = params.value("protocolVersion", "");
+  std::string asked = StringField(params, "protocolVersion");
   std::string version =
       std::find(versions.begin(), versions.end(), asked) != versions.end() ? asked : versions[0];
-  nlohmann::json client = params.value("clientInfo", nlohmann::json::object());
-  const nlohmann::json capabilities = params.value("capabilities", nlohmann::json::object());
+  nlohmann::json client = ObjectField(params, "clientInfo");
+  const nlohmann::json capabilities = ObjectField(params, "capabilities");
   {
     std::lock_guard<std::mutex> lock(mu_);
-    client_has_roots_ = capabilities.is_object() && capabilities.contains("roots");
+    client_has_roots_ = capabilities.contains("roots");
     if (!run_)
-      run_ = std::make_unique<AgentRun>(env_.store(), "mcp " + client.value("name", "client"),
+      run_ = std::make_unique<AgentRun>(env_.store(), "mcp " + ClientName(client),
                                         nlohmann::json{{"client", client}});
   }
   return {{"protocolVersion", version},
@@ -138,17 +156,49 @@ void McpSession::StartCall(const RpcMessage& m, ReplyChannel reply) {
   auto cancel = std::make_shared<CancelFlag>();
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (running_ >= kMaxCallsInFlight)
+      return fail(kInternalError, fmt::format("{} calls are in flight already (the most at once): "
+                                              "wait for one or cancel one",
+                                              running_));
     if (!calls_.emplace(JsonText(m.id), cancel).second)
       return fail(kInvalidRequest, "request id " + JsonText(m.id) + " is already in use");
     ++running_;
   }
-  std::thread([this, tool, id = m.id, params = m.params, cancel, reply]() mutable {
-    RunCall(*tool, std::move(id), std::move(params), std::move(cancel), std::move(reply));
-  }).detach();
+  try {
+    std::thread([this, tool, id = m.id, params = m.params, cancel, reply]() mutable {
+      RunCall(*tool, std::move(id), std::move(params), std::move(cancel), std::move(reply));
+    }).detach();
+  } catch (const std::system_error& e) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      calls_.erase(JsonText(m.id));
+      --running_;
+      idle_.notify_all();
+    }
+    fail(kInternalError, std::string("tools/call: cannot start the call's thread: ") + e.what());
+  }
 }
 
 void McpSession::RunCall(const Tool& tool, nlohmann::json id, nlohmann::json params,
                          std::shared_ptr<CancelFlag> cancel, ReplyChannel reply) {
+  std::optional<nlohmann::json> answer;
+  try {
+    answer = Answer(tool, id, params, cancel, reply);
+  } catch (const nlohmann::json::exception& e) {
+    answer = RpcError(id, kInvalidParams, tool.name + ": " + e.what());
+  }
+  if (answer) reply.send(*answer);
+  reply.finished();
+  std::lock_guard<std::mutex> lock(mu_);
+  calls_.erase(JsonText(id));
+  --running_;
+  idle_.notify_all();
+}
+
+std::optional<nlohmann::json> McpSession::Answer(const Tool& tool, const nlohmann::json& id,
+                                                 const nlohmann::json& params,
+                                                 const std::shared_ptr<CancelFlag>& cancel,
+                                                 ReplyChannel& reply) {
   ToolCall call;
   call.args = params.value("arguments", nlohmann::json::object());
   call.cancel = cancel.get();
@@ -182,17 +232,11 @@ void McpSession::RunCall(const Tool& tool, nlohmann::json id, nlohmann::json par
            : std::string("cancelled")) +
       fmt::format(" ({:.1f} s)",
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
-  if (result && !cancel->cancelled()) {
-    call.log(result->is_error ? "warning" : "info",
-             tool.name + ": " + (result->is_error ? "error: " : "") +
-                 result->text.substr(0, result->text.find('\n')));
-    reply.send(RpcResult(id, result->ToJson()));
-  }
-  reply.finished();
-  std::lock_guard<std::mutex> lock(mu_);
-  calls_.erase(JsonText(id));
-  --running_;
-  idle_.notify_all();
+  if (!result || cancel->cancelled()) return std::nullopt;
+  call.log(result->is_error ? "warning" : "info",
+           tool.name + ": " + (result->is_error ? "error: " : "") +
+               result->text.substr(0, result->text.find('\n')));
+  return RpcResult(id, result->ToJson());
 }
 
 std::optional<ToolResult> McpSession::Dispatch(const Tool& tool, const ToolCall& call) {
@@ -208,7 +252,8 @@ std::optional<ToolResult> McpSession::Dispatch(const Tool& tool, const ToolCall&
     work.progress = [&j](const std::string& line) { j.Progress(line); };
     return CallTool(tool, env_, work);
   });
-  return Await(job, call, /*cancel_with_call=*/true);
+  if (!job.ok()) return ToolResult::Error(tool.name + ": " + job.status().message());
+  return Await(*job, call, /*cancel_with_call=*/true);
 }
 
 std::optional<ToolResult> McpSession::AwaitJobAgain(const Tool& tool, const ToolCall& call) {
@@ -234,7 +279,9 @@ std::optional<ToolResult> McpSession::AwaitJobAgain(const Tool& tool, const Tool
 
 std::optional<ToolResult> McpSession::Await(const std::shared_ptr<Job>& job, const ToolCall& call,
                                             bool cancel_with_call) {
-  double seconds = call.args.value("wait_seconds", kDefaultWaitSeconds);
+  // Clamped before the cast: a double beyond int64's range is undefined.
+  const double seconds =
+      std::clamp(call.args.value("wait_seconds", kDefaultWaitSeconds), 0.0, kMaxWaitSeconds);
   job->SetProgress(call.progress);
   auto result =
       job->Wait(std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)), *call.cancel);
@@ -281,8 +328,8 @@ void McpSession::TakeRoots(const RpcMessage& response) {
   // Roots that are not local folders that exist are left out; none left:
   // the server's own stay.
   std::vector<std::string> folders;
-  for (const auto& root : response.result.value("roots", nlohmann::json::array()))
-    if (auto path = PathOfFileUri(root.value("uri", "")))
+  for (const auto& root : ArrayField(response.result, "roots"))
+    if (auto path = PathOfFileUri(StringField(root, "uri")))
       if (std::error_code ec; std::filesystem::is_directory(*path, ec)) folders.push_back(*path);
   if (folders.empty()) return;
   auto guard = PathGuard::Make(folders);

@@ -34,6 +34,10 @@
 
 namespace hone::mcp {
 
+// The most tools/call requests one session runs at once; one more is
+// answered a JSON-RPC error.
+inline constexpr int kMaxCallsInFlight = 64;
+
 // The protocol revisions this server speaks, newest first.
 const std::vector<std::string>& SupportedProtocolVersions();
 
@@ -76,8 +80,16 @@ class McpSession {
   nlohmann::json ListTools() const;
   // Starts the call; false (with the error sent) when it cannot start.
   void StartCall(const RpcMessage& message, ReplyChannel reply);
+  void Route(const RpcMessage& message, ReplyChannel reply);
+  // The call's thread: its answer, or a JSON-RPC error when reading the
+  // client's JSON threw; never throws.
   void RunCall(const Tool& tool, nlohmann::json id, nlohmann::json params,
                std::shared_ptr<CancelFlag> cancel, ReplyChannel reply);
+  // The call's response; nullopt when it was cancelled (none is sent).
+  std::optional<nlohmann::json> Answer(const Tool& tool, const nlohmann::json& id,
+                                       const nlohmann::json& params,
+                                       const std::shared_ptr<CancelFlag>& cancel,
+                                       ReplyChannel& reply);
   // The call's result; nullopt when it was cancelled (no response).
   std::optional<ToolResult> Dispatch(const Tool& tool, const ToolCall& call);
   std::optional<ToolResult> AwaitJobAgain(const Tool& tool, const ToolCall& call);

@@ -7,6 +7,7 @@
 #include "core/backend_names.h"
 #include "core/fs.h"
 #include "mcp/eval_tool.h"
+#include "mcp/json_rpc.h"
 #include "mcp/tool_arguments.h"
 #include "report/lesson_text.h"
 #include "search/lesson_recall.h"
@@ -114,7 +115,27 @@ std::string TaskText(const nlohmann::json& t) {
   if (t.contains("reference_source"))
     out += "reference (" + t.value("reference", "") + "):\n" +
            t["reference_source"].get<std::string>() + "\n";
+  if (t.contains("reference_note"))
+    out += "reference (" + t.value("reference", "") +
+           "): " + t["reference_note"].get<std::string>() + "\n";
   return out;
+}
+
+// The reference's source as t["reference_source"] (its first 24 KiB). The
+// path comes from task.toml, which may name any file ("/etc/passwd",
+// "../../x"): one outside the roots is left out, with a note saying why.
+void AddReferenceSource(const PathGuard& guard, nlohmann::json& t) {
+  const std::string path = StringField(t, "reference");
+  if (path.empty()) return;
+  auto allowed = guard.Existing("reference", path);
+  if (!allowed.ok()) {
+    t["reference_note"] = "source left out: " + allowed.status().message();
+    return;
+  }
+  if (auto source = ReadFile(allowed->string()); source.ok())
+    t["reference_source"] = source->size() <= kReferenceTextCap
+                                ? *source
+                                : source->substr(0, kReferenceTextCap) + "\n[... cut]";
 }
 
 ToolResult RunTaskShow(ToolEnv& env, const ToolCall& call) {
@@ -125,11 +146,7 @@ ToolResult RunTaskShow(ToolEnv& env, const ToolCall& call) {
   nlohmann::json tasks = doc->is_array() ? *doc : nlohmann::json::array({*doc});
   std::string text;
   for (auto& t : tasks) {
-    // The reference is part of the problem the client named.
-    if (auto source = ReadFile(t.value("reference", "")); source.ok())
-      t["reference_source"] = source->size() <= kReferenceTextCap
-                                  ? *source
-                                  : source->substr(0, kReferenceTextCap) + "\n[... cut]";
+    AddReferenceSource(env.GuardOf(call), t);
     text += (text.empty() ? "" : "\n") + TaskText(t);
   }
   return Ok(text, {{"tasks", tasks}});
@@ -165,10 +182,7 @@ ToolResult RunBench(ToolEnv& env, const ToolCall& call) {
     for (const auto& name : call.args["only"])
       argv.insert(argv.end(), {"--only", name.get<std::string>()});
   for (auto& f : EvalOptionFlags(call.args)) argv.push_back(std::move(f));
-  std::string device = backend == kHostBackend
-                           ? backend
-                           : backend + ":" + std::to_string(call.args.value("device", 0));
-  auto doc = env.RunHone(call, argv, device, true);
+  auto doc = env.RunHone(call, argv, DeviceTurn(backend, call.args), true);
   if (!doc.ok()) return ToolResult::Error(doc.status().message());
   return Ok(BenchText(*doc), {{"result", *doc}});
 }
@@ -185,7 +199,11 @@ ToolResult RunPrepare(ToolEnv& env, const ToolCall& call) {
     argv.insert(argv.end(), {"--backend", call.args["backend"].get<std::string>()});
   for (auto& f : EvalOptionFlags(call.args)) argv.push_back(std::move(f));
   int exit_code = 0;
-  auto doc = env.RunHone(call, argv, std::nullopt, true, &exit_code);
+  // Baselines are timed: an evaluation timed on the same device meanwhile
+  // would disturb them (and they it). Without a backend, prepare times on
+  // the GPU when there is one: the CUDA turn.
+  const std::string backend = call.args.value("backend", std::string(kCudaBackend));
+  auto doc = env.RunHone(call, argv, DeviceTurn(backend, call.args), true, &exit_code);
   if (!doc.ok()) return ToolResult::Error(doc.status().message());
   const nlohmann::json prepared = doc->value("prepared", nlohmann::json::array());
   std::string text = prepared.empty() ? "nothing to prepare: no problem has baselines to time\n"
@@ -197,15 +215,32 @@ ToolResult RunPrepare(ToolEnv& env, const ToolCall& call) {
 
 // --- report, lessons --------------------------------------------------------
 
+// Where report may write: a path under the roots ending in .html that is
+// new or an .html file already (never another file the client names).
+Result<std::filesystem::path> ReportOutput(const PathGuard& guard, const std::string& output) {
+  HONE_ASSIGN_OR_RETURN(std::filesystem::path html, guard.Writable("output", output));
+  std::string extension = html.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  if (extension != ".html")
+    return Status::Invalid("output: " + output + ": the report is written to an .html file");
+  std::error_code ec;
+  if (std::filesystem::exists(html, ec) && !std::filesystem::is_regular_file(html, ec))
+    return Status::Invalid("output: " + output + " exists and is not a file");
+  return html;
+}
+
 ToolResult RunReport(ToolEnv& env, const ToolCall& call) {
   std::string run = call.args.value("run", "");
+  if (!run.empty() && run != "last" && run.find_first_not_of("0123456789") != std::string::npos)
+    return ToolResult::Error("report: argument 'run': " + run + " is neither a run id nor 'last'");
   if (run.empty()) {
     auto own = call.run ? call.run->run_id() : std::nullopt;
     run = own ? std::to_string(*own) : "last";
   }
   std::filesystem::path html;
   if (call.args.contains("output")) {
-    auto out = env.GuardOf(call).Writable("output", call.args["output"]);
+    auto out = ReportOutput(env.GuardOf(call), call.args["output"]);
     if (!out.ok()) return ToolResult::Error(out.status().message());
     html = *out;
   } else {
@@ -312,7 +347,8 @@ std::vector<Tool> MakeHoneTools() {
                     {"size_policy", EvalOptionProperties()["size_policy"]}},
                    {"problem"}),
       Output({{"tasks", AnyArray("One per problem part: hone task show --json, with "
-                                 "reference_source")}},
+                                 "reference_source (or reference_note when the "
+                                 "reference lies outside the roots)")}},
              {"tasks"}),
       true, RunTaskShow));
   tools.push_back(MakeTool(
@@ -352,8 +388,10 @@ std::vector<Tool> MakeHoneTools() {
       "report", "Write a run's HTML report",
       "Write the HTML report of a stored run (default: this session's evaluations, else the "
       "newest run) and return its path and summary.",
-      ObjectSchema({{"run", StringArg("A run id, or 'last' (default: this session's run)")},
-                    {"output", StringArg("The .html file to write (default: beside the store)")}}),
+      ObjectSchema({{"run", Matching(StringArg("A run id, or 'last' (default: this session's run)"),
+                                     "^(\\d+|last)$")},
+                    {"output", StringArg("The .html file to write, new or an earlier report "
+                                         "(default: beside the store)")}}),
       Output({{"html", StringArg("The report's path")},
               {"run", StringArg("The run reported")},
               {"summary", AnyObject("hone report --json")}},
@@ -365,7 +403,7 @@ std::vector<Tool> MakeHoneTools() {
       "change gave which speedup.",
       ObjectSchema({{"problem", ProblemArg()},
                     {"backend", EvalOptionProperties()["backend"]},
-                    {"limit", IntegerArg("At most this many (default 5)")}},
+                    {"limit", Bounded(IntegerArg("At most this many (default 5)"), 1, 100)}},
                    {"problem"}),
       Output({{"lessons", AnyArray("similarity, line, lesson")}}, {"lessons"}), true, RunLessons));
   tools.push_back(MakeTool(
@@ -374,7 +412,7 @@ std::vector<Tool> MakeHoneTools() {
       "(the work went on after the call returned). Waits up to wait_seconds again; cancel: true "
       "stops the job instead.",
       ObjectSchema({{"job", StringArg("The job id the call gave")},
-                    {"wait_seconds", NumberArg("How long to wait (default 50)")},
+                    {"wait_seconds", NumberArg("How long to wait (default 50, at most 300)")},
                     {"cancel", BoolArg("Stop the job instead of waiting for it")}},
                    {"job"}),
       {{"type", "object"}, {"description", "The job's own tool's structured content"}}, true,

@@ -43,6 +43,8 @@ struct Tool {
 // How long a waiting tool's call waits for its job unless it says: under
 // the 60 s a client's request times out after by default.
 inline constexpr double kDefaultWaitSeconds = 50;
+// The longest a call waits; a longer wait_seconds is read as this.
+inline constexpr double kMaxWaitSeconds = 300;
 inline constexpr const char* kResultToolName = "result";
 
 // eval, lint, task_show, profile, bench, prepare, report, lessons, result.

@@ -17,8 +17,9 @@ std::optional<std::string> PathOfFileUri(std::string_view uri) {
     return std::nullopt;
   std::string path;
   for (size_t i = slash; i < uri.size(); ++i) {
-    if (uri[i] == '%' && i + 2 < uri.size() && std::isxdigit(uri[i + 1]) &&
-        std::isxdigit(uri[i + 2])) {
+    if (uri[i] == '%' && i + 2 < uri.size() &&
+        std::isxdigit(static_cast<unsigned char>(uri[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(uri[i + 2]))) {
       path += static_cast<char>(std::stoi(std::string(uri.substr(i + 1, 2)), nullptr, 16));
       i += 2;
     } else {

@@ -8,6 +8,7 @@
 // their own threads).
 #pragma once
 
+#include <cstddef>
 #include <cstdio>
 #include <istream>
 
@@ -15,6 +16,11 @@
 
 namespace hone::mcp {
 
-void ServeStdio(McpSession& session, std::istream& in, std::FILE* out);
+// The longest line read as a message, as HTTP caps a body; a longer one is
+// skipped to its end and answered a parse error (id null).
+inline constexpr size_t kMaxStdioLineBytes = size_t{16} << 20;
+
+void ServeStdio(McpSession& session, std::istream& in, std::FILE* out,
+                size_t max_line_bytes = kMaxStdioLineBytes);
 
 }  // namespace hone::mcp

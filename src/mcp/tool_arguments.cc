@@ -1,6 +1,8 @@
 #include "mcp/tool_arguments.h"
 
 #include <algorithm>
+#include <cmath>
+#include <regex>
 
 namespace hone::mcp {
 namespace {
@@ -8,10 +10,13 @@ namespace {
 bool HasType(const nlohmann::json& value, const std::string& type) {
   if (type == "string") return value.is_string();
   if (type == "number") return value.is_number();
-  if (type == "integer")
-    return value.is_number_integer() || value.is_number_unsigned() ||
-           (value.is_number_float() &&
-            value.get<double>() == static_cast<int64_t>(value.get<double>()));
+  if (type == "integer") {
+    if (value.is_number_integer() || value.is_number_unsigned()) return true;
+    if (!value.is_number_float()) return false;
+    // Range first: casting a double outside int64's range is undefined.
+    const double d = value.get<double>();
+    return d >= -0x1p63 && d < 0x1p63 && d == std::trunc(d);
+  }
   if (type == "boolean") return value.is_boolean();
   if (type == "array") return value.is_array();
   if (type == "object") return value.is_object();
@@ -34,6 +39,19 @@ Status CheckOne(const std::string& name, const nlohmann::json& spec, const nlohm
         return Status::Invalid("argument '" + name + "': every item must be " + Article(item) +
                                ", got " + v.dump());
   }
+  if (value.is_number()) {
+    const double d = value.get<double>();
+    if ((spec.contains("minimum") && d < spec["minimum"].get<double>()) ||
+        (spec.contains("maximum") && d > spec["maximum"].get<double>()))
+      return Status::Invalid("argument '" + name + "': " + value.dump() + " is not within " +
+                             spec.value("minimum", nlohmann::json()).dump() + " to " +
+                             spec.value("maximum", nlohmann::json()).dump());
+  }
+  if (value.is_string() && spec.contains("pattern") &&
+      !std::regex_match(value.get<std::string>(),
+                        std::regex(spec["pattern"].get<std::string>(), std::regex::ECMAScript)))
+    return Status::Invalid("argument '" + name + "': " + value.dump() + " does not match " +
+                           spec["pattern"].get<std::string>());
   if (spec.contains("enum")) {
     const auto& allowed = spec["enum"];
     if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
@@ -82,6 +100,17 @@ nlohmann::json EnumArg(const std::string& d, const std::vector<std::string>& val
   nlohmann::json j = Typed("string", d);
   j["enum"] = values;
   return j;
+}
+
+nlohmann::json Bounded(nlohmann::json arg, double minimum, double maximum) {
+  arg["minimum"] = minimum;
+  arg["maximum"] = maximum;
+  return arg;
+}
+
+nlohmann::json Matching(nlohmann::json arg, const std::string& pattern) {
+  arg["pattern"] = pattern;
+  return arg;
 }
 
 nlohmann::json ObjectSchema(nlohmann::json properties, std::vector<std::string> required) {

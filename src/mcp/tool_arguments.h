@@ -16,7 +16,11 @@
 
 namespace hone::mcp {
 
-// Ok, or Status::Invalid naming the argument and what was expected.
+// Ok, or Status::Invalid naming the argument and what was expected: its
+// type (an "integer" may be written 3.0, but must fit 64 bits), its enum,
+// a number's "minimum" and "maximum" and a string's "pattern" (an
+// ECMAScript regular expression the whole string must match) where the
+// schema gives them.
 Status CheckArguments(const nlohmann::json& schema, const nlohmann::json& arguments);
 
 // Schema builders, so that each tool's table entry reads as a list.
@@ -26,6 +30,10 @@ nlohmann::json IntegerArg(const std::string& description);
 nlohmann::json BoolArg(const std::string& description);
 nlohmann::json StringListArg(const std::string& description);
 nlohmann::json EnumArg(const std::string& description, const std::vector<std::string>& values);
+// `arg` (a number's or integer's) with a "minimum" and "maximum".
+nlohmann::json Bounded(nlohmann::json arg, double minimum, double maximum);
+// `arg` (a string's) with a "pattern" the whole value must match.
+nlohmann::json Matching(nlohmann::json arg, const std::string& pattern);
 // {"type": "object", "properties": ..., "required": ..., "additionalProperties": false}
 nlohmann::json ObjectSchema(nlohmann::json properties, std::vector<std::string> required = {});
 

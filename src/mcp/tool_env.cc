@@ -53,6 +53,19 @@ std::vector<std::string> SizeFlags(const nlohmann::json& args) {
   return flags;
 }
 
+namespace {
+
+// `folder`, removed with what it holds when the last copy of the pointer goes.
+std::shared_ptr<const fs::path> RemovedAtEnd(fs::path folder) {
+  return std::shared_ptr<const fs::path>(new fs::path(std::move(folder)), [](const fs::path* p) {
+    std::error_code ec;
+    fs::remove_all(*p, ec);
+    delete p;
+  });
+}
+
+}  // namespace
+
 Status ToolEnv::EnsureWorkFolder() {
   std::error_code ec;
   fs::create_directories(work_, ec);
@@ -98,6 +111,7 @@ Result<CandidateFile> ToolEnv::Candidate(const ToolCall& call) {
     c.source = args["source"].get<std::string>();
     HONE_RETURN_IF_ERROR(EnsureWorkFolder());
     c.path = NewWorkFile("candidate", language->extension());
+    c.work_folder = RemovedAtEnd(c.path.parent_path());
     HONE_RETURN_IF_ERROR(WriteFileAtomic(c.path, c.source));
     // Languages that share an extension (.py) are told apart by the text.
     auto read_as = BuiltInLanguages().ForFile(c.path);

@@ -47,6 +47,9 @@ struct CandidateFile {
   std::string source;
   std::string language;  // lang/language.h's name
   std::string device;    // the backend it runs on unless the call names one
+  // A candidate sent as text: its private folder (work/call-N), removed
+  // when the last copy of this file's description goes (the call's end).
+  std::shared_ptr<const std::filesystem::path> work_folder;
 };
 
 class ToolEnv {

@@ -154,19 +154,26 @@ int StopProcessTree(pid_t pid, std::chrono::milliseconds grace) {
 Result<ChildOutcome> ProcessRunner::Run(const ChildRequest& request, const CancelFlag& cancel,
                                         const ProgressLine& progress) {
   HONE_CHECK(!request.argv.empty(), "ProcessRunner::Run needs a program");
-  int out[2], err[2], exec_err[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return Status::Io(std::string("pipe: ") + strerror(errno));
-  if (pipe2(err, O_CLOEXEC) != 0 || pipe2(exec_err, O_CLOEXEC) != 0) {
-    close(out[0]);
-    close(out[1]);
-    return Status::Io(std::string("pipe: ") + strerror(errno));
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, exec_err[2] = {-1, -1};
+  auto close_all = [&] {
+    for (int fd : {out[0], out[1], err[0], err[1], exec_err[0], exec_err[1]})
+      if (fd >= 0) close(fd);
+  };
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(exec_err, O_CLOEXEC) != 0) {
+    const int e = errno;
+    close_all();  // a failed pipe2 leaves its pair -1
+    return Status::Io(std::string("pipe: ") + strerror(e));
   }
   std::vector<char*> args;
   for (const auto& a : request.argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   auto start = SteadyClock::now();
   pid_t pid = fork();
-  if (pid < 0) return Status::Io(std::string("fork: ") + strerror(errno));
+  if (pid < 0) {
+    const int e = errno;
+    close_all();
+    return Status::Io(std::string("fork: ") + strerror(e));
+  }
   if (pid == 0) {
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGTERM);  // the server gone: its calls go too

@@ -1,8 +1,9 @@
 #include "serve/http_service.h"
 
-#include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <strings.h>
 
-#include <cerrno>
 #include <chrono>
 
 #include "serve/kernelgym_shim.h"
@@ -46,7 +47,28 @@ std::string RouteOf(const httplib::Request& req) {
 }  // namespace
 
 bool IsLoopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+  std::string h = host;
+  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+  if (strcasecmp(h.c_str(), "localhost") == 0) return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, h.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  return inet_pton(AF_INET6, h.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+}
+
+std::string HostOfAuthority(const std::string& authority) {
+  if (!authority.empty() && authority.front() == '[') {
+    size_t close = authority.find(']');
+    return close == std::string::npos ? std::string() : authority.substr(1, close - 1);
+  }
+  return authority.substr(0, authority.find(':'));
+}
+
+std::string HostOfOrigin(const std::string& origin) {
+  size_t start = origin.find("://");
+  if (start == std::string::npos) return "";
+  start += 3;
+  return HostOfAuthority(origin.substr(start, origin.find_first_of("/?#", start) - start));
 }
 
 HttpService::HttpService(ServeOptions options, JobQueueFactory factory)
@@ -57,7 +79,7 @@ HttpService::~HttpService() { Stop(); }
 bool HttpService::Admit(const httplib::Request& req, httplib::Response& res) {
   t_request = {Clock::now(), false};
   if (!options_.token.empty() &&
-      req.get_header_value("Authorization") != "Bearer " + options_.token) {
+      !BearerTokenMatches(req.get_header_value("Authorization"), options_.token)) {
     SendError(res, 401, "a bearer token is required (Authorization: Bearer TOKEN)");
     return false;
   }
@@ -83,12 +105,6 @@ void HttpService::Release(const httplib::Request& req) {
 }
 
 Status HttpService::Start() {
-  if (!IsLoopback(options_.host) && options_.token.empty())
-    return Status::Invalid("--host " + options_.host +
-                           " is not loopback: give a bearer token (--token or HONE_SERVE_TOKEN)");
-  int threads = options_.threads;
-  server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  server_.set_payload_max_length(options_.max_body_bytes);
   server_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     return Admit(req, res) ? httplib::Server::HandlerResponse::Unhandled
                            : httplib::Server::HandlerResponse::Handled;
@@ -125,36 +141,16 @@ Status HttpService::Start() {
   RegisterNativeApi(server_, ctx_);
   RegisterOpenRlhfShim(server_, ctx_);
   RegisterKernelGymShim(server_, ctx_);
-  // cpp-httplib's default socket options set SO_REUSEPORT: a second server
-  // on the port would bind too and take every other request (a stranger's
-  // process could take a trainer's traffic). SO_REUSEADDR alone lets a
-  // restarted server bind at once and refuses a port someone listens on.
-  // cpp-httplib tries the host's addresses in turn and stops at the first
-  // that binds: the last socket seen here is the one that listens.
-  server_.set_socket_options([this](int sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    listen_fd_ = sock;
-  });
-  errno = 0;
-  port_ = options_.port == 0
-              ? server_.bind_to_any_port(options_.host)
-              : (server_.bind_to_port(options_.host, options_.port) ? options_.port : -1);
-  if (port_ <= 0)
-    return Status::Unavailable(
-        "cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
-        (errno == EADDRINUSE ? ": the port is in use (another hone serve?)" : ""));
-  // cpp-httplib listens with a backlog of 5; hundreds of trainer
-  // connections arrive at once. Listening again on the socket sets it.
-  if (listen_fd_ >= 0) ::listen(listen_fd_, kListenBacklog);
-  thread_ = std::thread([this] { server_.listen_after_bind(); });
-  return Status::Ok();
+  return listener_.Start({.host = options_.host,
+                          .port = options_.port,
+                          .token = options_.token,
+                          .threads = options_.threads,
+                          .max_body_bytes = options_.max_body_bytes,
+                          // Hundreds of trainer connections arrive at once.
+                          .backlog = kListenBacklog,
+                          .token_from = "--token or HONE_SERVE_TOKEN"});
 }
 
-void HttpService::Stop() {
-  if (!thread_.joinable()) return;
-  server_.stop();
-  thread_.join();
-}
+void HttpService::Stop() { listener_.Stop(); }
 
 }  // namespace hone

@@ -16,8 +16,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <thread>
 
+#include "serve/http_listener.h"
 #include "serve/serve_context.h"
 
 namespace hone {
@@ -35,7 +35,7 @@ class HttpService {
   // SO_REUSEPORT, so no second server shares a port and its traffic).
   Status Start();
   void Stop();
-  int port() const { return port_; }
+  int port() const { return listener_.port(); }
   ServeMetrics& metrics() { return metrics_; }
 
  private:
@@ -47,14 +47,22 @@ class HttpService {
   ServeMetrics metrics_;
   ServeContext ctx_{options_, queues_, metrics_};
   httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
-  int listen_fd_ = -1;  // the listening socket, once bound
+  HttpListener listener_{server_};  // after server_: stopped before it goes
   std::mutex mu_;
   std::map<std::string, int> inflight_;  // by client address
 };
 
-// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost).
+// Whether `host` is a loopback address: an IPv4 address in 127.0.0.0/8,
+// the IPv6 address ::1 (bracketed or not), or exactly "localhost" (any
+// case). A name that merely begins with "127." ("127.attacker.com") is not.
 bool IsLoopback(const std::string& host);
+
+// The host of an HTTP authority, as a Host header gives it
+// ("localhost:8080" -> "localhost", "[::1]:80" -> "::1").
+std::string HostOfAuthority(const std::string& authority);
+
+// The host of an Origin header ("http://localhost:3000" -> "localhost");
+// "" for "null" or an origin without one.
+std::string HostOfOrigin(const std::string& origin);
 
 }  // namespace hone

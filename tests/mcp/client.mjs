@@ -54,12 +54,34 @@ function descendants(root) {
   return found;
 }
 
-async function noneLeft(root, seconds) {
+// Which of `pids` still run (a zombie has ended): a process that left the
+// tree (setsid, its parent gone, reparented to init) is no descendant any
+// more, so the pids seen before a cancellation are asked after it by pid.
+function stillRunning(pids) {
+  return pids.filter((pid) => {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return false;  // ESRCH: gone
+    }
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+    } catch {
+      return false;
+    }
+  });
+}
+
+// Waits up to `seconds` until `root` has no live descendant and none of
+// `seen` (pids recorded earlier) runs; what is left then.
+async function noneLeft(root, seconds, seen = []) {
+  const left = () => [...new Set([...descendants(root), ...stillRunning(seen)])];
   for (let i = 0; i < seconds * 10; i++) {
-    if (descendants(root).length === 0) return [];
+    if (left().length === 0) return [];
     await new Promise((r) => setTimeout(r, 100));
   }
-  return descendants(root);
+  return left();
 }
 
 // The checks every transport must pass: `serverPid` is the hone mcp process.
@@ -96,7 +118,7 @@ async function scenario(label, client, serverPid) {
   // Work longer than the call waits goes on as a job; result returns its verdict.
   const early = await client.callTool(
     { name: 'eval', arguments: { problem: softmax, candidate: fast, backend: 'cpu', no_time: true,
-                                 wait_seconds: 0.2 } });
+                                 wait_seconds: 0 } });
   check(early.structuredContent?.status === 'running' && early.structuredContent?.job,
         `${label}: an eval that outlasts wait_seconds answers running with a job`, textOf(early));
   const later = await client.callTool(
@@ -116,12 +138,13 @@ async function scenario(label, client, serverPid) {
     { name: 'eval', arguments: { problem: softmax, candidate: fast, backend: 'cpu', time_budget: 30 } },
     undefined, { ...long, signal: abort.signal, onprogress: () => started() });
   await Promise.race([running, new Promise((r) => setTimeout(r, 5000))]);
-  check(descendants(serverPid).length > 0, `${label}: the eval runs as the server's child`);
+  const seen = descendants(serverPid);
+  check(seen.length > 0, `${label}: the eval runs as the server's child`);
   abort.abort('the test cancels it');
   let rejected = false;
   try { await cancelled; } catch { rejected = true; }
   check(rejected, `${label}: the cancelled call ends at the client`);
-  const left = await noneLeft(serverPid, 15);
+  const left = await noneLeft(serverPid, 15, seen);
   check(left.length === 0, `${label}: a cancelled eval leaves no process behind`,
         `still running: ${left.join(', ')}`);
   await client.ping();

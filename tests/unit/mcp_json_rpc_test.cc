@@ -47,6 +47,21 @@ TEST(McpJsonRpcTest, AnswersBadMessagesWithTheRightError) {
   EXPECT_EQ(id.error_reply["error"]["code"], kInvalidRequest);
 }
 
+TEST(McpJsonRpcTest, FieldsOfAnotherTypeAreRefusedNotThrown) {
+  RpcParsed number = ParseRpc(R"({"jsonrpc":2,"id":1,"method":"ping"})");
+  ASSERT_FALSE(number.ok);
+  EXPECT_EQ(number.error_reply["error"]["code"], kInvalidRequest);
+  EXPECT_EQ(number.error_reply["id"], 1);
+
+  EXPECT_EQ(StringField(nlohmann::json::parse(R"({"a":3})"), "a"), "");
+  EXPECT_EQ(StringField(nlohmann::json::parse(R"("x")"), "a"), "") << "not an object";
+  EXPECT_EQ(StringField(nlohmann::json::parse(R"({"a":"v"})"), "a"), "v");
+  EXPECT_EQ(ObjectField(nlohmann::json::parse(R"({"a":"x"})"), "a"), nlohmann::json::object());
+  EXPECT_EQ(ObjectField(nlohmann::json(), "a"), nlohmann::json::object()) << "null";
+  EXPECT_EQ(ArrayField(nlohmann::json::parse(R"({"a":{}})"), "a"), nlohmann::json::array());
+  EXPECT_EQ(ArrayField(nlohmann::json::parse(R"({"a":[1]})"), "a").size(), 1u);
+}
+
 TEST(McpJsonRpcTest, BuildsTheMessagesAServerSends) {
   EXPECT_EQ(RpcResult(1, {{"a", 1}}),
             nlohmann::json::parse(R"({"jsonrpc":"2.0","id":1,"result":{"a":1}})"));

@@ -6,8 +6,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <sstream>
 #include <thread>
 
 #include "core/fs.h"
@@ -15,6 +19,7 @@
 #include "core/temp_dir.h"
 #include "mcp/device_queue.h"
 #include "mcp/mcp_server.h"
+#include "mcp/stdio_transport.h"
 #include "mcp/tool_arguments.h"
 #include "mcp/tool_process.h"
 
@@ -62,11 +67,15 @@ Tool FakeTool(const std::string& name, std::function<ToolResult(ToolEnv&, const 
   return t;
 }
 
-// Work of ~0.6 s run as a job, and the result tool that waits for it again.
-Tool SlowTool() {
-  Tool t = FakeTool("slow", [](ToolEnv&, const ToolCall& call) {
+// Work of ~0.6 s run as a job, and the result tool that waits for it again;
+// `stopped` is set when it saw its cancellation.
+Tool SlowTool(std::atomic<bool>* stopped) {
+  Tool t = FakeTool("slow", [stopped](ToolEnv&, const ToolCall& call) {
     for (int i = 0; i < 60 && !call.cancel->cancelled(); ++i) std::this_thread::sleep_for(10ms);
-    if (call.cancel->cancelled()) return ToolResult::Error("stopped");
+    if (call.cancel->cancelled()) {
+      *stopped = true;
+      return ToolResult::Error("stopped");
+    }
     ToolResult r;
     r.text = "slow done";
     r.structured = {{"status", "passed"}};
@@ -98,7 +107,7 @@ class McpSessionTest : public ::testing::Test {
                        r.text = env.GuardOf(call).roots().front().string();
                        return r;
                      }),
-            SlowTool(), FakeTool("block", [this](ToolEnv&, const ToolCall& call) {
+            SlowTool(&slow_stopped_), FakeTool("block", [this](ToolEnv&, const ToolCall& call) {
               blocked_ = true;
               while (!call.cancel->cancelled()) std::this_thread::sleep_for(10ms);
               saw_cancel_ = true;
@@ -112,7 +121,7 @@ class McpSessionTest : public ::testing::Test {
   DeviceQueue queue_;
   ToolEnv env_;
   Wire wire_;
-  std::atomic<bool> blocked_{false}, saw_cancel_{false};
+  std::atomic<bool> blocked_{false}, saw_cancel_{false}, slow_stopped_{false};
 };
 
 TEST_F(McpSessionTest, NegotiatesTheProtocolAndListsTools) {
@@ -172,6 +181,44 @@ TEST_F(McpSessionTest, ErrorsLeaveTheSessionServing) {
             std::string::npos);
   Send(s, R"({"jsonrpc":"2.0","id":8,"method":"ping"})");
   EXPECT_EQ(wire_.Last()["id"], 8);
+}
+
+TEST_F(McpSessionTest, FieldsOfAnotherTypeGetAnErrorNotACrash) {
+  McpSession s(env_, Tools(), "1");
+  Send(s, R"({"jsonrpc":2,"id":1,"method":"ping"})");
+  EXPECT_EQ(wire_.Last()["error"]["code"], kInvalidRequest);
+  Send(
+      s,
+      R"({"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1,"clientInfo":"x","capabilities":[]}})");
+  EXPECT_EQ(wire_.Last()["result"]["protocolVersion"], SupportedProtocolVersions().front());
+  Send(s, R"({"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":3}})");
+  EXPECT_EQ(wire_.Last()["error"]["code"], kInvalidParams);
+  Send(
+      s,
+      R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":"x","_meta":[]}})");
+  s.WaitIdle();
+  EXPECT_EQ(wire_.Last()["id"], 4);
+  Send(s, R"({"jsonrpc":"2.0","id":5,"method":"ping"})");
+  EXPECT_EQ(wire_.Last()["id"], 5);
+}
+
+TEST_F(McpSessionTest, ARootsAnswerOfAnotherShapeLeavesTheServersRoots) {
+  McpSession s(env_, Tools(), "1", /*ask_client_roots=*/true);
+  Send(s,
+       R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{"roots":{}}}})");
+  for (const char* reply :
+       {R"("error":{"code":-32601,"message":"no"})", R"("result":{"roots":["file:///tmp", 3]})",
+        R"("result":{"roots":{"uri":"file:///tmp"}})", R"("result":[1])"}) {
+    Send(s, R"({"jsonrpc":"2.0","method":"notifications/roots/list_changed"})");
+    const nlohmann::json ask = wire_.Last();
+    ASSERT_EQ(ask["method"], "roots/list");
+    Send(s, R"({"jsonrpc":"2.0","id":)" + ask["id"].dump() + "," + reply + "}");
+  }
+  Send(
+      s,
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"where","arguments":{}}})");
+  s.WaitIdle();
+  EXPECT_EQ(wire_.Last()["result"]["content"][0]["text"], dir_.path().string());
 }
 
 TEST_F(McpSessionTest, ACancelledCallStopsAndGetsNoResponse) {
@@ -266,12 +313,96 @@ TEST_F(McpSessionTest, TheResultToolCanStopAJob) {
 
 TEST_F(McpSessionTest, ACancelledWaitingCallStopsItsJob) {
   McpSession s(env_, Tools(), "1");
+  const auto start = std::chrono::steady_clock::now();
   Send(s,
        R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow","arguments":{}}})");
   Send(s, R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}})");
   s.WaitIdle();
+  EXPECT_TRUE(slow_stopped_) << "the job saw its cancellation";
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 500ms) << "it stopped, not finished (0.6 s)";
   std::lock_guard<std::mutex> lock(wire_.mu);
   EXPECT_TRUE(wire_.sent.empty()) << wire_.sent.front().dump();
+}
+
+TEST_F(McpSessionTest, AnyWaitSecondsIsReadWithinZeroToFiveMinutes) {
+  McpSession s(env_, Tools(), "1");
+  Send(
+      s,
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"wait_seconds":1e300}}})");
+  s.WaitIdle();
+  EXPECT_EQ(wire_.Last()["result"]["content"][0]["text"], "slow done");
+  Send(
+      s,
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"wait_seconds":-1e300}}})");
+  while (s.in_flight()) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(wire_.Last()["result"]["structuredContent"]["status"], "running");
+}
+
+TEST_F(McpSessionTest, OverStdioALineTooLongIsAParseErrorAndTheNextIsRead) {
+  McpSession s(env_, Tools(), "1");
+  std::istringstream in(std::string(100, 'x') + "\n" +
+                        R"({"jsonrpc":"2.0","id":1,"method":"ping"})" + "\n");
+  std::FILE* out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  ServeStdio(s, in, out, /*max_line_bytes=*/60);
+  std::rewind(out);
+  std::vector<nlohmann::json> lines;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, out)) lines.push_back(nlohmann::json::parse(buffer));
+  std::fclose(out);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["error"]["code"], kParseError);
+  EXPECT_EQ(lines[1]["id"], 1);
+}
+
+TEST(McpToolArgumentsTest, IntegersAndBoundsAreCheckedWithoutOverflow) {
+  const nlohmann::json schema = ObjectSchema({{"n", Bounded(IntegerArg(""), 0, 10)}});
+  EXPECT_TRUE(CheckArguments(schema, {{"n", 3}}).ok());
+  EXPECT_TRUE(CheckArguments(schema, {{"n", 3.0}}).ok());
+  EXPECT_FALSE(CheckArguments(schema, {{"n", 3.5}}).ok());
+  EXPECT_FALSE(CheckArguments(schema, {{"n", 1e300}}).ok());
+  EXPECT_FALSE(CheckArguments(schema, {{"n", -1e300}}).ok());
+  EXPECT_FALSE(CheckArguments(schema, {{"n", 11}}).ok());
+  EXPECT_FALSE(CheckArguments(schema, {{"n", -1}}).ok());
+  EXPECT_FALSE(CheckArguments(schema, {{"n", 18446744073709551615ull}}).ok());
+}
+
+TEST_F(McpSessionTest, CallsInFlightAreBounded) {
+  McpSession s(env_, Tools(), "1");
+  for (int i = 0; i < kMaxCallsInFlight; ++i)
+    Send(s,
+         nlohmann::json({{"jsonrpc", "2.0"},
+                         {"id", i},
+                         {"method", "tools/call"},
+                         {"params", {{"name", "block"}, {"arguments", nlohmann::json::object()}}}})
+             .dump());
+  EXPECT_EQ(s.in_flight(), kMaxCallsInFlight);
+  Send(
+      s,
+      R"({"jsonrpc":"2.0","id":"one-more","method":"tools/call","params":{"name":"block","arguments":{}}})");
+  EXPECT_EQ(wire_.Last()["id"], "one-more");
+  EXPECT_EQ(wire_.Last()["error"]["code"], kInternalError);
+  s.CancelAll();
+  s.WaitIdle();
+}
+
+TEST(McpJobBoardTest, RunningJobsAreBoundedAndUncollectedResultsExpire) {
+  JobBoard board(/*max_running=*/1, /*keep_finished=*/50ms);
+  std::atomic<bool> release{false};
+  auto first = board.Start([&](Job&) {
+    while (!release) std::this_thread::sleep_for(1ms);
+    return ToolResult::Error("done");
+  });
+  ASSERT_TRUE(first.ok());
+  auto second = board.Start([](Job&) { return ToolResult::Error("never"); });
+  EXPECT_FALSE(second.ok()) << "one job at most";
+  release = true;
+  board.WaitAll();
+  EXPECT_TRUE(board.Find((*first)->id())) << "kept a while for the result tool";
+  std::this_thread::sleep_for(80ms);
+  EXPECT_FALSE(board.Find((*first)->id())) << "forgotten once kept long enough";
+  EXPECT_TRUE(board.Start([](Job&) { return ToolResult::Error("x"); }).ok());
+  board.WaitAll();
 }
 
 TEST(McpDeviceQueueTest, CallsOnOneDeviceTakeTurnsAndACancelledWaitGivesUpItsPlace) {
@@ -316,10 +447,14 @@ TEST(McpProcessRunnerTest, ReturnsOutputAndExitCode) {
 TEST(McpProcessRunnerTest, CancellingStopsTheWholeTreeEvenAGroupOfItsOwn) {
   ProcessRunner runner(200ms);
   CancelFlag cancel;
+  std::vector<pid_t> seen;
   std::thread canceller([&] {
     // Until the grandchildren exist.
     for (int i = 0; i < 200 && DescendantsOf(getpid()).size() < 3; ++i)
       std::this_thread::sleep_for(10ms);
+    // Recorded now: once cancelled, a setsid grandchild whose parent died is
+    // init's, no descendant of this process, and only its pid finds it.
+    seen = DescendantsOf(getpid());
     cancel.Cancel();
   });
   // A child ignoring SIGTERM, a grandchild in a process group of its own
@@ -329,8 +464,11 @@ TEST(McpProcessRunnerTest, CancellingStopsTheWholeTreeEvenAGroupOfItsOwn) {
   canceller.join();
   ASSERT_TRUE(o.ok());
   EXPECT_TRUE(o->cancelled);
+  ASSERT_GE(seen.size(), 3u) << "the shell and both sleeps ran";
   std::this_thread::sleep_for(100ms);
-  for (pid_t p : DescendantsOf(getpid())) {
+  for (pid_t p : DescendantsOf(getpid())) seen.push_back(p);
+  for (pid_t p : seen) {
+    if (kill(p, 0) != 0 && errno == ESRCH) continue;  // gone
     auto read = ReadFile("/proc/" + std::to_string(p) + "/stat");
     std::string stat = read.ok() ? *read : "";
     EXPECT_NE(stat.find(") Z"), std::string::npos) << "still running: " << stat;

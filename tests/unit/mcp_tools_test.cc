@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 #include "core/fs.h"
 #include "core/temp_dir.h"
@@ -33,14 +34,17 @@ class FakeHone : public ChildRunner {
     const std::string& sub = request.argv.at(1);
     if (sub == "task") o.out = task.dump();
     if (sub == "eval") {
+      if (auto text = ReadFile(request.argv.at(3)); text.ok()) candidate_text = *text;
       if (progress) progress("building");
       o.out = verdict.dump();
     }
     if (sub == "lint") o.out = lint.dump();
+    if (sub == "report") o.out = "{}";
     o.cancelled = cancel.cancelled();
     return o;
   }
   std::vector<std::vector<std::string>> calls;
+  std::string candidate_text;  // the last eval's candidate, as it read then
   nlohmann::json task = {{"name", "softmax"},
                          {"hash", "h1"},
                          {"category", "softmax"},
@@ -147,7 +151,8 @@ TEST_F(McpToolsTest, SourceTextIsWrittenToTheWorkFolderAndEvaluated) {
   fs::path written = argv[3];
   EXPECT_EQ(written.extension(), ".cpp");
   EXPECT_EQ(written.string().rfind((dir_.path() / "work").string(), 0), 0u) << written;
-  EXPECT_EQ(ReadFile(written).value(), "int broken(;\n");
+  EXPECT_EQ(fake_.candidate_text, "int broken(;\n");
+  EXPECT_FALSE(fs::exists(written.parent_path())) << "the call's folder goes with the call";
   auto has = [&](const std::string& flag) {
     return std::find(argv.begin(), argv.end(), flag) != argv.end();
   };
@@ -208,6 +213,69 @@ TEST_F(McpToolsTest, TaskShowGivesTheContractAndTheReference) {
   EXPECT_NE(r.text.find("hone_forward receives x"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("// the reference"), std::string::npos) << r.text;
   EXPECT_EQ(r.structured["tasks"][0]["reference_source"], "// the reference\n");
+}
+
+TEST_F(McpToolsTest, TaskShowLeavesOutAReferenceOutsideTheRoots) {
+  std::ofstream(dir_.path() / "secret.txt") << "top secret\n";
+  for (const std::string& ref : {(dir_.path() / "secret.txt").string(),
+                                 (root() / "task" / ".." / ".." / "secret.txt").string()}) {
+    fake_.task["reference"] = ref;
+    ToolResult r = Call("task_show", {{"problem", "task"}});
+    ASSERT_FALSE(r.is_error) << r.text;
+    EXPECT_EQ(r.text.find("top secret"), std::string::npos) << r.text;
+    EXPECT_FALSE(r.structured["tasks"][0].contains("reference_source"));
+    EXPECT_NE(r.structured["tasks"][0]["reference_note"].get<std::string>().find("left out"),
+              std::string::npos);
+  }
+}
+
+TEST_F(McpToolsTest, PrepareWaitsForTheDevicesTurn) {
+  CancelFlag none;
+  auto turn = queue_.Acquire("cuda:0", none, nullptr);
+  ASSERT_TRUE(turn);
+  env();
+  std::thread prepare([&] { Call("prepare", {{"problems", {"task"}}}); });
+  auto prepared = [&] {
+    std::lock_guard<std::mutex> lock(fake_.mu_);
+    for (const auto& c : fake_.calls)
+      if (c[1] == "prepare") return true;
+    return false;
+  };
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  EXPECT_FALSE(prepared()) << "baselines are not timed while another call has the GPU";
+  turn.reset();
+  prepare.join();
+  EXPECT_TRUE(prepared());
+}
+
+TEST_F(McpToolsTest, AnEvalWithoutAVerdictStillHasStatusAndReason) {
+  fake_.verdict = {{"parts", {{{"error", "part 1 did not load"}}}}};
+  ToolResult r = Call("eval", {{"problem", "task"}, {"candidate", "cand.cpp"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_EQ(r.structured["status"], "error");
+  EXPECT_EQ(r.structured["reason"], "part 1 did not load");
+  fake_.verdict = {{"parts", nlohmann::json::array()}};
+  r = Call("eval", {{"problem", "task"}, {"candidate", "cand.cpp"}});
+  EXPECT_TRUE(r.is_error);
+  EXPECT_FALSE(r.ToJson().contains("structuredContent"));
+}
+
+TEST_F(McpToolsTest, ReportWritesOnlyAnHtmlFile) {
+  std::ofstream(root() / "notes.txt") << "mine\n";
+  fs::create_directories(root() / "folder.html");
+  for (const char* output : {"notes.txt", "task/task.toml", "folder.html", "report"}) {
+    ToolResult r = Call("report", {{"run", "last"}, {"output", output}});
+    EXPECT_TRUE(r.is_error) << output;
+  }
+  EXPECT_EQ(ReadFile(root() / "notes.txt").value(), "mine\n");
+  EXPECT_FALSE(Call("report", {{"run", "3"}, {"output", "new.html"}}).is_error);
+  std::ofstream(root() / "old.html") << "<html></html>";
+  EXPECT_FALSE(Call("report", {{"run", "last"}, {"output", "old.html"}}).is_error);
+  for (const char* run : {"1; rm -rf /", "--help", "", "12a"}) {
+    ToolResult r = Call("report", {{"run", run}});
+    EXPECT_TRUE(r.is_error) << run;
+    EXPECT_NE(r.text.find("'run'"), std::string::npos) << r.text;
+  }
 }
 
 TEST_F(McpToolsTest, ACommandsJsonErrorIsTheToolsError) {
