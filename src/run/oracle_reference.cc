@@ -272,13 +272,19 @@ std::string OracleReference::TimedInputsSummary() const {
   const std::string sets = s_.plan.pool_sets == 1
                                ? std::string("1 oracle set")
                                : std::to_string(s_.plan.pool_sets) + " oracle sets";
-  return s_.task.pytorch->scaling_allowed
-             ? "timed calls drew from " + sets +
-                   " made for this run; unchecked ones scaled by a fresh factor, re-checked ones "
-                   "as made (every other set a scaled copy of the one before, so the two look "
-                   "alike)"
-             : "timed calls drew from " + sets +
-                   " made for this run (the task allows no scaling, so they repeat)";
+  if (!s_.task.pytorch->scaling_allowed)
+    return "timed calls drew from " + sets +
+           " made for this run (the task allows no scaling, so they repeat)";
+  const std::string checked =
+      s_.plan.pool_sets == 1
+          ? "re-checked ones as made"
+          : "re-checked ones as made (every other set a scaled copy of the one before, so the "
+            "two look alike)";
+  return "timed calls drew from " + sets + " made for this run; unchecked ones scaled by a " +
+         "fresh factor, " + checked +
+         (fresh_siblings_ > 0
+              ? ", or fresh copies made for them (" + std::to_string(fresh_siblings_) + ")"
+              : "");
 }
 
 }  // namespace hone
