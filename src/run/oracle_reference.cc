@@ -27,6 +27,9 @@ double PoolScaleFactor(double uniform) {
   return static_cast<double>(static_cast<float>(std::exp2(2 * uniform - 1)));
 }
 
+// The oracle's seeds are non-negative int64s.
+int64_t OracleSeed(uint64_t seed) { return static_cast<int64_t>(seed & (~0ull >> 1)); }
+
 }  // namespace
 
 Result<std::unique_ptr<OracleReference>> OracleReference::Open(RunState& s) {
@@ -70,7 +73,7 @@ Result<RefSet> OracleReference::Draw(const CaseShapes& cs, uint64_t seed, int di
   // the plan has room for both (RunState::keep_caches). The value set's own
   // buffers are reused from one verification set to the next.
   if (!s_.keep_caches) s_.store->ReleaseCached(/*keep_shared=*/s_.verifying);
-  const auto oracle_seed = static_cast<int64_t>(seed & (~0ull >> 1));
+  const int64_t oracle_seed = OracleSeed(seed);
   r.rng_seed = static_cast<uint64_t>(oracle_seed);
   OracleService& oracle = *s_.oracle;
   OracleSet o;
@@ -227,8 +230,10 @@ bool OracleReference::WantsFreshSibling(Rng& unpredictable) const {
 Status OracleReference::FreshSibling(FreshRep& fresh, Rng& unpredictable) {
   ++fresh_siblings_;
   const size_t k = (unpredictable.NextU64() % pool_.size()) & ~size_t{1};
-  HONE_ASSIGN_OR_RETURN(RefSet r, Draw(*pool_case_, pool_seed_ + k, 0, /*with64=*/false,
-                                       PoolScaleFactor(unpredictable.Uniform())));
+  const double scale = PoolScaleFactor(unpredictable.Uniform());
+  HONE_ASSIGN_OR_RETURN(RefSet r, Draw(*pool_case_, pool_seed_ + k, 0, /*with64=*/false, scale));
+  // Shown once: its files (where the set came through them) go now.
+  s_.oracle->Forget(s_.task, OracleSeed(pool_seed_ + k), 0, scale);
   fresh.rng_seed = r.rng_seed;
   fresh.inputs = std::move(r.inputs);
   fresh.expected = std::move(r.expected);

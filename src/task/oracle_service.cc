@@ -319,12 +319,27 @@ Result<std::string> OracleService::ProblemId(const Task& task) {
   return loaded_[task.hash].problem;
 }
 
-Result<OracleSet> OracleService::Set(const Task& task, int64_t seed, int distribution,
-                                     double scale) {
+namespace {
+
+// Where Set keeps (seed, distribution, scale)'s files, and its cache key.
+std::string SetKey(const Task& task, int64_t seed, int distribution, double scale) {
   char scale_text[32] = "";
   if (scale != 1) std::snprintf(scale_text, sizeof scale_text, "-x%a", scale);
-  const std::string key =
-      task.hash + "-" + std::to_string(seed) + "-" + std::to_string(distribution) + scale_text;
+  return task.hash + "-" + std::to_string(seed) + "-" + std::to_string(distribution) + scale_text;
+}
+
+}  // namespace
+
+void OracleService::Forget(const Task& task, int64_t seed, int distribution, double scale) {
+  const std::string key = SetKey(task, seed, distribution, scale);
+  generated_.erase(key);
+  std::error_code ec;
+  std::filesystem::remove_all(work_dir_ / key, ec);
+}
+
+Result<OracleSet> OracleService::Set(const Task& task, int64_t seed, int distribution,
+                                     double scale) {
+  const std::string key = SetKey(task, seed, distribution, scale);
   auto found = generated_.find(key);
   if (found == generated_.end()) {
     Result<OracleGenerated> g = Status::Internal("not generated");

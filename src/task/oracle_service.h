@@ -115,6 +115,10 @@ class OracleService {
   // PyTorch task (its ReferenceKind's site is the oracle); another is a
   // programmer error.
   Result<OracleSet> Set(const Task& task, int64_t seed, int distribution, double scale = 1);
+  // Drops what Set keeps of that set (its files and its entry): a set used
+  // once (a fresh sibling of the timing pool) would otherwise stay on disk
+  // until the oracle goes.
+  void Forget(const Task& task, int64_t seed, int distribution, double scale);
   // A value set written straight into the worker's device buffers (CUDA),
   // generated anew on every call (a set costs the oracle one forward and,
   // with ref64 targets, one float64 forward). Returns the set's float64

@@ -243,6 +243,22 @@ TEST(PyTorchTaskTest, ACandidateThatLearnsTheTimingPoolBeforeSkippingIsCaught) {
   EXPECT_NE(v->reason.find("timed call"), std::string::npos) << v->reason;
 }
 
+// A set used once (a fresh sibling of the timing pool) leaves nothing kept:
+// Forget drops its files and its entry, so asking again generates it again,
+// while a set not forgotten is reused.
+TEST(PyTorchTaskTest, AForgottenSetIsGeneratedAgain) {
+  SKIP_WITHOUT_ORACLE();
+  OracleService& oracle = *Env().oracle;
+  const Task& task = TaskNamed("elementwise_relu_scale");
+  ASSERT_TRUE(oracle.Set(task, 424242, 0, 0.75).ok());
+  const int64_t generated = oracle.cost().generated;
+  ASSERT_TRUE(oracle.Set(task, 424242, 0, 0.75).ok());
+  EXPECT_EQ(oracle.cost().generated, generated) << "kept: reused";
+  oracle.Forget(task, 424242, 0, 0.75);
+  ASSERT_TRUE(oracle.Set(task, 424242, 0, 0.75).ok());
+  EXPECT_EQ(oracle.cost().generated, generated + 1) << "forgotten: generated again";
+}
+
 // The right value in the wrong shape is a wrong answer, as KernelBench
 // counts it ("Output shape mismatch"), not a runtime error.
 TEST(PyTorchTaskTest, AScalarReturnedAsOneElementIsIncorrect) {
