@@ -211,10 +211,13 @@ Status OracleReference::PoolInputs(FreshRep& fresh, Rng& unpredictable) {
     fresh.borrowed.insert(fresh.borrowed.end(), set.expected.begin(), set.expected.end());
   }
   if (!scale) return Status::Ok();
+  // Log-uniform in [0.5, 2]: keeps zeros, signs and structure. One factor for
+  // every argument, as a sibling has: factors that differ between arguments
+  // would tell an unchecked call from a sibling.
+  const double factor = PoolScaleFactor(unpredictable.Uniform());
   for (int i = 0; i < info.num_forward_args; ++i) {
     if (!IsFloating(s_.task.inputs[i].dtype) || !info.python_types[i].empty()) continue;
-    // Log-uniform in [0.5, 2]: keeps zeros, signs and structure.
-    fresh.inputs[i] = s_.store->Scaled(set.inputs[i], PoolScaleFactor(unpredictable.Uniform()));
+    fresh.inputs[i] = s_.store->Scaled(set.inputs[i], factor);
   }
   return s_.store->status();
 }
