@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/quantile.h"
 #include "core/wording.h"
@@ -72,6 +73,48 @@ SharedAllowance CopyAllowance(const DeviceSharing& sharing, double idle_copy_sec
   const double slowed = idle_copy_seconds * (sharing.CopySlowdown() - 1);
   const SharedAllowance wait = WaitAllowance(sharing, false);
   return {slowed + wait.within, 2 * slowed + wait.busy};
+}
+
+double ShiftBound(std::vector<double> cand, std::vector<double> base, double band) {
+  if (cand.empty() || base.empty()) return 0;
+  std::sort(cand.begin(), cand.end());
+  std::sort(base.begin(), base.end());
+  const double n = static_cast<double>(cand.size()), m = static_cast<double>(base.size());
+  double bound = -std::numeric_limits<double>::infinity();
+  // At the base's j-th smallest gap its share is j/m: the candidate's share
+  // at that gap plus d must reach j/m - band, so d is at least the
+  // candidate's k-th smallest gap less the base's j-th, k = ceil(n (j/m - band)).
+  for (size_t j = 1; j <= base.size(); ++j) {
+    const double k = std::ceil(n * (static_cast<double>(j) / m - band) - 1e-9);
+    if (k < 1) continue;
+    const size_t rank = static_cast<size_t>(std::min(k, n));
+    bound = std::max(bound, cand[rank - 1] - base[j - 1]);
+  }
+  return bound;
+}
+
+GapShift CompareGaps(const std::vector<double>& cand, const std::vector<double>& base) {
+  if (cand.empty() || base.empty()) return {};
+  const double n = static_cast<double>(cand.size()), m = static_cast<double>(base.size());
+  const double effective = n * m / (n + m);
+  // P(one-sided excess over band) ~ exp(-2 n_eff band^2): 1e-3 and 1e-6.
+  const double pass_band = std::min(0.3, std::sqrt(std::log(1e3) / (2 * effective)));
+  const double reject_band = std::sqrt(std::log(1e6) / (2 * effective));
+  return {ShiftBound(cand, base, pass_band), ShiftBound(cand, base, reject_band)};
+}
+
+SharedJudgement JudgeGapsBeside(const GapShift& shift, double idle_allowed, double median_extra) {
+  if (shift.reject > idle_allowed) return SharedJudgement::kExceeded;
+  if (shift.pass > idle_allowed) return SharedJudgement::kBusy;
+  return median_extra <= idle_allowed ? SharedJudgement::kWithin : SharedJudgement::kWithinShared;
+}
+
+std::vector<double> ProbeWaitsAboveLeast(const DeviceSharing& sharing) {
+  std::vector<double> waits = Waits(sharing);
+  if (waits.empty()) return waits;
+  const double least = *std::min_element(waits.begin(), waits.end());
+  for (double& w : waits) w -= least;
+  return waits;
 }
 
 }  // namespace hone

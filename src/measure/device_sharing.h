@@ -103,4 +103,40 @@ SharedAllowance WaitAllowance(const DeviceSharing& sharing, bool level_cancelled
 // hone's probes were, and a wait for the device on top.
 SharedAllowance CopyAllowance(const DeviceSharing& sharing, double idle_copy_seconds);
 
+// Rank by rank, how much later the candidate's per-call times beyond its
+// reports (its gaps) lie than a base measured beside the same neighbour: the
+// reference's gaps, timed interleaved with the candidate's, or hone's probe
+// calls' waits above the least of them. Time slicing makes waits bimodal (a
+// whole slice or almost none), so two medians of one distribution can lie a
+// slice apart, and a median or a spread cannot tell a slice from hidden
+// work; hidden work shifts every rank of the candidate's gaps, waiting does
+// not. The shift is bounded as a one-sided Kolmogorov-Smirnov band would:
+// the least d such that, at every time t, the share of the candidate's gaps
+// under t + d is at least the base's share under t less `band`.
+// -infinity when the band covers everything (band >= 1).
+double ShiftBound(std::vector<double> cand, std::vector<double> base, double band);
+
+// The bound at two bands, from the samples' sizes: `pass` is the shift at a
+// band an honest candidate exceeds about once in a thousand evaluations
+// (and at most 0.3, so that hiding work in every call always shows), and
+// `reject` at one it exceeds about once in a million.
+struct GapShift {
+  double pass = 0, reject = 0;
+};
+GapShift CompareGaps(const std::vector<double>& cand, const std::vector<double>& base);
+// Within when the pass bound is within `idle_allowed` (kWithin where the
+// medians' difference `median_extra` is too, else kWithinShared), kExceeded
+// when the reject bound is over it, kBusy between.
+SharedJudgement JudgeGapsBeside(const GapShift& shift, double idle_allowed, double median_extra);
+// The probes' waits less the least of them: the base for a candidate with no
+// reference timed beside it (the least is the launch and synchronisation an
+// idle device costs too, which the idle allowance already covers).
+std::vector<double> ProbeWaitsAboveLeast(const DeviceSharing& sharing);
+// How many gaps a timing takes on a shared device, so that the bands above
+// are narrow enough to decide: at 100 a side the reject band is 0.37, and a
+// candidate hiding work in every call is rejected however its waits split
+// between a slice and none (with 64, one in fifteen was only busy when they
+// split evenly, in simulation).
+inline constexpr int kSharedMinCalls = 100;
+
 }  // namespace hone

@@ -529,8 +529,12 @@ bool CandidateChecks::CheckReportedTimes(const TimingResult& ref, const TimingRe
       "the worker's clock saw " + Seconds(cand.call_overhead) +
       " per timed call beyond the reported time (the reference: " + Seconds(ref.call_overhead) +
       "; allowed extra " + Seconds(allowed) + ")";
+  // Beside a neighbour a GPU's medians can lie a time slice apart either
+  // way: the gaps' ranks decide (JudgeCallTimeBeside), even within.
+  const bool ranks_decide = held && sharing_.shared();
   switch (JudgeCallTime(extra, allowed, b.cand_cpu_beyond)) {
     case CallTimeJudgement::kWithin:
+      if (ranks_decide) break;
       return RecordCallTime(true, detail, cand.summary.median);
     case CallTimeJudgement::kWaitedForCore:
       return RecordCallTime(true,
@@ -542,27 +546,41 @@ bool CandidateChecks::CheckReportedTimes(const TimingResult& ref, const TimingRe
       break;
   }
   if (s_.compat && held && b.launches > 0) {
-    deferred_call_time_ = {extra, allowed, b.launches, cand.summary.median,
+    deferred_call_time_ = {extra,
+                           allowed,
+                           b.launches,
+                           cand.summary.median,
                            "the worker's clock saw " + Seconds(cand.call_overhead) +
                                " per timed call beyond the reported time, over " + Num(b.launches) +
-                               " launches"};
+                               " launches",
+                           b.cand_gaps};
     return true;
   }
   // The CPU's own contention is told apart by CPU time above.
   if (!held) return RecordCallTime(false, detail, cand.summary.median);
   // A native task's reference was timed beside the candidate, interleaved:
   // its gap met the same neighbour, and `extra` is over it.
-  return JudgeCallTimeBeside(extra, allowed, detail, cand.summary.median, b.ref_prepare >= 0);
+  return JudgeCallTimeBeside(extra, allowed, detail, cand.summary.median, b.cand_gaps, b.ref_gaps);
 }
 
 // Beside another process each held call may wait for its time slice before
-// its hold is released, or its flush may share the bandwidth: hone's own
-// probe calls, made beside the candidate's, waited the same.
+// its hold is released, or its flush may share the bandwidth: the
+// reference's calls, timed interleaved, and hone's own probe calls waited
+// the same.
 bool CandidateChecks::JudgeCallTimeBeside(double extra, double allowed, const std::string& detail,
-                                          double reported_median, bool level_cancelled) {
-  if (extra <= allowed) return RecordCallTime(true, detail, reported_median);
-  const DeviceSharing& sharing = sharing_.Evidence();
-  const SharedAllowance more = WaitAllowance(sharing, level_cancelled);
+                                          double reported_median,
+                                          const std::vector<double>& cand_gaps,
+                                          const std::vector<double>& ref_gaps) {
+  // A median within the allowance decides alone; beside a neighbour two
+  // medians can lie a time slice apart either way, so the ranks decide.
+  if (extra <= allowed && !sharing_.shared()) return RecordCallTime(true, detail, reported_median);
+  const int probes = ref_gaps.empty() && !cand_gaps.empty()
+                         ? std::min(static_cast<int>(cand_gaps.size()), kSharedMinCalls)
+                         : SharingWatch::kMinProbes;
+  const DeviceSharing& sharing = sharing_.Evidence(std::max(probes, SharingWatch::kMinProbes));
+  if (sharing.shared() && !cand_gaps.empty())
+    return JudgeGapsBeside(extra, allowed, detail, reported_median, cand_gaps, ref_gaps, sharing);
+  const SharedAllowance more = WaitAllowance(sharing, !ref_gaps.empty());
   switch (JudgeBesideNeighbours(extra, allowed, more.within, more.busy, sharing.shared())) {
     case SharedJudgement::kWithin:
       return RecordCallTime(true, detail, reported_median);
@@ -583,6 +601,42 @@ bool CandidateChecks::JudgeCallTimeBeside(double extra, double allowed, const st
     beside = "; beside another process, " + Seconds(allowed + more.busy) + " at most (" +
              sharing.Describe() + ")";
   return RecordCallTime(false, detail + beside, reported_median);
+}
+
+bool CandidateChecks::JudgeGapsBeside(double extra, double allowed, const std::string& detail,
+                                      double reported_median, const std::vector<double>& cand_gaps,
+                                      const std::vector<double>& ref_gaps,
+                                      const DeviceSharing& sharing) {
+  const bool with_reference = !ref_gaps.empty();
+  const GapShift shift =
+      CompareGaps(cand_gaps, with_reference ? ref_gaps : ProbeWaitsAboveLeast(sharing));
+  const std::string base = with_reference ? "the reference's, timed interleaved with it"
+                                          : "the waits of hone's own probe calls, made beside it";
+  const std::string ranks = "rank by rank over " + Num(static_cast<double>(cand_gaps.size())) +
+                            " calls, its time beyond the reports lay ";
+  switch (hone::JudgeGapsBeside(shift, allowed, extra)) {
+    case SharedJudgement::kWithin:
+      return RecordCallTime(true, detail + "; " + sharing.Describe(), reported_median);
+    case SharedJudgement::kWithinShared:
+      return RecordCallTime(true,
+                            detail + "; " + sharing.Describe() + "; " + ranks +
+                                Seconds(shift.pass) + " at most beyond " + base +
+                                ", within the allowance",
+                            reported_median);
+    case SharedJudgement::kBusy:
+      s_.v.checks.push_back({"reported_time", s_.v.timing.timed_case, false, detail});
+      DecideBusy("the timing check: " + detail + "; " + ranks + "up to " + Seconds(shift.pass) +
+                     " beyond " + base,
+                 sharing);
+      return false;
+    case SharedJudgement::kExceeded:
+      break;
+  }
+  return RecordCallTime(false,
+                        detail + "; beside another process too: " + ranks + "at least " +
+                            Seconds(shift.reject) + " beyond " + base + " (" + sharing.Describe() +
+                            ")",
+                        reported_median);
 }
 
 void CandidateChecks::DecideBusy(const std::string& what, const DeviceSharing& sharing) {
@@ -628,7 +682,7 @@ void CandidateChecks::CheckDeferredCallTime(const BaselineTiming* eager) {
         "without --baselines none)";
   }
   JudgeCallTimeBeside(d.extra, allowed, d.detail + "; allowed " + Seconds(allowed) + why, d.median,
-                      false);
+                      d.gaps, {});
 }
 
 }  // namespace hone

@@ -57,6 +57,10 @@ struct ReportedTimeBounds {
   double flush_ratio = 1;
   double launches = 0;
   std::optional<double> cand_cpu_beyond, cand_prepare_cpu;
+  // Per timed call, the worker's clock beyond the reported time: the
+  // candidate's, and the reference's when it was timed interleaved (else
+  // empty). Beside a neighbour they are compared rank by rank.
+  std::vector<double> cand_gaps, ref_gaps;
 };
 
 // What the worker's clock says of the candidate's timed calls: `extra` is its
@@ -150,11 +154,17 @@ class CandidateChecks {
   bool CheckDeviceIdle(const CallOutcome& o, const std::string& during);
   bool CheckReportedFlush(const ReportedTimeBounds& b);
   // The reported_time check's outcome: `extra` against `allowed` (beside
-  // any neighbours), recorded, and on failure the verdict.
-  // `level_cancelled`: `extra` is over a side timed beside the same
-  // neighbours (measure/device_sharing.h's WaitAllowance).
+  // any neighbours), recorded, and on failure the verdict. Beside a
+  // neighbour the candidate's `cand_gaps` are compared rank by rank with
+  // `ref_gaps` (timed beside the same neighbour), or, empty, with hone's
+  // probe calls (measure/device_sharing.h's CompareGaps); without gaps, the
+  // probes' spread widens the allowance (WaitAllowance).
   bool JudgeCallTimeBeside(double extra, double allowed, const std::string& detail,
-                           double reported_median, bool level_cancelled);
+                           double reported_median, const std::vector<double>& cand_gaps,
+                           const std::vector<double>& ref_gaps);
+  bool JudgeGapsBeside(double extra, double allowed, const std::string& detail,
+                       double reported_median, const std::vector<double>& cand_gaps,
+                       const std::vector<double>& ref_gaps, const DeviceSharing& sharing);
   bool RecordCallTime(bool ok, const std::string& detail, double reported_median);
   // The verdict busy: `what` (a time over its idle allowance) cannot be told
   // from hidden work beside the neighbours `sharing` describes.
@@ -183,6 +193,7 @@ class CandidateChecks {
   struct DeferredCallTime {
     double extra = 0, allowed = 0, launches = 0, median = 0;
     std::string detail;
+    std::vector<double> gaps;
   };
   std::optional<DeferredCallTime> deferred_call_time_;
 };

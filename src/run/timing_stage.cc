@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "measure/device_sharing.h"
 #include "measure/machine.h"
 #include "measure/stats.h"
 #include "run/reason_text.h"
@@ -85,8 +86,13 @@ Status TimingStage::Run(const CaseShapes& cs) {
 // then (a host-side stall on one side of a pair), which ten pairs'
 // median does not always outvote (docs/PERFORMANCE.md, "Host-bound calls:
 // the CPU they run on").
-TimingPolicy TimingStage::Policy() const {
+//
+// Beside another process on the device, enough calls that the timing check
+// can compare their gaps rank by rank (measure/device_sharing.h).
+TimingPolicy TimingStage::Policy() {
   TimingPolicy p = s_.opt.timing;
+  if (checks_.sharing().shared())
+    p.min_reps = std::min(std::max(p.min_reps, kSharedMinCalls), std::max(p.max_reps, 1));
   if (!reference_.timed() || !reference_.paired()) return p;
   p.paired = true;
   p.min_reps = std::max(p.min_reps, kPairedMinReps);
@@ -280,6 +286,8 @@ void TimingStage::Conclude(const InterleavedTimer& timer) {
   bounds.launches = launches_.empty() ? 0 : Summarize(launches_).median;
   if (!cpu_beyond_.empty()) bounds.cand_cpu_beyond = Summarize(cpu_beyond_).median;
   if (!prepare_cpu_.empty()) bounds.cand_prepare_cpu = Summarize(prepare_cpu_).median;
+  bounds.cand_gaps = gaps_[cand_side_];
+  if (with_reference) bounds.ref_gaps = gaps_[0];
   if (!checks_.CheckReportedTimes(ref, cand, bounds)) return;
   s_.v.timing.candidate_time = cand;
   if (with_reference) {

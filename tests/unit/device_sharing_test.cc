@@ -6,6 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/quantile.h"
+
 namespace hone {
 namespace {
 
@@ -117,6 +123,107 @@ TEST(DeviceSharingTest, DescribeSaysWhoAndWhat) {
             "for it (median of 20; 300.0 us to 1.800 ms from the 10th to the 90th percentile) and "
             "copied at 50% of this machine's bandwidth");
   EXPECT_EQ(Beside(2, 0).Describe(), "the GPU was shared: 2 other processes (16.0 GB)");
+}
+
+TEST(DeviceSharingTest, ShiftBoundOfAShiftedSampleIsTheShift) {
+  std::vector<double> base, later;
+  for (int i = 0; i < 100; ++i) {
+    base.push_back(i * 1e-5);
+    later.push_back(i * 1e-5 + 1e-3);
+  }
+  EXPECT_NEAR(ShiftBound(later, base, 0), 1e-3, 1e-12);
+  EXPECT_NEAR(ShiftBound(base, base, 0), 0, 1e-12);
+  // A band lets that share of ranks stray: 10 ranks of 1e-5 each.
+  EXPECT_NEAR(ShiftBound(base, base, 0.1), -1e-4, 1e-12);
+  EXPECT_TRUE(std::isinf(ShiftBound(later, base, 1.0)));
+  EXPECT_EQ(ShiftBound({}, base, 0.1), 0);
+}
+
+// Beside a copy loop on an H100 (2026-12-07) each held call waited a whole
+// time slice (about 2.4 ms) or almost none, so the probes' spread was 1.2 ms
+// and the CUDA catalogue's patched timer, hiding 1.0 ms in every call,
+// passed within it. Waits drawn that way, a slice in a share of the calls.
+class BimodalWaits {
+ public:
+  explicit BimodalWaits(uint32_t seed) : rng_(seed) {}
+  double Draw(double slice_share) {
+    std::uniform_real_distribution<double> u(0, 1);
+    return u(rng_) < slice_share ? 2.2e-3 + 0.4e-3 * u(rng_) : 0.02e-3 + 0.08e-3 * u(rng_);
+  }
+  std::vector<double> Calls(int n, double slice_share, double hidden = 0, double hiding_share = 1) {
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<double> gaps;
+    for (int i = 0; i < n; ++i)
+      gaps.push_back(Draw(slice_share) + (u(rng_) < hiding_share ? hidden : 0));
+    return gaps;
+  }
+
+ private:
+  std::mt19937 rng_;
+};
+
+struct Tally {
+  int within = 0, busy = 0, exceeded = 0;
+  void Count(SharedJudgement j) {
+    if (j == SharedJudgement::kBusy)
+      ++busy;
+    else if (j == SharedJudgement::kExceeded)
+      ++exceeded;
+    else
+      ++within;
+  }
+};
+
+// The allowance of that timing (the floor, a share of the reported time and
+// the launches).
+constexpr double kPatchTimerAllowed = 0.568e-3;
+
+Tally Judge(BimodalWaits& waits, double slice_share, double hidden, double hiding_share) {
+  Tally t;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<double> ref = waits.Calls(kSharedMinCalls, slice_share);
+    std::vector<double> cand = waits.Calls(kSharedMinCalls, slice_share, hidden, hiding_share);
+    const double extra = NearestRankQuantile(cand, 0.5) - NearestRankQuantile(ref, 0.5);
+    t.Count(JudgeGapsBeside(CompareGaps(cand, ref), kPatchTimerAllowed, extra));
+  }
+  return t;
+}
+
+TEST(DeviceSharingTest, WaitsOfASliceOrNoneNeverMakeAnHonestCandidateACheat) {
+  BimodalWaits waits(7);
+  for (double share : {0.1, 0.3, 0.5, 0.7, 0.9}) {
+    Tally t = Judge(waits, share, 0, 0);
+    EXPECT_EQ(t.exceeded, 0) << share;
+    EXPECT_LE(t.busy, 2) << share;  // about once in a thousand
+  }
+}
+
+TEST(DeviceSharingTest, HiddenWorkInEveryCallIsSeenWhateverTheSlicesDo) {
+  BimodalWaits waits(11);
+  for (double share : {0.1, 0.3, 0.5, 0.7, 0.9}) {
+    Tally t = Judge(waits, share, 1.0e-3, 1);
+    EXPECT_EQ(t.within, 0) << share;
+    EXPECT_GE(t.exceeded, 198) << share;
+  }
+}
+
+// Hiding work in only some calls, enough of them to move the reported
+// median: never passed.
+TEST(DeviceSharingTest, HiddenWorkInMostCallsIsNeverPassed) {
+  BimodalWaits waits(13);
+  for (double share : {0.1, 0.3, 0.7, 0.9}) {
+    Tally t = Judge(waits, share, 1.0e-3, 0.6);
+    EXPECT_LE(t.within, 2) << share;
+  }
+}
+
+TEST(DeviceSharingTest, ProbeWaitsAreCountedAboveTheLeast) {
+  DeviceSharing s = Beside(1, 0);
+  for (double wait : {2.4e-3, 0.03e-3, 2.5e-3}) s.probes.push_back({wait, 25e-6});
+  std::vector<double> above = ProbeWaitsAboveLeast(s);
+  ASSERT_EQ(above.size(), 3u);
+  EXPECT_NEAR(above[0], 2.37e-3, 1e-12);
+  EXPECT_EQ(above[1], 0);
 }
 
 }  // namespace
