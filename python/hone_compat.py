@@ -554,6 +554,10 @@ def _load(config_json):
                   dps=mode == "candidate" and bool(getattr(model, "hone_destination_passing",
                                                            False)),
                   params_loaded=False, mark=_sandbox_function("hone_sandbox_mark_end", None),
+                  # Under ncu --profile-from-start off (the profiler's
+                  # standalone call, tools/ncu_profile.h): the forward only.
+                  profiled=(os.environ.get("HONE_PROFILE_FORWARD") == "1"
+                            and device.startswith("cuda")),
                   seed=(_sandbox_function("hone_sandbox_rng_seed", ctypes.c_uint64)
                         if cfg.get("reseed_rng") else None))
     if cfg.get("warm_up", True):
@@ -740,11 +744,13 @@ def _call(address):
         if s["seed"] is not None:  # the forward draws random numbers: as the oracle seeds it
             _seed_all(torch, s["seed"]())
         if s["dps"]:
-            s["model"](*_forward_args(inputs, prepared), *outputs)
+            with _ProfiledForward(torch, s["profiled"]):
+                s["model"](*_forward_args(inputs, prepared), *outputs)
             if s["mark"] is not None:
                 s["mark"]()
             return 0
-        result = _flatten(s["model"](*_forward_args(inputs, prepared)))
+        with _ProfiledForward(torch, s["profiled"]):
+            result = _flatten(s["model"](*_forward_args(inputs, prepared)))
         if s["mark"] is not None:
             s["mark"]()
         if len(result) != len(outputs):
@@ -763,6 +769,26 @@ def _call(address):
                                     f"output is {tuple(dst.shape)}", wrong_output=True)
             dst.copy_(src)
     return 0
+
+
+class _ProfiledForward:
+    """Starts and stops a profiler that waits for cudaProfilerStart around
+    the model's forward: loading, the warm-up (autotuning, lazy builds) and
+    the copy into hone's outputs stay out of the profile."""
+
+    def __init__(self, torch, on):
+        self.torch, self.on = torch, on
+
+    def __enter__(self):
+        if self.on:
+            self.torch.cuda.synchronize()
+            self.torch.cuda.profiler.start()
+
+    def __exit__(self, *exc):
+        if self.on:
+            self.torch.cuda.synchronize()
+            self.torch.cuda.profiler.stop()
+        return False
 
 
 class _Null:

@@ -265,12 +265,17 @@ std::vector<std::string> NcuArguments(const NcuJob& job) {
   std::string metrics;
   for (const auto& m : Metrics()) metrics += (metrics.empty() ? "" : ",") + m.ncu;
   for (const auto& [name, label] : kLimits) metrics += "," + std::string(name);
-  return {job.ncu.string(),     "--csv",
-          "--print-units",      "base",
-          "--log-file",         (job.report_dir / "ncu.csv").string(),
-          "--target-processes", "all",
-          "--launch-count",     std::to_string(job.max_kernels),
-          "--metrics",          metrics};
+  std::vector<std::string> args = {job.ncu.string(),     "--csv",
+                                   "--print-units",      "base",
+                                   "--log-file",         (job.report_dir / "ncu.csv").string(),
+                                   "--target-processes", "all",
+                                   "--launch-count",     std::to_string(job.max_kernels),
+                                   "--metrics",          metrics};
+  if (job.between_profiler_marks) {
+    args.push_back("--profile-from-start");
+    args.push_back("off");
+  }
+  return args;
 }
 
 Status ReadNcuCsv(const std::string& output, ProfileReport& report) {

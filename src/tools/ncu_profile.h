@@ -39,6 +39,10 @@ struct NcuJob {
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};
   // Kernels profiled at most: each is replayed once per metric pass.
   int max_kernels = 64;
+  // Only kernels launched between cudaProfilerStart and Stop (ncu
+  // --profile-from-start off): a ModelNew's forward, which its shim
+  // brackets, without the Python process's loading and warm-up.
+  bool between_profiler_marks = false;
 };
 
 // The `ncu` arguments (before the sandbox's command line).

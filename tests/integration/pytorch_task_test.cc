@@ -15,6 +15,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -969,6 +970,25 @@ TEST(PyTorchTaskTest, ABenchOfModelNewFilesWarmsASandboxWhileItsProblemsLoad) {
   EXPECT_LT(warm, hello) << r.output;
   std::error_code ec;
   fs::remove_all(dir, ec);
+}
+
+// A ModelNew is profiled like a native candidate (issue 53's `profile` tool):
+// on the CPU its calls under perf_event; on a GPU its forward alone under ncu.
+TEST(PyTorchTaskTest, AModelNewIsProfiled) {
+  SKIP_WITHOUT_ORACLE();
+  CommandResult r =
+      RunHone({"eval", "--metrics", "--json", "--backend", "cpu", "--time-budget", "0.2",
+               (PyTorchDir() / "elementwise_relu_scale.py").string(),
+               (SourceDir() / "tests/adversarial/compat/load_inline_cpp.py").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  ASSERT_EQ(j["status"], "passed") << j.dump(1);
+  ASSERT_TRUE(j.contains("profile")) << j.dump(1);
+  const auto& p = j["profile"];
+  EXPECT_EQ(p["not_run"], "") << p.dump(1);
+  EXPECT_EQ(p["tool"], "perf_event");
+  EXPECT_GE(p["calls"].get<int>(), 3);
+  EXPECT_FALSE(p["diagnosis"]["label"].get<std::string>().empty()) << p.dump(1);
 }
 
 TEST(PyTorchTaskTest, TaskShowListsAFolderWithSkips) {

@@ -124,6 +124,12 @@ TEST(NcuCsvTest, AsksForTheDocumentedMetricSet) {
         "stalled_long_scoreboard", "stalled_barrier",
         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"})
     EXPECT_NE(all.find(m), std::string::npos) << m;
+  EXPECT_EQ(all.find("--profile-from-start"), std::string::npos);
+  // A ModelNew's forward alone, between the marks its shim makes.
+  job.between_profiler_marks = true;
+  all.clear();
+  for (const auto& a : NcuArguments(job)) all += a + " ";
+  EXPECT_NE(all.find("--profile-from-start off"), std::string::npos) << all;
 }
 
 JudgeContext Gpu() {
