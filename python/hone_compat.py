@@ -36,22 +36,40 @@ MAX_DIMS = 8
 
 
 class HoneTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int), ("ndim", ctypes.c_int32),
-                ("shape", ctypes.c_int64 * MAX_DIMS), ("stride", ctypes.c_int64 * MAX_DIMS)]
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("dtype", ctypes.c_int),
+        ("ndim", ctypes.c_int32),
+        ("shape", ctypes.c_int64 * MAX_DIMS),
+        ("stride", ctypes.c_int64 * MAX_DIMS),
+    ]
 
 
 class HoneArgs(ctypes.Structure):
-    _fields_ = [("inputs", ctypes.POINTER(HoneTensor)), ("num_inputs", ctypes.c_int32),
-                ("outputs", ctypes.POINTER(HoneTensor)), ("num_outputs", ctypes.c_int32),
-                ("stream", ctypes.c_void_p), ("workspace", ctypes.c_void_p),
-                ("workspace_bytes", ctypes.c_size_t)]
+    _fields_ = [
+        ("inputs", ctypes.POINTER(HoneTensor)),
+        ("num_inputs", ctypes.c_int32),
+        ("outputs", ctypes.POINTER(HoneTensor)),
+        ("num_outputs", ctypes.c_int32),
+        ("stream", ctypes.c_void_p),
+        ("workspace", ctypes.c_void_p),
+        ("workspace_bytes", ctypes.c_size_t),
+    ]
 
 
 # hone_dtype -> (torch dtype name, element bytes, __cuda_array_interface__ typestr)
-DTYPES = {0: ("float32", 4, "<f4"), 1: ("float64", 8, "<f8"), 2: ("float16", 2, "<f2"),
-          3: ("bfloat16", 2, "<i2"), 4: ("int8", 1, "|i1"), 5: ("uint8", 1, "|u1"),
-          6: ("int16", 2, "<i2"), 7: ("int32", 4, "<i4"), 8: ("int64", 8, "<i8"),
-          9: ("bool", 1, "|b1")}
+DTYPES = {
+    0: ("float32", 4, "<f4"),
+    1: ("float64", 8, "<f8"),
+    2: ("float16", 2, "<f2"),
+    3: ("bfloat16", 2, "<i2"),
+    4: ("int8", 1, "|i1"),
+    5: ("uint8", 1, "|u1"),
+    6: ("int16", 2, "<i2"),
+    7: ("int32", 4, "<i4"),
+    8: ("int64", 8, "<i8"),
+    9: ("bool", 1, "|b1"),
+}
 
 _state = {}
 
@@ -75,8 +93,11 @@ def _scale_module(tree, sizes):
     with (`sizes`: name -> value). Other integers (a kernel's BLOCK = 256)
     are left alone."""
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
-                isinstance(node.targets[0], ast.Name):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
             name = node.targets[0].id
             v = _int_value(node.value)
             if v is None:
@@ -129,8 +150,11 @@ def describe_exception(e, files=None):
     if cause is not None and str(cause) and str(cause) not in message:
         # Triton's CompilationError points at the kernel's line; its cause says what is wrong.
         message += f"\n{type(cause).__name__}: {cause}"
-    out = {"type": type(e).__name__, "module": type(e).__module__ or "",
-           "message": message[-MAX_MESSAGE:]}
+    out = {
+        "type": type(e).__name__,
+        "module": type(e).__module__ or "",
+        "message": message[-MAX_MESSAGE:],
+    }
     where = None
     for frame, line in traceback.walk_tb(e.__traceback__):
         if frame.f_code.co_filename in files:
@@ -146,8 +170,12 @@ def describe_exception(e, files=None):
     if where is not None:
         frame, line = where
         path = frame.f_code.co_filename
-        out.update(file=path, line=line, function=frame.f_code.co_name,
-                   code=linecache.getline(path, line).strip()[:200])
+        out.update(
+            file=path,
+            line=line,
+            function=frame.f_code.co_name,
+            code=linecache.getline(path, line).strip()[:200],
+        )
     return out
 
 
@@ -238,8 +266,9 @@ def _warm_up(torch, model, problem, device, seed):
             torch.cuda.synchronize()
         _event("warm_up", ok=True)
     except Exception as e:
-        _event("warm_up", ok=False, error=f"{type(e).__name__}: {e}"[-2000:],
-               **describe_exception(e))
+        _event(
+            "warm_up", ok=False, error=f"{type(e).__name__}: {e}"[-2000:], **describe_exception(e)
+        )
     finally:
         args = None
         if device.startswith("cuda"):
@@ -294,6 +323,7 @@ def _watch_triton_compiles():
     nothing of its own). JIT functions bind triton.compiler.compile when they
     first run, so the wrapper is in place for every kernel of the file."""
     import triton.compiler as tc
+
     original = tc.compile
     counts = _state.setdefault("triton_compiles", {})
 
@@ -323,6 +353,7 @@ def _triton_shared_modules(shared, records, kernels=None):
     import triton.backends.nvidia.driver as driver
     import triton.runtime.build as build
     import triton.runtime.cache as cache
+
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     stored = _state.setdefault("triton_stored", {})
 
@@ -332,8 +363,11 @@ def _triton_shared_modules(shared, records, kernels=None):
             return path if path and os.path.isfile(path) else None
 
         def get_file(self, filename):
-            return (self._kept(shared, filename) or self._kept(kernels, filename)
-                    or super().get_file(filename))
+            return (
+                self._kept(shared, filename)
+                or self._kept(kernels, filename)
+                or super().get_file(filename)
+            )
 
         def get_group(self, filename):
             group = self._kept(kernels, "__grp__" + filename)
@@ -344,13 +378,15 @@ def _triton_shared_modules(shared, records, kernels=None):
             try:
                 with open(group) as f:
                     children = json.load(f)["child_paths"]
-                found = {child: self._kept(kernels, os.path.basename(path))
-                         for child, path in children.items()}
+                found = {
+                    child: self._kept(kernels, os.path.basename(path))
+                    for child, path in children.items()
+                }
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 found = {}
             if not found or None in found.values():
                 return super().get_group(filename)
-            name = filename[:-len(".json")] if filename.endswith(".json") else filename
+            name = filename[: -len(".json")] if filename.endswith(".json") else filename
             stored[name] = stored.get(name, 0) + 1
             return found
 
@@ -368,10 +404,12 @@ def _triton_shared_modules(shared, records, kernels=None):
         src = make(constants, signature, tensordesc_meta, *args, **kwargs)
         if not tensordesc_meta:
             digest = hashlib.sha256((src + build.platform_key()).encode("utf-8")).hexdigest()
-            if not os.path.isfile(os.path.join(shared, cache._base32(digest),
-                                               "__triton_launcher" + suffix)):
-                request = json.dumps({"kind": "launcher",
-                                      "signature": as_list(list(signature.values()))})
+            if not os.path.isfile(
+                os.path.join(shared, cache._base32(digest), "__triton_launcher" + suffix)
+            ):
+                request = json.dumps(
+                    {"kind": "launcher", "signature": as_list(list(signature.values()))}
+                )
                 os.makedirs(records, exist_ok=True)
                 name = hashlib.sha256(request.encode()).hexdigest()[:32] + ".json"
                 with open(os.path.join(records, name), "w") as f:
@@ -442,6 +480,7 @@ def hone_compat_prewarm():
     _environment()
     import torch  # noqa: F401
     import torch.utils.cpp_extension  # noqa: F401
+
     try:  # Triton files are a large share of what models write
         import triton  # noqa: F401
         import triton.language  # noqa: F401
@@ -459,6 +498,7 @@ def hone_compat_after_fork(old_scratch, new_scratch):
         if old in value:
             os.environ[key] = value.replace(old, new)
     import tempfile
+
     tempfile.tempdir = None
 
 
@@ -477,6 +517,7 @@ def _load(config_json):
     cfg = json.loads(config_json)
     _environment()
     import torch
+
     clock.done("import_torch")
     events = []
     try:
@@ -512,9 +553,11 @@ def _load(config_json):
         shared = cfg.get("triton") or {}
         if shared.get("shared"):
             try:
-                _triton_shared_modules(shared["shared"],
-                                       os.path.join(os.getcwd(), shared.get("records", "triton-modules")),
-                                       shared.get("kernels"))
+                _triton_shared_modules(
+                    shared["shared"],
+                    os.path.join(os.getcwd(), shared.get("records", "triton-modules")),
+                    shared.get("kernels"),
+                )
             except Exception as e:  # Triton then builds its modules here, as it would alone
                 _event("triton_shared_cache", ok=False, error=f"{type(e).__name__}: {e}")
     problem = _exec_source(cfg["problem_source"], problem_path, "hone_compat_problem", sizes)
@@ -523,8 +566,9 @@ def _load(config_json):
     _seed_all(torch, seed)
     init = problem.get_init_inputs()
     if mode == "candidate":
-        candidate = _exec_source(cfg["candidate_source"], cfg["candidate_path"],
-                                 "hone_compat_candidate", sizes)
+        candidate = _exec_source(
+            cfg["candidate_source"], cfg["candidate_path"], "hone_compat_candidate", sizes
+        )
         if not hasattr(candidate, "ModelNew"):
             raise RuntimeError(f"{cfg['candidate_path']}: no class ModelNew (KernelBench format)")
         cls, what = candidate.ModelNew, "ModelNew"
@@ -544,22 +588,32 @@ def _load(config_json):
         torch._dynamo.config.automatic_dynamic_shapes = False
         torch._dynamo.config.error_on_recompile = True
         model = torch.compile(model, dynamic=False)
-    _state.update(torch=torch, model=model, device=device, cuda=device.startswith("cuda"),
-                  nf=int(cfg["num_forward_args"]), param_names=cfg.get("param_names", []),
-                  python_types=cfg.get("python_types", []),
-                  python_values=cfg.get("python_values", []), views={}, streams={},
-                  # A ModelNew that takes its outputs as arguments (hone's
-                  # FlashInfer-Trace solutions): hone's own buffers, poisoned
-                  # as a native candidate's are, are passed after the inputs.
-                  dps=mode == "candidate" and bool(getattr(model, "hone_destination_passing",
-                                                           False)),
-                  params_loaded=False, mark=_sandbox_function("hone_sandbox_mark_end", None),
-                  # Under ncu --profile-from-start off (the profiler's
-                  # standalone call, tools/ncu_profile.h): the forward only.
-                  profiled=(os.environ.get("HONE_PROFILE_FORWARD") == "1"
-                            and device.startswith("cuda")),
-                  seed=(_sandbox_function("hone_sandbox_rng_seed", ctypes.c_uint64)
-                        if cfg.get("reseed_rng") else None))
+    _state.update(
+        torch=torch,
+        model=model,
+        device=device,
+        cuda=device.startswith("cuda"),
+        nf=int(cfg["num_forward_args"]),
+        param_names=cfg.get("param_names", []),
+        python_types=cfg.get("python_types", []),
+        python_values=cfg.get("python_values", []),
+        views={},
+        streams={},
+        # A ModelNew that takes its outputs as arguments (hone's
+        # FlashInfer-Trace solutions): hone's own buffers, poisoned
+        # as a native candidate's are, are passed after the inputs.
+        dps=mode == "candidate" and bool(getattr(model, "hone_destination_passing", False)),
+        params_loaded=False,
+        mark=_sandbox_function("hone_sandbox_mark_end", None),
+        # Under ncu --profile-from-start off (the profiler's
+        # standalone call, tools/ncu_profile.h): the forward only.
+        profiled=(os.environ.get("HONE_PROFILE_FORWARD") == "1" and device.startswith("cuda")),
+        seed=(
+            _sandbox_function("hone_sandbox_rng_seed", ctypes.c_uint64)
+            if cfg.get("reseed_rng")
+            else None
+        ),
+    )
     if cfg.get("warm_up", True):
         _warm_up(torch, model, problem, device, seed)
         clock.done("warm_up")
@@ -580,6 +634,7 @@ class _Phases:
 
     def __init__(self):
         import time
+
         self._now = time.perf_counter
         self._last = self._now()
         self.phases = {}
@@ -607,9 +662,13 @@ def _sandbox_function(name, restype):
 
 class _CudaArray:
     def __init__(self, ptr, shape, strides, typestr):
-        self.__cuda_array_interface__ = {"shape": tuple(shape), "typestr": typestr,
-                                         "data": (ptr, False), "version": 2,
-                                         "strides": tuple(strides)}
+        self.__cuda_array_interface__ = {
+            "shape": tuple(shape),
+            "typestr": typestr,
+            "data": (ptr, False),
+            "version": 2,
+            "strides": tuple(strides),
+        }
 
 
 def _view(t):
@@ -630,8 +689,9 @@ def _view(t):
     if numel == 0 or not t.data:
         v = torch.empty(shape, dtype=dtype, device=s["device"])
     elif s["cuda"]:
-        raw = torch.as_tensor(_CudaArray(t.data, shape, [x * size for x in stride], typestr),
-                              device=s["device"])
+        raw = torch.as_tensor(
+            _CudaArray(t.data, shape, [x * size for x in stride], typestr), device=s["device"]
+        )
         v = raw.view(torch.bfloat16) if name == "bfloat16" else raw
     else:
         span = 1 + sum((n - 1) * st for n, st in zip(shape, stride))
@@ -664,8 +724,11 @@ def _load_params(tensors):
     else:
         # Different names: the candidate keeps the weights it was built with
         # under the model seed (KernelBench's own assumption).
-        print("hone compat: ModelNew's state_dict names differ from Model's; using the weights "
-              "it was built with", file=sys.stderr)
+        print(
+            "hone compat: ModelNew's state_dict names differ from Model's; using the weights "
+            "it was built with",
+            file=sys.stderr,
+        )
 
 
 def _drawn_scalars():
@@ -673,8 +736,11 @@ def _drawn_scalars():
     draws them per value set and stores each as a one-element tensor."""
     s = _state
     types, values = s["python_types"], s["python_values"]
-    return [i for i in range(min(s["nf"], len(types)))
-            if types[i] and not (i < len(values) and values[i])]
+    return [
+        i
+        for i in range(min(s["nf"], len(types)))
+        if types[i] and not (i < len(values) and values[i])
+    ]
 
 
 def hone_compat_before_call(address):
@@ -739,8 +805,8 @@ def _call(address):
         if stream is None:
             stream = torch.cuda.ExternalStream(a.stream, device=s["device"])
             s["streams"][a.stream] = stream
-    with torch.no_grad(), (torch.cuda.stream(stream) if stream is not None else _Null()):
-        _load_params(inputs[s["nf"]:])
+    with torch.no_grad(), torch.cuda.stream(stream) if stream is not None else _Null():
+        _load_params(inputs[s["nf"] :])
         if s["seed"] is not None:  # the forward draws random numbers: as the oracle seeds it
             _seed_all(torch, s["seed"]())
         if s["dps"]:
@@ -754,19 +820,25 @@ def _call(address):
         if s["mark"] is not None:
             s["mark"]()
         if len(result) != len(outputs):
-            return _call_failed(f"ModelNew returned {len(result)} tensors, the task has "
-                                f"{len(outputs)} outputs")
+            return _call_failed(
+                f"ModelNew returned {len(result)} tensors, the task has " f"{len(outputs)} outputs"
+            )
         for dst, src in zip(outputs, result):
             if not torch.is_tensor(src):
                 src = torch.tensor(src)
             elif type(src) not in (torch.Tensor, torch.nn.Parameter):
                 # A subclass's own code would run in the copy below, after
                 # the timed span ended (a lazy tensor computing there).
-                return _call_failed(f"ModelNew returned a {type(src).__name__}, a torch.Tensor "
-                                    f"subclass; return plain tensors")
+                return _call_failed(
+                    f"ModelNew returned a {type(src).__name__}, a torch.Tensor "
+                    f"subclass; return plain tensors"
+                )
             if tuple(src.shape) != tuple(dst.shape):
-                return _call_failed(f"ModelNew returned shape {tuple(src.shape)}, the task's "
-                                    f"output is {tuple(dst.shape)}", wrong_output=True)
+                return _call_failed(
+                    f"ModelNew returned shape {tuple(src.shape)}, the task's "
+                    f"output is {tuple(dst.shape)}",
+                    wrong_output=True,
+                )
             dst.copy_(src)
     return 0
 

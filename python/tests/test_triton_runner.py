@@ -30,11 +30,12 @@ def events(fn):
     with contextlib.redirect_stderr(err):
         result = fn()
     tag = "hone-compat-event: "
-    return result, [json.loads(line[len(tag):]) for line in err.getvalue().splitlines()
-                    if line.startswith(tag)]
+    return result, [
+        json.loads(line[len(tag) :]) for line in err.getvalue().splitlines() if line.startswith(tag)
+    ]
 
 
-CANDIDATE = '''
+CANDIDATE = """
 import triton
 import triton.language as tl
 
@@ -63,7 +64,7 @@ def run():
         bad[(1,)](0)
     except Exception as e:  # a fallback: the file goes on without its kernel
         return f"fell back: {type(e).__name__}"
-'''
+"""
 
 
 class TritonRunnerTest(unittest.TestCase):
@@ -73,22 +74,26 @@ class TritonRunnerTest(unittest.TestCase):
         os.environ.pop("TRITON_CACHE_MANAGER", None)
         hone_compat._state.clear()
         import triton.compiler
+
         triton.compiler.compiled.clear()
         self.original_compile = triton.compiler.compile
 
     def tearDown(self):
         import triton.backends.nvidia.driver as driver
         import triton.compiler
+
         triton.compiler.compile = self.original_compile
-        driver.make_launcher = self.original_launcher if hasattr(self, "original_launcher") \
-            else driver.make_launcher
+        driver.make_launcher = (
+            self.original_launcher if hasattr(self, "original_launcher") else driver.make_launcher
+        )
         os.environ.pop("TRITON_CACHE_MANAGER", None)
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def load(self):
         # The path cannot be opened: the runner gives @triton.jit its source.
-        return hone_compat._exec_source(CANDIDATE, "/nonexistent/cand.py",
-                                        "hone_test_triton_candidate", {})
+        return hone_compat._exec_source(
+            CANDIDATE, "/nonexistent/cand.py", "hone_test_triton_candidate", {}
+        )
 
     def test_compilations_are_counted_and_a_failed_one_is_reported(self):
         hone_compat._watch_triton_compiles()
@@ -123,8 +128,10 @@ class TritonRunnerTest(unittest.TestCase):
         os.environ["TRITON_CACHE_DIR"] = shared
         import triton.backends.nvidia.driver as driver
         import triton.runtime.build as build
-        build.compile_module_from_src(driver.make_launcher({}, {0: "*fp32", 1: "i32"}, None),
-                                      "__triton_launcher")
+
+        build.compile_module_from_src(
+            driver.make_launcher({}, {0: "*fp32", 1: "i32"}, None), "__triton_launcher"
+        )
         os.environ["TRITON_CACHE_DIR"] = os.path.join(self.tmp, "private")
         build.built.clear()
         return shared
@@ -132,26 +139,31 @@ class TritonRunnerTest(unittest.TestCase):
     def test_launchers_come_from_the_shared_cache_and_missing_ones_are_asked_for(self):
         import triton.backends.nvidia.driver as driver
         import triton.runtime.build as build
+
         self.original_launcher = driver.make_launcher
         shared = self.shared_cache()
         records = os.path.join(self.tmp, "records")
         hone_compat._triton_shared_modules(shared, records)
         # A signature the cache has: read from it, nothing built or asked for.
-        path = build.compile_module_from_src(driver.make_launcher({}, {0: "*fp32", 1: "i32"}, None),
-                                             "__triton_launcher")
+        path = build.compile_module_from_src(
+            driver.make_launcher({}, {0: "*fp32", 1: "i32"}, None), "__triton_launcher"
+        )
         self.assertTrue(path.startswith(shared), path)
         self.assertEqual(build.built, [])
         self.assertFalse(os.path.exists(records))
         # One it lacks: built here, privately, and its signature left for the builder.
         sig = {0: "*fp32", 1: "*fp32", 2: "i64", 3: "constexpr"}
-        path = build.compile_module_from_src(driver.make_launcher({}, sig, None),
-                                             "__triton_launcher")
+        path = build.compile_module_from_src(
+            driver.make_launcher({}, sig, None), "__triton_launcher"
+        )
         self.assertTrue(path.startswith(os.path.join(self.tmp, "private")), path)
         self.assertEqual(build.built, ["__triton_launcher"])
         [name] = os.listdir(records)
         with open(os.path.join(records, name)) as f:
-            self.assertEqual(json.load(f), {"kind": "launcher",
-                                            "signature": ["*fp32", "*fp32", "i64", "constexpr"]})
+            self.assertEqual(
+                json.load(f),
+                {"kind": "launcher", "signature": ["*fp32", "*fp32", "i64", "constexpr"]},
+            )
 
     def kept_kernel(self, kernels, key, name):
         """A kernel folder as hone's kernel store keeps it: the group file
@@ -169,16 +181,24 @@ class TritonRunnerTest(unittest.TestCase):
 
     def test_kernels_an_earlier_evaluation_of_the_file_compiled_are_loaded_not_compiled(self):
         import triton.backends.nvidia.driver as driver
+
         self.original_launcher = driver.make_launcher
         kernels = os.path.join(self.tmp, "kernels")
         kept = self.kept_kernel(kernels, "KEPTKEY", "relu_kernel")
         partial = self.kept_kernel(kernels, "PARTIALKEY", "gelu_kernel")
         os.unlink(os.path.join(partial, "gelu_kernel.cubin"))
-        hone_compat._triton_shared_modules(self.shared_cache(), os.path.join(self.tmp, "r"), kernels)
+        hone_compat._triton_shared_modules(
+            self.shared_cache(), os.path.join(self.tmp, "r"), kernels
+        )
         manager = sys.modules["hone_triton_cache"].HoneTritonCache
         group = manager("KEPTKEY").get_group("relu_kernel.json")
-        self.assertEqual(group, {"relu_kernel.json": os.path.join(kept, "relu_kernel.json"),
-                                 "relu_kernel.cubin": os.path.join(kept, "relu_kernel.cubin")})
+        self.assertEqual(
+            group,
+            {
+                "relu_kernel.json": os.path.join(kept, "relu_kernel.json"),
+                "relu_kernel.cubin": os.path.join(kept, "relu_kernel.cubin"),
+            },
+        )
         self.assertEqual(hone_compat._state["triton_stored"], {"relu_kernel": 1})
         # A kernel the store holds in part is compiled again, privately.
         manager = manager("PARTIALKEY")
@@ -203,13 +223,14 @@ class TritonRunnerTest(unittest.TestCase):
         pending = os.path.join(self.tmp, "pending")
         os.makedirs(pending)
         good = {"kind": "launcher", "signature": ["*fp32", ["i32", "i32"], "constexpr"]}
-        odd = {"kind": "launcher", "signature": ["i32); system(\"rm -rf /\""]}
+        odd = {"kind": "launcher", "signature": ['i32); system("rm -rf /"']}
         for name, request in (("a.json", good), ("b.json", odd)):
             with open(os.path.join(pending, name), "w") as f:
                 json.dump(request, f)
         with open(os.path.join(pending, "c.json"), "w") as f:
             f.write("not json")
         import triton.runtime.build as build
+
         build.built.clear()
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
