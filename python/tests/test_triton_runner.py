@@ -1,4 +1,4 @@
-"""Tests for the Triton side of python/hone_compat.py (what the first call
+"""Tests for the Triton part of the compat runner (python/hone_lang_triton.py: what the first call
 compiled and tuned, compilations that failed, the shared cache of Triton's C
 helper modules) and for python/hone_triton_build.py, hone's trusted builder
 of that cache, over a stand-in for Triton (fake_triton/: Debian has no
@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(HERE, "fake_triton"))
 
 import hone_compat  # noqa: E402
+import hone_lang_triton  # noqa: E402
 import hone_triton_build  # noqa: E402
 
 
@@ -72,7 +73,7 @@ class TritonRunnerTest(unittest.TestCase):
         self.tmp = tempfile.mkdtemp(prefix="hone-triton-test-")
         os.environ["TRITON_CACHE_DIR"] = os.path.join(self.tmp, "private")
         os.environ.pop("TRITON_CACHE_MANAGER", None)
-        hone_compat._state.clear()
+        self.part = hone_lang_triton.part(hone_compat._event, hone_compat.describe_exception)
         import triton.compiler
 
         triton.compiler.compiled.clear()
@@ -95,8 +96,23 @@ class TritonRunnerTest(unittest.TestCase):
             CANDIDATE, "/nonexistent/cand.py", "hone_test_triton_candidate", {}
         )
 
+    def test_the_runner_takes_the_language_part_the_config_names_not_the_source_text(self):
+        with open(hone_lang_triton.__file__) as f:
+            source = f.read()
+        part = hone_compat._language_part(
+            {"language": "triton", "language_source": source, "candidate_source": "plain torch"}
+        )
+        self.assertEqual(type(part).__name__, "TritonPart")
+        # A file that mentions Triton but was not taken for Triton gets no Triton set-up.
+        self.assertIsNone(
+            hone_compat._language_part(
+                {"language": "load_inline", "candidate_source": "import triton"}
+            )
+        )
+        self.assertIsNone(hone_compat._language_part({"candidate_source": "import triton"}))
+
     def test_compilations_are_counted_and_a_failed_one_is_reported(self):
-        hone_compat._watch_triton_compiles()
+        self.part.watch_compiles()
         module = self.load()
         result, evs = events(module.run)
         self.assertEqual(result, "fell back: CompilationError")
@@ -106,13 +122,13 @@ class TritonRunnerTest(unittest.TestCase):
         self.assertEqual(failed[0]["type"], "CompilationError")
         self.assertIn("unsupported", failed[0]["message"])
         self.assertEqual(failed[0]["file"], "/nonexistent/cand.py")
-        self.assertEqual(hone_compat._state["triton_compiles"], {"good": 1, "tuned": 2})
+        self.assertEqual(self.part.compiles, {"good": 1, "tuned": 2})
 
     def test_the_first_call_is_reported_kernel_by_kernel(self):
-        hone_compat._watch_triton_compiles()
+        self.part.watch_compiles()
         module = self.load()
         events(module.run)
-        _, evs = events(lambda: hone_compat._report_triton(module))
+        _, evs = events(lambda: self.part.loaded(module))
         self.assertEqual(len(evs), 1)
         kernels = {k["name"]: k for k in evs[0]["kernels"]}
         self.assertEqual(kernels["good"], {"name": "good", "compiled": 1})
@@ -143,7 +159,7 @@ class TritonRunnerTest(unittest.TestCase):
         self.original_launcher = driver.make_launcher
         shared = self.shared_cache()
         records = os.path.join(self.tmp, "records")
-        hone_compat._triton_shared_modules(shared, records)
+        self.part.shared_modules(shared, records)
         # A signature the cache has: read from it, nothing built or asked for.
         path = build.compile_module_from_src(
             driver.make_launcher({}, {0: "*fp32", 1: "i32"}, None), "__triton_launcher"
@@ -187,9 +203,7 @@ class TritonRunnerTest(unittest.TestCase):
         kept = self.kept_kernel(kernels, "KEPTKEY", "relu_kernel")
         partial = self.kept_kernel(kernels, "PARTIALKEY", "gelu_kernel")
         os.unlink(os.path.join(partial, "gelu_kernel.cubin"))
-        hone_compat._triton_shared_modules(
-            self.shared_cache(), os.path.join(self.tmp, "r"), kernels
-        )
+        self.part.shared_modules(self.shared_cache(), os.path.join(self.tmp, "r"), kernels)
         manager = sys.modules["hone_triton_cache"].HoneTritonCache
         group = manager("KEPTKEY").get_group("relu_kernel.json")
         self.assertEqual(
@@ -199,21 +213,21 @@ class TritonRunnerTest(unittest.TestCase):
                 "relu_kernel.cubin": os.path.join(kept, "relu_kernel.cubin"),
             },
         )
-        self.assertEqual(hone_compat._state["triton_stored"], {"relu_kernel": 1})
+        self.assertEqual(self.part.stored, {"relu_kernel": 1})
         # A kernel the store holds in part is compiled again, privately.
         manager = manager("PARTIALKEY")
         self.assertIsNone(manager.get_group("gelu_kernel.json"))
-        self.assertEqual(hone_compat._state["triton_stored"], {"relu_kernel": 1})
+        self.assertEqual(self.part.stored, {"relu_kernel": 1})
         # Written into the private cache, never into the store.
         path = manager.put(b"cubin", "gelu_kernel.cubin")
         self.assertTrue(path.startswith(os.path.join(self.tmp, "private")), path)
 
     def test_the_report_says_which_kernels_were_loaded_rather_than_compiled(self):
-        hone_compat._watch_triton_compiles()
+        self.part.watch_compiles()
         module = self.load()
         events(module.run)
-        hone_compat._state["triton_stored"] = {"tuned": 2}
-        _, evs = events(lambda: hone_compat._report_triton(module))
+        self.part.stored = {"tuned": 2}
+        _, evs = events(lambda: self.part.loaded(module))
         kernels = {k["name"]: k for k in evs[0]["kernels"]}
         self.assertEqual(kernels["tuned"]["stored"], 2)
         self.assertNotIn("stored", kernels["good"])
