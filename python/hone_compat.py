@@ -22,38 +22,56 @@ constant Python-number arguments.
 
 import ast
 import ctypes
-import hashlib
+import glob
 import json
 import linecache
 import os
 import random
 import sys
-import sysconfig
 import traceback
 import types
+from typing import Any, Dict, Optional, Protocol, Set
 
 MAX_DIMS = 8
 
 
 class HoneTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int), ("ndim", ctypes.c_int32),
-                ("shape", ctypes.c_int64 * MAX_DIMS), ("stride", ctypes.c_int64 * MAX_DIMS)]
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("dtype", ctypes.c_int),
+        ("ndim", ctypes.c_int32),
+        ("shape", ctypes.c_int64 * MAX_DIMS),
+        ("stride", ctypes.c_int64 * MAX_DIMS),
+    ]
 
 
 class HoneArgs(ctypes.Structure):
-    _fields_ = [("inputs", ctypes.POINTER(HoneTensor)), ("num_inputs", ctypes.c_int32),
-                ("outputs", ctypes.POINTER(HoneTensor)), ("num_outputs", ctypes.c_int32),
-                ("stream", ctypes.c_void_p), ("workspace", ctypes.c_void_p),
-                ("workspace_bytes", ctypes.c_size_t)]
+    _fields_ = [
+        ("inputs", ctypes.POINTER(HoneTensor)),
+        ("num_inputs", ctypes.c_int32),
+        ("outputs", ctypes.POINTER(HoneTensor)),
+        ("num_outputs", ctypes.c_int32),
+        ("stream", ctypes.c_void_p),
+        ("workspace", ctypes.c_void_p),
+        ("workspace_bytes", ctypes.c_size_t),
+    ]
 
 
 # hone_dtype -> (torch dtype name, element bytes, __cuda_array_interface__ typestr)
-DTYPES = {0: ("float32", 4, "<f4"), 1: ("float64", 8, "<f8"), 2: ("float16", 2, "<f2"),
-          3: ("bfloat16", 2, "<i2"), 4: ("int8", 1, "|i1"), 5: ("uint8", 1, "|u1"),
-          6: ("int16", 2, "<i2"), 7: ("int32", 4, "<i4"), 8: ("int64", 8, "<i8"),
-          9: ("bool", 1, "|b1")}
+DTYPES = {
+    0: ("float32", 4, "<f4"),
+    1: ("float64", 8, "<f8"),
+    2: ("float16", 2, "<f2"),
+    3: ("bfloat16", 2, "<i2"),
+    4: ("int8", 1, "|i1"),
+    5: ("uint8", 1, "|u1"),
+    6: ("int16", 2, "<i2"),
+    7: ("int32", 4, "<i4"),
+    8: ("int64", 8, "<i8"),
+    9: ("bool", 1, "|b1"),
+}
 
-_state = {}
+_state: Dict[str, Any] = {}
 
 
 def _seed_all(torch, seed):
@@ -75,8 +93,11 @@ def _scale_module(tree, sizes):
     with (`sizes`: name -> value). Other integers (a kernel's BLOCK = 256)
     are left alone."""
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
-                isinstance(node.targets[0], ast.Name):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
             name = node.targets[0].id
             v = _int_value(node.value)
             if v is None:
@@ -114,7 +135,7 @@ def _event(kind, **fields):
 
 
 # The files whose lines a verdict may name: the problem's and the candidate's.
-_own_files = set()
+_own_files: Set[str] = set()
 MAX_MESSAGE = 3000
 
 
@@ -129,8 +150,11 @@ def describe_exception(e, files=None):
     if cause is not None and str(cause) and str(cause) not in message:
         # Triton's CompilationError points at the kernel's line; its cause says what is wrong.
         message += f"\n{type(cause).__name__}: {cause}"
-    out = {"type": type(e).__name__, "module": type(e).__module__ or "",
-           "message": message[-MAX_MESSAGE:]}
+    out = {
+        "type": type(e).__name__,
+        "module": type(e).__module__ or "",
+        "message": message[-MAX_MESSAGE:],
+    }
     where = None
     for frame, line in traceback.walk_tb(e.__traceback__):
         if frame.f_code.co_filename in files:
@@ -146,8 +170,12 @@ def describe_exception(e, files=None):
     if where is not None:
         frame, line = where
         path = frame.f_code.co_filename
-        out.update(file=path, line=line, function=frame.f_code.co_name,
-                   code=linecache.getline(path, line).strip()[:200])
+        out.update(
+            file=path,
+            line=line,
+            function=frame.f_code.co_name,
+            code=linecache.getline(path, line).strip()[:200],
+        )
     return out
 
 
@@ -175,11 +203,7 @@ def _load_extbuild(cfg):
     source = cfg.get("extbuild_source")
     if not source:
         return None
-    mod = types.ModuleType("hone_extbuild")
-    mod.__file__ = "hone_extbuild.py"
-    sys.modules["hone_extbuild"] = mod
-    exec(compile(source, "hone_extbuild.py", "exec"), mod.__dict__)
-    return mod
+    return _embedded_module("hone_extbuild", source, "hone_extbuild.py")
 
 
 def _out_of_memory(torch, e):
@@ -238,8 +262,9 @@ def _warm_up(torch, model, problem, device, seed):
             torch.cuda.synchronize()
         _event("warm_up", ok=True)
     except Exception as e:
-        _event("warm_up", ok=False, error=f"{type(e).__name__}: {e}"[-2000:],
-               **describe_exception(e))
+        _event(
+            "warm_up", ok=False, error=f"{type(e).__name__}: {e}"[-2000:], **describe_exception(e)
+        )
     finally:
         args = None
         if device.startswith("cuda"):
@@ -258,195 +283,59 @@ def _environment():
     os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(scratch, "triton"))
 
 
-def _loaded_library_dir(stem):
-    """The folder of a shared library this process has mapped ("libcuda.so"),
-    from /proc/self/maps; None when it has none."""
-    try:
-        with open("/proc/self/maps") as f:
-            for line in f:
-                path = line.split()[-1] if line.strip() else ""
-                if os.path.basename(path).startswith(stem):
-                    return os.path.dirname(path)
-    except OSError:
-        pass
-    return None
+class LanguagePart(Protocol):
+    """What a language's part of the runner gives it (python/hone_lang_<language>.py,
+    embedded by the C++ side as "language_source" for the candidate's language):
+    set-up before the candidate's module runs, a report once it has loaded."""
+
+    def before_load(self, cfg: Dict[str, Any]) -> None:
+        ...
+
+    def loaded(self, module: Any) -> None:
+        ...
 
 
-def _triton_environment(cfg):
-    """Triton inside the sandbox (docs/VERIFICATION.md, "Triton"): its kernel
-    cache and home in this sandbox's scratch folder, private to the
-    evaluation; the CUDA driver found where the sandbox already loaded it
-    (Triton would otherwise run ldconfig). Compiling (Triton's LLVM passes,
-    ptxas) happens while the module loads and makes its first call, before
-    the sandbox forbids new processes."""
-    scratch = os.getcwd()
-    os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(scratch, "triton"))
-    os.environ.setdefault("TRITON_HOME", scratch)
-    libcuda = _loaded_library_dir("libcuda.so")
-    if libcuda:
-        os.environ.setdefault("TRITON_LIBCUDA_PATH", libcuda)
+def _embedded_module(name, source, path):
+    """A module of hone's the C++ side embedded in the config (the sandbox
+    cannot read hone's Python folder), executed as `name`."""
+    mod = types.ModuleType(name)
+    mod.__file__ = path
+    sys.modules[name] = mod
+    exec(compile(source, path, "exec"), mod.__dict__)
+    return mod
 
 
-def _watch_triton_compiles():
-    """Counts the kernels Triton compiles, and reports each compilation that
-    fails in a `jit_compile_failed` event, even when the file catches the
-    error and falls back to PyTorch (the verdict then says why it launched
-    nothing of its own). JIT functions bind triton.compiler.compile when they
-    first run, so the wrapper is in place for every kernel of the file."""
-    import triton.compiler as tc
-    original = tc.compile
-    counts = _state.setdefault("triton_compiles", {})
-
-    def compile(src, *args, **kwargs):
-        name = getattr(getattr(src, "fn", None), "__name__", "?")
-        try:
-            kernel = original(src, *args, **kwargs)
-        except Exception as e:
-            _event("jit_compile_failed", kernel=name, **describe_exception(e))
-            raise
-        counts[name] = counts.get(name, 0) + 1
-        return kernel
-
-    tc.compile = compile
+def _language_part(cfg) -> Optional[LanguagePart]:
+    """The candidate's language's part of the runner, chosen by the language
+    the C++ side picked (cfg["language"]); None for a language that has none
+    (load_inline, whose hook is python/hone_extbuild.py) or a baseline."""
+    source, language = cfg.get("language_source"), cfg.get("language")
+    if not source or not language:
+        return None
+    name = "hone_lang_" + language
+    module = _embedded_module(name, source, name + ".py")
+    part: LanguagePart = module.part(_event, describe_exception)
+    return part
 
 
-def _triton_shared_modules(shared, records, kernels=None):
-    """Triton's C helper modules (cuda_utils, a launcher per kernel
-    signature) from hone's shared cache, which only hone's trusted builder
-    writes (python/hone_triton_build.py): read first, before this sandbox's
-    private cache. A launcher the shared cache lacks is compiled here as
-    Triton would, and its signature left in `records` for the builder.
-    Kernels this very file compiled in an earlier evaluation come from
-    `kernels`, its entry of hone's kernel store (src/lang/
-    triton_kernel_store.h), read-only: Triton then loads them rather than
-    compiling them again."""
-    import triton.backends.nvidia.driver as driver
-    import triton.runtime.build as build
-    import triton.runtime.cache as cache
-    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    stored = _state.setdefault("triton_stored", {})
-
-    class HoneTritonCache(cache.FileCacheManager):
-        def _kept(self, root, filename):
-            path = os.path.join(root, self.key, filename) if root else None
-            return path if path and os.path.isfile(path) else None
-
-        def get_file(self, filename):
-            return (self._kept(shared, filename) or self._kept(kernels, filename)
-                    or super().get_file(filename))
-
-        def get_group(self, filename):
-            group = self._kept(kernels, "__grp__" + filename)
-            if group is None:
-                return super().get_group(filename)
-            # Its paths name the scratch folder of the evaluation that
-            # compiled it: the files are beside it here.
-            try:
-                with open(group) as f:
-                    children = json.load(f)["child_paths"]
-                found = {child: self._kept(kernels, os.path.basename(path))
-                         for child, path in children.items()}
-            except (OSError, ValueError, KeyError, TypeError, AttributeError):
-                found = {}
-            if not found or None in found.values():
-                return super().get_group(filename)
-            name = filename[:-len(".json")] if filename.endswith(".json") else filename
-            stored[name] = stored.get(name, 0) + 1
-            return found
-
-    module = types.ModuleType("hone_triton_cache")
-    module.HoneTritonCache = HoneTritonCache
-    sys.modules["hone_triton_cache"] = module
-    os.environ["TRITON_CACHE_MANAGER"] = "hone_triton_cache:HoneTritonCache"
-
-    def as_list(sig):
-        return [as_list(s) for s in sig] if isinstance(sig, tuple) else sig
-
-    make = driver.make_launcher
-
-    def make_launcher(constants, signature, tensordesc_meta, *args, **kwargs):
-        src = make(constants, signature, tensordesc_meta, *args, **kwargs)
-        if not tensordesc_meta:
-            digest = hashlib.sha256((src + build.platform_key()).encode("utf-8")).hexdigest()
-            if not os.path.isfile(os.path.join(shared, cache._base32(digest),
-                                               "__triton_launcher" + suffix)):
-                request = json.dumps({"kind": "launcher",
-                                      "signature": as_list(list(signature.values()))})
-                os.makedirs(records, exist_ok=True)
-                name = hashlib.sha256(request.encode()).hexdigest()[:32] + ".json"
-                with open(os.path.join(records, name), "w") as f:
-                    f.write(request)
-        return src
-
-    driver.make_launcher = make_launcher
-
-
-def _uses_triton(cfg):
-    language = cfg.get("language")
-    if language is not None:
-        return language == "triton"
-    return "triton" in cfg.get("candidate_source", "")
-
-
-def _triton_kernels(module):
-    """The Triton kernels a module defines, as (name, JIT function, autotuner
-    or None), looked through @triton.autotune and @triton.heuristics."""
-    jit = sys.modules.get("triton.runtime.jit")
-    tuning = sys.modules.get("triton.runtime.autotuner")
-    if jit is None:
-        return []
-    out = []
-    for name, obj in list(vars(module).items()):
-        fn, tuner, depth = obj, None, 0
-        while fn is not None and not isinstance(fn, jit.JITFunction) and depth < 8:
-            if tuning is not None and isinstance(fn, tuning.Autotuner):
-                tuner = fn
-            fn, depth = getattr(fn, "fn", None), depth + 1
-        if isinstance(fn, jit.JITFunction):
-            out.append((name, fn, tuner))
-    return out
-
-
-def _report_triton(module):
-    """What the first call compiled and tuned, as a `jit_kernels` event: per
-    kernel how many variants it compiled (and how many of those Triton
-    loaded from this file's earlier evaluations instead), its autotuner's
-    configs, the one it chose and the seconds its benchmarking took
-    (untrusted words for the verdict)."""
-    kernels = []
-    compiles = _state.get("triton_compiles", {})
-    stored = _state.get("triton_stored", {})
-    for name, fn, tuner in _triton_kernels(module):
-        entry = {"name": getattr(fn, "__name__", name)}
-        kernel = getattr(getattr(fn, "fn", None), "__name__", entry["name"])
-        entry["compiled"] = compiles.get(kernel, 0)
-        if stored.get(kernel):
-            entry["stored"] = stored[kernel]
-        if tuner is not None:
-            entry["configs"] = len(getattr(tuner, "configs", []) or [])
-            best = getattr(tuner, "best_config", None)
-            if best is not None:
-                entry["best"] = str(best)
-            seconds = getattr(tuner, "bench_time", None)
-            if isinstance(seconds, (int, float)):
-                entry["tuning_seconds"] = round(float(seconds), 4)
-        kernels.append(entry)
-    if kernels:
-        _event("jit_kernels", kernels=kernels)
-
-
-def hone_compat_prewarm():
+def hone_compat_prewarm(python_dir=None):
     """A warm sandbox's head start (src/sandbox/main.cc): the imports every
     candidate needs, made before the candidate is known. Runs hone's and
-    torch's code only; starts no thread (the sandbox checks)."""
+    torch's code only; starts no thread (the sandbox checks). `python_dir`:
+    the runner's folder, whose language parts (hone_lang_*.py) add their own
+    imports (Triton files are a large share of what models write)."""
     _environment()
     import torch  # noqa: F401
     import torch.utils.cpp_extension  # noqa: F401
-    try:  # Triton files are a large share of what models write
-        import triton  # noqa: F401
-        import triton.language  # noqa: F401
-    except ImportError:
-        pass
+
+    for path in sorted(glob.glob(os.path.join(python_dir or "", "hone_lang_*.py"))):
+        name = os.path.basename(path)[: -len(".py")]
+        try:
+            with open(path) as f:
+                module = _embedded_module(name, f.read(), path)
+            getattr(module, "prewarm", lambda: None)()
+        except Exception as e:  # only the head start is lost
+            print(f"hone compat: prewarm of {name}: {type(e).__name__}: {e}", file=sys.stderr)
 
 
 def hone_compat_after_fork(old_scratch, new_scratch):
@@ -459,6 +348,7 @@ def hone_compat_after_fork(old_scratch, new_scratch):
         if old in value:
             os.environ[key] = value.replace(old, new)
     import tempfile
+
     tempfile.tempdir = None
 
 
@@ -477,6 +367,7 @@ def _load(config_json):
     cfg = json.loads(config_json)
     _environment()
     import torch
+
     clock.done("import_torch")
     events = []
     try:
@@ -502,29 +393,18 @@ def _load(config_json):
     for path in cfg.get("sys_path", []):
         if path not in sys.path:
             sys.path.insert(0, path)
-    triton = mode == "candidate" and _uses_triton(cfg)
-    if triton:
-        _triton_environment(cfg)
-        try:
-            _watch_triton_compiles()
-        except Exception as e:  # an unexpected Triton: only the reporting is lost
-            _event("triton_watch", ok=False, error=f"{type(e).__name__}: {e}")
-        shared = cfg.get("triton") or {}
-        if shared.get("shared"):
-            try:
-                _triton_shared_modules(shared["shared"],
-                                       os.path.join(os.getcwd(), shared.get("records", "triton-modules")),
-                                       shared.get("kernels"))
-            except Exception as e:  # Triton then builds its modules here, as it would alone
-                _event("triton_shared_cache", ok=False, error=f"{type(e).__name__}: {e}")
+    language = _language_part(cfg) if mode == "candidate" else None
+    if language is not None:
+        language.before_load(cfg)
     problem = _exec_source(cfg["problem_source"], problem_path, "hone_compat_problem", sizes)
     clock.done("problem_module")
     seed = int(cfg.get("model_seed", 0))
     _seed_all(torch, seed)
     init = problem.get_init_inputs()
     if mode == "candidate":
-        candidate = _exec_source(cfg["candidate_source"], cfg["candidate_path"],
-                                 "hone_compat_candidate", sizes)
+        candidate = _exec_source(
+            cfg["candidate_source"], cfg["candidate_path"], "hone_compat_candidate", sizes
+        )
         if not hasattr(candidate, "ModelNew"):
             raise RuntimeError(f"{cfg['candidate_path']}: no class ModelNew (KernelBench format)")
         cls, what = candidate.ModelNew, "ModelNew"
@@ -544,31 +424,41 @@ def _load(config_json):
         torch._dynamo.config.automatic_dynamic_shapes = False
         torch._dynamo.config.error_on_recompile = True
         model = torch.compile(model, dynamic=False)
-    _state.update(torch=torch, model=model, device=device, cuda=device.startswith("cuda"),
-                  nf=int(cfg["num_forward_args"]), param_names=cfg.get("param_names", []),
-                  python_types=cfg.get("python_types", []),
-                  python_values=cfg.get("python_values", []), views={}, streams={},
-                  # A ModelNew that takes its outputs as arguments (hone's
-                  # FlashInfer-Trace solutions): hone's own buffers, poisoned
-                  # as a native candidate's are, are passed after the inputs.
-                  dps=mode == "candidate" and bool(getattr(model, "hone_destination_passing",
-                                                           False)),
-                  params_loaded=False, mark=_sandbox_function("hone_sandbox_mark_end", None),
-                  # Under ncu --profile-from-start off (the profiler's
-                  # standalone call, tools/ncu_profile.h): the forward only.
-                  profiled=(os.environ.get("HONE_PROFILE_FORWARD") == "1"
-                            and device.startswith("cuda")),
-                  seed=(_sandbox_function("hone_sandbox_rng_seed", ctypes.c_uint64)
-                        if cfg.get("reseed_rng") else None))
+    _state.update(
+        torch=torch,
+        model=model,
+        device=device,
+        cuda=device.startswith("cuda"),
+        nf=int(cfg["num_forward_args"]),
+        param_names=cfg.get("param_names", []),
+        python_types=cfg.get("python_types", []),
+        python_values=cfg.get("python_values", []),
+        views={},
+        streams={},
+        # A ModelNew that takes its outputs as arguments (hone's
+        # FlashInfer-Trace solutions): hone's own buffers, poisoned
+        # as a native candidate's are, are passed after the inputs.
+        dps=mode == "candidate" and bool(getattr(model, "hone_destination_passing", False)),
+        params_loaded=False,
+        mark=_sandbox_function("hone_sandbox_mark_end", None),
+        # Under ncu --profile-from-start off (the profiler's
+        # standalone call, tools/ncu_profile.h): the forward only.
+        profiled=(os.environ.get("HONE_PROFILE_FORWARD") == "1" and device.startswith("cuda")),
+        seed=(
+            _sandbox_function("hone_sandbox_rng_seed", ctypes.c_uint64)
+            if cfg.get("reseed_rng")
+            else None
+        ),
+    )
     if cfg.get("warm_up", True):
         _warm_up(torch, model, problem, device, seed)
         clock.done("warm_up")
-    if triton:
-        _report_triton(candidate)
+    if language is not None:
+        language.loaded(candidate)
     if extbuild is not None:
         extbuild.seal("the module had loaded and made its first call")
-    for e in events:
-        _event("extension", **e)
+    for built in events:
+        _event("extension", **built)
     _event("load_seconds", **clock.phases)
     return 0
 
@@ -580,6 +470,7 @@ class _Phases:
 
     def __init__(self):
         import time
+
         self._now = time.perf_counter
         self._last = self._now()
         self.phases = {}
@@ -607,9 +498,13 @@ def _sandbox_function(name, restype):
 
 class _CudaArray:
     def __init__(self, ptr, shape, strides, typestr):
-        self.__cuda_array_interface__ = {"shape": tuple(shape), "typestr": typestr,
-                                         "data": (ptr, False), "version": 2,
-                                         "strides": tuple(strides)}
+        self.__cuda_array_interface__ = {
+            "shape": tuple(shape),
+            "typestr": typestr,
+            "data": (ptr, False),
+            "version": 2,
+            "strides": tuple(strides),
+        }
 
 
 def _view(t):
@@ -630,8 +525,9 @@ def _view(t):
     if numel == 0 or not t.data:
         v = torch.empty(shape, dtype=dtype, device=s["device"])
     elif s["cuda"]:
-        raw = torch.as_tensor(_CudaArray(t.data, shape, [x * size for x in stride], typestr),
-                              device=s["device"])
+        raw = torch.as_tensor(
+            _CudaArray(t.data, shape, [x * size for x in stride], typestr), device=s["device"]
+        )
         v = raw.view(torch.bfloat16) if name == "bfloat16" else raw
     else:
         span = 1 + sum((n - 1) * st for n, st in zip(shape, stride))
@@ -664,8 +560,11 @@ def _load_params(tensors):
     else:
         # Different names: the candidate keeps the weights it was built with
         # under the model seed (KernelBench's own assumption).
-        print("hone compat: ModelNew's state_dict names differ from Model's; using the weights "
-              "it was built with", file=sys.stderr)
+        print(
+            "hone compat: ModelNew's state_dict names differ from Model's; using the weights "
+            "it was built with",
+            file=sys.stderr,
+        )
 
 
 def _drawn_scalars():
@@ -673,8 +572,11 @@ def _drawn_scalars():
     draws them per value set and stores each as a one-element tensor."""
     s = _state
     types, values = s["python_types"], s["python_values"]
-    return [i for i in range(min(s["nf"], len(types)))
-            if types[i] and not (i < len(values) and values[i])]
+    return [
+        i
+        for i in range(min(s["nf"], len(types)))
+        if types[i] and not (i < len(values) and values[i])
+    ]
 
 
 def hone_compat_before_call(address):
@@ -739,8 +641,8 @@ def _call(address):
         if stream is None:
             stream = torch.cuda.ExternalStream(a.stream, device=s["device"])
             s["streams"][a.stream] = stream
-    with torch.no_grad(), (torch.cuda.stream(stream) if stream is not None else _Null()):
-        _load_params(inputs[s["nf"]:])
+    with torch.no_grad(), torch.cuda.stream(stream) if stream is not None else _Null():
+        _load_params(inputs[s["nf"] :])
         if s["seed"] is not None:  # the forward draws random numbers: as the oracle seeds it
             _seed_all(torch, s["seed"]())
         if s["dps"]:
@@ -754,19 +656,25 @@ def _call(address):
         if s["mark"] is not None:
             s["mark"]()
         if len(result) != len(outputs):
-            return _call_failed(f"ModelNew returned {len(result)} tensors, the task has "
-                                f"{len(outputs)} outputs")
+            return _call_failed(
+                f"ModelNew returned {len(result)} tensors, the task has " f"{len(outputs)} outputs"
+            )
         for dst, src in zip(outputs, result):
             if not torch.is_tensor(src):
                 src = torch.tensor(src)
             elif type(src) not in (torch.Tensor, torch.nn.Parameter):
                 # A subclass's own code would run in the copy below, after
                 # the timed span ended (a lazy tensor computing there).
-                return _call_failed(f"ModelNew returned a {type(src).__name__}, a torch.Tensor "
-                                    f"subclass; return plain tensors")
+                return _call_failed(
+                    f"ModelNew returned a {type(src).__name__}, a torch.Tensor "
+                    f"subclass; return plain tensors"
+                )
             if tuple(src.shape) != tuple(dst.shape):
-                return _call_failed(f"ModelNew returned shape {tuple(src.shape)}, the task's "
-                                    f"output is {tuple(dst.shape)}", wrong_output=True)
+                return _call_failed(
+                    f"ModelNew returned shape {tuple(src.shape)}, the task's "
+                    f"output is {tuple(dst.shape)}",
+                    wrong_output=True,
+                )
             dst.copy_(src)
     return 0
 

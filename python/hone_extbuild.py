@@ -40,26 +40,60 @@ import sys
 # load_inline's parameters up to cuda_sources, and load's up to sources, are
 # positional in every torch version hone knows; later ones moved (torch 2.7
 # put sycl_sources fourth), so only keywords name them reliably.
-LOAD_INLINE_PARAMS = ("name", "cpp_sources", "cuda_sources", "functions", "extra_cflags",
-                      "extra_cuda_cflags", "extra_ldflags", "extra_include_paths",
-                      "build_directory", "verbose", "with_cuda", "is_python_module",
-                      "with_pytorch_error_handling", "keep_intermediates", "use_pch",
-                      "no_implicit_headers")
-LOAD_PARAMS = ("name", "sources", "extra_cflags", "extra_cuda_cflags", "extra_ldflags",
-               "extra_include_paths", "build_directory", "verbose", "with_cuda",
-               "is_python_module", "is_standalone", "keep_intermediates")
+LOAD_INLINE_PARAMS = (
+    "name",
+    "cpp_sources",
+    "cuda_sources",
+    "functions",
+    "extra_cflags",
+    "extra_cuda_cflags",
+    "extra_ldflags",
+    "extra_include_paths",
+    "build_directory",
+    "verbose",
+    "with_cuda",
+    "is_python_module",
+    "with_pytorch_error_handling",
+    "keep_intermediates",
+    "use_pch",
+    "no_implicit_headers",
+)
+LOAD_PARAMS = (
+    "name",
+    "sources",
+    "extra_cflags",
+    "extra_cuda_cflags",
+    "extra_ldflags",
+    "extra_include_paths",
+    "build_directory",
+    "verbose",
+    "with_cuda",
+    "is_python_module",
+    "is_standalone",
+    "keep_intermediates",
+)
 STABLE_POSITIONAL = {"load_inline": 3, "load": 2}
 PARAMS = {"load_inline": LOAD_INLINE_PARAMS, "load": LOAD_PARAMS}
 
 # Arguments that change where or how loudly torch builds, never what it builds.
 _IGNORED = ("verbose", "build_directory", "keep_intermediates", "use_pch")
 _SOURCE_LISTS = ("cpp_sources", "cuda_sources", "sources", "sycl_sources")
-_FLAG_LISTS = ("extra_cflags", "extra_cuda_cflags", "extra_ldflags", "extra_include_paths",
-               "extra_sycl_cflags")
+_FLAG_LISTS = (
+    "extra_cflags",
+    "extra_cuda_cflags",
+    "extra_ldflags",
+    "extra_include_paths",
+    "extra_sycl_cflags",
+)
 _DEFAULTS = {
-    "load_inline": {"cuda_sources": [], "functions": None, "with_cuda": None,
-                    "is_python_module": True, "with_pytorch_error_handling": True,
-                    "no_implicit_headers": False},
+    "load_inline": {
+        "cuda_sources": [],
+        "functions": None,
+        "with_cuda": None,
+        "is_python_module": True,
+        "with_pytorch_error_handling": True,
+        "no_implicit_headers": False,
+    },
     "load": {"with_cuda": None, "is_python_module": True, "is_standalone": False},
 }
 
@@ -132,6 +166,7 @@ def _capture_jit_compile(ce, kind, args, build_dir):
     recorder: torch writes main.cpp / cuda.cu exactly as it would, and the
     recorder keeps the arguments it would have built with."""
     import inspect
+
     original = ce._jit_compile
     sig = inspect.signature(original)
     captured = {}
@@ -166,6 +201,7 @@ def _call_with_known(fn, values):
     (their sets differ between torch versions); one it needs that `values`
     lacks is an error naming it."""
     import inspect
+
     kwargs = {}
     for pname, p in inspect.signature(fn).parameters.items():
         if pname in values:
@@ -184,19 +220,35 @@ def _write_ninja(ce, build_dir, jit):
         raise PrepareError("is_standalone extensions (executables) are not prebuilt")
     if with_cuda:
         import torch
+
         if torch.version.cuda is None or getattr(ce, "CUDA_HOME", None) is None:
-            raise PrepareError("torch %s has no CUDA (or no CUDA_HOME): cannot build CUDA "
-                               "sources" % torch.__version__)
-    ldflags = _call_with_known(ce._prepare_ldflags, {
-        "extra_ldflags": list(jit.get("extra_ldflags") or []), "with_cuda": with_cuda,
-        "with_sycl": False, "verbose": False, "is_standalone": False})
+            raise PrepareError(
+                "torch %s has no CUDA (or no CUDA_HOME): cannot build CUDA "
+                "sources" % torch.__version__
+            )
+    ldflags = _call_with_known(
+        ce._prepare_ldflags,
+        {
+            "extra_ldflags": list(jit.get("extra_ldflags") or []),
+            "with_cuda": with_cuda,
+            "with_sycl": False,
+            "verbose": False,
+            "is_standalone": False,
+        },
+    )
     values = {
-        "path": os.path.join(build_dir, "build.ninja"), "name": jit["name"], "sources": sources,
+        "path": os.path.join(build_dir, "build.ninja"),
+        "name": jit["name"],
+        "sources": sources,
         "extra_cflags": jit.get("extra_cflags") or [],
         "extra_cuda_cflags": jit.get("extra_cuda_cflags") or [],
-        "extra_sycl_cflags": jit.get("extra_sycl_cflags") or [], "extra_ldflags": ldflags,
-        "extra_include_paths": jit.get("extra_include_paths") or [], "with_cuda": with_cuda,
-        "with_sycl": bool(jit.get("with_sycl")), "is_standalone": False}
+        "extra_sycl_cflags": jit.get("extra_sycl_cflags") or [],
+        "extra_ldflags": ldflags,
+        "extra_include_paths": jit.get("extra_include_paths") or [],
+        "with_cuda": with_cuda,
+        "with_sycl": bool(jit.get("with_sycl")),
+        "is_standalone": False,
+    }
     if values["with_sycl"]:
         raise PrepareError("SYCL extensions are not prebuilt")
     _call_with_known(ce._write_ninja_file_to_build_library, values)
@@ -208,6 +260,7 @@ _NINJA_VAR = re.compile(r"\$(\$|:| |\n|\{[A-Za-z0-9_.-]+\}|[A-Za-z0-9_-]+)")
 
 def _ninja_eval(text, scope):
     """Evaluates a ninja value: $$, '$ ', '$:', ${v} and $v (unknown: empty)."""
+
     def sub(m):
         tok = m.group(1)
         if tok in ("$", ":", " "):
@@ -216,6 +269,7 @@ def _ninja_eval(text, scope):
             return ""
         name = tok[1:-1] if tok.startswith("{") else tok
         return scope.get(name, "")
+
     return _NINJA_VAR.sub(sub, text)
 
 
@@ -225,7 +279,7 @@ def _ninja_split(text):
     while i < len(text):
         c = text[i]
         if c == "$" and i + 1 < len(text):
-            cur += text[i:i + 2]
+            cur += text[i : i + 2]
             i += 2
             continue
         if c == " ":
@@ -281,13 +335,22 @@ def steps_from_ninja(text, build_dir):
         if rule not in rules:
             raise PrepareError("build.ninja: rule '%s' has no command" % rule)
         unescape = [_ninja_eval(p, {}) for p in outs], [_ninja_eval(p, {}) for p in ins]
-        scope = dict(variables, out=" ".join(shlex.quote(o) for o in unescape[0]),
-                     **{"in": " ".join(shlex.quote(i) for i in unescape[1])})
+        scope = dict(
+            variables,
+            out=" ".join(shlex.quote(o) for o in unescape[0]),
+            **{"in": " ".join(shlex.quote(i) for i in unescape[1])}
+        )
         argv = shlex.split(_ninja_eval(rules[rule], scope))
         absolute = lambda p: p if os.path.isabs(p) else os.path.join(build_dir, p)  # noqa: E731
-        steps.append({"id": os.path.basename(unescape[0][0]), "kind": _STEP_KINDS.get(rule, rule),
-                      "argv": argv, "inputs": [absolute(p) for p in unescape[1]],
-                      "outputs": [absolute(p) for p in unescape[0]]})
+        steps.append(
+            {
+                "id": os.path.basename(unescape[0][0]),
+                "kind": _STEP_KINDS.get(rule, rule),
+                "argv": argv,
+                "inputs": [absolute(p) for p in unescape[1]],
+                "outputs": [absolute(p) for p in unescape[0]],
+            }
+        )
     return variables, steps
 
 
@@ -304,6 +367,7 @@ def _version_line(argv, last):
 
 def _toolchain(ce, variables, with_cuda):
     import torch
+
     arch = []
     if with_cuda:
         try:
@@ -311,11 +375,14 @@ def _toolchain(ce, variables, with_cuda):
         except Exception as e:  # torch raises ValueError for an unknown arch list
             raise PrepareError("torch cannot choose CUDA architectures: %s" % e)
     cxx = variables.get("cxx", "c++")
-    return {"torch": torch.__version__,
-            "cxx": _version_line(shlex.split(cxx) + ["--version"], last=False),
-            "nvcc": _version_line([variables["nvcc"], "--version"], last=True)
-            if with_cuda and variables.get("nvcc") else None,
-            "cuda_arch_flags": arch}
+    return {
+        "torch": torch.__version__,
+        "cxx": _version_line(shlex.split(cxx) + ["--version"], last=False),
+        "nvcc": _version_line([variables["nvcc"], "--version"], last=True)
+        if with_cuda and variables.get("nvcc")
+        else None,
+        "cuda_arch_flags": arch,
+    }
 
 
 def prepare(kind, args, build_dir):
@@ -337,6 +404,7 @@ def _prepare(kind, args, build_dir):
     if not isinstance(args, dict) or not isinstance(args.get("name"), str):
         raise PrepareError("args must be an object with a string 'name'")
     import torch.utils.cpp_extension as ce
+
     build_dir = os.path.abspath(build_dir)
     os.makedirs(build_dir, exist_ok=True)
     key = extension_key(kind, args)
@@ -346,10 +414,18 @@ def _prepare(kind, args, build_dir):
     ninja_path, with_cuda = _write_ninja(ce, build_dir, jit)
     with open(ninja_path) as f:
         variables, steps = steps_from_ninja(f.read(), build_dir)
-    return {"ok": True, "key": key, "kind": kind, "name": jit["name"], "build_dir": build_dir,
-            "library": os.path.join(build_dir, jit["name"] + ".so"), "with_cuda": bool(with_cuda),
-            "is_python_module": bool(jit.get("is_python_module", True)),
-            "toolchain": _toolchain(ce, variables, with_cuda), "steps": steps}
+    return {
+        "ok": True,
+        "key": key,
+        "kind": kind,
+        "name": jit["name"],
+        "build_dir": build_dir,
+        "library": os.path.join(build_dir, jit["name"] + ".so"),
+        "with_cuda": bool(with_cuda),
+        "is_python_module": bool(jit.get("is_python_module", True)),
+        "toolchain": _toolchain(ce, variables, with_cuda),
+        "steps": steps,
+    }
 
 
 def oracle_request(req):
@@ -396,10 +472,12 @@ def _failure_for(key):
 def _import_prebuilt(name, library, is_python_module):
     if not is_python_module:
         import ctypes
+
         ctypes.CDLL(library, mode=ctypes.RTLD_GLOBAL)
         return None
     import importlib.machinery
     import importlib.util
+
     loader = importlib.machinery.ExtensionFileLoader(name, library)
     spec = importlib.util.spec_from_file_location(name, library, loader=loader)
     module = importlib.util.module_from_spec(spec)
@@ -409,6 +487,7 @@ def _import_prebuilt(name, library, is_python_module):
 
 def _bind(kind, original, args, kwargs):
     import inspect
+
     try:
         return dict(inspect.signature(original).bind(*args, **kwargs).arguments)
     except (TypeError, ValueError):
@@ -427,15 +506,18 @@ def _wrapper(kind, original):
             if failure is not None:
                 # hone built this call outside the sandbox and the compiler
                 # failed: raise what torch would, without building again.
-                raise RuntimeError("Error building extension '%s' (hone built it outside the "
-                                   "sandbox):\n%s" % (name, failure))
+                raise RuntimeError(
+                    "Error building extension '%s' (hone built it outside the "
+                    "sandbox):\n%s" % (name, failure)
+                )
             if library:
                 result = _import_prebuilt(name, library, named.get("is_python_module", True))
                 event["source"] = "prebuilt"
             elif _hook["sealed"] is not None:
                 raise RuntimeError(
                     "hone: ModelNew called %s('%s') after its module had loaded (%s); build "
-                    "extensions at import time or in __init__" % (kind, name, _hook["sealed"]))
+                    "extensions at import time or in __init__" % (kind, name, _hook["sealed"])
+                )
             else:
                 result = original(*args, **kwargs)
                 event["source"] = "built in the sandbox"
@@ -462,6 +544,7 @@ def install_hook(prebuilt, events):
     every call appends one event to `events`. Installing again replaces the
     mapping and the event list, never wraps a wrapper."""
     import torch.utils.cpp_extension as ce
+
     _hook["prebuilt"] = dict(prebuilt or {})
     _hook["events"] = events if events is not None else []
     _hook["sealed"] = None
@@ -477,6 +560,7 @@ def uninstall_hook():
     if not _hook["installed"]:
         return
     import torch.utils.cpp_extension as ce
+
     for kind, original in _hook["originals"].items():
         setattr(ce, kind, original)
     _hook.update(installed=False, originals={}, sealed=None)

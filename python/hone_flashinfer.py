@@ -21,22 +21,39 @@ import struct as _hone_struct
 import torch as _hone_torch
 
 _HONE_FI_DTYPES = {
-    "float32": _hone_torch.float32, "float16": _hone_torch.float16,
-    "bfloat16": _hone_torch.bfloat16, "float64": _hone_torch.float64,
-    "int64": _hone_torch.int64, "int32": _hone_torch.int32, "int16": _hone_torch.int16,
-    "int8": _hone_torch.int8, "uint8": _hone_torch.uint8, "bool": _hone_torch.bool,
+    "float32": _hone_torch.float32,
+    "float16": _hone_torch.float16,
+    "bfloat16": _hone_torch.bfloat16,
+    "float64": _hone_torch.float64,
+    "int64": _hone_torch.int64,
+    "int32": _hone_torch.int32,
+    "int16": _hone_torch.int16,
+    "int8": _hone_torch.int8,
+    "uint8": _hone_torch.uint8,
+    "bool": _hone_torch.bool,
 }
 _HONE_FI_SAFETENSORS_DTYPES = {
-    "F32": "float32", "F16": "float16", "BF16": "bfloat16", "F64": "float64", "I64": "int64",
-    "I32": "int32", "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool",
+    "F32": "float32",
+    "F16": "float16",
+    "BF16": "bfloat16",
+    "F64": "float64",
+    "I64": "int64",
+    "I32": "int32",
+    "I16": "int16",
+    "I8": "int8",
+    "U8": "uint8",
+    "BOOL": "bool",
 }
 
 
 def _hone_fi_expr(text, axes):
     """An `expr` axis: integer arithmetic over the other axes, in Python as
     SOL-ExecBench writes it (`//`, `%`, `**`, min, max)."""
-    value = eval(compile(text, "<axis expression>", "eval"),
-                 {"__builtins__": {}, "min": min, "max": max}, dict(axes))
+    value = eval(
+        compile(text, "<axis expression>", "eval"),
+        {"__builtins__": {}, "min": min, "max": max},
+        dict(axes),
+    )
     if isinstance(value, float):
         if value != int(value):
             raise ValueError(f"axis expression '{text}' is not a whole number ({value})")
@@ -94,15 +111,19 @@ def _hone_fi_safetensors(path, key):
         (n,) = _hone_struct.unpack("<Q", f.read(8))
         header = _hone_json.loads(f.read(n))
         if key not in header:
-            raise KeyError(f"{path}: no tensor '{key}' (it holds "
-                           f"{', '.join(k for k in header if k != '__metadata__')})")
+            raise KeyError(
+                f"{path}: no tensor '{key}' (it holds "
+                f"{', '.join(k for k in header if k != '__metadata__')})"
+            )
         entry = header[key]
         begin, end = entry["data_offsets"]
         f.seek(8 + n + begin)
         data = bytearray(f.read(end - begin))
     dtype = _HONE_FI_SAFETENSORS_DTYPES.get(entry["dtype"])
     if dtype is None:
-        raise TypeError(f"{path}: tensor '{key}' has dtype {entry['dtype']}, which hone does not read")
+        raise TypeError(
+            f"{path}: tensor '{key}' has dtype {entry['dtype']}, which hone does not read"
+        )
     t = _HONE_FI_DTYPES[dtype]
     if not data:
         return _hone_torch.empty(entry["shape"], dtype=t), dtype
@@ -111,6 +132,7 @@ def _hone_fi_safetensors(path, key):
 
 def _hone_fi_stored(fi, name, spec, source, shape):
     import os
+
     path = source["path"]
     copy = fi.get("stored", {}).get(path)
     if copy:  # hone's copy beside the problem file (the sandbox reads no dataset folder)
@@ -119,8 +141,10 @@ def _hone_fi_stored(fi, name, spec, source, shape):
         path = os.path.join(fi["root"], path)
     t, dtype = _hone_fi_safetensors(path, source["tensor_key"])
     if list(t.shape) != shape or dtype != spec["dtype"]:
-        raise ValueError(f"input '{name}': {path} holds {dtype} {list(t.shape)}, the definition "
-                         f"asks for {spec['dtype']} {shape}")
+        raise ValueError(
+            f"input '{name}': {path} holds {dtype} {list(t.shape)}, the definition "
+            f"asks for {spec['dtype']} {shape}"
+        )
     return t
 
 
@@ -152,8 +176,10 @@ def _hone_fi_custom(fi, axes):
     entry = fi["definition"].get("custom_inputs_entrypoint") or ""
     fn = globals().get(entry)
     if not callable(fn):
-        raise ValueError(f"the workload's custom inputs need the definition's "
-                         f"custom_inputs_entrypoint '{entry}', which its reference does not define")
+        raise ValueError(
+            f"the workload's custom inputs need the definition's "
+            f"custom_inputs_entrypoint '{entry}', which its reference does not define"
+        )
     known = dict(axes)
     for name, source in sources.items():
         if (source or {}).get("type") == "scalar":
@@ -175,8 +201,10 @@ def _hone_fi_inputs(fi):
         source = fi["workload"]["inputs"].get(name) or {"type": "random"}
         if source.get("type") == "custom":
             if name not in custom:
-                raise ValueError(f"custom_inputs_entrypoint gave no input '{name}' (it gave "
-                                 f"{', '.join(custom) or 'none'})")
+                raise ValueError(
+                    f"custom_inputs_entrypoint gave no input '{name}' (it gave "
+                    f"{', '.join(custom) or 'none'})"
+                )
             out.append(custom[name])
             continue
         if spec.get("shape") is None:
@@ -186,7 +214,9 @@ def _hone_fi_inputs(fi):
         if source.get("type") == "safetensors":
             out.append(_hone_fi_stored(fi, name, spec, source, shape))
         elif source.get("type") == "scalar":
-            out.append(_hone_torch.full(shape, source["value"], dtype=_HONE_FI_DTYPES[spec["dtype"]]))
+            out.append(
+                _hone_torch.full(shape, source["value"], dtype=_HONE_FI_DTYPES[spec["dtype"]])
+            )
         else:
             out.append(_hone_fi_random(name, spec["dtype"], shape, op_type))
     return out
@@ -205,8 +235,10 @@ def _hone_fi_outputs(result, fi):
     elif not isinstance(result, (tuple, list)):
         result = [result]
     if len(result) != len(outputs):
-        raise ValueError(f"the result has {len(result)} values, the definition "
-                         f"{len(outputs)} outputs ({', '.join(n for n, _ in outputs)})")
+        raise ValueError(
+            f"the result has {len(result)} values, the definition "
+            f"{len(outputs)} outputs ({', '.join(n for n, _ in outputs)})"
+        )
     out = []
     for value, (name, spec) in zip(result, outputs):
         if not _hone_torch.is_tensor(value):
@@ -232,16 +264,23 @@ def _hone_fi_var_axes(fi, inputs):
 def _hone_fi_output_specs(fi, inputs):
     """Each output's shape and torch dtype, the var axes read from the inputs."""
     axes = _hone_fi_axes(fi, _hone_fi_var_axes(fi, inputs))
-    return [(_hone_fi_shape(spec, axes) if spec.get("shape") is not None else [],
-             _HONE_FI_DTYPES[spec["dtype"]]) for _, spec in fi["definition"]["outputs"]]
+    return [
+        (
+            _hone_fi_shape(spec, axes) if spec.get("shape") is not None else [],
+            _HONE_FI_DTYPES[spec["dtype"]],
+        )
+        for _, spec in fi["definition"]["outputs"]
+    ]
 
 
 def _hone_fi_allocate(fi, inputs):
     """Outputs for a destination-passing call hone did not give any (the
     warm-up call as the module loads): empty, on the inputs' device."""
     device = next((x.device for x in inputs if _hone_torch.is_tensor(x)), "cpu")
-    return [_hone_torch.empty(shape, dtype=dtype, device=device)
-            for shape, dtype in _hone_fi_output_specs(fi, inputs)]
+    return [
+        _hone_torch.empty(shape, dtype=dtype, device=device)
+        for shape, dtype in _hone_fi_output_specs(fi, inputs)
+    ]
 
 
 def _hone_fi_checked(result, inputs, fi):
@@ -252,9 +291,13 @@ def _hone_fi_checked(result, inputs, fi):
     expected = _hone_fi_output_specs(fi, inputs)
     for value, (shape, dtype), (name, _) in zip(outs, expected, fi["definition"]["outputs"]):
         if list(value.shape) != list(shape):
-            raise ValueError(f"output '{name}' has the wrong shape: {list(value.shape)}, the "
-                             f"definition's is {list(shape)}")
+            raise ValueError(
+                f"output '{name}' has the wrong shape: {list(value.shape)}, the "
+                f"definition's is {list(shape)}"
+            )
         if value.dtype != dtype:
-            raise TypeError(f"output '{name}' has the wrong dtype: {value.dtype}, the "
-                            f"definition's is {dtype}")
+            raise TypeError(
+                f"output '{name}' has the wrong dtype: {value.dtype}, the "
+                f"definition's is {dtype}"
+            )
     return result

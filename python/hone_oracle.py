@@ -49,9 +49,16 @@ torch = None  # imported in main() so that --check can report its absence
 def _dtype_tables():
     t = torch
     to_hone = {
-        t.float32: "f32", t.float64: "f64", t.float16: "f16", t.bfloat16: "bf16",
-        t.int8: "i8", t.uint8: "u8", t.int16: "i16", t.int32: "i32",
-        t.int64: "i64", t.bool: "bool",
+        t.float32: "f32",
+        t.float64: "f64",
+        t.float16: "f16",
+        t.bfloat16: "bf16",
+        t.int8: "i8",
+        t.uint8: "u8",
+        t.int16: "i16",
+        t.int32: "i32",
+        t.int64: "i64",
+        t.bool: "bool",
     }
     # Same-size integer views used to get the raw bits out through numpy
     # (numpy has no bfloat16).
@@ -66,15 +73,26 @@ class OracleError(Exception):
 def hone_dtype(dtype, what):
     to_hone, _ = _dtype_tables()
     if dtype not in to_hone:
-        raise OracleError(f"{what} has dtype {dtype}, which the candidate contract "
-                          f"cannot carry (f32 f64 f16 bf16 i8 u8 i16 i32 i64 bool)")
+        raise OracleError(
+            f"{what} has dtype {dtype}, which the candidate contract "
+            f"cannot carry (f32 f64 f16 bf16 i8 u8 i16 i32 i64 bool)"
+        )
     return to_hone[dtype]
 
 
 # hone dtype names -> torch dtype attribute names
-_TORCH_DTYPE = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16",
-                "i8": "int8", "u8": "uint8", "i16": "int16", "i32": "int32", "i64": "int64",
-                "bool": "bool"}
+_TORCH_DTYPE = {
+    "f32": "float32",
+    "f64": "float64",
+    "f16": "float16",
+    "bf16": "bfloat16",
+    "i8": "int8",
+    "u8": "uint8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "bool": "bool",
+}
 
 
 def _safe(name):
@@ -99,21 +117,32 @@ def write_tensor(out_dir, index, role, name, tensor):
     path = os.path.join(out_dir, fname)
     with open(path, "wb") as f:
         arr.tofile(f)
-    return {"index": index, "name": name, "role": role, "dtype": dtype,
-            "shape": list(tensor.shape), "file": path,
-            "bytes": int(arr.size * arr.itemsize)}
+    return {
+        "index": index,
+        "name": name,
+        "role": role,
+        "dtype": dtype,
+        "shape": list(tensor.shape),
+        "file": path,
+        "bytes": int(arr.size * arr.itemsize),
+    }
 
 
 class _CudaArray:
     """A device pointer seen as a torch tensor through __cuda_array_interface__."""
 
     def __init__(self, ptr, nbytes):
-        self.__cuda_array_interface__ = {"shape": (nbytes,), "typestr": "|u1",
-                                         "data": (ptr, False), "version": 2}
+        self.__cuda_array_interface__ = {
+            "shape": (nbytes,),
+            "typestr": "|u1",
+            "data": (ptr, False),
+            "version": 2,
+        }
 
 
 class _IpcHandle(ctypes.Structure):
     """CUipcMemHandle: 64 bytes, passed by value."""
+
     _fields_ = [("reserved", ctypes.c_char * 64)]
 
 
@@ -145,14 +174,18 @@ class DeviceTargets:
             raw = _IpcHandle.from_buffer_copy(handle)
             ptr = ctypes.c_void_p()
             torch.cuda.set_device(torch.device(self.device))
-            err = self.cuda.cuIpcOpenMemHandle_v2(ctypes.byref(ptr), raw,
-                                                  self._CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
+            err = self.cuda.cuIpcOpenMemHandle_v2(
+                ctypes.byref(ptr), raw, self._CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS
+            )
             if err != 0:
-                raise OracleError(f"cannot map the worker's buffer (cuIpcOpenMemHandle error {err})")
+                raise OracleError(
+                    f"cannot map the worker's buffer (cuIpcOpenMemHandle error {err})"
+                )
             self.opened[key] = ptr
         n = int(target["bytes"])
-        return torch.as_tensor(_CudaArray(ptr.value + int(target.get("offset", 0)), n),
-                               device=self.device)
+        return torch.as_tensor(
+            _CudaArray(ptr.value + int(target.get("offset", 0)), n), device=self.device
+        )
 
     def write(self, target, tensor, what):
         dtype = hone_dtype(tensor.dtype, what)
@@ -162,8 +195,9 @@ class DeviceTargets:
         raw = t.view(torch.uint8)
         dst = self.view(target)
         if dst.numel() != raw.numel():
-            raise OracleError(f"{what}: the worker's buffer has {dst.numel()} bytes, the tensor "
-                              f"{raw.numel()}")
+            raise OracleError(
+                f"{what}: the worker's buffer has {dst.numel()} bytes, the tensor " f"{raw.numel()}"
+            )
         dst.copy_(raw.to(self.device, non_blocking=False))
         return dtype
 
@@ -186,9 +220,12 @@ def _scaled(args, i, factor):
     tensor."""
     a = args[i]
     # References: the list's slot, `a`, and getrefcount's own argument.
-    alone = (sys.getrefcount(a) <= 3 and a._base is None and not a.requires_grad
-             and all(b is a or not torch.is_tensor(b) or b.data_ptr() != a.data_ptr()
-                     for b in args))
+    alone = (
+        sys.getrefcount(a) <= 3
+        and a._base is None
+        and not a.requires_grad
+        and all(b is a or not torch.is_tensor(b) or b.data_ptr() != a.data_ptr() for b in args)
+    )
     if not alone:
         return a * factor
     with torch.no_grad():
@@ -214,8 +251,7 @@ def _sign_vectors(shape, g, device, dtype):
         if k == len(shape) - 1 and k > 0 and shape[k - 1] == n:
             vs.append(vs[-1])
             continue
-        v = torch.randint(0, 2, (n,), generator=g, dtype=torch.int8).to(device=device,
-                                                                          dtype=dtype)
+        v = torch.randint(0, 2, (n,), generator=g, dtype=torch.int8).to(device=device, dtype=dtype)
         vs.append(v * 2 - 1)
     return vs
 
@@ -225,9 +261,12 @@ def _signed(args, i, g):
     when nothing else sees the tensor (as _scaled), so a full-size input
     needs no second copy."""
     a = args[i]
-    alone = (sys.getrefcount(a) <= 3 and a._base is None and not a.requires_grad
-             and all(b is a or not torch.is_tensor(b) or b.data_ptr() != a.data_ptr()
-                     for b in args))
+    alone = (
+        sys.getrefcount(a) <= 3
+        and a._base is None
+        and not a.requires_grad
+        and all(b is a or not torch.is_tensor(b) or b.data_ptr() != a.data_ptr() for b in args)
+    )
     out = a if alone else a.clone()
     with torch.no_grad():
         for k, v in enumerate(_sign_vectors(tuple(a.shape), g, a.device, a.dtype)):
@@ -250,14 +289,16 @@ def release_device_memory(device):
 # would change the operator, not its size.
 _UNSCALED_NAME = re.compile(
     r"(kernel|stride|pad|dilation|group|head|axis|seed|eps|momentum|"
-    r"num_layers|layers|depth|order|^k$|top_?k)", re.IGNORECASE)
+    r"num_layers|layers|depth|order|^k$|top_?k)",
+    re.IGNORECASE,
+)
 _SMALL = 8  # values below this are axes, kernel sizes or counts: never scaled
 
 # Named size policies: a byte budget for one problem's inputs, parameters and
 # outputs together (the worker keeps several copies of each).
 POLICIES = {
-    "full": None,                 # scale 1
-    "cpu24g": 1 << 30,            # level 1-3 on a 24 GiB CPU machine
+    "full": None,  # scale 1
+    "cpu24g": 1 << 30,  # level 1-3 on a 24 GiB CPU machine
     "small": 64 << 20,
     "tiny": 4 << 20,
 }
@@ -275,10 +316,14 @@ def _int_value(node):
         a, b = _int_value(node.left), _int_value(node.right)
         if a is None or b is None:
             return None
-        ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
-               ast.FloorDiv: lambda: a // b if b else None,
-               ast.Pow: lambda: a ** b if 0 <= b <= 64 else None,
-               ast.LShift: lambda: a << b if 0 <= b <= 64 else None}
+        ops = {
+            ast.Add: lambda: a + b,
+            ast.Sub: lambda: a - b,
+            ast.Mult: lambda: a * b,
+            ast.FloorDiv: lambda: a // b if b else None,
+            ast.Pow: lambda: a**b if 0 <= b <= 64 else None,
+            ast.LShift: lambda: a << b if 0 <= b <= 64 else None,
+        }
         f = ops.get(type(node.op))
         return f() if f else None
     return None
@@ -406,15 +451,19 @@ def to_contract_tensor(x, what):
 
 BUILTIN_DISTRIBUTIONS = {
     "get_inputs": "get_inputs() under the seed (torch.manual_seed(seed) first)",
-    "scaled": ("get_inputs() under a derived seed, then every floating tensor multiplied "
-               "by a positive factor drawn per tensor from [0.5, 4] (log-uniform); keeps "
-               "zeros, signs, triangles and masks; integer and bool tensors (indices, "
-               "masks) and Python numbers are left as get_inputs() made them"),
-    "signed": ("get_inputs() under a derived seed, then every floating tensor whose values "
-               "are all non-negative (torch.rand's [0, 1)) and not only 0 and 1 given random "
-               "signs, s0[i] * s1[j] * ... with one +-1 vector per dimension (the same one "
-               "for the last two when they are equal): keeps zeros, triangles, symmetry and "
-               "positive definiteness; left out where the reference is not finite on it"),
+    "scaled": (
+        "get_inputs() under a derived seed, then every floating tensor multiplied "
+        "by a positive factor drawn per tensor from [0.5, 4] (log-uniform); keeps "
+        "zeros, signs, triangles and masks; integer and bool tensors (indices, "
+        "masks) and Python numbers are left as get_inputs() made them"
+    ),
+    "signed": (
+        "get_inputs() under a derived seed, then every floating tensor whose values "
+        "are all non-negative (torch.rand's [0, 1)) and not only 0 and 1 given random "
+        "signs, s0[i] * s1[j] * ... with one +-1 vector per dimension (the same one "
+        "for the last two when they are equal): keeps zeros, triangles, symmetry and "
+        "positive definiteness; left out where the reference is not finite on it"
+    ),
 }
 # The distributions a problem has when it declares none.
 DEFAULT_DISTRIBUTIONS = ["scaled", "signed"]
@@ -426,13 +475,25 @@ class Distribution:
         self.source, self.fn = source, fn
 
     def describe(self):
-        return {"index": self.index, "name": self.name,
-                "description": self.description, "source": self.source}
+        return {
+            "index": self.index,
+            "name": self.name,
+            "description": self.description,
+            "source": self.source,
+        }
 
 
-TASK_INFO_KEYS = {"name": str, "category": str, "description": str, "format": str,
-                  "tolerance": dict, "inputs": list, "outputs": list, "baselines": str,
-                  "data_beside": bool}
+TASK_INFO_KEYS = {
+    "name": str,
+    "category": str,
+    "description": str,
+    "format": str,
+    "tolerance": dict,
+    "inputs": list,
+    "outputs": list,
+    "baselines": str,
+    "data_beside": bool,
+}
 TASK_BASELINES = ("eager", "eager,compile")
 TOLERANCE_KEYS = ("atol", "rtol", "required_matched_ratio")
 
@@ -452,15 +513,20 @@ def parse_task_info(mod, path):
         raise OracleError(f"{path}: hone_task must be a dict")
     for key, value in info.items():
         if key not in TASK_INFO_KEYS or not isinstance(value, TASK_INFO_KEYS[key]):
-            raise OracleError(f"{path}: hone_task['{key}']: expected one of "
-                              f"{', '.join(TASK_INFO_KEYS)} with a value of its type")
+            raise OracleError(
+                f"{path}: hone_task['{key}']: expected one of "
+                f"{', '.join(TASK_INFO_KEYS)} with a value of its type"
+            )
     if info.get("baselines", "eager") not in TASK_BASELINES:
-        raise OracleError(f"{path}: hone_task['baselines']: expected one of "
-                          f"{', '.join(TASK_BASELINES)}")
+        raise OracleError(
+            f"{path}: hone_task['baselines']: expected one of " f"{', '.join(TASK_BASELINES)}"
+        )
     for key, value in info.get("tolerance", {}).items():
         if key not in TOLERANCE_KEYS or not isinstance(value, (int, float)) or value < 0:
-            raise OracleError(f"{path}: hone_task['tolerance']['{key}']: expected one of "
-                              f"{', '.join(TOLERANCE_KEYS)} with a number >= 0")
+            raise OracleError(
+                f"{path}: hone_task['tolerance']['{key}']: expected one of "
+                f"{', '.join(TOLERANCE_KEYS)} with a number >= 0"
+            )
     return info
 
 
@@ -480,20 +546,33 @@ def parse_distributions(mod, path):
             if entry == "get_inputs":
                 continue
             if entry not in BUILTIN_DISTRIBUTIONS:
-                raise OracleError(f"{path}: unknown distribution '{entry}' in hone_distributions "
-                                  f"(built-ins: {', '.join(BUILTIN_DISTRIBUTIONS)})")
+                raise OracleError(
+                    f"{path}: unknown distribution '{entry}' in hone_distributions "
+                    f"(built-ins: {', '.join(BUILTIN_DISTRIBUTIONS)})"
+                )
             dists.append(Distribution(i, entry, BUILTIN_DISTRIBUTIONS[entry], "builtin"))
         elif callable(entry):
             doc = inspect.getdoc(entry) or "declared by the task"
-            dists.append(Distribution(i, getattr(entry, "__name__", f"dist{i}"),
-                                      doc.splitlines()[0], "task", entry))
+            dists.append(
+                Distribution(
+                    i, getattr(entry, "__name__", f"dist{i}"), doc.splitlines()[0], "task", entry
+                )
+            )
         elif isinstance(entry, dict) and callable(entry.get("inputs")):
-            dists.append(Distribution(i, str(entry.get("name", f"dist{i}")),
-                                      str(entry.get("description", "declared by the task")),
-                                      "task", entry["inputs"]))
+            dists.append(
+                Distribution(
+                    i,
+                    str(entry.get("name", f"dist{i}")),
+                    str(entry.get("description", "declared by the task")),
+                    "task",
+                    entry["inputs"],
+                )
+            )
         else:
-            raise OracleError(f"{path}: hone_distributions entry {entry!r} is not a "
-                              f"built-in name, a callable or a dict with 'inputs'")
+            raise OracleError(
+                f"{path}: hone_distributions entry {entry!r} is not a "
+                f"built-in name, a callable or a dict with 'inputs'"
+            )
     return dists
 
 
@@ -511,7 +590,8 @@ class Problem:
         self.scale, self.policy, self.model_seed = scale, policy, model_seed
         self.device = device
         self.task_hash = hashlib.sha256(
-            source + json.dumps({"scale": scale, "model_seed": model_seed}).encode()).hexdigest()
+            source + json.dumps({"scale": scale, "model_seed": model_seed}).encode()
+        ).hexdigest()
         self.mod = self.model = self.state = self.model64 = None
         # torch.device as a context manager (a default device) exists from torch 2.0.
         self.draw_on_device = hasattr(torch.device(device), "__enter__")
@@ -530,12 +610,20 @@ class Problem:
         exec(code, mod.__dict__)
         for need in ("Model", "get_inputs", "get_init_inputs"):
             if not hasattr(mod, need):
-                raise OracleError(f"{self.path}: no {need} (KernelBench format needs Model, "
-                                  f"get_inputs and get_init_inputs)")
+                raise OracleError(
+                    f"{self.path}: no {need} (KernelBench format needs Model, "
+                    f"get_inputs and get_init_inputs)"
+                )
         self.mod = mod
-        self.derived = {k: v for k, v in vars(mod).items()
-                        if isinstance(v, int) and not isinstance(v, bool) and not k.startswith("_")
-                        and k not in self.sizes and k not in self.unscaled}
+        self.derived = {
+            k: v
+            for k, v in vars(mod).items()
+            if isinstance(v, int)
+            and not isinstance(v, bool)
+            and not k.startswith("_")
+            and k not in self.sizes
+            and k not in self.unscaled
+        }
         self.distributions = parse_distributions(mod, self.path)
         self.task_info = parse_task_info(mod, self.path)
         _seed_all(self.model_seed)
@@ -558,26 +646,52 @@ class Problem:
         self.contract_inputs = []
         for i, a in enumerate(args):
             t = to_contract_tensor(a, f"forward argument {i} ('{self.arg_names[i]}')")
-            d = {"index": i, "name": self.arg_names[i], "role": "input",
-                 "kind": "forward_arg", "dtype": hone_dtype(t.dtype, f"input '{self.arg_names[i]}'"),
-                 "shape": list(t.shape)}
+            d = {
+                "index": i,
+                "name": self.arg_names[i],
+                "role": "input",
+                "kind": "forward_arg",
+                "dtype": hone_dtype(t.dtype, f"input '{self.arg_names[i]}'"),
+                "shape": list(t.shape),
+            }
             if not torch.is_tensor(a):
                 d["python_type"] = type(a).__name__
                 d["value"] = a
             self.contract_inputs.append(d)
         for j, (k, v) in enumerate(self.params):
-            self.contract_inputs.append({
-                "index": len(args) + j, "name": k, "role": "param", "kind": self.param_kind[k],
-                "dtype": hone_dtype(v.dtype, f"state_dict entry '{k}'"), "shape": list(v.shape)})
+            self.contract_inputs.append(
+                {
+                    "index": len(args) + j,
+                    "name": k,
+                    "role": "param",
+                    "kind": self.param_kind[k],
+                    "dtype": hone_dtype(v.dtype, f"state_dict entry '{k}'"),
+                    "shape": list(v.shape),
+                }
+            )
         named = self.task_info.get("outputs", [])
-        self.output_names = ([str(x) for x in named] if len(named) == len(outs)
-                             else ["out"] if len(outs) == 1 else [f"out{i}" for i in range(len(outs))])
+        self.output_names = (
+            [str(x) for x in named]
+            if len(named) == len(outs)
+            else ["out"]
+            if len(outs) == 1
+            else [f"out{i}" for i in range(len(outs))]
+        )
         self.contract_outputs = [
-            {"index": i, "name": self.output_names[i], "role": "output",
-             "dtype": hone_dtype(o.dtype, f"output {i}"), "shape": list(o.shape)}
-            for i, o in enumerate(outs)]
-        self.footprint = (_nbytes([to_contract_tensor(a, "") for a in args])
-                          + _nbytes([v for _, v in self.params]) + _nbytes(outs))
+            {
+                "index": i,
+                "name": self.output_names[i],
+                "role": "output",
+                "dtype": hone_dtype(o.dtype, f"output {i}"),
+                "shape": list(o.shape),
+            }
+            for i, o in enumerate(outs)
+        ]
+        self.footprint = (
+            _nbytes([to_contract_tensor(a, "") for a in args])
+            + _nbytes([v for _, v in self.params])
+            + _nbytes(outs)
+        )
         self._check_signed(args, outs)
         self._mark_constant_numbers(args)
         self.flops = self._count_flops(args)
@@ -599,9 +713,11 @@ class Problem:
             try:
                 signed = self.inputs(0, at)
                 finite = all(bool(torch.isfinite(o).all()) for o in outs if o.is_floating_point())
-                if finite and not all(bool(torch.isfinite(o).all())
-                                      for o in self.forward(signed, clone=False)
-                                      if o.is_floating_point()):
+                if finite and not all(
+                    bool(torch.isfinite(o).all())
+                    for o in self.forward(signed, clone=False)
+                    if o.is_floating_point()
+                ):
                     why = "the reference's outputs are not finite on signed inputs"
                 del signed
             except Exception as e:  # the operator refuses negative values
@@ -640,10 +756,14 @@ class Problem:
         outs = self.forward(args, clone=False)
         torch.cuda.synchronize(dev)
         free, total = torch.cuda.mem_get_info(dev)
-        self.memory.update({
-            "forward_peak_bytes": int(torch.cuda.max_memory_allocated(dev) - before),
-            "model_bytes": int(_nbytes([v for v in self.state.values() if torch.is_tensor(v)])),
-            "device_free_bytes": int(free), "device_total_bytes": int(total)})
+        self.memory.update(
+            {
+                "forward_peak_bytes": int(torch.cuda.max_memory_allocated(dev) - before),
+                "model_bytes": int(_nbytes([v for v in self.state.values() if torch.is_tensor(v)])),
+                "device_free_bytes": int(free),
+                "device_total_bytes": int(total),
+            }
+        )
         return outs
 
     def _mark_constant_numbers(self, args):
@@ -654,7 +774,9 @@ class Problem:
         numbers = [i for i, a in enumerate(args) if not torch.is_tensor(a)]
         if not numbers:
             return
-        others = [self.inputs(1, 0)] + [self.inputs(0, d) for d in range(1, len(self.distributions))]
+        others = [self.inputs(1, 0)] + [
+            self.inputs(0, d) for d in range(1, len(self.distributions))
+        ]
         for i in numbers:
             self.contract_inputs[i]["constant"] = all(o[i] == args[i] for o in others)
 
@@ -695,14 +817,18 @@ class Problem:
 
     def inputs(self, seed, dist_index):
         if not 0 <= dist_index < len(self.distributions):
-            raise OracleError(f"{self.path}: no distribution {dist_index} "
-                              f"(the problem has {len(self.distributions)})")
+            raise OracleError(
+                f"{self.path}: no distribution {dist_index} "
+                f"(the problem has {len(self.distributions)})"
+            )
         d = self.distributions[dist_index]
         s = seed if dist_index == 0 else derived_seed(seed, dist_index)
         args = self._draw(lambda: d.fn(seed) if d.fn is not None else self.mod.get_inputs(), s)
         if not isinstance(args, (list, tuple)):
-            raise OracleError(f"{self.path}: distribution '{d.name}' returned a "
-                              f"{type(args).__name__}, not a list")
+            raise OracleError(
+                f"{self.path}: distribution '{d.name}' returned a "
+                f"{type(args).__name__}, not a list"
+            )
         args = list(args)
         if d.name == "scaled":
             g = torch.Generator().manual_seed(derived_seed(seed, 1000 + dist_index))
@@ -780,8 +906,10 @@ class Problem:
     def _check_like_contract(self, args, d):
         n = len(self.arg_names)
         if len(args) != n:
-            raise OracleError(f"{self.path}: distribution '{d.name}' gave {len(args)} "
-                              f"inputs, get_inputs() gives {n}")
+            raise OracleError(
+                f"{self.path}: distribution '{d.name}' gave {len(args)} "
+                f"inputs, get_inputs() gives {n}"
+            )
         for i, a in enumerate(args):
             t = to_contract_tensor(a, f"input {i}")
             c = self.contract_inputs[i]
@@ -789,7 +917,8 @@ class Problem:
                 raise OracleError(
                     f"{self.path}: distribution '{d.name}' input {i} is "
                     f"{hone_dtype(t.dtype, '')}{list(t.shape)}, the contract says "
-                    f"{c['dtype']}{c['shape']}")
+                    f"{c['dtype']}{c['shape']}"
+                )
 
     def move_to(self, where):
         """Moves the model and its state snapshot (parks them in host memory
@@ -805,16 +934,20 @@ class Problem:
 
     def _restore(self, model, double=False):
         with torch.no_grad():
-            sd = {k: (v.double() if double and v.is_floating_point() else v)
-                  for k, v in self.state.items()}
+            sd = {
+                k: (v.double() if double and v.is_floating_point() else v)
+                for k, v in self.state.items()
+            }
             model.load_state_dict(sd)
 
     def forward(self, args, seed=0, clone=True):
         """The model's outputs. `clone`: run on copies, so an in-place forward
         leaves `args` as they were (not needed once they were written out)."""
         self._restore(self.model)
-        dev = [(a.to(self.device).clone() if clone else a.to(self.device))
-               if torch.is_tensor(a) else a for a in args]
+        dev = [
+            (a.to(self.device).clone() if clone else a.to(self.device)) if torch.is_tensor(a) else a
+            for a in args
+        ]
         _seed_all(seed)
         with torch.no_grad():
             out = self.model(*dev)
@@ -839,28 +972,44 @@ class Problem:
             out = self.model64(*dev)
         self._restore(self.model64, double=True)
         # Floating outputs are always f64, even where the model casts its result.
-        return [o.detach().double() if o.is_floating_point() else o.detach()
-                for o in _flatten(out, "the float64 model's output")]
+        return [
+            o.detach().double() if o.is_floating_point() else o.detach()
+            for o in _flatten(out, "the float64 model's output")
+        ]
 
     # -- replies -------------------------------------------------------------
 
     def summary(self):
-        return {"problem": self.id, "path": self.path, "task_hash": self.task_hash,
-                "scale": self.scale, "policy": self.policy, "sizes": self.sizes,
-                "derived_sizes": self.derived}
+        return {
+            "problem": self.id,
+            "path": self.path,
+            "task_hash": self.task_hash,
+            "scale": self.scale,
+            "policy": self.policy,
+            "sizes": self.sizes,
+            "derived_sizes": self.derived,
+        }
 
     def load_reply(self):
         r = {"ok": True, "status": "loaded"}
         r.update(self.summary())
-        r.update({"unscaled": self.unscaled, "device": self.device,
-                  "model_seed": self.model_seed,
-                  "inputs": self.contract_inputs, "outputs": self.contract_outputs,
-                  "distributions": [d.describe() for d in self.distributions],
-                  "distributions_left_out": getattr(self, "left_out", []),
-                  "footprint_bytes": self.footprint,
-                  "cost": {"bytes": self.footprint, "flops": self.flops},
-                  "memory": self.memory, "uses_rng": self.uses_rng,
-                  "task": self.task_info, "torch": torch.__version__})
+        r.update(
+            {
+                "unscaled": self.unscaled,
+                "device": self.device,
+                "model_seed": self.model_seed,
+                "inputs": self.contract_inputs,
+                "outputs": self.contract_outputs,
+                "distributions": [d.describe() for d in self.distributions],
+                "distributions_left_out": getattr(self, "left_out", []),
+                "footprint_bytes": self.footprint,
+                "cost": {"bytes": self.footprint, "flops": self.flops},
+                "memory": self.memory,
+                "uses_rng": self.uses_rng,
+                "task": self.task_info,
+                "torch": torch.__version__,
+            }
+        )
         return r
 
 
@@ -872,6 +1021,7 @@ def python_runtime():
     """What hone needs to embed this interpreter in a compat candidate's
     sandbox: the shared libpython, the prefixes and the module path."""
     import sysconfig
+
     lib = None
     libdir = sysconfig.get_config_var("LIBDIR") or ""
     for name in (sysconfig.get_config_var("INSTSONAME"), sysconfig.get_config_var("LDLIBRARY")):
@@ -882,9 +1032,15 @@ def python_runtime():
                     break
         if lib:
             break
-    return {"libpython": lib, "prefix": sys.prefix, "base_prefix": sys.base_prefix,
-            "exec_prefix": sys.exec_prefix, "sys_path": [p for p in sys.path if p],
-            "torch_dir": torch_dir(), "pycache_prefix": sys.pycache_prefix or ""}
+    return {
+        "libpython": lib,
+        "prefix": sys.prefix,
+        "base_prefix": sys.base_prefix,
+        "exec_prefix": sys.exec_prefix,
+        "sys_path": [p for p in sys.path if p],
+        "torch_dir": torch_dir(),
+        "pycache_prefix": sys.pycache_prefix or "",
+    }
 
 
 def torch_has_bytecode():
@@ -893,6 +1049,7 @@ def torch_has_bytecode():
     bytecode only under the prefix, so every fresh hone cache would compile
     torch again (2-4 s of a machine's first evaluation)."""
     import importlib.util
+
     spec = importlib.util.find_spec("torch")
     if spec is None or not spec.origin:
         return False
@@ -915,8 +1072,10 @@ def use_bytecode_dir(path):
     try:
         os.makedirs(path, exist_ok=True)
     except OSError as e:
-        print(f"hone oracle: bytecode folder {path}: {e.strerror}; compiling in memory",
-              file=sys.stderr)
+        print(
+            f"hone oracle: bytecode folder {path}: {e.strerror}; compiling in memory",
+            file=sys.stderr,
+        )
         return
     sys.pycache_prefix = os.path.abspath(path)
     sys.dont_write_bytecode = False
@@ -926,6 +1085,7 @@ def torch_dir():
     """torch's package folder, found without importing torch, so that
     `--runtime` and the hello give the same answer."""
     import importlib.util
+
     spec = importlib.util.find_spec("torch")
     if spec is None or not spec.origin:
         return None
@@ -938,6 +1098,7 @@ def print_runtime():
     importing torch while this interpreter's oracle imports it too. Exit code
     3 when torch or numpy is not installed here."""
     import importlib.util
+
     for name in ("torch", "numpy"):
         if importlib.util.find_spec(name) is None:
             print(f"hone oracle: {sys.executable} has no {name}", file=sys.stderr)
@@ -971,10 +1132,10 @@ class Oracle:
 
     def __init__(self, device):
         self.device = device
-        self.problems = {}   # id -> Problem
-        self.by_key = {}     # (path, source hash, scale, seed) -> id
+        self.problems = {}  # id -> Problem
+        self.by_key = {}  # (path, source hash, scale, seed) -> id
         self.next_id = 1
-        self.active = []     # ids of problems on the device, least recently used first
+        self.active = []  # ids of problems on the device, least recently used first
 
     def _activate(self, p):
         if p.id in self.active:
@@ -992,12 +1153,19 @@ class Oracle:
 
     def handle(self, req):
         op = req.get("op")
-        fn = {"hello": self.hello, "load": self.load, "generate": self.generate,
-              "distributions": self.distributions, "prepare_extension": prepare_extension,
-              "release": self.release}.get(op)
+        fn = {
+            "hello": self.hello,
+            "load": self.load,
+            "generate": self.generate,
+            "distributions": self.distributions,
+            "prepare_extension": prepare_extension,
+            "release": self.release,
+        }.get(op)
         if fn is None:
-            raise OracleError(f"unknown op {op!r} (hello, load, distributions, generate, "
-                              f"prepare_extension, release, exit)")
+            raise OracleError(
+                f"unknown op {op!r} (hello, load, distributions, generate, "
+                f"prepare_extension, release, exit)"
+            )
         return fn(req)
 
     def hello(self, req):
@@ -1005,12 +1173,18 @@ class Oracle:
         if torch.cuda.is_available():
             for i in range(torch.cuda.device_count()):
                 devices.append({"name": f"cuda:{i}", "description": device_name(f"cuda:{i}")})
-        return {"ok": True, "protocol": ORACLE_PROTOCOL_VERSION, "torch": torch.__version__,
-                "python": platform.python_version(), "executable": sys.executable,
-                "device": self.device, "devices": devices,
-                "compile_available": hasattr(torch, "compile"),
-                "runtime": python_runtime(),
-                "policies": {k: v for k, v in POLICIES.items()}}
+        return {
+            "ok": True,
+            "protocol": ORACLE_PROTOCOL_VERSION,
+            "torch": torch.__version__,
+            "python": platform.python_version(),
+            "executable": sys.executable,
+            "device": self.device,
+            "devices": devices,
+            "compile_available": hasattr(torch, "compile"),
+            "runtime": python_runtime(),
+            "policies": {k: v for k, v in POLICIES.items()},
+        }
 
     def load(self, req):
         path = req.get("path")
@@ -1018,8 +1192,10 @@ class Oracle:
             raise OracleError("load needs 'path'")
         path = os.path.abspath(path)
         if os.path.isdir(path):
-            names = sorted((n for n in os.listdir(path) if n.endswith(".py") and not n.startswith("_")),
-                           key=lambda n: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", n)])
+            names = sorted(
+                (n for n in os.listdir(path) if n.endswith(".py") and not n.startswith("_")),
+                key=lambda n: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", n)],
+            )
             out = []
             for n in names:
                 sub = dict(req, path=os.path.join(path, n))
@@ -1094,7 +1270,9 @@ class Oracle:
                 scale = 1.0 if scale > 0.99 else float(f"{scale:.3g}")
         if len({msg for _, msg in tried}) == 1:
             raise OracleError(tried[0][1])
-        raise Skip("fails at every scale tried: " + "; ".join(f"scale {s:g}: {m}" for s, m in tried))
+        raise Skip(
+            "fails at every scale tried: " + "; ".join(f"scale {s:g}: {m}" for s, m in tried)
+        )
 
     def _load_policy(self, path, source, policy, model_seed, device):
         budget = POLICIES[policy]
@@ -1195,8 +1373,10 @@ class Oracle:
         for j, (k, _) in enumerate(p.params):
             tensors.append(write_tensor(out_dir, len(args) + j, "param", k, p.state[k]))
         if [list(o.shape) for o in outs] != [c["shape"] for c in p.contract_outputs]:
-            raise OracleError(f"{p.path}: output shapes {[list(o.shape) for o in outs]} differ "
-                              f"from the contract's {[c['shape'] for c in p.contract_outputs]}")
+            raise OracleError(
+                f"{p.path}: output shapes {[list(o.shape) for o in outs]} differ "
+                f"from the contract's {[c['shape'] for c in p.contract_outputs]}"
+            )
         for i, o in enumerate(outs):
             tensors.append(write_tensor(out_dir, i, "output", p.output_names[i], o))
         ref64 = {"available": True}
@@ -1210,9 +1390,16 @@ class Oracle:
             ref64 = {"available": False, "reason": describe_exception(e, p.path)}
         r = {"ok": True}
         r.update(p.summary())
-        r.update({"seed": seed, "distribution": dist,
-                  "distribution_name": p.distributions[dist].name,
-                  "out_dir": os.path.abspath(out_dir), "tensors": tensors, "ref64": ref64})
+        r.update(
+            {
+                "seed": seed,
+                "distribution": dist,
+                "distribution_name": p.distributions[dist].name,
+                "out_dir": os.path.abspath(out_dir),
+                "tensors": tensors,
+                "ref64": ref64,
+            }
+        )
         return r
 
     def _generate_into(self, p, seed, dist, targets, scale=1):
@@ -1223,12 +1410,20 @@ class Oracle:
         alive beside their float64 copies)."""
         want = {k: targets.get(k) for k in ("inputs", "outputs", "ref64")}
         n_in, n_out = len(p.contract_inputs), len(p.contract_outputs)
-        if not isinstance(want["inputs"], list) or len(want["inputs"]) != n_in or \
-                not isinstance(want["outputs"], list) or len(want["outputs"]) != n_out or \
-                (want["ref64"] is not None and (not isinstance(want["ref64"], list)
-                                                or len(want["ref64"]) != n_out)):
-            raise OracleError(f"generate: targets need {n_in} inputs, {n_out} outputs and "
-                              f"optionally {n_out} ref64 outputs")
+        if (
+            not isinstance(want["inputs"], list)
+            or len(want["inputs"]) != n_in
+            or not isinstance(want["outputs"], list)
+            or len(want["outputs"]) != n_out
+            or (
+                want["ref64"] is not None
+                and (not isinstance(want["ref64"], list) or len(want["ref64"]) != n_out)
+            )
+        ):
+            raise OracleError(
+                f"generate: targets need {n_in} inputs, {n_out} outputs and "
+                f"optionally {n_out} ref64 outputs"
+            )
         sink = DeviceTargets(p.device)
         try:
             try:
@@ -1247,9 +1442,11 @@ class Oracle:
                 raise OracleError(describe_exception(e, p.path))
             del args
             if [list(o.shape) for o in outs] != [c["shape"] for c in p.contract_outputs]:
-                raise OracleError(f"{p.path}: output shapes {[list(o.shape) for o in outs]} "
-                                  f"differ from the contract's "
-                                  f"{[c['shape'] for c in p.contract_outputs]}")
+                raise OracleError(
+                    f"{p.path}: output shapes {[list(o.shape) for o in outs]} "
+                    f"differ from the contract's "
+                    f"{[c['shape'] for c in p.contract_outputs]}"
+                )
             for i, o in enumerate(outs):
                 sink.write(want["outputs"][i], o, f"output {i}")
             del outs
@@ -1260,8 +1457,14 @@ class Oracle:
             sink.close()
         r = {"ok": True}
         r.update(p.summary())
-        r.update({"seed": seed, "distribution": dist,
-                  "distribution_name": p.distributions[dist].name, "ref64": ref64})
+        r.update(
+            {
+                "seed": seed,
+                "distribution": dist,
+                "distribution_name": p.distributions[dist].name,
+                "ref64": ref64,
+            }
+        )
         return r
 
     def _ref64_into(self, p, seed, dist, sink, want):
@@ -1269,7 +1472,7 @@ class Oracle:
         try:
             numbers = None
             args = []
-            for i, c in enumerate(p.contract_inputs[:len(p.arg_names)]):
+            for i, c in enumerate(p.contract_inputs[: len(p.arg_names)]):
                 if "python_type" in c:
                     if c.get("constant"):
                         args.append(c["value"])
@@ -1279,8 +1482,11 @@ class Oracle:
                     continue
                 dtype = getattr(torch, _TORCH_DTYPE[c["dtype"]])
                 raw = sink.view(want["inputs"][i])
-                t = raw.view(dtype).reshape(c["shape"]) if raw.numel() else \
-                    torch.empty(c["shape"], dtype=dtype, device=p.device)
+                t = (
+                    raw.view(dtype).reshape(c["shape"])
+                    if raw.numel()
+                    else torch.empty(c["shape"], dtype=dtype, device=p.device)
+                )
                 # A copy: the forward may write into its inputs.
                 args.append(t.double() if t.is_floating_point() else t.clone())
             start = time.perf_counter()
@@ -1296,6 +1502,7 @@ class Oracle:
             return {"available": True, "seconds": time.perf_counter() - start}
         except Exception as e:
             return {"available": False, "reason": describe_exception(e, p.path)}
+
 
 def prepare_extension(req):
     """A ModelNew's load_inline/cpp_extension.load extension, written out
@@ -1376,15 +1583,25 @@ def exit_with_worker():
 
 def main(argv):
     import argparse
+
     ap = argparse.ArgumentParser(description="hone's PyTorch oracle (docs/ORACLE.md)")
     ap.add_argument("--check", action="store_true", help="print the torch version and exit")
-    ap.add_argument("--runtime", action="store_true",
-                    help="print the interpreter's runtime as JSON without importing torch, and exit")
-    ap.add_argument("--bytecode-dir", default=None,
-                    help="keep compiled Python bytecode here (sys.pycache_prefix)")
+    ap.add_argument(
+        "--runtime",
+        action="store_true",
+        help="print the interpreter's runtime as JSON without importing torch, and exit",
+    )
+    ap.add_argument(
+        "--bytecode-dir",
+        default=None,
+        help="keep compiled Python bytecode here (sys.pycache_prefix)",
+    )
     ap.add_argument("--device", default=None, help="cpu or cuda:N (default: cuda:0 if present)")
-    ap.add_argument("--exit-with-worker", action="store_true",
-                    help="exit the moment the other end of stdin (a socket) closes")
+    ap.add_argument(
+        "--exit-with-worker",
+        action="store_true",
+        help="exit the moment the other end of stdin (a socket) closes",
+    )
     opts = ap.parse_args(argv)
     if opts.exit_with_worker:
         exit_with_worker()
@@ -1397,14 +1614,19 @@ def main(argv):
         import torch as _torch
         import numpy  # noqa: F401  (the tensor writer needs it)
     except Exception as e:  # ImportError, or a torch whose own libraries fail to load (OSError)
-        print(f"hone oracle: {sys.executable} cannot import {getattr(e, 'name', None) or 'torch'} ({e}); "
-              f"set HONE_PYTHON to a python3 with torch and numpy "
-              f"(Debian: apt-get install python3-torch python3-numpy)", file=sys.stderr)
+        print(
+            f"hone oracle: {sys.executable} cannot import {getattr(e, 'name', None) or 'torch'} ({e}); "
+            f"set HONE_PYTHON to a python3 with torch and numpy "
+            f"(Debian: apt-get install python3-torch python3-numpy)",
+            file=sys.stderr,
+        )
         return EXIT_NO_TORCH
     torch = _torch
     if opts.check:
-        print(f"torch {torch.__version__} python {platform.python_version()} "
-              f"cuda {'yes' if torch.cuda.is_available() else 'no'} {sys.executable}")
+        print(
+            f"torch {torch.__version__} python {platform.python_version()} "
+            f"cuda {'yes' if torch.cuda.is_available() else 'no'} {sys.executable}"
+        )
         return 0
     device = opts.device or ("cuda:0" if torch.cuda.is_available() else "cpu")
     return serve(device)

@@ -102,20 +102,73 @@ def global_kernels(source):
     return names
 
 
-_SIDE_STREAM_MARKS = ("torch.cuda.Stream", "cuda.Stream(", "torch.cuda.stream(", "ExternalStream",
-                      "cudaStreamCreate", "getStreamFromPool")
-_GRAPH_MARKS = ("torch.cuda.graph", "CUDAGraph", "cudaGraph", "make_graphed_callables",
-                "cudaStreamBeginCapture")
-_LIBRARY_MARKS = (("cublas", ("cublas",)), ("cudnn", ("cudnn",)), ("cutlass", ("cutlass",)),
-                  ("cute", ("<cute/", "cute::")), ("thrust", ("<thrust/", "thrust::")),
-                  ("cub", ("<cub/", "cub::")), ("curand", ("curand",)), ("cufft", ("cufft",)),
-                  ("cusparse", ("cusparse",)), ("cusolver", ("cusolver",)), ("nccl", ("nccl",)))
+_SIDE_STREAM_MARKS = (
+    "torch.cuda.Stream",
+    "cuda.Stream(",
+    "torch.cuda.stream(",
+    "ExternalStream",
+    "cudaStreamCreate",
+    "getStreamFromPool",
+)
+_GRAPH_MARKS = (
+    "torch.cuda.graph",
+    "CUDAGraph",
+    "cudaGraph",
+    "make_graphed_callables",
+    "cudaStreamBeginCapture",
+)
+_LIBRARY_MARKS = (
+    ("cublas", ("cublas",)),
+    ("cudnn", ("cudnn",)),
+    ("cutlass", ("cutlass",)),
+    ("cute", ("<cute/", "cute::")),
+    ("thrust", ("<thrust/", "thrust::")),
+    ("cub", ("<cub/", "cub::")),
+    ("curand", ("curand",)),
+    ("cufft", ("cufft",)),
+    ("cusparse", ("cusparse",)),
+    ("cusolver", ("cusolver",)),
+    ("nccl", ("nccl",)),
+)
 _KNOWN_PACKAGES = {"torch", "triton", "numpy", "__future__", "hone_compat_problem"}
-_STDLIB_FALLBACK = {"abc", "ast", "collections", "contextlib", "copy", "ctypes", "dataclasses",
-                    "enum", "functools", "glob", "hashlib", "importlib", "inspect", "io",
-                    "itertools", "json", "logging", "math", "operator", "os", "pathlib", "random",
-                    "re", "shutil", "string", "struct", "subprocess", "sys", "tempfile",
-                    "textwrap", "threading", "time", "types", "typing", "warnings", "weakref"}
+_STDLIB_FALLBACK = {
+    "abc",
+    "ast",
+    "collections",
+    "contextlib",
+    "copy",
+    "ctypes",
+    "dataclasses",
+    "enum",
+    "functools",
+    "glob",
+    "hashlib",
+    "importlib",
+    "inspect",
+    "io",
+    "itertools",
+    "json",
+    "logging",
+    "math",
+    "operator",
+    "os",
+    "pathlib",
+    "random",
+    "re",
+    "shutil",
+    "string",
+    "struct",
+    "subprocess",
+    "sys",
+    "tempfile",
+    "textwrap",
+    "threading",
+    "time",
+    "types",
+    "typing",
+    "warnings",
+    "weakref",
+}
 
 
 def _uses(source, imported):
@@ -125,8 +178,11 @@ def _uses(source, imported):
     for top in imported:
         if top not in stdlib and top not in _KNOWN_PACKAGES and top not in libs:
             libs.append(top)
-    return {"side_streams": any(m in source for m in _SIDE_STREAM_MARKS),
-            "cuda_graphs": any(m in source for m in _GRAPH_MARKS), "external_libraries": libs}
+    return {
+        "side_streams": any(m in source for m in _SIDE_STREAM_MARKS),
+        "cuda_graphs": any(m in source for m in _GRAPH_MARKS),
+        "external_libraries": libs,
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -182,8 +238,16 @@ class Scope:
         return out
 
 
-_SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
-                ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_SCOPE_NODES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ClassDef,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
 
 
 def _statement_of(node, parents):
@@ -232,6 +296,7 @@ class _Collector(ast.NodeVisitor):
             self._bind_params(node.args)
             for stmt in node.body:
                 self.visit(stmt)
+
         self._in_scope(node, "function", node.name, body)
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -242,6 +307,7 @@ class _Collector(ast.NodeVisitor):
         def body():
             self._bind_params(node.args)
             self.visit(node.body)
+
         self._in_scope(node, "function", "<lambda>", body)
 
     def visit_ClassDef(self, node):
@@ -264,6 +330,7 @@ class _Collector(ast.NodeVisitor):
             for part in ("elt", "key", "value"):
                 if hasattr(node, part):
                     self.visit(getattr(node, part))
+
         self._in_scope(node, "comprehension", "<comprehension>", body)
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
@@ -366,8 +433,11 @@ def _import_map(tree):
             names.setdefault(f, CPP_EXTENSION + "." + f)
     for _ in range(3):  # aliases of aliases
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
-                    isinstance(node.targets[0], ast.Name):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
                 path = dotted(node.value, names)
                 if path in EXTENSION_FUNCS:
                     names[node.targets[0].id] = path
@@ -460,8 +530,8 @@ def _numeric(op, a, b):
         return a // b
     if isinstance(op, ast.Mod):
         return a % b
-    if isinstance(op, ast.Pow) and isinstance(b, int) and 0 <= b <= 64 and abs(a) < 2 ** 64:
-        return a ** b
+    if isinstance(op, ast.Pow) and isinstance(b, int) and 0 <= b <= 64 and abs(a) < 2**64:
+        return a**b
     raise Unresolved("an arithmetic operator hone does not evaluate")
 
 
@@ -582,8 +652,10 @@ class Resolver:
         if type(sl).__name__ == "Index":  # Python 3.8 wraps the index
             sl = sl.value
         if isinstance(sl, ast.Slice):
-            parts = [self.value(p, scope, at) if p is not None else None
-                     for p in (sl.lower, sl.upper, sl.step)]
+            parts = [
+                self.value(p, scope, at) if p is not None else None
+                for p in (sl.lower, sl.upper, sl.step)
+            ]
             if not isinstance(container, (str, list, tuple)):
                 raise Unresolved("a slice of %s" % type(container).__name__)
             return container[slice(*parts)]
@@ -595,22 +667,30 @@ class Resolver:
     def _call(self, node, scope, at):
         func = node.func
         path = dotted(func, self.names)
-        if path in ("textwrap.dedent", "inspect.cleandoc") and len(node.args) == 1 \
-                and not node.keywords:
+        if (
+            path in ("textwrap.dedent", "inspect.cleandoc")
+            and len(node.args) == 1
+            and not node.keywords
+        ):
             text = self.value(node.args[0], scope, at)
             if not isinstance(text, str):
                 raise Unresolved("%s of a non-string" % path)
             return textwrap.dedent(text) if path == "textwrap.dedent" else _cleandoc(text)
-        if path == "str" and len(node.args) == 1 and not node.keywords and \
-                "str" not in scope.module().bindings:
+        if (
+            path == "str"
+            and len(node.args) == 1
+            and not node.keywords
+            and "str" not in scope.module().bindings
+        ):
             v = self.value(node.args[0], scope, at)
             if isinstance(v, _SCALARS):
                 return str(v)
         if isinstance(func, ast.Attribute) and func.attr in _STR_METHODS:
             receiver = self.value(func.value, scope, at)
             if isinstance(receiver, str):
-                args = [self.value(a, scope, at) for a in node.args
-                        if not isinstance(a, ast.Starred)]
+                args = [
+                    self.value(a, scope, at) for a in node.args if not isinstance(a, ast.Starred)
+                ]
                 if len(args) != len(node.args):
                     raise Unresolved("a *argument to str.%s" % func.attr)
                 kwargs = {}
@@ -630,8 +710,11 @@ class Resolver:
         if kwargs:
             raise Unresolved("keyword arguments to str.%s" % method)
         if method == "join":
-            if len(args) != 1 or not isinstance(args[0], (list, tuple)) or \
-                    not all(isinstance(x, str) for x in args[0]):
+            if (
+                len(args) != 1
+                or not isinstance(args[0], (list, tuple))
+                or not all(isinstance(x, str) for x in args[0])
+            ):
                 raise Unresolved("str.join of something other than strings")
             return s.join(args[0])
         if not all(isinstance(a, (str, int)) and not isinstance(a, bool) for a in args):
@@ -680,6 +763,7 @@ class Resolver:
 
 def _cleandoc(text):
     import inspect
+
     return inspect.cleandoc(text)
 
 
@@ -723,8 +807,10 @@ def _call_arguments(call, kind, resolver, scope):
             positional.append(("node", a))
     for i, (how, item) in enumerate(positional):
         if i >= stable:
-            reasons.append("argument %d of %s is positional, and torch versions differ in what "
-                           "it means (pass it by keyword)" % (i + 1, kind))
+            reasons.append(
+                "argument %d of %s is positional, and torch versions differ in what "
+                "it means (pass it by keyword)" % (i + 1, kind)
+            )
             continue
         if how == "value":
             values[params[i]] = item
@@ -758,8 +844,9 @@ def _relative_paths(values):
         paths = values.get(param)
         for p in [paths] if isinstance(paths, str) else paths or []:
             if isinstance(p, str) and not os.path.isabs(p):
-                out.append("%s: '%s' is a relative path (it depends on the working folder)"
-                           % (param, p))
+                out.append(
+                    "%s: '%s' is a relative path (it depends on the working folder)" % (param, p)
+                )
                 break
     return out
 
@@ -853,9 +940,14 @@ class _CallFinder(ast.NodeVisitor):
     def _entry(self, node, kind):
         scope = self.stack[-1]
         values, reasons = _call_arguments(node, kind, self.resolver, scope)
-        entry = {"call": kind, "line": node.lineno, "scope": _qualname(self.stack),
-                 "in_try": self.try_depth[-1] > 0, "resolved": not reasons,
-                 "unresolved_reason": "; ".join(reasons)}
+        entry = {
+            "call": kind,
+            "line": node.lineno,
+            "scope": _qualname(self.stack),
+            "in_try": self.try_depth[-1] > 0,
+            "resolved": not reasons,
+            "unresolved_reason": "; ".join(reasons),
+        }
         if isinstance(values.get("name"), str):
             entry["name"] = values["name"]
         if reasons:
@@ -883,9 +975,9 @@ def _module_statements(body):
         yield stmt
         for part in ("body", "orelse", "finalbody"):
             inner = getattr(stmt, part, None)
-            if isinstance(inner, list) and not isinstance(stmt, (ast.FunctionDef,
-                                                                 ast.AsyncFunctionDef,
-                                                                 ast.ClassDef)):
+            if isinstance(inner, list) and not isinstance(
+                stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+            ):
                 yield from _module_statements(inner)
         for h in getattr(stmt, "handlers", []) or []:
             yield from _module_statements(h.body)
@@ -917,8 +1009,10 @@ def _model_new_how(stmt, names):
         return "class" if plain else "subclass"
     if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        if any(_targets_name(t, "ModelNew") for t in targets) and \
-                getattr(stmt, "value", None) is not None:
+        if (
+            any(_targets_name(t, "ModelNew") for t in targets)
+            and getattr(stmt, "value", None) is not None
+        ):
             plain = all(isinstance(t, ast.Name) for t in targets)
             return "assignment" if plain else "other"
         for t in targets:  # globals()["ModelNew"] = ...
@@ -931,14 +1025,21 @@ def _model_new_how(stmt, names):
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "ModelNew":
         return "other"
     if isinstance(stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
-        targets = [stmt.target] if hasattr(stmt, "target") else \
-            [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+        targets = (
+            [stmt.target]
+            if hasattr(stmt, "target")
+            else [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+        )
         if any(_targets_name(t, "ModelNew") for t in targets):
             return "other"
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         call = stmt.value  # setattr(module, "ModelNew", ...)
-        if isinstance(call.func, ast.Name) and call.func.id == "setattr" and \
-                len(call.args) >= 2 and _string_of(call.args[1]) == "ModelNew":
+        if (
+            isinstance(call.func, ast.Name)
+            and call.func.id == "setattr"
+            and len(call.args) >= 2
+            and _string_of(call.args[1]) == "ModelNew"
+        ):
             return "other"
     return None
 
@@ -956,11 +1057,19 @@ def _model_new(tree, names):
 
 
 def _empty(source):
-    return {"ok": True, "error": None,
-            "model_new": {"defined": False, "how": None, "line": None},
-            "extensions": [], "kernels": global_kernels(source), "triton_kernels": [],
-            "builds_extension": False, "uses": _uses(source, []), "language": "",
-            "findings": [], "dsl_kernels": []}
+    return {
+        "ok": True,
+        "error": None,
+        "model_new": {"defined": False, "how": None, "line": None},
+        "extensions": [],
+        "kernels": global_kernels(source),
+        "triton_kernels": [],
+        "builds_extension": False,
+        "uses": _uses(source, []),
+        "language": "",
+        "findings": [],
+        "dsl_kernels": [],
+    }
 
 
 def _imported_packages(tree):
@@ -1004,8 +1113,11 @@ def scan(source, path, decorators=()):
     try:
         _scan_tree(tree, source, out, decorators)
     except (RecursionError, MemoryError) as e:
-        out.update(ok=False, error="%s:1: %s: the file is too deeply nested to scan (%s)"
-                   % (path, type(e).__name__, e))
+        out.update(
+            ok=False,
+            error="%s:1: %s: the file is too deeply nested to scan (%s)"
+            % (path, type(e).__name__, e),
+        )
     return out
 
 
@@ -1020,18 +1132,21 @@ def _scan_tree(tree, source, out, decorators=()):
         finder.visit(stmt)
     out["model_new"] = _model_new(tree, names)
     out["extensions"] = finder.extensions
-    out["kernels"] += [k for k in _source_file_kernels(finder.extensions)
-                       if k not in out["kernels"]]
+    out["kernels"] += [
+        k for k in _source_file_kernels(finder.extensions) if k not in out["kernels"]
+    ]
     out["triton_kernels"] = finder.triton
     out["dsl_kernels"] = finder.dsl
-    out["builds_extension"] = bool(finder.extensions or finder.triton or finder.dsl or
-                                   finder.references or finder.foreign)
+    out["builds_extension"] = bool(
+        finder.extensions or finder.triton or finder.dsl or finder.references or finder.foreign
+    )
     out["foreign_builders"] = finder.foreign
     packages = _imported_packages(tree)
     out["uses"] = _uses(source, packages)
     out["language"] = _language(finder, packages)
-    out["findings"] = _guarded_builds(finder.extensions) + \
-        hone_pylint.findings(tree, names, finder.triton + [k["name"] for k in finder.dsl])
+    out["findings"] = _guarded_builds(finder.extensions) + hone_pylint.findings(
+        tree, names, finder.triton + [k["name"] for k in finder.dsl]
+    )
 
 
 def _source_file_kernels(extensions):
@@ -1047,8 +1162,12 @@ def _source_file_kernels(extensions):
         sources = e["args"].get("sources")
         for p in [sources] if isinstance(sources, str) else sources or []:
             try:
-                if not (isinstance(p, str) and os.path.isabs(p) and os.path.isfile(p)
-                        and os.path.getsize(p) <= MAX_STRING):
+                if not (
+                    isinstance(p, str)
+                    and os.path.isabs(p)
+                    and os.path.isfile(p)
+                    and os.path.getsize(p) <= MAX_STRING
+                ):
                     continue
                 with open(p, encoding="utf-8", errors="replace") as f:
                     text = f.read(MAX_STRING)
@@ -1072,10 +1191,17 @@ def _language(finder, packages):
 def _guarded_builds(extensions):
     """An extension built inside a try block: when the build fails, the file
     goes on without its kernel (the `fallback` rule of hone_pylint.py)."""
-    return [{"rule": "fallback", "line": e["line"], "token": "try: %s(...)" % e["call"],
-             "detail": "its %s build at line %d is inside a try block: when it fails, the file "
-                       "runs without its kernel" % (e["call"], e["line"])}
-            for e in extensions if e.get("in_try")]
+    return [
+        {
+            "rule": "fallback",
+            "line": e["line"],
+            "token": "try: %s(...)" % e["call"],
+            "detail": "its %s build at line %d is inside a try block: when it fails, the file "
+            "runs without its kernel" % (e["call"], e["line"]),
+        }
+        for e in extensions
+        if e.get("in_try")
+    ]
 
 
 def main(argv):

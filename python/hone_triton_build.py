@@ -51,14 +51,20 @@ def _as_signature(entry):
 def _driver():
     import triton.backends.nvidia.driver as driver
     from triton.runtime.build import compile_module_from_src
+
     return driver, compile_module_from_src
 
 
 def build_cuda_utils():
     driver, compile_module_from_src = _driver()
     src = open(os.path.join(driver.dirname, "driver.c")).read()
-    compile_module_from_src(src=src, name="cuda_utils", library_dirs=driver.library_dirs(),
-                            include_dirs=driver.include_dirs, libraries=driver.libraries)
+    compile_module_from_src(
+        src=src,
+        name="cuda_utils",
+        library_dirs=driver.library_dirs(),
+        include_dirs=driver.include_dirs,
+        libraries=driver.libraries,
+    )
 
 
 def build_launcher(request):
@@ -68,8 +74,13 @@ def build_launcher(request):
     driver, compile_module_from_src = _driver()
     sig = {i: _as_signature(s) for i, s in enumerate(signature)}
     src = driver.make_launcher({}, sig, None)
-    compile_module_from_src(src=src, name="__triton_launcher", library_dirs=driver.library_dirs(),
-                            include_dirs=driver.include_dirs, libraries=driver.libraries)
+    compile_module_from_src(
+        src=src,
+        name="__triton_launcher",
+        library_dirs=driver.library_dirs(),
+        include_dirs=driver.include_dirs,
+        libraries=driver.libraries,
+    )
 
 
 def handle(pending):

@@ -43,8 +43,10 @@ class DrawInputsTest(unittest.TestCase):
         self.assertEqual(p.calls, ["device", "cpu"])
 
     def test_out_of_device_memory_raises_without_drawing_on_the_cpu(self):
-        for error in (FakeOutOfMemory("CUDA out of memory. Tried to allocate 32.00 GiB"),
-                      RuntimeError("CUDA error: out of memory")):
+        for error in (
+            FakeOutOfMemory("CUDA out of memory. Tried to allocate 32.00 GiB"),
+            RuntimeError("CUDA error: out of memory"),
+        ):
             p = Problem(error)
             with self.assertRaises(RuntimeError):
                 hone_compat._draw_inputs(FakeTorch, p, "cuda:0")
@@ -59,6 +61,7 @@ class DrawInputsTest(unittest.TestCase):
 class Built:
     """A model class that records where it was built, failing on the device
     with `error`."""
+
     error = None
     places = []
 
@@ -111,7 +114,8 @@ class SourceStaysReadableTest(unittest.TestCase):
         "\n"
         "@jit\n"
         "def kernel(x):\n"
-        "    return x + 1\n")
+        "    return x + 1\n"
+    )
 
     def test_a_decorator_reads_the_source_of_a_file_it_cannot_open(self):
         path = "/nonexistent/hone-test/candidate.py"
@@ -120,6 +124,7 @@ class SourceStaysReadableTest(unittest.TestCase):
         self.assertIn("def kernel(x):", mod.kernel.source)
         self.assertEqual(mod.N, 64, "module-level sizes are still scaled")
         import inspect
+
         self.assertEqual(inspect.getsource(mod.kernel).splitlines()[0], "@jit")
 
     def test_a_traceback_names_the_users_line(self):
@@ -140,14 +145,17 @@ class FailureEventsTest(unittest.TestCase):
     def event(self, fn):
         import contextlib
         import io
+
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
             rc = fn()
-        lines = [line for line in err.getvalue().splitlines()
-                 if line.startswith("hone-compat-event: ")]
+        lines = [
+            line for line in err.getvalue().splitlines() if line.startswith("hone-compat-event: ")
+        ]
         self.assertEqual(len(lines), 1, err.getvalue())
         import json
-        return rc, json.loads(lines[0][len("hone-compat-event: "):])
+
+        return rc, json.loads(lines[0][len("hone-compat-event: ") :])
 
     def test_a_refused_result_says_why(self):
         rc, e = self.event(lambda: hone_compat._call_failed("ModelNew returned 2 tensors"))
@@ -171,11 +179,18 @@ class FailureEventsTest(unittest.TestCase):
         # The sandbox runs Python in UTF-8 (PYTHONUTF8, PYTHONIOENCODING): a
         # compiler's ‘quotes’ print without a UnicodeEncodeError.
         import subprocess
+
         out = subprocess.run(
             [sys.executable, "-c", "print('error: \u2018x\u2019 was not declared')"],
-            env={"LANG": "C", "LC_ALL": "C", "PYTHONUTF8": "1", "PYTHONIOENCODING": "utf-8",
-                 "PATH": os.environ.get("PATH", "")},
-            capture_output=True)
+            env={
+                "LANG": "C",
+                "LC_ALL": "C",
+                "PYTHONUTF8": "1",
+                "PYTHONIOENCODING": "utf-8",
+                "PATH": os.environ.get("PATH", ""),
+            },
+            capture_output=True,
+        )
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("\u2018x\u2019".encode(), out.stdout)
 
@@ -196,8 +211,9 @@ class DrawnScalarsTest(unittest.TestCase):
     def setUp(self):
         self.saved = dict(hone_compat._state)
         # forward(x, alpha: float drawn per value set, n: int constant 3)
-        hone_compat._state.update(nf=3, python_types=["", "float", "int"],
-                                  python_values=["", "", "3"], prepared=None)
+        hone_compat._state.update(
+            nf=3, python_types=["", "float", "int"], python_values=["", "", "3"], prepared=None
+        )
 
     def tearDown(self):
         hone_compat._state.clear()

@@ -25,6 +25,7 @@ import hone_extbuild  # noqa: E402
 try:
     import torch  # noqa: F401
     import torch.utils.cpp_extension as cpp_extension
+
     HAVE_TORCH = True
 except Exception:  # no torch, or a broken one: the torch tests skip
     HAVE_TORCH = False
@@ -43,8 +44,10 @@ class KeyTest(unittest.TestCase):
         self.assertEqual(self.key("load_inline", a), self.key("load_inline", dict(a)))
         self.assertEqual(len(self.key("load_inline", a)), 64)
         # Pinned: a change to the canonical form invalidates every cached build.
-        self.assertEqual(self.key("load_inline", {"name": "e", "cpp_sources": ""}),
-                         "5ca041122e11f2fd28d179a2dcfa6fbc5f9dd28a431edd0fbe5dec3a932c83a6")
+        self.assertEqual(
+            self.key("load_inline", {"name": "e", "cpp_sources": ""}),
+            "5ca041122e11f2fd28d179a2dcfa6fbc5f9dd28a431edd0fbe5dec3a932c83a6",
+        )
 
     def test_normalisation_like_load_inline(self):
         base = {"name": "e", "cpp_sources": ["int f();"]}
@@ -54,40 +57,74 @@ class KeyTest(unittest.TestCase):
             {"name": "e", "cpp_sources": "int f();", "cuda_sources": None},
             {"name": "e", "cpp_sources": "int f();", "cuda_sources": []},
             {"name": "e", "cpp_sources": "int f();", "extra_cflags": None},
-            {"name": "e", "cpp_sources": "int f();", "verbose": True,
-             "build_directory": "/tmp/x", "keep_intermediates": False, "use_pch": True},
-            {"name": "e", "cpp_sources": "int f();", "with_pytorch_error_handling": True,
-             "is_python_module": True, "no_implicit_headers": False, "with_cuda": None},
-            {"name": "e", "cpp_sources": "int f();", "sycl_sources": None, "with_sycl": None,
-             "extra_sycl_cflags": []},
+            {
+                "name": "e",
+                "cpp_sources": "int f();",
+                "verbose": True,
+                "build_directory": "/tmp/x",
+                "keep_intermediates": False,
+                "use_pch": True,
+            },
+            {
+                "name": "e",
+                "cpp_sources": "int f();",
+                "with_pytorch_error_handling": True,
+                "is_python_module": True,
+                "no_implicit_headers": False,
+                "with_cuda": None,
+            },
+            {
+                "name": "e",
+                "cpp_sources": "int f();",
+                "sycl_sources": None,
+                "with_sycl": None,
+                "extra_sycl_cflags": [],
+            },
         ]
         for args in same:
             self.assertEqual(self.key("load_inline", args), self.key("load_inline", base), args)
-        self.assertEqual(self.key("load_inline", dict(base, functions="f")),
-                         self.key("load_inline", dict(base, functions=["f"])))
+        self.assertEqual(
+            self.key("load_inline", dict(base, functions="f")),
+            self.key("load_inline", dict(base, functions=["f"])),
+        )
 
     def test_what_changes_the_build_changes_the_key(self):
         base = {"name": "e", "cpp_sources": ["int f();"], "functions": ["f"]}
         different = [
-            dict(base, name="e2"), dict(base, cpp_sources=["int g();"]),
-            dict(base, functions={"f": "f"}), dict(base, extra_cflags=["-O3"]),
-            dict(base, with_cuda=True), dict(base, is_python_module=False),
-            dict(base, with_pytorch_error_handling=False), dict(base, no_implicit_headers=True),
+            dict(base, name="e2"),
+            dict(base, cpp_sources=["int g();"]),
+            dict(base, functions={"f": "f"}),
+            dict(base, extra_cflags=["-O3"]),
+            dict(base, with_cuda=True),
+            dict(base, is_python_module=False),
+            dict(base, with_pytorch_error_handling=False),
+            dict(base, no_implicit_headers=True),
             dict(base, sycl_sources=["x"]),
         ]
         keys = {self.key("load_inline", a) for a in different}
         self.assertEqual(len(keys), len(different))
         self.assertNotIn(self.key("load_inline", base), keys)
-        self.assertNotEqual(self.key("load", {"name": "e", "sources": ["a.cpp"]}),
-                            self.key("load_inline", {"name": "e", "sources": ["a.cpp"]}))
+        self.assertNotEqual(
+            self.key("load", {"name": "e", "sources": ["a.cpp"]}),
+            self.key("load_inline", {"name": "e", "sources": ["a.cpp"]}),
+        )
 
     def test_canonical_form(self):
-        c = hone_extbuild.canonical_args("load", {"name": "e", "sources": "a.cu",
-                                                  "verbose": True})
-        self.assertEqual(c, {"name": "e", "sources": ["a.cu"], "extra_cflags": [],
-                             "extra_cuda_cflags": [], "extra_ldflags": [],
-                             "extra_include_paths": [], "with_cuda": None,
-                             "is_python_module": True, "is_standalone": False})
+        c = hone_extbuild.canonical_args("load", {"name": "e", "sources": "a.cu", "verbose": True})
+        self.assertEqual(
+            c,
+            {
+                "name": "e",
+                "sources": ["a.cu"],
+                "extra_cflags": [],
+                "extra_cuda_cflags": [],
+                "extra_ldflags": [],
+                "extra_include_paths": [],
+                "with_cuda": None,
+                "is_python_module": True,
+                "is_standalone": False,
+            },
+        )
 
     def test_odd_runtime_values_do_not_raise(self):
         k = self.key("load_inline", {"name": "e", "cpp_sources": [object()], "x": {1: 2}})
@@ -134,8 +171,10 @@ class NinjaTest(unittest.TestCase):
     def test_steps(self):
         variables, steps = hone_extbuild.steps_from_ninja(TORCH2_NINJA, "/b/my dir")
         self.assertEqual(variables["nvcc"], "/usr/local/cuda/bin/nvcc")
-        self.assertEqual([(s["id"], s["kind"]) for s in steps],
-                         [("main.o", "cxx"), ("cuda.cuda.o", "nvcc"), ("fused.so", "link")])
+        self.assertEqual(
+            [(s["id"], s["kind"]) for s in steps],
+            [("main.o", "cxx"), ("cuda.cuda.o", "nvcc"), ("fused.so", "link")],
+        )
         cxx, nvcc, link = steps
         self.assertEqual(cxx["argv"][:4], ["c++", "-MMD", "-MF", "main.o.d"])
         self.assertIn("-DCOST=$5", cxx["argv"])
@@ -143,9 +182,15 @@ class NinjaTest(unittest.TestCase):
         self.assertEqual(cxx["argv"][-4:], ["-c", "/b/my dir/main.cpp", "-o", "main.o"])
         self.assertEqual(cxx["inputs"], ["/b/my dir/main.cpp"])
         self.assertEqual(cxx["outputs"], ["/b/my dir/main.o"])
-        self.assertEqual(nvcc["argv"][:4], ["/usr/local/cuda/bin/nvcc",
-                                            "--generate-dependencies-with-compile",
-                                            "--dependency-output", "cuda.cuda.o.d"])
+        self.assertEqual(
+            nvcc["argv"][:4],
+            [
+                "/usr/local/cuda/bin/nvcc",
+                "--generate-dependencies-with-compile",
+                "--dependency-output",
+                "cuda.cuda.o.d",
+            ],
+        )
         self.assertIn("-gencode=arch=compute_90a,code=sm_90a", nvcc["argv"])
         i = nvcc["argv"].index("--compiler-options")
         self.assertEqual(nvcc["argv"][i + 1], "-fPIC")  # the shell removes the quotes
@@ -164,8 +209,9 @@ def built_extension():
         plan = hone_extbuild.prepare("load_inline", ARGS, d)
         error = None if plan.get("ok") else plan.get("error")
         for step in plan.get("steps", []) if error is None else []:
-            p = subprocess.run(step["argv"], cwd=plan["build_dir"], capture_output=True,
-                               text=True, timeout=600)
+            p = subprocess.run(
+                step["argv"], cwd=plan["build_dir"], capture_output=True, text=True, timeout=600
+            )
             if p.returncode != 0:
                 error = "%s failed: %s" % (step["id"], p.stdout + p.stderr)
                 break
@@ -236,15 +282,17 @@ class PrepareTest(unittest.TestCase):
             self.assertIn("build_dir", r["error"])
             r = hone_extbuild.oracle_request("garbage")
             self.assertFalse(r["ok"])
-            r = hone_extbuild.oracle_request({"op": "prepare_extension", "kind": "load_inline",
-                                              "args": ARGS, "build_dir": d})
+            r = hone_extbuild.oracle_request(
+                {"op": "prepare_extension", "kind": "load_inline", "args": ARGS, "build_dir": d}
+            )
             self.assertTrue(r["ok"], r.get("error"))
 
     @unittest.skipIf(HAVE_TORCH and torch.version.cuda is not None, "this torch has CUDA")
     def test_cuda_sources_without_cuda_in_torch(self):
         with tempfile.TemporaryDirectory() as d:
-            r = hone_extbuild.prepare("load_inline", dict(ARGS, cuda_sources="__global__ void k(){}"),
-                                      d)
+            r = hone_extbuild.prepare(
+                "load_inline", dict(ARGS, cuda_sources="__global__ void k(){}"), d
+            )
             self.assertFalse(r["ok"])
             self.assertIn("CUDA", r["error"])
 
@@ -253,8 +301,9 @@ class PrepareTest(unittest.TestCase):
             src = os.path.join(d, "ext.cpp")
             with open(src, "w") as f:
                 f.write("#include <torch/extension.h>\n")
-            r = hone_extbuild.prepare("load", {"name": "from_file", "sources": [src]},
-                                      os.path.join(d, "build"))
+            r = hone_extbuild.prepare(
+                "load", {"name": "from_file", "sources": [src]}, os.path.join(d, "build")
+            )
             self.assertTrue(r["ok"], r.get("error"))
             self.assertEqual(r["steps"][0]["inputs"], [src])
 
@@ -266,10 +315,23 @@ class FakeBuild:
         self.calls = []
         self.error = error
 
-    def __call__(self, name, cpp_sources, cuda_sources=None, functions=None, extra_cflags=None,
-                 extra_cuda_cflags=None, extra_ldflags=None, extra_include_paths=None,
-                 build_directory=None, verbose=False, with_cuda=None, is_python_module=True,
-                 with_pytorch_error_handling=True, keep_intermediates=True):
+    def __call__(
+        self,
+        name,
+        cpp_sources,
+        cuda_sources=None,
+        functions=None,
+        extra_cflags=None,
+        extra_cuda_cflags=None,
+        extra_ldflags=None,
+        extra_include_paths=None,
+        build_directory=None,
+        verbose=False,
+        with_cuda=None,
+        is_python_module=True,
+        with_pytorch_error_handling=True,
+        keep_intermediates=True,
+    ):
         self.calls.append(name)
         if self.error:
             raise self.error
@@ -295,10 +357,12 @@ class HookTest(unittest.TestCase):
         self.assertIsNone(self.error)
         hone_extbuild.install_hook({self.plan["key"]: self.plan["library"]}, self.events)
         from torch.utils.cpp_extension import load_inline  # after install: the wrapper
+
         mod = load_inline(name=ARGS["name"], cpp_sources=CPP, functions="add_one", verbose=True)
         self.assertEqual(mod.add_one(torch.zeros(2)).tolist(), [1.0, 1.0])
-        self.assertEqual(self.events, [{"name": ARGS["name"], "key": self.plan["key"],
-                                        "source": "prebuilt"}])
+        self.assertEqual(
+            self.events, [{"name": ARGS["name"], "key": self.plan["key"], "source": "prebuilt"}]
+        )
         self.assertIs(hone_extbuild.events(), self.events)
 
     def test_prebuilt_positional_and_non_python_module(self):
@@ -306,8 +370,9 @@ class HookTest(unittest.TestCase):
         key = hone_extbuild.extension_key("load_inline", dict(ARGS, is_python_module=False))
         hone_extbuild.install_hook({key: {"library": self.plan["library"]}}, self.events)
         # Positional as far as every torch agrees (torch 2.7 put sycl_sources fourth).
-        r = cpp_extension.load_inline(ARGS["name"], CPP, None, functions=["add_one"],
-                                      is_python_module=False)
+        r = cpp_extension.load_inline(
+            ARGS["name"], CPP, None, functions=["add_one"], is_python_module=False
+        )
         self.assertIsNone(r)
         self.assertEqual(self.events[0]["source"], "prebuilt")
 
@@ -317,15 +382,18 @@ class HookTest(unittest.TestCase):
         hone_extbuild.install_hook({"0" * 64: "/nonexistent.so"}, self.events)
         self.assertEqual(cpp_extension.load_inline("other", "int f();"), "built:other")
         self.assertEqual(fake.calls, ["other"])
-        key = hone_extbuild.extension_key("load_inline", {"name": "other",
-                                                          "cpp_sources": "int f();"})
-        self.assertEqual(self.events, [{"name": "other", "key": key,
-                                        "source": "built in the sandbox"}])
+        key = hone_extbuild.extension_key(
+            "load_inline", {"name": "other", "cpp_sources": "int f();"}
+        )
+        self.assertEqual(
+            self.events, [{"name": "other", "key": key, "source": "built in the sandbox"}]
+        )
 
     def test_a_failed_build_is_recorded_and_raised(self):
         log = "\n".join("log line %d" % i for i in range(100))
-        cpp_extension.load_inline = FakeBuild(RuntimeError("Error building extension 'bad': "
-                                                           + log))
+        cpp_extension.load_inline = FakeBuild(
+            RuntimeError("Error building extension 'bad': " + log)
+        )
         hone_extbuild.install_hook({}, self.events)
         try:
             cpp_extension.load_inline(name="bad", cpp_sources="oops")
@@ -334,8 +402,10 @@ class HookTest(unittest.TestCase):
         else:
             self.fail("the build error was not re-raised")
         error = self.events[0]["error"]
-        self.assertTrue(error.startswith("RuntimeError: Error building extension 'bad': log "
-                                         "line 0\n...\n"), error)
+        self.assertTrue(
+            error.startswith("RuntimeError: Error building extension 'bad': log " "line 0\n...\n"),
+            error,
+        )
         self.assertIn("log line 99", error)
         self.assertNotIn("log line 50\n", error)
         self.assertEqual(len(error.splitlines()), 32)
@@ -344,8 +414,9 @@ class HookTest(unittest.TestCase):
         fake = FakeBuild()
         cpp_extension.load_inline = fake
         key = hone_extbuild.extension_key("load_inline", {"name": "bad", "cpp_sources": "oops"})
-        hone_extbuild.install_hook({key: {"error": "main.cpp:1: error: 'oops' does not name"}},
-                                   self.events)
+        hone_extbuild.install_hook(
+            {key: {"error": "main.cpp:1: error: 'oops' does not name"}}, self.events
+        )
         with self.assertRaises(RuntimeError) as cm:
             cpp_extension.load_inline(name="bad", cpp_sources="oops")
         self.assertIn("Error building extension 'bad'", str(cm.exception))
@@ -368,10 +439,12 @@ class HookTest(unittest.TestCase):
         hone_extbuild.seal("the sandbox's filter is in force")
         with self.assertRaises(RuntimeError) as cm:
             cpp_extension.load_inline(name="late", cpp_sources="")
-        self.assertEqual(str(cm.exception),
-                         "hone: ModelNew called load_inline('late') after its module had loaded "
-                         "(the sandbox's filter is in force); build extensions at import time "
-                         "or in __init__")
+        self.assertEqual(
+            str(cm.exception),
+            "hone: ModelNew called load_inline('late') after its module had loaded "
+            "(the sandbox's filter is in force); build extensions at import time "
+            "or in __init__",
+        )
         self.assertEqual(fake.calls, [])
         self.assertIn("after its module had loaded", self.events[0]["error"])
         mod = cpp_extension.load_inline(**ARGS)  # prebuilt still loads

@@ -24,21 +24,30 @@ except ImportError:  # pragma: no cover - the oracle's tests need torch too
     torch = None
 
 DEFINITION = {
-    "name": "d", "op_type": "x",
-    "axes": [["b", {"type": "var"}], ["h", {"type": "const", "value": 4}],
-             ["h2", {"type": "expr", "expression": "2 * h"}]],
-    "inputs": [["x", {"shape": ["b", "h2"], "dtype": "bfloat16"}],
-               ["idx", {"shape": ["b"], "dtype": "int32"}],
-               ["eps", {"shape": None, "dtype": "float32"}]],
-    "outputs": [["y", {"shape": ["b", "h"], "dtype": "float32"}],
-                ["n", {"shape": ["b"], "dtype": "int64"}]],
+    "name": "d",
+    "op_type": "x",
+    "axes": [
+        ["b", {"type": "var"}],
+        ["h", {"type": "const", "value": 4}],
+        ["h2", {"type": "expr", "expression": "2 * h"}],
+    ],
+    "inputs": [
+        ["x", {"shape": ["b", "h2"], "dtype": "bfloat16"}],
+        ["idx", {"shape": ["b"], "dtype": "int32"}],
+        ["eps", {"shape": None, "dtype": "float32"}],
+    ],
+    "outputs": [
+        ["y", {"shape": ["b", "h"], "dtype": "float32"}],
+        ["n", {"shape": ["b"], "dtype": "int64"}],
+    ],
 }
 
 
 def safetensors(path, key, values):
     raw = struct.pack("<%di" % len(values), *values)
-    header = json.dumps({key: {"dtype": "I32", "shape": [len(values)],
-                               "data_offsets": [0, len(raw)]}}).encode()
+    header = json.dumps(
+        {key: {"dtype": "I32", "shape": [len(values)], "data_offsets": [0, len(raw)]}}
+    ).encode()
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(header)) + header + raw)
 
@@ -46,8 +55,11 @@ def safetensors(path, key, values):
 @unittest.skipIf(torch is None, "no torch here")
 class FlashInferHelpersTest(unittest.TestCase):
     def fi(self, inputs=None, axes=None, root="/"):
-        return {"definition": DEFINITION, "root": root,
-                "workload": {"uuid": "u", "axes": axes or {"b": 3}, "inputs": inputs or {}}}
+        return {
+            "definition": DEFINITION,
+            "root": root,
+            "workload": {"uuid": "u", "axes": axes or {"b": 3}, "inputs": inputs or {}},
+        }
 
     def test_random_inputs_follow_the_definition(self):
         torch.manual_seed(0)
@@ -59,7 +71,9 @@ class FlashInferHelpersTest(unittest.TestCase):
         self.assertIsInstance(eps, float)
 
     def test_expression_axes_in_python_as_sol_execbench_writes_them(self):
-        self.assertEqual(fi._hone_fi_expr("attention_head_dim // 2", {"attention_head_dim": 128}), 64)
+        self.assertEqual(
+            fi._hone_fi_expr("attention_head_dim // 2", {"attention_head_dim": 128}), 64
+        )
         self.assertEqual(fi._hone_fi_expr("max(h // 3, 1) ** 2 % 7 + min(h, 2, 9)", {"h": 7}), 6)
         with self.assertRaises(ValueError):
             fi._hone_fi_expr("h / 2", {"h": 7})
@@ -70,15 +84,27 @@ class FlashInferHelpersTest(unittest.TestCase):
         def generate(axes_and_scalars, device):
             seen.update(axes_and_scalars)
             n = axes_and_scalars["b"]
-            return {"x": torch.ones(n, 8, dtype=torch.bfloat16, device=device),
-                    "idx": torch.arange(n, dtype=torch.int32, device=device)}
+            return {
+                "x": torch.ones(n, 8, dtype=torch.bfloat16, device=device),
+                "idx": torch.arange(n, dtype=torch.int32, device=device),
+            }
+
         fi.generate = generate  # the reference's functions live beside the helpers
         try:
             d = dict(DEFINITION, custom_inputs_entrypoint="generate")
-            f = {"definition": d, "root": "/",
-                 "workload": {"uuid": "u", "axes": {"b": 3},
-                              "inputs": {"x": {"type": "custom"}, "idx": {"type": "custom"},
-                                         "eps": {"type": "scalar", "value": 0.5}}}}
+            f = {
+                "definition": d,
+                "root": "/",
+                "workload": {
+                    "uuid": "u",
+                    "axes": {"b": 3},
+                    "inputs": {
+                        "x": {"type": "custom"},
+                        "idx": {"type": "custom"},
+                        "eps": {"type": "scalar", "value": 0.5},
+                    },
+                },
+            }
             x, idx, eps = fi._hone_fi_inputs(f)
             self.assertEqual(seen, {"b": 3, "h": 4, "h2": 8, "eps": 0.5})
             self.assertTrue(bool((x == 1).all()))
@@ -93,12 +119,16 @@ class FlashInferHelpersTest(unittest.TestCase):
     def test_scalars_and_stored_tensors(self):
         with tempfile.TemporaryDirectory() as d:
             safetensors(os.path.join(d, "blob.safetensors"), "idx", [5, 6, 7])
-            inputs = {"idx": {"type": "safetensors", "path": "blob.safetensors", "tensor_key": "idx"},
-                      "eps": {"type": "scalar", "value": 1e-6}}
+            inputs = {
+                "idx": {"type": "safetensors", "path": "blob.safetensors", "tensor_key": "idx"},
+                "eps": {"type": "scalar", "value": 1e-6},
+            }
             _, idx, eps = fi._hone_fi_inputs(self.fi(inputs, root=d))
             self.assertEqual(idx.tolist(), [5, 6, 7])
             self.assertEqual(eps, 1e-6)
-            with self.assertRaisesRegex(ValueError, "holds int32 \\[3\\], the definition asks for int32 \\[2\\]"):
+            with self.assertRaisesRegex(
+                ValueError, "holds int32 \\[3\\], the definition asks for int32 \\[2\\]"
+            ):
                 fi._hone_fi_inputs(self.fi(inputs, axes={"b": 2}, root=d))
             bad = dict(inputs, idx=dict(inputs["idx"], tensor_key="nope"))
             with self.assertRaisesRegex(KeyError, "no tensor 'nope'"):
@@ -134,9 +164,11 @@ class TaskInfoTest(unittest.TestCase):
     def test_baselines_and_data_beside(self):
         import types
         import hone_oracle
+
         info = {"format": "flashinfer-trace", "baselines": "eager", "data_beside": True}
-        self.assertEqual(hone_oracle.parse_task_info(types.SimpleNamespace(hone_task=info), "p.py"),
-                         info)
+        self.assertEqual(
+            hone_oracle.parse_task_info(types.SimpleNamespace(hone_task=info), "p.py"), info
+        )
         for bad in ({"baselines": "compile"}, {"data_beside": "yes"}):
             with self.assertRaisesRegex(hone_oracle.OracleError, "p.py: hone_task"):
                 hone_oracle.parse_task_info(types.SimpleNamespace(hone_task=bad), "p.py")

@@ -24,8 +24,12 @@ PROBLEMS = os.path.join(HERE, "problems")
 
 def _imports_torch(python):
     try:
-        return subprocess.run([python, "-c", "import torch, numpy"], capture_output=True,
-                              timeout=60).returncode == 0
+        return (
+            subprocess.run(
+                [python, "-c", "import torch, numpy"], capture_output=True, timeout=60
+            ).returncode
+            == 0
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
 
@@ -55,8 +59,13 @@ class Oracle:
     """One oracle subprocess; request() sends a line and reads one reply."""
 
     def __init__(self):
-        self.proc = subprocess.Popen([PYTHON, ORACLE, "--device", "cpu"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.proc = subprocess.Popen(
+            [PYTHON, ORACLE, "--device", "cpu"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
 
     def send_raw(self, line):
         self.proc.stdin.write(line + "\n")
@@ -81,7 +90,7 @@ class Oracle:
 
 # Runs in the torch interpreter: rebuilds the model and inputs independently of
 # the oracle and compares with the files the oracle wrote.
-HELPER = r'''
+HELPER = r"""
 import json, sys, importlib.util, torch, numpy as np
 spec = json.loads(sys.argv[1])
 m = importlib.util.spec_from_file_location("prob", spec["path"])
@@ -113,12 +122,13 @@ for t in tensors:
         r = load(t).astype(np.float64); o = outs32[t["index"]].astype(np.float64)
         res["ref64_max_rel"].append(float(np.abs(r - o).max() / max(np.abs(r).max(), 1e-30)))
 print(json.dumps(res))
-'''
+"""
 
 
 def run_helper(**spec):
-    out = subprocess.run([PYTHON, "-c", HELPER, json.dumps(spec)], capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [PYTHON, "-c", HELPER, json.dumps(spec)], capture_output=True, text=True, timeout=120
+    )
     if out.returncode != 0:
         raise AssertionError(out.stderr)
     return json.loads(out.stdout)
@@ -194,13 +204,16 @@ class OracleTest(unittest.TestCase):
         self.assertTrue(self.req(op="hello")["ok"])
 
     def test_check_flag(self):
-        out = subprocess.run([PYTHON, ORACLE, "--check"], capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [PYTHON, ORACLE, "--check"], capture_output=True, text=True, timeout=60
+        )
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("torch", out.stdout)
 
     def test_runtime_flag_answers_without_torch_and_like_the_hello(self):
-        out = subprocess.run([PYTHON, ORACLE, "--runtime"], capture_output=True, text=True,
-                             timeout=60)
+        out = subprocess.run(
+            [PYTHON, ORACLE, "--runtime"], capture_output=True, text=True, timeout=60
+        )
         self.assertEqual(out.returncode, 0, out.stderr)
         probe = json.loads(out.stdout.strip().splitlines()[-1])
         hello = self.req(op="hello")
@@ -219,11 +232,17 @@ class OracleTest(unittest.TestCase):
 
     def test_bytecode_dir_keeps_compiled_modules_there(self):
         d = os.path.join(self.tmp, "bytecode")
-        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
-                   PYTHONPATH=self.fake_torch_without_bytecode())
+        env = dict(
+            os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=self.fake_torch_without_bytecode()
+        )
         env.pop("PYTHONPYCACHEPREFIX", None)
-        out = subprocess.run([PYTHON, ORACLE, "--bytecode-dir", d, "--runtime"],
-                             capture_output=True, text=True, timeout=60, env=env)
+        out = subprocess.run(
+            [PYTHON, ORACLE, "--bytecode-dir", d, "--runtime"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+        )
         self.assertEqual(out.returncode, 0, out.stderr)
         runtime = json.loads(out.stdout.strip().splitlines()[-1])["runtime"]
         self.assertEqual(runtime["pycache_prefix"], os.path.abspath(d))
@@ -233,22 +252,33 @@ class OracleTest(unittest.TestCase):
         self.assertTrue(written, "no .pyc under " + d)
         # An environment that names its own prefix keeps it.
         env["PYTHONPYCACHEPREFIX"] = os.path.join(self.tmp, "theirs")
-        out = subprocess.run([PYTHON, ORACLE, "--bytecode-dir", d, "--runtime"],
-                             capture_output=True, text=True, timeout=60, env=env)
+        out = subprocess.run(
+            [PYTHON, ORACLE, "--bytecode-dir", d, "--runtime"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+        )
         runtime = json.loads(out.stdout.strip().splitlines()[-1])["runtime"]
         self.assertEqual(runtime["pycache_prefix"], env["PYTHONPYCACHEPREFIX"])
 
     def test_no_bytecode_dir_where_torch_has_its_own(self):
         # A prefix would hide the bytecode installed beside torch's sources.
         import importlib.util
+
         spec = importlib.util.find_spec("torch")
         if not spec or not os.path.exists(importlib.util.cache_from_source(spec.origin)):
             self.skipTest("this torch has no bytecode beside its sources")
         env = dict(os.environ)
         env.pop("PYTHONPYCACHEPREFIX", None)
         d = os.path.join(self.tmp, "unused-bytecode")
-        out = subprocess.run([PYTHON, ORACLE, "--bytecode-dir", d, "--runtime"],
-                             capture_output=True, text=True, timeout=60, env=env)
+        out = subprocess.run(
+            [PYTHON, ORACLE, "--bytecode-dir", d, "--runtime"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+        )
         self.assertEqual(out.returncode, 0, out.stderr)
         runtime = json.loads(out.stdout.strip().splitlines()[-1])["runtime"]
         self.assertEqual(runtime["pycache_prefix"], "")
@@ -260,16 +290,22 @@ class OracleTest(unittest.TestCase):
         r = self.load("linear_gelu_scale")
         ins = r["inputs"]
         self.assertEqual([i["index"] for i in ins], list(range(len(ins))))
-        self.assertEqual([(i["name"], i["role"]) for i in ins],
-                         [("x", "input"), ("linear.weight", "param"), ("linear.bias", "param")])
+        self.assertEqual(
+            [(i["name"], i["role"]) for i in ins],
+            [("x", "input"), ("linear.weight", "param"), ("linear.bias", "param")],
+        )
         self.assertEqual(ins[1]["shape"], [512, 1024])
-        self.assertEqual(r["outputs"], [{"index": 0, "name": "out", "role": "output",
-                                         "dtype": "f32", "shape": [128, 512]}])
+        self.assertEqual(
+            r["outputs"],
+            [{"index": 0, "name": "out", "role": "output", "dtype": "f32", "shape": [128, 512]}],
+        )
 
     def test_buffer_in_contract(self):
         r = self.load("buffer")
-        self.assertEqual([(i["name"], i["kind"]) for i in r["inputs"]],
-                         [("x", "forward_arg"), ("offset", "buffer")])
+        self.assertEqual(
+            [(i["name"], i["kind"]) for i in r["inputs"]],
+            [("x", "forward_arg"), ("offset", "buffer")],
+        )
         g = self.gen(r["problem"], 3)
         res = run_helper(path=prob("buffer"), seed=3, tensors=g["tensors"])
         self.assertEqual(res["params_equal"], [True])
@@ -278,8 +314,10 @@ class OracleTest(unittest.TestCase):
     def test_python_number_becomes_0d_tensor(self):
         r = self.load("scalar_arg")
         alpha = r["inputs"][1]
-        self.assertEqual((alpha["name"], alpha["shape"], alpha["dtype"], alpha["python_type"]),
-                         ("alpha", [], "f32", "float"))
+        self.assertEqual(
+            (alpha["name"], alpha["shape"], alpha["dtype"], alpha["python_type"]),
+            ("alpha", [], "f32", "float"),
+        )
         g = self.gen(r["problem"], 0)
         inp = by_role(g, "input")[1]
         self.assertEqual(inp["bytes"], 4)
@@ -289,8 +327,10 @@ class OracleTest(unittest.TestCase):
 
     def test_tuple_output(self):
         r = self.load("tuple_out")
-        self.assertEqual([(o["name"], o["dtype"], o["shape"]) for o in r["outputs"]],
-                         [("out0", "f32", [64]), ("out1", "i64", [64])])
+        self.assertEqual(
+            [(o["name"], o["dtype"], o["shape"]) for o in r["outputs"]],
+            [("out0", "f32", [64]), ("out1", "i64", [64])],
+        )
         g = self.gen(r["problem"], 2)
         res = run_helper(path=prob("tuple_out"), seed=2, tensors=g["tensors"])
         self.assertEqual(res["outputs_equal"], [True, True])
@@ -376,8 +416,9 @@ class OracleTest(unittest.TestCase):
     def test_conv2d_with_parameters(self):
         r = self.load("conv2d", shape_scale=0.125)
         g = self.gen(r["problem"], 1)
-        self.assertEqual([t["role"] for t in g["tensors"]],
-                         ["input", "param", "param", "output", "ref64_output"])
+        self.assertEqual(
+            [t["role"] for t in g["tensors"]], ["input", "param", "param", "output", "ref64_output"]
+        )
         self.assertTrue(g["ref64"]["available"])
         # What the float64 forward cost: the worker checks precision on fewer
         # value sets when it is slow (src/run/oracle_reference.h).
@@ -386,9 +427,17 @@ class OracleTest(unittest.TestCase):
 
     def test_train_mode_state_does_not_drift(self):
         r = self.load("batchnorm_half")
-        self.assertEqual([i["name"] for i in r["inputs"]],
-                         ["x", "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var",
-                          "bn.num_batches_tracked"])
+        self.assertEqual(
+            [i["name"] for i in r["inputs"]],
+            [
+                "x",
+                "bn.weight",
+                "bn.bias",
+                "bn.running_mean",
+                "bn.running_var",
+                "bn.num_batches_tracked",
+            ],
+        )
         self.assertEqual(r["outputs"][0]["dtype"], "f16")
         a = self.gen(r["problem"], 1, tag="bn-a")
         self.gen(r["problem"], 2, tag="bn-x")
@@ -416,14 +465,17 @@ class OracleTest(unittest.TestCase):
         r = self.req(op="distributions", problem=self.load("opt_out")["problem"])
         self.assertEqual([d["name"] for d in r["distributions"]], ["get_inputs"])
         r = self.req(op="distributions", problem=self.load("custom_dist")["problem"])
-        self.assertEqual([(d["name"], d["source"]) for d in r["distributions"]],
-                         [("get_inputs", "builtin"), ("scaled", "builtin"), ("large_values", "task")])
+        self.assertEqual(
+            [(d["name"], d["source"]) for d in r["distributions"]],
+            [("get_inputs", "builtin"), ("scaled", "builtin"), ("large_values", "task")],
+        )
         self.assertIn("six orders", r["distributions"][2]["description"])
 
     def test_signed_inputs_where_get_inputs_draws_only_non_negative_values(self):
         r = self.load("relu_rand")
-        self.assertEqual([d["name"] for d in r["distributions"]],
-                         ["get_inputs", "scaled", "signed"])
+        self.assertEqual(
+            [d["name"] for d in r["distributions"]], ["get_inputs", "scaled", "signed"]
+        )
         self.assertEqual(r["distributions_left_out"], [])
         plain = self._floats(by_role(self.gen(r["problem"], 2, 0, tag="p"), "input")[0])
         self.assertTrue(all(v >= 0 for v in plain))
@@ -443,12 +495,16 @@ class OracleTest(unittest.TestCase):
     def test_signed_is_left_out_where_the_reference_raises_on_it(self):
         r = self.load("checked_rand")
         self.assertEqual([d["name"] for d in r["distributions"]], ["get_inputs", "scaled"])
-        self.assertIn("raised on signed inputs (ValueError: probabilities",
-                      r["distributions_left_out"][0]["why"])
+        self.assertIn(
+            "raised on signed inputs (ValueError: probabilities",
+            r["distributions_left_out"][0]["why"],
+        )
 
     def test_signed_keeps_a_positive_definite_matrix_positive_definite(self):
         r = self.load("spd_rand")  # S A S for a diagonal S of signs
-        self.assertEqual([d["name"] for d in r["distributions"]], ["get_inputs", "scaled", "signed"])
+        self.assertEqual(
+            [d["name"] for d in r["distributions"]], ["get_inputs", "scaled", "signed"]
+        )
         g = self.gen(r["problem"], 1, 2, tag="spd")
         self.assertTrue(all(abs(v) < 1e30 for v in self._floats(by_role(g, "output")[0])))
 
@@ -465,12 +521,14 @@ class OracleTest(unittest.TestCase):
 
     def _floats(self, t):
         import array
+
         a = array.array("f")
         a.frombytes(read(t))
         return a
 
     def _ints(self, t):
         import array
+
         a = array.array("q")
         a.frombytes(read(t))
         return a
@@ -524,15 +582,20 @@ class OracleTest(unittest.TestCase):
         self.assertEqual(g["distribution_name"], "large_values")
         self.assertGreater(max(x) / min(x), 1e4)
 
+
 @unittest.skipIf(PYTHON is None, NO_TORCH)
 class NoTorchTest(unittest.TestCase):
     def test_check_without_torch(self):
         # An interpreter that cannot import torch: python with -I and an empty path.
         env = dict(os.environ, PYTHONPATH="")
-        code = ("import sys; sys.path = [p for p in sys.path if 'packages' not in p]; "
-                "sys.argv = ['hone_oracle.py', '--check']; "
-                f"exec(compile(open({ORACLE!r}).read(), {ORACLE!r}, 'exec'))")
-        out = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+        code = (
+            "import sys; sys.path = [p for p in sys.path if 'packages' not in p]; "
+            "sys.argv = ['hone_oracle.py', '--check']; "
+            f"exec(compile(open({ORACLE!r}).read(), {ORACLE!r}, 'exec'))"
+        )
+        out = subprocess.run(
+            [PYTHON, "-c", code], capture_output=True, text=True, env=env, timeout=60
+        )
         self.assertEqual(out.returncode, 3, out.stderr)
         self.assertIn("HONE_PYTHON", out.stderr)
 

@@ -33,6 +33,7 @@ class DrawTest(unittest.TestCase):
             if FakeTorch.on_device and error is not None:
                 raise error
             return ["x"]
+
         return hone_oracle.Problem._draw(self.problem, make, 1)
 
     def test_drawn_on_the_device(self):

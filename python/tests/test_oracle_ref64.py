@@ -36,8 +36,9 @@ class QueuingSink:
 
 class Ref64TimingTest(unittest.TestCase):
     def test_the_time_includes_the_queued_device_work(self):
-        problem = types.SimpleNamespace(contract_inputs=[], arg_names=[],
-                                        forward64=lambda args, seed, widened: ["y64"])
+        problem = types.SimpleNamespace(
+            contract_inputs=[], arg_names=[], forward64=lambda args, seed, widened: ["y64"]
+        )
         sink = QueuingSink()
         r = hone_oracle.Oracle._ref64_into(None, problem, 1, 0, sink, {"ref64": [{}]})
         self.assertTrue(r["available"], r)

@@ -45,59 +45,79 @@ def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 
 class TimingPatchTest(unittest.TestCase):
     def test_replacing_an_event_method_or_a_clock(self):
-        for line, token in [("torch.cuda.Event.elapsed_time = lambda s, e: 0.0",
-                             "torch.cuda.Event.elapsed_time"),
-                            ("time.perf_counter = lambda: 0", "time.perf_counter"),
-                            ("torch.cuda.synchronize = lambda *a: None", "torch.cuda.synchronize"),
-                            ("triton.testing.do_bench = lambda f, **k: 0.001",
-                             "triton.testing.do_bench"),
-                            ("torch.allclose = lambda *a, **k: True", "torch.allclose")]:
+        for line, token in [
+            ("torch.cuda.Event.elapsed_time = lambda s, e: 0.0", "torch.cuda.Event.elapsed_time"),
+            ("time.perf_counter = lambda: 0", "time.perf_counter"),
+            ("torch.cuda.synchronize = lambda *a: None", "torch.cuda.synchronize"),
+            ("triton.testing.do_bench = lambda f, **k: 0.001", "triton.testing.do_bench"),
+            ("torch.allclose = lambda *a, **k: True", "torch.allclose"),
+        ]:
             got = findings("import time, torch, triton\n" + line + "\n")
             self.assertIn(("timing", 2, token), got, line)
 
     def test_through_an_alias_and_setattr(self):
-        got = findings("""
+        got = findings(
+            """
             import torch.cuda as tc
             tc.Event.record = None
             setattr(tc, "synchronize", None)
-            """)
+            """
+        )
         self.assertEqual([f[0] for f in got], ["timing", "timing"])
         self.assertEqual(got[1][2], "setattr(torch.cuda, 'synchronize')")
 
     def test_settings_are_not_patches(self):
-        self.assertEqual(rules("""
+        self.assertEqual(
+            rules(
+                """
             import torch
             torch.backends.cuda.matmul.allow_tf32 = False
             torch.backends.cudnn.benchmark = True
-            """), [])
+            """
+            ),
+            [],
+        )
 
 
 class ThreadsProcessesNetworkTest(unittest.TestCase):
     def test_each_is_its_rule(self):
-        self.assertEqual(rules("""
+        self.assertEqual(
+            rules(
+                """
             import threading, subprocess, socket
             from concurrent.futures import ThreadPoolExecutor
             threading.Thread(target=print).start()
             ThreadPoolExecutor(2)
             subprocess.run(["ls"])
             socket.socket()
-            """), ["host-thread", "host-thread", "process", "network"])
+            """
+            ),
+            ["host-thread", "host-thread", "process", "network"],
+        )
 
 
 class LazyTensorTest(unittest.TestCase):
     def test_a_tensor_subclass(self):
-        self.assertEqual(rules("""
+        self.assertEqual(
+            rules(
+                """
             import torch
             class Lazy(torch.Tensor):
                 pass
-            """), ["lazy-tensor"])
-        self.assertEqual(rules("import torch\nt = torch.Tensor._make_subclass(object, None)\n"),
-                         ["lazy-tensor"])
+            """
+            ),
+            ["lazy-tensor"],
+        )
+        self.assertEqual(
+            rules("import torch\nt = torch.Tensor._make_subclass(object, None)\n"), ["lazy-tensor"]
+        )
 
 
 class FallbackTest(unittest.TestCase):
     def test_a_handler_that_computes_with_torch(self):
-        got = findings(TRITON_HEAD + """
+        got = findings(
+            TRITON_HEAD
+            + """
 class ModelNew(nn.Module):
     def forward(self, x):
         try:
@@ -107,12 +127,16 @@ class ModelNew(nn.Module):
         except Exception as e:
             print(e)
             return torch.relu(x)
-""")
+"""
+        )
         self.assertEqual([f[0] for f in got], ["fallback"])
         self.assertEqual(got[0][2], "try ... except: torch.relu")
 
     def test_a_handler_that_raises_is_no_fallback(self):
-        self.assertEqual(rules(TRITON_HEAD + """
+        self.assertEqual(
+            rules(
+                TRITON_HEAD
+                + """
 class ModelNew(nn.Module):
     def forward(self, x):
         try:
@@ -121,22 +145,29 @@ class ModelNew(nn.Module):
         except RuntimeError as e:
             raise ValueError("launch failed") from e
         return y
-"""), [])
+"""
+            ),
+            [],
+        )
 
     def test_an_extension_built_in_a_try_block(self):
-        got = findings("""
+        got = findings(
+            """
             from torch.utils.cpp_extension import load_inline
             try:
                 ext = load_inline(name="e", cpp_sources="", functions=["f"])
             except Exception:
                 ext = None
-            """)
+            """
+        )
         self.assertEqual([f[0] for f in got], ["fallback"])
 
 
 class TorchComputeTest(unittest.TestCase):
     def test_operators_in_forward_and_the_functions_it_calls(self):
-        got = findings(TRITON_HEAD + """
+        got = findings(
+            TRITON_HEAD
+            + """
 import torch.nn.functional as F
 
 def helper(x):
@@ -152,14 +183,22 @@ class ModelNew(nn.Module):
         k[(1,)](x, y, x.numel(), BLOCK=1024)
         z = torch.matmul(y, y)
         return helper(self.fc(z)) + x.sum()
-""")
-        self.assertEqual([(f[0], f[2]) for f in got],
-                         [("torch-compute", "torch.nn.functional.softmax"),
-                          ("torch-compute", "torch.matmul"),
-                          ("torch-compute", "self.fc (torch.nn.Linear)")])
+"""
+        )
+        self.assertEqual(
+            [(f[0], f[2]) for f in got],
+            [
+                ("torch-compute", "torch.nn.functional.softmax"),
+                ("torch-compute", "torch.matmul"),
+                ("torch-compute", "self.fc (torch.nn.Linear)"),
+            ],
+        )
 
     def test_allocation_shapes_and_views_are_not_compute(self):
-        self.assertEqual(rules(TRITON_HEAD + """
+        self.assertEqual(
+            rules(
+                TRITON_HEAD
+                + """
 class ModelNew(nn.Module):
     def forward(self, x):
         x = x.contiguous().view(-1)
@@ -167,11 +206,16 @@ class ModelNew(nn.Module):
         z = torch.zeros(x.shape[0], device=x.device, dtype=torch.float32)
         k[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
         return y.reshape(4, -1)
-"""), [])
+"""
+            ),
+            [],
+        )
 
     def test_triton_kernels_bodies_are_not_torch(self):
         # tl.sum inside the kernel, and a kernel called from forward by name.
-        self.assertEqual(rules("""
+        self.assertEqual(
+            rules(
+                """
 import torch, triton
 import triton.language as tl
 
@@ -184,12 +228,17 @@ class ModelNew(torch.nn.Module):
         out = torch.empty(1, device=x.device)
         s[(1,)](x, out)
         return out
-"""), [])
+"""
+            ),
+            [],
+        )
 
 
 class DslKernelsTest(unittest.TestCase):
     def test_kernels_of_the_decorators_asked_for(self):
-        r = hone_pyscan.scan(textwrap.dedent("""
+        r = hone_pyscan.scan(
+            textwrap.dedent(
+                """
             import tinydsl as td
             from tinydsl import kernel
 
@@ -201,7 +250,11 @@ class DslKernelsTest(unittest.TestCase):
 
             @other.kernel
             def c(x): pass
-            """), "cand.py", ["tinydsl.kernel"])
+            """
+            ),
+            "cand.py",
+            ["tinydsl.kernel"],
+        )
         self.assertEqual([k["name"] for k in r["dsl_kernels"]], ["a", "b"])
         self.assertTrue(r["builds_extension"])
 
@@ -217,9 +270,19 @@ class CatalogueTest(unittest.TestCase):
         return [f["rule"] for f in r["findings"]]
 
     def test_honest_files_are_clean(self):
-        for name in ("relu.py", "softmax.py", "rmsnorm.py", "gelu_autotune.py",
-                     "matmul_ieee.py", "matmul_tf32.py", "leaky_relu.py", "side_stream.py",
-                     "cache_output.py", "overrun.py", "compile_error.py"):
+        for name in (
+            "relu.py",
+            "softmax.py",
+            "rmsnorm.py",
+            "gelu_autotune.py",
+            "matmul_ieee.py",
+            "matmul_tf32.py",
+            "leaky_relu.py",
+            "side_stream.py",
+            "cache_output.py",
+            "overrun.py",
+            "compile_error.py",
+        ):
             self.assertEqual(self.findings_of(name), [], name)
 
     def test_hostile_files_are_seen(self):

@@ -1,4 +1,4 @@
-"""Tests for the Triton side of python/hone_compat.py (what the first call
+"""Tests for the Triton part of the compat runner (python/hone_lang_triton.py: what the first call
 compiled and tuned, compilations that failed, the shared cache of Triton's C
 helper modules) and for python/hone_triton_build.py, hone's trusted builder
 of that cache, over a stand-in for Triton (fake_triton/: Debian has no
@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(HERE, "fake_triton"))
 
 import hone_compat  # noqa: E402
+import hone_lang_triton  # noqa: E402
 import hone_triton_build  # noqa: E402
 
 
@@ -30,11 +31,12 @@ def events(fn):
     with contextlib.redirect_stderr(err):
         result = fn()
     tag = "hone-compat-event: "
-    return result, [json.loads(line[len(tag):]) for line in err.getvalue().splitlines()
-                    if line.startswith(tag)]
+    return result, [
+        json.loads(line[len(tag) :]) for line in err.getvalue().splitlines() if line.startswith(tag)
+    ]
 
 
-CANDIDATE = '''
+CANDIDATE = """
 import triton
 import triton.language as tl
 
@@ -63,7 +65,7 @@ def run():
         bad[(1,)](0)
     except Exception as e:  # a fallback: the file goes on without its kernel
         return f"fell back: {type(e).__name__}"
-'''
+"""
 
 
 class TritonRunnerTest(unittest.TestCase):
@@ -71,27 +73,46 @@ class TritonRunnerTest(unittest.TestCase):
         self.tmp = tempfile.mkdtemp(prefix="hone-triton-test-")
         os.environ["TRITON_CACHE_DIR"] = os.path.join(self.tmp, "private")
         os.environ.pop("TRITON_CACHE_MANAGER", None)
-        hone_compat._state.clear()
+        self.part = hone_lang_triton.part(hone_compat._event, hone_compat.describe_exception)
         import triton.compiler
+
         triton.compiler.compiled.clear()
         self.original_compile = triton.compiler.compile
 
     def tearDown(self):
         import triton.backends.nvidia.driver as driver
         import triton.compiler
+
         triton.compiler.compile = self.original_compile
-        driver.make_launcher = self.original_launcher if hasattr(self, "original_launcher") \
-            else driver.make_launcher
+        driver.make_launcher = (
+            self.original_launcher if hasattr(self, "original_launcher") else driver.make_launcher
+        )
         os.environ.pop("TRITON_CACHE_MANAGER", None)
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def load(self):
         # The path cannot be opened: the runner gives @triton.jit its source.
-        return hone_compat._exec_source(CANDIDATE, "/nonexistent/cand.py",
-                                        "hone_test_triton_candidate", {})
+        return hone_compat._exec_source(
+            CANDIDATE, "/nonexistent/cand.py", "hone_test_triton_candidate", {}
+        )
+
+    def test_the_runner_takes_the_language_part_the_config_names_not_the_source_text(self):
+        with open(hone_lang_triton.__file__) as f:
+            source = f.read()
+        part = hone_compat._language_part(
+            {"language": "triton", "language_source": source, "candidate_source": "plain torch"}
+        )
+        self.assertEqual(type(part).__name__, "TritonPart")
+        # A file that mentions Triton but was not taken for Triton gets no Triton set-up.
+        self.assertIsNone(
+            hone_compat._language_part(
+                {"language": "load_inline", "candidate_source": "import triton"}
+            )
+        )
+        self.assertIsNone(hone_compat._language_part({"candidate_source": "import triton"}))
 
     def test_compilations_are_counted_and_a_failed_one_is_reported(self):
-        hone_compat._watch_triton_compiles()
+        self.part.watch_compiles()
         module = self.load()
         result, evs = events(module.run)
         self.assertEqual(result, "fell back: CompilationError")
@@ -101,13 +122,13 @@ class TritonRunnerTest(unittest.TestCase):
         self.assertEqual(failed[0]["type"], "CompilationError")
         self.assertIn("unsupported", failed[0]["message"])
         self.assertEqual(failed[0]["file"], "/nonexistent/cand.py")
-        self.assertEqual(hone_compat._state["triton_compiles"], {"good": 1, "tuned": 2})
+        self.assertEqual(self.part.compiles, {"good": 1, "tuned": 2})
 
     def test_the_first_call_is_reported_kernel_by_kernel(self):
-        hone_compat._watch_triton_compiles()
+        self.part.watch_compiles()
         module = self.load()
         events(module.run)
-        _, evs = events(lambda: hone_compat._report_triton(module))
+        _, evs = events(lambda: self.part.loaded(module))
         self.assertEqual(len(evs), 1)
         kernels = {k["name"]: k for k in evs[0]["kernels"]}
         self.assertEqual(kernels["good"], {"name": "good", "compiled": 1})
@@ -123,8 +144,10 @@ class TritonRunnerTest(unittest.TestCase):
         os.environ["TRITON_CACHE_DIR"] = shared
         import triton.backends.nvidia.driver as driver
         import triton.runtime.build as build
-        build.compile_module_from_src(driver.make_launcher({}, {0: "*fp32", 1: "i32"}, None),
-                                      "__triton_launcher")
+
+        build.compile_module_from_src(
+            driver.make_launcher({}, {0: "*fp32", 1: "i32"}, None), "__triton_launcher"
+        )
         os.environ["TRITON_CACHE_DIR"] = os.path.join(self.tmp, "private")
         build.built.clear()
         return shared
@@ -132,26 +155,31 @@ class TritonRunnerTest(unittest.TestCase):
     def test_launchers_come_from_the_shared_cache_and_missing_ones_are_asked_for(self):
         import triton.backends.nvidia.driver as driver
         import triton.runtime.build as build
+
         self.original_launcher = driver.make_launcher
         shared = self.shared_cache()
         records = os.path.join(self.tmp, "records")
-        hone_compat._triton_shared_modules(shared, records)
+        self.part.shared_modules(shared, records)
         # A signature the cache has: read from it, nothing built or asked for.
-        path = build.compile_module_from_src(driver.make_launcher({}, {0: "*fp32", 1: "i32"}, None),
-                                             "__triton_launcher")
+        path = build.compile_module_from_src(
+            driver.make_launcher({}, {0: "*fp32", 1: "i32"}, None), "__triton_launcher"
+        )
         self.assertTrue(path.startswith(shared), path)
         self.assertEqual(build.built, [])
         self.assertFalse(os.path.exists(records))
         # One it lacks: built here, privately, and its signature left for the builder.
         sig = {0: "*fp32", 1: "*fp32", 2: "i64", 3: "constexpr"}
-        path = build.compile_module_from_src(driver.make_launcher({}, sig, None),
-                                             "__triton_launcher")
+        path = build.compile_module_from_src(
+            driver.make_launcher({}, sig, None), "__triton_launcher"
+        )
         self.assertTrue(path.startswith(os.path.join(self.tmp, "private")), path)
         self.assertEqual(build.built, ["__triton_launcher"])
         [name] = os.listdir(records)
         with open(os.path.join(records, name)) as f:
-            self.assertEqual(json.load(f), {"kind": "launcher",
-                                            "signature": ["*fp32", "*fp32", "i64", "constexpr"]})
+            self.assertEqual(
+                json.load(f),
+                {"kind": "launcher", "signature": ["*fp32", "*fp32", "i64", "constexpr"]},
+            )
 
     def kept_kernel(self, kernels, key, name):
         """A kernel folder as hone's kernel store keeps it: the group file
@@ -169,31 +197,37 @@ class TritonRunnerTest(unittest.TestCase):
 
     def test_kernels_an_earlier_evaluation_of_the_file_compiled_are_loaded_not_compiled(self):
         import triton.backends.nvidia.driver as driver
+
         self.original_launcher = driver.make_launcher
         kernels = os.path.join(self.tmp, "kernels")
         kept = self.kept_kernel(kernels, "KEPTKEY", "relu_kernel")
         partial = self.kept_kernel(kernels, "PARTIALKEY", "gelu_kernel")
         os.unlink(os.path.join(partial, "gelu_kernel.cubin"))
-        hone_compat._triton_shared_modules(self.shared_cache(), os.path.join(self.tmp, "r"), kernels)
+        self.part.shared_modules(self.shared_cache(), os.path.join(self.tmp, "r"), kernels)
         manager = sys.modules["hone_triton_cache"].HoneTritonCache
         group = manager("KEPTKEY").get_group("relu_kernel.json")
-        self.assertEqual(group, {"relu_kernel.json": os.path.join(kept, "relu_kernel.json"),
-                                 "relu_kernel.cubin": os.path.join(kept, "relu_kernel.cubin")})
-        self.assertEqual(hone_compat._state["triton_stored"], {"relu_kernel": 1})
+        self.assertEqual(
+            group,
+            {
+                "relu_kernel.json": os.path.join(kept, "relu_kernel.json"),
+                "relu_kernel.cubin": os.path.join(kept, "relu_kernel.cubin"),
+            },
+        )
+        self.assertEqual(self.part.stored, {"relu_kernel": 1})
         # A kernel the store holds in part is compiled again, privately.
         manager = manager("PARTIALKEY")
         self.assertIsNone(manager.get_group("gelu_kernel.json"))
-        self.assertEqual(hone_compat._state["triton_stored"], {"relu_kernel": 1})
+        self.assertEqual(self.part.stored, {"relu_kernel": 1})
         # Written into the private cache, never into the store.
         path = manager.put(b"cubin", "gelu_kernel.cubin")
         self.assertTrue(path.startswith(os.path.join(self.tmp, "private")), path)
 
     def test_the_report_says_which_kernels_were_loaded_rather_than_compiled(self):
-        hone_compat._watch_triton_compiles()
+        self.part.watch_compiles()
         module = self.load()
         events(module.run)
-        hone_compat._state["triton_stored"] = {"tuned": 2}
-        _, evs = events(lambda: hone_compat._report_triton(module))
+        self.part.stored = {"tuned": 2}
+        _, evs = events(lambda: self.part.loaded(module))
         kernels = {k["name"]: k for k in evs[0]["kernels"]}
         self.assertEqual(kernels["tuned"]["stored"], 2)
         self.assertNotIn("stored", kernels["good"])
@@ -203,13 +237,14 @@ class TritonRunnerTest(unittest.TestCase):
         pending = os.path.join(self.tmp, "pending")
         os.makedirs(pending)
         good = {"kind": "launcher", "signature": ["*fp32", ["i32", "i32"], "constexpr"]}
-        odd = {"kind": "launcher", "signature": ["i32); system(\"rm -rf /\""]}
+        odd = {"kind": "launcher", "signature": ['i32); system("rm -rf /"']}
         for name, request in (("a.json", good), ("b.json", odd)):
             with open(os.path.join(pending, name), "w") as f:
                 json.dump(request, f)
         with open(os.path.join(pending, "c.json"), "w") as f:
             f.write("not json")
         import triton.runtime.build as build
+
         build.built.clear()
         err = io.StringIO()
         with contextlib.redirect_stderr(err):

@@ -250,7 +250,18 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
       {"python_values", p.python_values},
       {"mode", CompatModeName(options.mode)},
       {"warm_up", options.warm_up}};
-  if (!options.language.empty()) config["language"] = options.language;
+  std::error_code ec;
+  if (!options.language.empty()) {
+    config["language"] = options.language;
+    // The language's part of the runner (python/hone_lang_<language>.py),
+    // beside it when the language has one: the runner loads it by this name.
+    std::filesystem::path part = runtime.runner.parent_path() / ("hone_lang_" + options.language);
+    part += runtime.runner.extension();
+    if (std::filesystem::is_regular_file(part, ec)) {
+      HONE_ASSIGN_OR_RETURN(std::string text, ReadFile(part));
+      config["language_source"] = text;
+    }
+  }
   for (const auto& [key, value] : options.runner_config.items()) config[key] = value;
   json prebuilt = json::object();
   for (const auto& [key, library] : options.prebuilt) prebuilt[key] = library.string();
@@ -258,7 +269,6 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
   config["prebuilt"] = prebuilt;
   // The load_inline hook, beside the runner when this hone has it.
   std::filesystem::path extbuild = runtime.runner.parent_path() / "hone_extbuild.py";
-  std::error_code ec;
   if (std::filesystem::is_regular_file(extbuild, ec)) {
     HONE_ASSIGN_OR_RETURN(std::string text, ReadFile(extbuild));
     config["extbuild_source"] = text;

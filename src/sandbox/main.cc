@@ -521,7 +521,18 @@ void Prewarm(const Options& o) {
   for (size_t k; (k = std::fread(buf, 1, sizeof buf, f)) > 0;) source.append(buf, k);
   std::fclose(f);
   init(0);
-  if (run((source + "\nhone_compat_prewarm()\n").c_str()) != 0) Die("prewarm: importing failed");
+  // The runner's folder, as a Python string: its language parts
+  // (hone_lang_*.py) add their own imports.
+  const std::string& runner = o.prewarm_runner;
+  const size_t slash = runner.rfind('/');
+  std::string dir = "'";
+  for (char c : slash == std::string::npos ? std::string(".") : runner.substr(0, slash)) {
+    if (c == '\\' || c == '\'') dir += '\\';
+    dir += c;
+  }
+  dir += "'";
+  if (run((source + "\nhone_compat_prewarm(" + dir + ")\n").c_str()) != 0)
+    Die("prewarm: importing failed");
   g_python.library = lib;
   g_python.thread_state = save();  // the shim's constructor takes the interpreter lock back
   std::fflush(stdout);

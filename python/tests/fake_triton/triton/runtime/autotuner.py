@@ -3,7 +3,10 @@ class Config:
         self.kwargs, self.num_warps = kwargs, num_warps
 
     def __str__(self):
-        return ", ".join(f"{k}: {v}" for k, v in self.kwargs.items()) + f", num_warps: {self.num_warps}"
+        return (
+            ", ".join(f"{k}: {v}" for k, v in self.kwargs.items())
+            + f", num_warps: {self.num_warps}"
+        )
 
 
 class Autotuner:
@@ -19,6 +22,7 @@ class Autotuner:
                 self.best_config = self.configs[-1]
                 self.bench_time = 0.25
             return self.fn[grid](*args, **kwargs, **self.best_config.kwargs)
+
         return launch
 
 

@@ -10,8 +10,9 @@ def platform_key():
     return "x86_64,Linux,64bit,ELF"
 
 
-def compile_module_from_src(src, name, library_dirs=None, include_dirs=None, libraries=None,
-                            ccflags=None):
+def compile_module_from_src(
+    src, name, library_dirs=None, include_dirs=None, libraries=None, ccflags=None
+):
     key = hashlib.sha256((src + platform_key()).encode("utf-8")).hexdigest()
     cache = get_cache_manager(key)
     suffix = sysconfig.get_config_var("EXT_SUFFIX")  # as Triton names its modules

@@ -38,6 +38,7 @@ class FileCacheManager(CacheManager):
 
 def get_cache_manager(key):
     import importlib
+
     manager = os.environ.get("TRITON_CACHE_MANAGER")
     cls = FileCacheManager
     if manager:

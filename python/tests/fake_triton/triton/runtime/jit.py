@@ -21,8 +21,10 @@ class JITFunction:
             key = tuple(sorted(kwargs.items()))
             if key not in self.cache:
                 from .. import compiler
+
                 self.cache[key] = compiler.compile(ASTSource(self))
             return self.cache[key]
+
         return launch
 
 
