@@ -532,7 +532,7 @@ class WarmPoolFailureTest : public ::testing::Test {
 
 TEST_F(WarmPoolFailureTest, ARunnerThatRaisesFailsBeforeTheHandoff) {
   SKIP_WITHOUT_ORACLE();
-  ExpectWarmingFails(ConfigWithRunner("def hone_compat_prewarm():\n"
+  ExpectWarmingFails(ConfigWithRunner("def hone_compat_prewarm(runner_dir=None):\n"
                                       "    raise RuntimeError('no torch today')\n"),
                      "no torch today");
 }
@@ -542,7 +542,7 @@ TEST_F(WarmPoolFailureTest, ARunnerThatRaisesFailsBeforeTheHandoff) {
 TEST_F(WarmPoolFailureTest, AThreadStartedWhileWarmingFailsTheStart) {
   SKIP_WITHOUT_ORACLE();
   ExpectWarmingFails(ConfigWithRunner("import threading, time\n"
-                                      "def hone_compat_prewarm():\n"
+                                      "def hone_compat_prewarm(runner_dir=None):\n"
                                       "    threading.Thread(target=time.sleep, args=(30,),\n"
                                       "                     daemon=True).start()\n"),
                      "threads besides the CUDA driver's after importing");
@@ -567,7 +567,7 @@ TEST_F(WarmPoolFailureTest, SandboxesWarmingAtIdlePriorityPauseForAHostBoundMeas
   SKIP_WITHOUT_ORACLE();
   SandboxConfig c = ConfigWithRunner(
       "import time\n"
-      "def hone_compat_prewarm():\n"
+      "def hone_compat_prewarm(runner_dir=None):\n"
       "    time.sleep(60)\n");
   auto sp = SandboxProcess::SpawnWarm(c, /*idle_priority=*/true);
   ASSERT_TRUE(sp.ok()) << sp.status().message();
@@ -610,7 +610,7 @@ TEST_F(WarmPoolFailureTest, PrepareStartsAsManyAsAskedUpToTheCapacity) {
   SKIP_WITHOUT_ORACLE();
   SandboxConfig c = ConfigWithRunner(
       "import time\n"
-      "def hone_compat_prewarm():\n"
+      "def hone_compat_prewarm(runner_dir=None):\n"
       "    time.sleep(60)\n");
   WarmPool pool(true, 2, /*idle_priority=*/true);
   pool.Prepare(c, 1);
@@ -626,7 +626,7 @@ TEST_F(WarmPoolFailureTest, PrepareStartsAsManyAsAskedUpToTheCapacity) {
 
 TEST_F(WarmPoolFailureTest, AConfigThatDiffersIsNotServedWarm) {
   SKIP_WITHOUT_ORACLE();
-  SandboxConfig c = ConfigWithRunner("def hone_compat_prewarm():\n    pass\n");
+  SandboxConfig c = ConfigWithRunner("def hone_compat_prewarm(runner_dir=None):\n    pass\n");
   WarmPool pool;
   pool.Prepare(c);
   SandboxConfig other = c;
