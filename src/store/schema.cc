@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "store/row_reader.h"
+
 namespace hone {
 namespace {
 
@@ -198,15 +200,23 @@ Status CheckStoreIdentity(Db& db) {
   // database. The first read of a file that is not SQLite fails here ("file
   // is not a database").
   auto st = db.Prepare(
-      "SELECT (SELECT application_id FROM pragma_application_id), "
-      "(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)");
-  Result<bool> row = st.ok() ? st->Step() : Result<bool>(st.status());
-  if (!row.ok()) {
-    if (row.status().code() != StatusCode::kInvalidInput) return row.status();
-    return Status::Invalid("not a hone store: " + row.status().message());
+      "SELECT (SELECT application_id FROM pragma_application_id) AS app_id, "
+      "(SELECT user_version FROM pragma_user_version) AS version, "
+      "(SELECT count(*) FROM sqlite_schema) AS objects");
+  struct Identity {
+    int64_t app_id, version, objects;
+  };
+  auto read = [](const RowReader& r) {
+    return Identity{r.Int("app_id"), r.Int("version"), r.Int("objects")};
+  };
+  using Answer = Result<std::optional<Identity>>;
+  Answer answer = st.ok() ? ReadFirstRow(*st, read) : Answer(st.status());
+  if (!answer.ok()) {
+    if (answer.status().code() != StatusCode::kInvalidInput) return answer.status();
+    return Status::Invalid("not a hone store: " + answer.status().message());
   }
-  if (!*row) return Status::Internal(path + ": no answer to the store's identity query");
-  const int64_t app_id = st->Int(0), version = st->Int(1), objects = st->Int(2);
+  if (!*answer) return Status::Internal(path + ": no answer to the store's identity query");
+  const auto [app_id, version, objects] = **answer;
   if (app_id != kHoneAppId) {
     if (app_id != 0 || version != 0 || objects != 0)
       return Status::Invalid(path + ": not a hone store (an SQLite database of another program)");

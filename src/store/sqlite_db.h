@@ -73,6 +73,14 @@ class Stmt {
   // Steps a statement that returns no rows.
   Status Run();
 
+  // The result's columns, known once the statement is prepared
+  // (store/row_reader.h reads them by these names).
+  int ColumnCount() const { return sqlite3_column_count(s_); }
+  // Empty when SQLite runs out of memory naming it.
+  std::string_view ColumnName(int col) const {
+    const char* name = sqlite3_column_name(s_, col);
+    return name ? name : "";
+  }
   bool IsNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
   int64_t Int(int col) const { return sqlite3_column_int64(s_, col); }
   double Real(int col) const { return sqlite3_column_double(s_, col); }

@@ -11,6 +11,8 @@
 
 #include "core/hash.h"
 #include "core/json_text.h"
+#include "store/columns.h"
+#include "store/row_reader.h"
 #include "store/schema.h"
 #include "verify/verdict.h"
 #include "verify/verdict_json.h"
@@ -43,107 +45,97 @@ std::vector<int> ParseParents(const std::string& text) {
   return out;
 }
 
-constexpr const char* kRunCols =
-    "id, kind, name, created, updated, status, hone_version, config, summary";
-RunRow ReadRun(const Stmt& s) {
-  RunRow r;
-  r.id = s.Int(0);
-  r.kind = s.Text(1);
-  r.name = s.Text(2);
-  r.created = s.Text(3);
-  r.updated = s.Text(4);
-  r.status = s.Text(5);
-  r.hone_version = s.Text(6);
-  r.config = s.Text(7);
-  r.summary = s.Text(8);
-  return r;
+// Each stored type's one mapping between its members and its columns
+// (store/columns.h).
+constexpr auto kRunColumns =
+    Columns(Col<&RunRow::id>("id"), Col<&RunRow::kind>("kind"), Col<&RunRow::name>("name"),
+            Col<&RunRow::created>("created"), Col<&RunRow::updated>("updated"),
+            Col<&RunRow::status>("status"), Col<&RunRow::hone_version>("hone_version"),
+            Col<&RunRow::config>("config"), Col<&RunRow::summary>("summary"));
+
+// Parents are stored as a JSON list of seqs.
+void ReadParents(const RowReader& row, std::string_view name, CandidateRow& out) {
+  out.parents = ParseParents(row.Text(name));
 }
 
-constexpr const char* kCandidateCols =
-    "c.id, c.run_id, c.task_hash, c.seq, c.kind, c.lineage, c.turn, c.parents, c.backend, "
-    "c.source, c.source_hash, c.prompt, c.reply, c.extraction, c.created, c.label, c.language";
-constexpr int kCandidateNumCols = 17;
-CandidateRow ReadCandidate(const Stmt& s, int o = 0) {
-  CandidateRow c;
-  c.id = s.Int(o + 0);
-  c.run_id = s.Int(o + 1);
-  c.task_hash = s.Text(o + 2);
-  c.seq = static_cast<int>(s.Int(o + 3));
-  c.kind = s.Text(o + 4);
-  c.lineage = static_cast<int>(s.Int(o + 5));
-  c.turn = static_cast<int>(s.Int(o + 6));
-  c.parents = ParseParents(s.Text(o + 7));
-  c.backend = s.Text(o + 8);
-  if (!s.IsNull(o + 9)) c.source = s.Text(o + 9);
-  c.source_hash = s.Text(o + 10);
-  c.prompt = s.Text(o + 11);
-  c.reply = s.Text(o + 12);
-  c.extraction = s.Text(o + 13);
-  c.created = s.Text(o + 14);
-  c.label = s.Text(o + 15);
-  c.language = s.Text(o + 16);
-  return c;
-}
+constexpr auto kCandidateColumns =
+    Columns(Col<&CandidateRow::id>("id"), Col<&CandidateRow::run_id>("run_id"),
+            Col<&CandidateRow::task_hash>("task_hash"), Col<&CandidateRow::seq>("seq"),
+            Col<&CandidateRow::kind>("kind"), Col<&CandidateRow::label>("label"),
+            Col<&CandidateRow::lineage>("lineage"), Col<&CandidateRow::turn>("turn"),
+            Column<CandidateRow>{"parents", &ReadParents}, Col<&CandidateRow::backend>("backend"),
+            Col<&CandidateRow::language>("language"), Col<&CandidateRow::source>("source"),
+            Col<&CandidateRow::source_hash>("source_hash"), Col<&CandidateRow::prompt>("prompt"),
+            Col<&CandidateRow::reply>("reply"), Col<&CandidateRow::extraction>("extraction"),
+            Col<&CandidateRow::created>("created"));
 
-constexpr const char* kEvalCols =
-    "e.id, e.run_id, e.work_key, e.task_hash, e.candidate_id, e.state, e.tries, e.status, "
-    "e.reason, e.speedup, e.sol_percent, e.checks_failed, e.cand_median_us, e.cand_ci_low_us, "
-    "e.cand_ci_high_us, e.ref_median_us, e.reps, e.samples, e.checks, e.device_state, e.verdict, "
-    "e.started, e.finished, e.speedup_compile";
-EvaluationRow ReadEvaluation(const Stmt& s, int o = 0) {
-  EvaluationRow e;
-  e.id = s.Int(o + 0);
-  e.run_id = s.Int(o + 1);
-  e.work_key = s.Text(o + 2);
-  e.task_hash = s.Text(o + 3);
-  if (!s.IsNull(o + 4)) e.candidate_id = s.Int(o + 4);
-  e.state = s.Text(o + 5);
-  e.tries = static_cast<int>(s.Int(o + 6));
-  e.status = s.Text(o + 7);
-  e.reason = s.Text(o + 8);
-  e.speedup = s.OptReal(o + 9);
-  e.sol_percent = s.OptReal(o + 10);
-  e.checks_failed = static_cast<int>(s.Int(o + 11));
-  e.cand_median_us = s.OptReal(o + 12);
-  e.cand_ci_low_us = s.OptReal(o + 13);
-  e.cand_ci_high_us = s.OptReal(o + 14);
-  e.ref_median_us = s.OptReal(o + 15);
-  e.reps = static_cast<int>(s.Int(o + 16));
-  e.samples = s.Text(o + 17);
-  e.checks = s.Text(o + 18);
-  e.device_state = s.Text(o + 19);
-  e.verdict = s.Text(o + 20);
-  e.started = s.Text(o + 21);
-  e.finished = s.Text(o + 22);
-  e.speedup_compile = s.OptReal(o + 23);
-  return e;
-}
+constexpr auto kEvaluationColumns = Columns(
+    Col<&EvaluationRow::id>("id"), Col<&EvaluationRow::run_id>("run_id"),
+    Col<&EvaluationRow::work_key>("work_key"), Col<&EvaluationRow::task_hash>("task_hash"),
+    Col<&EvaluationRow::candidate_id>("candidate_id"), Col<&EvaluationRow::state>("state"),
+    Col<&EvaluationRow::tries>("tries"), Col<&EvaluationRow::status>("status"),
+    Col<&EvaluationRow::reason>("reason"), Col<&EvaluationRow::speedup>("speedup"),
+    Col<&EvaluationRow::sol_percent>("sol_percent"),
+    Col<&EvaluationRow::speedup_compile>("speedup_compile"),
+    Col<&EvaluationRow::checks_failed>("checks_failed"),
+    Col<&EvaluationRow::cand_median_us>("cand_median_us"),
+    Col<&EvaluationRow::cand_ci_low_us>("cand_ci_low_us"),
+    Col<&EvaluationRow::cand_ci_high_us>("cand_ci_high_us"),
+    Col<&EvaluationRow::ref_median_us>("ref_median_us"), Col<&EvaluationRow::reps>("reps"),
+    Col<&EvaluationRow::samples>("samples"), Col<&EvaluationRow::checks>("checks"),
+    Col<&EvaluationRow::device_state>("device_state"), Col<&EvaluationRow::verdict>("verdict"),
+    Col<&EvaluationRow::started>("started"), Col<&EvaluationRow::finished>("finished"));
 
-constexpr const char* kLessonCols =
-    "id, run_id, task_hash, task_name, category, backend, signature, candidate_id, basis, "
-    "basis_candidate_id, change, speedup_before, speedup_after, sol_before, sol_after, evidence, "
-    "created";
-LessonRow ReadLesson(const Stmt& s) {
-  LessonRow l;
-  l.id = s.Int(0);
-  l.run_id = s.Int(1);
-  l.task_hash = s.Text(2);
-  l.task_name = s.Text(3);
-  l.category = s.Text(4);
-  l.backend = s.Text(5);
-  l.signature = s.Text(6);
-  l.candidate_id = s.Int(7);
-  l.basis = s.Text(8);
-  if (!s.IsNull(9)) l.basis_candidate_id = s.Int(9);
-  l.change = s.Text(10);
-  l.speedup_before = s.Real(11);
-  l.speedup_after = s.Real(12);
-  l.sol_before = s.OptReal(13);
-  l.sol_after = s.OptReal(14);
-  l.evidence = s.Text(15);
-  l.created = s.Text(16);
-  return l;
-}
+constexpr auto kLessonColumns = Columns(
+    Col<&LessonRow::id>("id"), Col<&LessonRow::run_id>("run_id"),
+    Col<&LessonRow::task_hash>("task_hash"), Col<&LessonRow::task_name>("task_name"),
+    Col<&LessonRow::category>("category"), Col<&LessonRow::backend>("backend"),
+    Col<&LessonRow::signature>("signature"), Col<&LessonRow::candidate_id>("candidate_id"),
+    Col<&LessonRow::basis>("basis"), Col<&LessonRow::basis_candidate_id>("basis_candidate_id"),
+    Col<&LessonRow::change>("change"), Col<&LessonRow::speedup_before>("speedup_before"),
+    Col<&LessonRow::speedup_after>("speedup_after"), Col<&LessonRow::sol_before>("sol_before"),
+    Col<&LessonRow::sol_after>("sol_after"), Col<&LessonRow::evidence>("evidence"),
+    Col<&LessonRow::created>("created"));
+
+constexpr auto kTaskColumns =
+    Columns(Col<&TaskRow::hash>("hash"), Col<&TaskRow::name>("name"), Col<&TaskRow::path>("path"),
+            Col<&TaskRow::definition>("definition"));
+
+constexpr auto kRunTaskColumns =
+    Columns(Col<&RunTaskRow::task_hash>("task_hash"), Col<&RunTaskRow::name>("name"),
+            Col<&RunTaskRow::path>("path"), Col<&RunTaskRow::category>("category"),
+            Col<&RunTaskRow::position>("position"));
+
+constexpr auto kBaselineColumns = Columns(
+    Col<&BaselineRow::id>("id"), Col<&BaselineRow::task_hash>("task_hash"),
+    Col<&BaselineRow::device>("device"), Col<&BaselineRow::torch_version>("torch_version"),
+    Col<&BaselineRow::case_name>("case_name"), Col<&BaselineRow::eager_seconds>("eager_seconds"),
+    Col<&BaselineRow::compile_seconds>("compile_seconds"), Col<&BaselineRow::samples>("samples"),
+    Col<&BaselineRow::created>("created"));
+
+constexpr auto kBuildColumns =
+    Columns(Col<&BuildRow::id>("id"), Col<&BuildRow::candidate_id>("candidate_id"),
+            Col<&BuildRow::ok>("ok"), Col<&BuildRow::cached>("cached"),
+            Col<&BuildRow::seconds>("seconds"), Col<&BuildRow::log>("log"),
+            Col<&BuildRow::resources>("resources"), Col<&BuildRow::created>("created"));
+
+constexpr auto kLlmCallColumns = Columns(
+    Col<&LlmCallRow::id>("id"), Col<&LlmCallRow::run_id>("run_id"),
+    Col<&LlmCallRow::candidate_id>("candidate_id"), Col<&LlmCallRow::attempt_seq>("attempt_seq"),
+    Col<&LlmCallRow::provider>("provider"), Col<&LlmCallRow::model>("model"),
+    Col<&LlmCallRow::ok>("ok"), Col<&LlmCallRow::error>("error"),
+    Col<&LlmCallRow::finish_reason>("finish_reason"), Col<&LlmCallRow::truncated>("truncated"),
+    Col<&LlmCallRow::input_tokens>("input_tokens"),
+    Col<&LlmCallRow::output_tokens>("output_tokens"), Col<&LlmCallRow::cost_usd>("cost_usd"),
+    Col<&LlmCallRow::seconds>("seconds"), Col<&LlmCallRow::http_attempts>("http_attempts"),
+    Col<&LlmCallRow::exchanges>("exchanges"), Col<&LlmCallRow::created>("created"),
+    Col<&LlmCallRow::sampling>("sampling"), Col<&LlmCallRow::prompt_version>("prompt_version"));
+
+constexpr auto kBestColumns =
+    Columns(Col<&BestCandidate::task_hash>("task_hash"), Col<&BestCandidate::task_name>("name"),
+            Col<&BestCandidate::run_id>("run_id"),
+            Col<&BestCandidate::candidate_id>("candidate_id"), Col<&BestCandidate::seq>("seq"),
+            Col<&BestCandidate::evaluation_id>("eid"), Col<&BestCandidate::speedup>("speedup"));
 
 // The evaluations table's columns that summarise a verdict (times in
 // microseconds, as the JSON has them).
@@ -214,11 +206,12 @@ Status SetUpConnection(Db& db, const std::filesystem::path& path) {
   HONE_RETURN_IF_ERROR(CheckStoreIdentity(db));
   {
     HONE_ASSIGN_OR_RETURN(Stmt st, db.Prepare("PRAGMA journal_mode = WAL"));
-    HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row || st.Text(0) != "wal")
+    HONE_ASSIGN_OR_RETURN(std::optional<std::string> mode, ReadFirstRow(st, [](const RowReader& r) {
+                            return r.Text("journal_mode");
+                          }));
+    if (mode != "wal")
       return Status::Io(path.string() + ": cannot switch the store to WAL mode (" +
-                        (row ? st.Text(0) : std::string("no answer")) +
-                        "); is it on a network file system?");
+                        mode.value_or("no answer") + "); is it on a network file system?");
   }
   HONE_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous = FULL"));
   return MigrateToCurrent(db);
@@ -300,25 +293,19 @@ Status Store::SetRunStatus(int64_t run_id, const std::string& status,
 
 Result<RunRow> Store::GetRun(int64_t run_id) {
   std::lock_guard lock(mu_);
-  HONE_ASSIGN_OR_RETURN(Stmt st,
-                        db_.Prepare(std::string("SELECT ") + kRunCols + " FROM runs WHERE id = ?"));
+  HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare("SELECT " + SelectList("runs", kRunColumns) +
+                                             " FROM runs WHERE id = ?"));
   st.Bind(1, run_id);
-  HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-  if (!row) return Status::NotFound(path_.string() + ": no run " + std::to_string(run_id));
-  return ReadRun(st);
+  HONE_ASSIGN_OR_RETURN(std::optional<RunRow> run, ReadFirstRow(st, kRunColumns));
+  if (!run) return Status::NotFound(path_.string() + ": no run " + std::to_string(run_id));
+  return std::move(*run);
 }
 
 Result<std::vector<RunRow>> Store::ListRuns() {
   std::lock_guard lock(mu_);
-  HONE_ASSIGN_OR_RETURN(
-      Stmt st, db_.Prepare(std::string("SELECT ") + kRunCols + " FROM runs ORDER BY id DESC"));
-  std::vector<RunRow> out;
-  while (true) {
-    HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    out.push_back(ReadRun(st));
-  }
-  return out;
+  HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare("SELECT " + SelectList("runs", kRunColumns) +
+                                             " FROM runs ORDER BY id DESC"));
+  return ReadRows(st, kRunColumns);
 }
 
 // ---- tasks and baselines ----
@@ -334,12 +321,10 @@ Status Store::PutTask(const TaskRow& t) {
 
 Result<std::optional<TaskRow>> Store::GetTask(const std::string& hash) {
   std::lock_guard lock(mu_);
-  HONE_ASSIGN_OR_RETURN(
-      Stmt st, db_.Prepare("SELECT hash, name, path, definition FROM tasks WHERE hash = ?"));
+  HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare("SELECT " + SelectList("tasks", kTaskColumns) +
+                                             " FROM tasks WHERE hash = ?"));
   st.Bind(1, hash);
-  HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-  if (!row) return std::optional<TaskRow>();
-  return std::optional<TaskRow>(TaskRow{st.Text(0), st.Text(1), st.Text(2), st.Text(3)});
+  return ReadFirstRow(st, kTaskColumns);
 }
 
 Status Store::PutBaseline(const BaselineRow& b) {
@@ -362,25 +347,12 @@ Result<std::optional<BaselineRow>> Store::GetBaseline(const std::string& task_ha
                                                       const std::string& torch_version,
                                                       const std::string& case_name) {
   std::lock_guard lock(mu_);
-  HONE_ASSIGN_OR_RETURN(
-      Stmt st, db_.Prepare("SELECT id, task_hash, device, torch_version, case_name, "
-                           "eager_seconds, compile_seconds, samples, created FROM baselines "
-                           "WHERE task_hash = ? AND device = ? AND torch_version = ? AND "
-                           "case_name = ?"));
+  HONE_ASSIGN_OR_RETURN(Stmt st,
+                        db_.Prepare("SELECT " + SelectList("baselines", kBaselineColumns) +
+                                    " FROM baselines WHERE task_hash = ? AND device = ? AND "
+                                    "torch_version = ? AND case_name = ?"));
   st.Bind(1, task_hash).Bind(2, device).Bind(3, torch_version).Bind(4, case_name);
-  HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-  if (!row) return std::optional<BaselineRow>();
-  BaselineRow b;
-  b.id = st.Int(0);
-  b.task_hash = st.Text(1);
-  b.device = st.Text(2);
-  b.torch_version = st.Text(3);
-  b.case_name = st.Text(4);
-  b.eager_seconds = st.OptReal(5);
-  b.compile_seconds = st.OptReal(6);
-  b.samples = st.Text(7);
-  b.created = st.Text(8);
-  return std::optional<BaselineRow>(std::move(b));
+  return ReadFirstRow(st, kBaselineColumns);
 }
 
 Status Store::AddRunTask(int64_t run_id, const std::string& task_hash, const std::string& category,
@@ -400,13 +372,7 @@ Result<std::vector<RunTaskRow>> Store::RunTasks(int64_t run_id) {
                            "run_tasks r JOIN tasks t ON t.hash = r.task_hash WHERE r.run_id = ? "
                            "ORDER BY r.position, t.name"));
   st.Bind(1, run_id);
-  std::vector<RunTaskRow> out;
-  while (true) {
-    HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    out.push_back({st.Text(0), st.Text(1), st.Text(2), st.Text(3), static_cast<int>(st.Int(4))});
-  }
-  return out;
+  return ReadRows(st, kRunTaskColumns);
 }
 
 // ---- candidates, LLM calls, builds ----
@@ -436,8 +402,9 @@ Result<int64_t> Store::AddCandidate(const CandidateRow& c, const LlmCallRow* cal
     HONE_ASSIGN_OR_RETURN(Stmt st,
                           db_.Prepare("SELECT id FROM candidates WHERE run_id = ? AND seq = ?"));
     st.Bind(1, c.run_id).Bind(2, c.seq);
-    HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (row) return st.Int(0);  // already stored: the transaction rolls back, nothing changed
+    HONE_ASSIGN_OR_RETURN(std::optional<int64_t> id,
+                          ReadFirstRow(st, [](const RowReader& r) { return r.Int("id"); }));
+    if (id) return *id;  // already stored: the transaction rolls back, nothing changed
   }
   HONE_ASSIGN_OR_RETURN(
       Stmt st,
@@ -484,64 +451,18 @@ Result<int64_t> Store::AddBuild(const BuildRow& b) {
 
 Result<std::vector<BuildRow>> Store::Builds(int64_t candidate_id) {
   std::lock_guard lock(mu_);
-  HONE_ASSIGN_OR_RETURN(
-      Stmt st, db_.Prepare("SELECT id, candidate_id, ok, cached, seconds, log, resources, created "
-                           "FROM builds WHERE candidate_id = ? ORDER BY id"));
+  HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare("SELECT " + SelectList("builds", kBuildColumns) +
+                                             " FROM builds WHERE candidate_id = ? ORDER BY id"));
   st.Bind(1, candidate_id);
-  std::vector<BuildRow> out;
-  while (true) {
-    HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    BuildRow b;
-    b.id = st.Int(0);
-    b.candidate_id = st.Int(1);
-    b.ok = st.Int(2) != 0;
-    b.cached = st.Int(3) != 0;
-    b.seconds = st.Real(4);
-    b.log = st.Text(5);
-    b.resources = st.Text(6);
-    b.created = st.Text(7);
-    out.push_back(std::move(b));
-  }
-  return out;
+  return ReadRows(st, kBuildColumns);
 }
 
 Result<std::vector<LlmCallRow>> Store::LlmCalls(int64_t run_id) {
   std::lock_guard lock(mu_);
-  HONE_ASSIGN_OR_RETURN(
-      Stmt st,
-      db_.Prepare("SELECT id, run_id, candidate_id, attempt_seq, provider, model, ok, error, "
-                  "finish_reason, truncated, input_tokens, output_tokens, cost_usd, seconds, "
-                  "http_attempts, exchanges, created, sampling, prompt_version FROM llm_calls "
-                  "WHERE run_id = ? ORDER BY id"));
+  HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare("SELECT " + SelectList("llm_calls", kLlmCallColumns) +
+                                             " FROM llm_calls WHERE run_id = ? ORDER BY id"));
   st.Bind(1, run_id);
-  std::vector<LlmCallRow> out;
-  while (true) {
-    HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    LlmCallRow c;
-    c.id = st.Int(0);
-    c.run_id = st.Int(1);
-    if (!st.IsNull(2)) c.candidate_id = st.Int(2);
-    if (!st.IsNull(3)) c.attempt_seq = static_cast<int>(st.Int(3));
-    c.provider = st.Text(4);
-    c.model = st.Text(5);
-    c.ok = st.Int(6) != 0;
-    c.error = st.Text(7);
-    c.finish_reason = st.Text(8);
-    c.truncated = st.Int(9) != 0;
-    c.input_tokens = st.Int(10);
-    c.output_tokens = st.Int(11);
-    c.cost_usd = st.Real(12);
-    c.seconds = st.Real(13);
-    c.http_attempts = static_cast<int>(st.Int(14));
-    c.exchanges = st.Text(15);
-    c.created = st.Text(16);
-    c.sampling = st.Text(17);
-    c.prompt_version = st.Text(18);
-    out.push_back(std::move(c));
-  }
-  return out;
+  return ReadRows(st, kLlmCallColumns);
 }
 
 // ---- evaluations ----
@@ -557,14 +478,15 @@ Result<int64_t> Store::BeginEvaluation(int64_t run_id, const std::string& work_k
   {
     HONE_ASSIGN_OR_RETURN(
         Stmt st,
-        db_.Prepare("SELECT id, state, coalesce(status, '') FROM evaluations WHERE run_id = ? AND "
-                    "work_key = ?"));
+        db_.Prepare("SELECT id, state, coalesce(status, '') AS status FROM evaluations WHERE "
+                    "run_id = ? AND work_key = ?"));
     st.Bind(1, run_id).Bind(2, work_key);
+    const RowReader r(st);
     HONE_ASSIGN_OR_RETURN(bool row, st.Step());
     if (row) {
-      int64_t id = st.Int(0);
+      int64_t id = r.Int("id");
       // A busy verdict decided nothing: the work is done again.
-      if (st.Text(1) == "finished" && Decides(st.Text(2))) {
+      if (r.Text("state") == "finished" && Decides(r.Text("status"))) {
         if (already_finished) *already_finished = true;
         return id;
       }
@@ -618,13 +540,14 @@ Status Store::FinishEvaluationWith(int64_t evaluation_id, const Verdict& v,
     HONE_ASSIGN_OR_RETURN(Stmt st,
                           db_.Prepare("SELECT state, candidate_id FROM evaluations WHERE id = ?"));
     st.Bind(1, evaluation_id);
+    const RowReader r(st);
     HONE_ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row)
       return Status::NotFound(path_.string() + ": no evaluation " + std::to_string(evaluation_id));
-    if (st.Text(0) == "finished")
+    if (r.Text("state") == "finished")
       return Status::Invalid(path_.string() + ": evaluation " + std::to_string(evaluation_id) +
                              " is already finished");
-    if (!st.IsNull(1)) candidate = st.Int(1);
+    candidate = r.Get<std::optional<int64_t>>("candidate_id");
   }
   HONE_ASSIGN_OR_RETURN(
       Stmt st, db_.Prepare("UPDATE evaluations SET state = 'finished', status = ?, reason = ?, "
@@ -661,28 +584,22 @@ Result<bool> Store::HasResult(int64_t run_id, const std::string& work_key) {
 
 Result<std::vector<EvaluationRow>> Store::PendingWork(int64_t run_id) {
   std::lock_guard lock(mu_);
-  HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare(std::string("SELECT ") + kEvalCols +
+  HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare("SELECT " + SelectList("e", kEvaluationColumns) +
                                              " FROM evaluations e WHERE e.run_id = ? AND "
                                              "e.state = 'started' ORDER BY e.id"));
   st.Bind(1, run_id);
-  std::vector<EvaluationRow> out;
-  while (true) {
-    HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    out.push_back(ReadEvaluation(st));
-  }
-  return out;
+  return ReadRows(st, kEvaluationColumns);
 }
 
 Result<EvaluationRow> Store::GetEvaluation(int64_t evaluation_id) {
   std::lock_guard lock(mu_);
-  HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare(std::string("SELECT ") + kEvalCols +
+  HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare("SELECT " + SelectList("e", kEvaluationColumns) +
                                              " FROM evaluations e WHERE e.id = ?"));
   st.Bind(1, evaluation_id);
-  HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-  if (!row)
+  HONE_ASSIGN_OR_RETURN(std::optional<EvaluationRow> e, ReadFirstRow(st, kEvaluationColumns));
+  if (!e)
     return Status::NotFound(path_.string() + ": no evaluation " + std::to_string(evaluation_id));
-  return ReadEvaluation(st);
+  return std::move(*e);
 }
 
 // ---- lessons ----
@@ -716,31 +633,19 @@ Result<int> Store::AddLessons(const std::vector<LessonRow>& lessons) {
 Result<std::vector<LessonRow>> Store::Lessons(const std::string& task) {
   std::lock_guard lock(mu_);
   HONE_ASSIGN_OR_RETURN(
-      Stmt st, db_.Prepare(std::string("SELECT ") + kLessonCols +
+      Stmt st, db_.Prepare("SELECT " + SelectList("lessons", kLessonColumns) +
                            " FROM lessons WHERE ?1 = '' OR task_name = ?1 OR (length(?1) >= 8 "
                            "AND substr(task_hash, 1, length(?1)) = ?1) ORDER BY id"));
   st.Bind(1, task);
-  std::vector<LessonRow> out;
-  while (true) {
-    HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    out.push_back(ReadLesson(st));
-  }
-  return out;
+  return ReadRows(st, kLessonColumns);
 }
 
 Result<std::vector<LessonRow>> Store::LessonsFor(const std::string& backend) {
   std::lock_guard lock(mu_);
-  HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare(std::string("SELECT ") + kLessonCols +
+  HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare("SELECT " + SelectList("lessons", kLessonColumns) +
                                              " FROM lessons WHERE backend = ? ORDER BY id"));
   st.Bind(1, backend);
-  std::vector<LessonRow> out;
-  while (true) {
-    HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    out.push_back(ReadLesson(st));
-  }
-  return out;
+  return ReadRows(st, kLessonColumns);
 }
 
 Status Store::DeleteLessons(const std::vector<int64_t>& ids) {
@@ -765,35 +670,27 @@ Result<std::vector<CandidateWithEvaluation>> Store::RunCandidates(int64_t run_id
   // One read transaction, so the candidates and evaluations are one snapshot.
   HONE_ASSIGN_OR_RETURN(
       Stmt st,
-      db_.Prepare(std::string("SELECT ") + kCandidateCols + ", " + kEvalCols +
+      db_.Prepare("SELECT " + SelectList("c", kCandidateColumns) + ", " +
+                  SelectList("e", kEvaluationColumns, "e.") +
                   " FROM candidates c LEFT JOIN evaluations e ON e.id = (SELECT max(id) FROM "
                   "evaluations WHERE candidate_id = c.id) WHERE c.run_id = ? ORDER BY c.seq"));
   st.Bind(1, run_id);
-  std::vector<CandidateWithEvaluation> out;
-  while (true) {
-    HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    CandidateWithEvaluation cw;
-    cw.candidate = ReadCandidate(st);
-    if (!st.IsNull(kCandidateNumCols)) cw.evaluation = ReadEvaluation(st, kCandidateNumCols);
-    out.push_back(std::move(cw));
-  }
-  return out;
+  // The evaluation's columns are named "e.*": both tables have an id.
+  const RowReader evaluation = RowReader(st).Scope("e.");
+  return ReadRows(st, [&](const RowReader& row) {
+    std::optional<EvaluationRow> latest;
+    if (!evaluation.IsNull("id")) latest = ReadColumns(evaluation, kEvaluationColumns);
+    return CandidateWithEvaluation{ReadColumns(row, kCandidateColumns), std::move(latest)};
+  });
 }
 
 Result<std::vector<CandidateRow>> Store::Attempts(int64_t run_id) {
   std::lock_guard lock(mu_);
-  HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare(std::string("SELECT ") + kCandidateCols +
+  HONE_ASSIGN_OR_RETURN(Stmt st, db_.Prepare("SELECT " + SelectList("c", kCandidateColumns) +
                                              " FROM candidates c WHERE c.run_id = ? ORDER BY "
                                              "c.id"));
   st.Bind(1, run_id);
-  std::vector<CandidateRow> out;
-  while (true) {
-    HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    out.push_back(ReadCandidate(st));
-  }
-  return out;
+  return ReadRows(st, kCandidateColumns);
 }
 
 Result<std::vector<BestCandidate>> Store::BestPerTask(int64_t run_id) {
@@ -811,21 +708,7 @@ Result<std::vector<BestCandidate>> Store::BestPerTask(int64_t run_id) {
                   "    AND (?1 = 0 OR e.run_id = ?1)) "
                   "WHERE rank = 1 ORDER BY name, task_hash"));
   st.Bind(1, run_id);
-  std::vector<BestCandidate> out;
-  while (true) {
-    HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    BestCandidate b;
-    b.task_hash = st.Text(0);
-    b.task_name = st.Text(1);
-    b.run_id = st.Int(2);
-    b.candidate_id = st.Int(3);
-    b.seq = static_cast<int>(st.Int(4));
-    b.evaluation_id = st.Int(5);
-    b.speedup = st.Real(6);
-    out.push_back(std::move(b));
-  }
-  return out;
+  return ReadRows(st, kBestColumns);
 }
 
 Result<std::map<std::string, int>> Store::StatusCounts(int64_t run_id) {
@@ -833,15 +716,12 @@ Result<std::map<std::string, int>> Store::StatusCounts(int64_t run_id) {
   HONE_ASSIGN_OR_RETURN(
       Stmt st,
       db_.Prepare("SELECT CASE WHEN state = 'finished' THEN status ELSE 'pending' END AS s, "
-                  "count(*) FROM evaluations WHERE run_id = ? GROUP BY s"));
+                  "count(*) AS n FROM evaluations WHERE run_id = ? GROUP BY s"));
   st.Bind(1, run_id);
-  std::map<std::string, int> out;
-  while (true) {
-    HONE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    out[st.Text(0)] = static_cast<int>(st.Int(1));
-  }
-  return out;
+  HONE_ASSIGN_OR_RETURN(auto counts, ReadRows(st, [](const RowReader& r) {
+                          return std::pair(r.Text("s"), r.Int32("n"));
+                        }));
+  return std::map<std::string, int>(counts.begin(), counts.end());
 }
 
 }  // namespace hone
