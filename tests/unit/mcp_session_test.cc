@@ -433,15 +433,23 @@ TEST(McpDeviceQueueTest, CallsOnOneDeviceTakeTurnsAndACancelledWaitGivesUpItsPla
   EXPECT_TRUE(got);
 }
 
+// A request that runs `argv`, with no progress log.
+ChildRequest Command(std::vector<std::string> argv) {
+  ChildRequest r;
+  r.argv = std::move(argv);
+  return r;
+}
+
 TEST(McpProcessRunnerTest, ReturnsOutputAndExitCode) {
   ProcessRunner runner;
   CancelFlag cancel;
-  auto o = runner.Run({{"/bin/sh", "-c", "echo '{\"a\":1}'; echo oops >&2; exit 3"}}, cancel, {});
+  auto o =
+      runner.Run(Command({"/bin/sh", "-c", "echo '{\"a\":1}'; echo oops >&2; exit 3"}), cancel, {});
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(o->out, "{\"a\":1}\n");
   EXPECT_EQ(o->err, "oops\n");
   EXPECT_EQ(o->exit_code, 3);
-  EXPECT_FALSE(runner.Run({{"/no/such/program"}}, cancel, {}).ok());
+  EXPECT_FALSE(runner.Run(Command({"/no/such/program"}), cancel, {}).ok());
 }
 
 TEST(McpProcessRunnerTest, CancellingStopsTheWholeTreeEvenAGroupOfItsOwn) {
@@ -459,7 +467,7 @@ TEST(McpProcessRunnerTest, CancellingStopsTheWholeTreeEvenAGroupOfItsOwn) {
   });
   // A child ignoring SIGTERM, a grandchild in a process group of its own
   // (as a compiler is), and one in the child's group.
-  auto o = runner.Run({{"/bin/sh", "-c", "trap '' TERM; setsid sleep 60 & sleep 60 & wait"}},
+  auto o = runner.Run(Command({"/bin/sh", "-c", "trap '' TERM; setsid sleep 60 & sleep 60 & wait"}),
                       cancel, {});
   canceller.join();
   ASSERT_TRUE(o.ok());
