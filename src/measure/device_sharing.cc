@@ -93,6 +93,19 @@ double ShiftBound(std::vector<double> cand, std::vector<double> base, double ban
   return bound;
 }
 
+namespace {
+
+double LeastApart(const std::vector<double>& cand, const std::vector<double>& base) {
+  const double least = *std::min_element(cand.begin(), cand.end());
+  const double base_least = *std::min_element(base.begin(), base.end());
+  if (least <= base_least) return least - base_least;
+  double apart = std::numeric_limits<double>::infinity();
+  for (double b : base) apart = std::min(apart, std::abs(least - b));
+  return apart;
+}
+
+}  // namespace
+
 GapShift CompareGaps(const std::vector<double>& cand, const std::vector<double>& base) {
   if (cand.empty() || base.empty()) return {};
   const double n = static_cast<double>(cand.size()), m = static_cast<double>(base.size());
@@ -100,11 +113,13 @@ GapShift CompareGaps(const std::vector<double>& cand, const std::vector<double>&
   // P(one-sided excess over band) ~ exp(-2 n_eff band^2): 1e-3 and 1e-6.
   const double pass_band = std::min(0.3, std::sqrt(std::log(1e3) / (2 * effective)));
   const double reject_band = std::sqrt(std::log(1e6) / (2 * effective));
-  return {ShiftBound(cand, base, pass_band), ShiftBound(cand, base, reject_band)};
+  return {ShiftBound(cand, base, pass_band), ShiftBound(cand, base, reject_band),
+          LeastApart(cand, base)};
 }
 
 SharedJudgement JudgeGapsBeside(const GapShift& shift, double idle_allowed, double median_extra) {
-  if (shift.reject > idle_allowed) return SharedJudgement::kExceeded;
+  if (shift.reject > idle_allowed && shift.least_apart > idle_allowed)
+    return SharedJudgement::kExceeded;
   if (shift.pass > idle_allowed) return SharedJudgement::kBusy;
   return median_extra <= idle_allowed ? SharedJudgement::kWithin : SharedJudgement::kWithinShared;
 }

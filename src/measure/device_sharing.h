@@ -119,14 +119,24 @@ double ShiftBound(std::vector<double> cand, std::vector<double> base, double ban
 // The bound at two bands, from the samples' sizes: `pass` is the shift at a
 // band an honest candidate exceeds about once in a thousand evaluations
 // (and at most 0.3, so that hiding work in every call always shows), and
-// `reject` at one it exceeds about once in a million.
+// `reject` at one it exceeds about once in a million. `least_apart`: how
+// far the candidate's least gap lies from the nearest of the base's gaps
+// (negative when below them all).
 struct GapShift {
-  double pass = 0, reject = 0;
+  double pass = 0, reject = 0, least_apart = 0;
 };
 GapShift CompareGaps(const std::vector<double>& cand, const std::vector<double>& base);
 // Within when the pass bound is within `idle_allowed` (kWithin where the
-// medians' difference `median_extra` is too, else kWithinShared), kExceeded
-// when the reject bound is over it, kBusy between.
+// medians' difference `median_extra` is too, else kWithinShared); kExceeded
+// when the reject bound is over it and the candidate's least gap lies over
+// it from every gap of the base; kBusy otherwise. The second condition is
+// for sides whose calls wait for a slice in different shares (their
+// sandboxes' contexts meet the neighbour's slices at different moments of
+// the interleaving): a candidate that waits more often, but never longer,
+// has even its least gap where some of the reference's lie, while work
+// hidden in every call moves it off them. Work hidden in all but a few
+// calls, or hiding as long as a slice, is then busy, not rejected: no
+// reward either way.
 SharedJudgement JudgeGapsBeside(const GapShift& shift, double idle_allowed, double median_extra);
 // The probes' waits less the least of them: the base for a candidate with no
 // reference timed beside it (the least is the launch and synchronisation an
