@@ -164,6 +164,7 @@ int main(int argc, char** argv) {
       std::move(LoadOrMeasureMachine(cache)).value());
   Builder* builder = &cpu->builder();
   EvaluatorEnv env;
+  env.languages = BuiltInLanguages();
   RegisterCpuBackend(env.backends);
   env.backends.Add(cpu);
   env.scratch_root = cache / "scratch";

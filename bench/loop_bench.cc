@@ -39,6 +39,7 @@ Setup MakeSetup(const std::filesystem::path& cache) {
       std::filesystem::path(HONE_BENCH_BINARY_DIR) / "hone-sandbox",
       std::move(LoadOrMeasureMachine(cache)).value());
   EvaluatorEnv env;
+  env.languages = BuiltInLanguages();
   RegisterCpuBackend(env.backends);
   env.backends.Add(s.cpu);
   env.scratch_root = cache / "scratch";
@@ -90,7 +91,8 @@ int main(int argc, char** argv) {
   setenv("HONE_CACHE", cache.c_str(), 1);
   Setup setup = MakeSetup(cache);
   auto task = LoadNativeTask(BenchSourceDir() / "tests/integration/fixture_add");
-  auto prompts = PromptBuilder::Load(BenchSourceDir() / "prompts", BenchSourceDir() / "include");
+  auto prompts = PromptBuilder::Load(BenchSourceDir() / "prompts", BenchSourceDir() / "include",
+                                     BuiltInLanguages());
   if (!task.ok() || !prompts.ok()) {
     std::fprintf(stderr, "loop_bench: cannot load the fixture task or the prompts\n");
     return 1;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/fs.h"
+#include "lang/builtin.h"
 #include "search/prompt.h"
 #include "verify/verdict_json.h"
 
@@ -27,8 +28,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: %s\n", argv[1], verdict.status().message().c_str());
     return 2;
   }
-  auto prompts =
-      hone::PromptBuilder::Load(argc > 2 ? argv[2] : source / "prompts", source / "include");
+  auto prompts = hone::PromptBuilder::Load(argc > 2 ? argv[2] : source / "prompts",
+                                           source / "include", BuiltInLanguages());
   if (!prompts.ok()) {
     std::fprintf(stderr, "%s\n", prompts.status().message().c_str());
     return 2;

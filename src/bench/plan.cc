@@ -6,8 +6,6 @@
 
 #include "bench/listener.h"
 #include "core/fs.h"
-#include "format/builtin_formats.h"
-#include "lang/builtin.h"
 #include "task/reference_kind.h"
 
 namespace hone {
@@ -75,10 +73,10 @@ struct StoredTasks {
 
 }  // namespace
 
-Result<BenchPlan> PlanSuite(const fs::path& suite, const SuiteLayout& layout,
-                            const BenchTaskLoader& load, Store& store, int64_t run_id,
-                            BenchListener& listener) {
-  HONE_ASSIGN_OR_RETURN(auto entries, DiscoverSuiteOf(BuiltInFormats(), suite, layout));
+Result<BenchPlan> PlanSuite(const FormatRegistry& formats, const fs::path& suite,
+                            const SuiteLayout& layout, const BenchTaskLoader& load, Store& store,
+                            int64_t run_id, BenchListener& listener) {
+  HONE_ASSIGN_OR_RETURN(auto entries, DiscoverSuiteOf(formats, suite, layout));
   BenchPlan plan;
   for (const auto& e : entries) {
     BenchTask t{e.task, e.category, LoadForBench(e.task, load, listener, plan)};
@@ -100,8 +98,9 @@ Result<BenchPlan> PlanSuite(const fs::path& suite, const SuiteLayout& layout,
   return plan;
 }
 
-Result<BenchPlan> PlanFromRun(int64_t source_run, const BenchTaskLoader& load, Store& store,
-                              int64_t run_id, BenchListener& listener) {
+Result<BenchPlan> PlanFromRun(const LanguageRegistry& languages, int64_t source_run,
+                              const BenchTaskLoader& load, Store& store, int64_t run_id,
+                              BenchListener& listener) {
   HONE_ASSIGN_OR_RETURN(auto source_tasks, store.RunTasks(source_run));
   HONE_ASSIGN_OR_RETURN(auto attempts, store.Attempts(source_run));
   StoredTasks tasks{store, source_run, run_id, load, listener, {}, {}};
@@ -113,8 +112,8 @@ Result<BenchPlan> PlanFromRun(int64_t source_run, const BenchTaskLoader& load, S
     HONE_ASSIGN_OR_RETURN(size_t ti, tasks.Get(c.task_hash, plan));
     if (ti == SIZE_MAX) continue;
     // Rows stored before languages had names: their backend's native one.
-    const Language* language = BuiltInLanguages().Find(c.language);
-    if (!language) language = BuiltInLanguages().NativeFor(c.backend);
+    const Language* language = languages.Find(c.language);
+    if (!language) language = languages.NativeFor(c.backend);
     if (!language) continue;
     fs::path file = sources / (SourceHash(*c.source) + language->extension());
     if (!fs::exists(file)) HONE_RETURN_IF_ERROR(WriteFileAtomic(file, *c.source));

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "format/task_format.h"
+#include "lang/language.h"
 #include "store/store.h"
 #include "task/suite.h"
 #include "task/task.h"
@@ -40,7 +42,7 @@ struct BenchUnit {
   std::filesystem::path candidate;
   std::string label;
   std::set<std::string> allow;  // lint rules the candidate's format allows it
-  int64_t candidate_id = 0;  // in the store, once recorded (bench/scheduler.h)
+  int64_t candidate_id = 0;     // in the store, once recorded (bench/scheduler.h)
   std::string work_key;
 };
 
@@ -54,15 +56,18 @@ struct BenchPlan {
 // A problem that cannot run here is Status::Unavailable.
 using BenchTaskLoader = std::function<Result<Task>(const std::filesystem::path&)>;
 
-// The tasks and solution files of the suite at `suite`, recorded under
-// `run_id`.
-Result<BenchPlan> PlanSuite(const std::filesystem::path& suite, const SuiteLayout& layout,
-                            const BenchTaskLoader& load, Store& store, int64_t run_id,
-                            BenchListener& listener);
+// The tasks and solution files of the suite at `suite`, found through
+// `formats` (the entry point's registry: BuiltInFormats(), or a test's),
+// recorded under `run_id`.
+Result<BenchPlan> PlanSuite(const FormatRegistry& formats, const std::filesystem::path& suite,
+                            const SuiteLayout& layout, const BenchTaskLoader& load, Store& store,
+                            int64_t run_id, BenchListener& listener);
 
 // The candidates of stored run `source_run`, written as files beside the
 // store (sources/), on the tasks they were made for, recorded under `run_id`.
-Result<BenchPlan> PlanFromRun(int64_t source_run, const BenchTaskLoader& load, Store& store,
-                              int64_t run_id, BenchListener& listener);
+// A stored candidate's language is looked up in `languages`.
+Result<BenchPlan> PlanFromRun(const LanguageRegistry& languages, int64_t source_run,
+                              const BenchTaskLoader& load, Store& store, int64_t run_id,
+                              BenchListener& listener);
 
 }  // namespace hone

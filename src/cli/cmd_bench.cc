@@ -318,7 +318,8 @@ Result<int64_t> OpenBenchRun(Store& db, BenchArgs& a, bool resumed) {
   if (!resumed && !a.suite.empty())
     HONE_RETURN_IF_ERROR(
         DiscoverSuiteOf(BuiltInFormats(), a.suite,
-                        SuiteLayout{a.backend, SolutionsFor(a.backend), a.only, a.solutions})
+                        SuiteLayout{a.backend, SolutionsFor(a.backend, BuiltInLanguages()), a.only,
+                                    a.solutions})
             .status());
   if (resumed) {
     HONE_RETURN_IF_ERROR(db.SetRunStatus(run_id, "running"));
@@ -334,10 +335,12 @@ Result<BenchPlan> PlanBench(EvalContext& ctx, Store& db, int64_t run_id, const B
     return LoadTask(ctx, path.string(), a.backend, sizes);
   };
   if (a.from_run.empty())
-    return PlanSuite(a.suite, SuiteLayout{a.backend, SolutionsFor(a.backend), a.only, a.solutions},
-                     load, db, run_id, listener);
+    return PlanSuite(
+        BuiltInFormats(), a.suite,
+        SuiteLayout{a.backend, SolutionsFor(a.backend, ctx.env.languages), a.only, a.solutions},
+        load, db, run_id, listener);
   HONE_ASSIGN_OR_RETURN(int64_t source_run, ResolveRun(db, a.from_run));
-  return PlanFromRun(source_run, load, db, run_id, listener);
+  return PlanFromRun(ctx.env.languages, source_run, load, db, run_id, listener);
 }
 
 // The lanes after the first (bench/scheduler.h): each its own context on
@@ -359,7 +362,7 @@ Result<std::vector<BenchLane>> OpenLanes(EvalContext& ctx, Evaluator& evaluator,
     return t.task && KindOf(*t.task).site() == ReferenceSite::kOracle;
   });
   for (size_t i = 1; i < n; ++i) {
-    auto lane_ctx = MakeEvalContext(b, a.lane_devices[i]);
+    auto lane_ctx = MakeEvalContext(ctx.env.languages, b, a.lane_devices[i]);
     if (!lane_ctx.ok()) return lane_ctx.status().With(LaneName(b, a.lane_devices[i], i, n) + ": ");
     EvalContext* c = lane_ctx->get();
     if (oracle) HONE_RETURN_IF_ERROR(StartOracle(*c, b));
@@ -387,9 +390,9 @@ struct EarlyEvaluator {
 EarlyEvaluator StartEarly(EvalContext& ctx, const BenchArgs& a, const EvalOptions& options) {
   // A resumed bench may have nothing left to evaluate.
   if (!a.from_run.empty() || !a.resume.empty() || !a.search.model.empty()) return {};
-  auto entries =
-      DiscoverSuiteOf(BuiltInFormats(), a.suite,
-                      SuiteLayout{a.backend, SolutionsFor(a.backend), a.only, a.solutions});
+  auto entries = DiscoverSuiteOf(
+      BuiltInFormats(), a.suite,
+      SuiteLayout{a.backend, SolutionsFor(a.backend, ctx.env.languages), a.only, a.solutions});
   if (!entries.ok()) return {};  // planning says why
   const LanguageRegistry& languages = ctx.env.languages;
   bool modelnew = std::any_of(entries->begin(), entries->end(), [&](const SuiteEntry& e) {
@@ -512,7 +515,7 @@ int RunBench(BenchArgs a) {
   if (!a.out.quiet && !a.out.json)
     std::fprintf(stderr, "hone: %s bench run %lld in %s\n", resumed ? "resuming" : "started",
                  static_cast<long long>(*run_id), db.path().c_str());
-  auto ctx = MakeEvalContext(a.backend, a.lane_devices[0]);
+  auto ctx = MakeEvalContext(BuiltInLanguages(), a.backend, a.lane_devices[0]);
   if (!ctx.ok()) return ReportError(ctx.status());
   Progress progress(a.out);
   CliBenchListener listener(progress, a.out);

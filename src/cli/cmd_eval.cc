@@ -47,13 +47,13 @@ struct PartVerdict {
 // started only to be waited for. nullopt: the problem is needed to decide
 // (or the scan could not run, which the evaluation then says).
 std::optional<Verdict> VerdictBeforeLoading(const FormatCandidate& candidate,
-                                            const std::string& backend) {
-  auto language = BuiltInLanguages().ForFile(candidate.file);
+                                            const std::string& backend,
+                                            const LanguageRegistry& languages) {
+  auto language = languages.ForFile(candidate.file);
   if (!language.ok() || !(*language)->modelnew()) return std::nullopt;
   auto python_dir = FindPythonDir();
   if (!python_dir.ok()) return std::nullopt;
-  auto scan =
-      ScanCompatFile(candidate.file, *python_dir, "", BuiltInLanguages().KernelDecorators());
+  auto scan = ScanCompatFile(candidate.file, *python_dir, "", languages.KernelDecorators());
   if (!scan.ok()) return std::nullopt;
   auto failure = FailsWhateverTheProblem(*scan);
   if (!failure) return std::nullopt;
@@ -73,7 +73,7 @@ std::vector<PartVerdict> EvaluateParts(const EvalArgs& a, const std::vector<Prob
                                        const SizePolicy& sizes, EvalContext& ctx) {
   const std::string& backend = options.backend;
   std::vector<PartVerdict> out;
-  if (auto early = VerdictBeforeLoading(candidate, backend)) {
+  if (auto early = VerdictBeforeLoading(candidate, backend, ctx.env.languages)) {
     Trace("eval: verdict before loading the problem");
     for (const ProblemPart& part : parts) {
       Verdict v = *early;
@@ -96,7 +96,7 @@ std::vector<PartVerdict> EvaluateParts(const EvalArgs& a, const std::vector<Prob
   // The oracle is started before the evaluator is made for a PyTorch task,
   // and LoadTask keeps it: the backend's device does not change.
   Evaluator evaluator(ctx.env, ctx.oracle.get());
-  if (auto language = BuiltInLanguages().ForFile(candidate.file);
+  if (auto language = ctx.env.languages.ForFile(candidate.file);
       language.ok() && (*language)->modelnew())
     evaluator.PrewarmCompat(backend, options);
   Builder* builder = &ctx.backend(backend).builder();
@@ -199,6 +199,8 @@ int PrintParts(const EvalArgs& a, const TaskFormat& format, const FormatCandidat
 }
 
 int RunEval(const EvalArgs& a) {
+  // The registries every step below reads: taken once here, passed down.
+  const LanguageRegistry& languages = BuiltInLanguages();
   auto options = ToEvalOptions(a.flags);
   if (!options.ok()) return ReportError(options.status());
   auto sizes = ToSizePolicy(a.flags);
@@ -210,16 +212,16 @@ int RunEval(const EvalArgs& a) {
   auto candidate = (*format)->Candidate(a.task, a.candidate);
   if (!candidate.ok()) return ReportError(candidate.status());
   const std::string file = candidate->file.string();
-  if (Status st = CheckCandidateFile(file); !st.ok()) return ReportError(st);
+  if (Status st = CheckCandidateFile(file, languages); !st.ok()) return ReportError(st);
   options->lint_allow.insert(candidate->allow.begin(), candidate->allow.end());
-  auto backend = CandidateBackend(file, a.backend);
+  auto backend = CandidateBackend(file, a.backend, languages);
   if (!backend.ok()) return ReportError(backend.status());
   options->backend = *backend;
   Trace("eval: arguments read");
   // Ctrl-C leaves no temporary files behind (core/interrupt_cleanup.h).
   InstallInterruptCleanup();
-  auto ctx = MakeEvalContext(*backend, a.flags.device);
-  if (!ctx.ok()) return ReportError(BackendFailureFor(file, *backend, ctx.status()));
+  auto ctx = MakeEvalContext(languages, *backend, a.flags.device);
+  if (!ctx.ok()) return ReportError(BackendFailureFor(file, *backend, ctx.status(), languages));
   Trace("eval: backends open");
   auto verdicts = EvaluateParts(a, *parts, *candidate, *options, *sizes, **ctx);
   Trace("eval: verdict");

@@ -79,31 +79,33 @@ nlohmann::json FindingJson(const LintFinding& f, bool warning) {
 // A language's findings on one file: its check over the text (native), or
 // the scan of a ModelNew file with Python's own parser.
 Result<std::vector<LintFinding>> FindingsOf(const Language& language, const std::string& file,
-                                            const std::string& source) {
+                                            const std::string& source,
+                                            const LanguageRegistry& languages) {
   if (!language.modelnew())
     return language.lint ? language.lint(source) : std::vector<LintFinding>{};
   HONE_ASSIGN_OR_RETURN(std::filesystem::path python_dir, FindPythonDir());
-  HONE_ASSIGN_OR_RETURN(
-      CompatScan scan, ScanCompatFile(file, python_dir, "", BuiltInLanguages().KernelDecorators()));
+  HONE_ASSIGN_OR_RETURN(CompatScan scan,
+                        ScanCompatFile(file, python_dir, "", languages.KernelDecorators()));
   if (!scan.ok) return Status::Invalid(scan.error);
   return scan.AllFindings();
 }
 
 int RunLint(const LintArgs& a) {
   if (a.rules) return PrintRules(a.out);
+  const LanguageRegistry& languages = BuiltInLanguages();
   if (a.files.empty()) return ReportError(Status::Invalid("lint: name at least one source file"));
-  auto allowed = ParseAllowedRules(a.allow);
+  auto allowed = ParseAllowedRules(a.allow, languages);
   if (!allowed.ok()) return ReportError(allowed.status());
   nlohmann::json report = nlohmann::json::array();
   size_t broken = 0, warned = 0;
   for (const auto& file : a.files) {
     // What eval would refuse (an unknown extension, a folder) is bad usage here too.
-    if (Status st = CheckCandidateFile(file); !st.ok()) return ReportError(st);
+    if (Status st = CheckCandidateFile(file, languages); !st.ok()) return ReportError(st);
     auto source = ReadFile(file);
     // A file that cannot be read is bad usage, like a malformed task.
     if (!source.ok()) return ReportError(Status::Invalid(source.status().message()));
-    const Language& language = *BuiltInLanguages().ForFile(file).value();
-    auto findings = FindingsOf(language, file, *source);
+    const Language& language = *languages.ForFile(file).value();
+    auto findings = FindingsOf(language, file, *source, languages);
     if (!findings.ok()) return ReportError(findings.status());
     nlohmann::json list = nlohmann::json::array();
     for (const auto& f : *findings) {

@@ -86,7 +86,7 @@ int RunMcp(const McpArgs& a) {
   signal(SIGPIPE, SIG_IGN);
   mcp::ProcessRunner runner;
   mcp::DeviceQueue queue;
-  mcp::ToolEnv env(self, *guard, runner, queue, *work, AbsolutePath(a.store));
+  mcp::ToolEnv env(self, *guard, runner, queue, *work, AbsolutePath(a.store), BuiltInLanguages());
   // Without --root, a stdio client's MCP roots are the folders it may name.
   const bool ask_client_roots = a.roots.empty() && !http;
   const bool quiet = a.quiet;

@@ -309,6 +309,7 @@ int RunOptimize(OptimizeArgs a) {
                           setup->prompts.get(),
                           setup->model,
                           a.search.strategy.name};
+  session.languages = &BuiltInLanguages();
   session.options.eval = *eval;
   session.options.eval.metrics = !a.flags.no_metrics;
   session.options.sanitize_best = !a.flags.no_sanitize;

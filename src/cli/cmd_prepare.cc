@@ -136,13 +136,13 @@ int RunPrepare(const PrepareArgs& a) {
   // reads a file's language from its text.
   const std::filesystem::path stub = scratch.path() / "model.py";
   if (Status st = WriteFileAtomic(stub, "import torch\n"); !st.ok()) return ReportError(st);
-  auto backend = CandidateBackend(stub.string(), a.backend);
+  auto backend = CandidateBackend(stub.string(), a.backend, BuiltInLanguages());
   if (!backend.ok()) return ReportError(backend.status());
   options->backend = *backend;
   options->lint_allow.insert("library");  // the Model is torch's own code
   options->metrics = false;
   options->sanitize = false;
-  auto ctx = MakeEvalContext(*backend, a.flags.device);
+  auto ctx = MakeEvalContext(BuiltInLanguages(), *backend, a.flags.device);
   if (!ctx.ok()) return ReportError(ctx.status());
   if (Status st = StartOracle(**ctx, *backend); !st.ok()) return ReportError(st);
   Evaluator evaluator((*ctx)->env, (*ctx)->oracle.get());

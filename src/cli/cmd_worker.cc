@@ -19,6 +19,7 @@
 #include "core/backend_names.h"
 #include "core/fs.h"
 #include "core/json_text.h"
+#include "format/builtin_formats.h"
 #include "serve/job_evaluator.h"
 #include "serve/redis_credentials.h"
 #include "serve/redis_job_queue.h"
@@ -169,7 +170,8 @@ Result<std::unique_ptr<ContextJobEvaluator>> MakeJobEvaluator(const WorkerArgs& 
   HONE_ASSIGN_OR_RETURN(setup.options, ToEvalOptions(a.flags));
   HONE_ASSIGN_OR_RETURN(setup.sizes, ToSizePolicy(a.flags));
   setup.record = record;
-  HONE_ASSIGN_OR_RETURN(auto ctx, MakeEvalContext(backend, a.flags.device));
+  setup.formats = &BuiltInFormats();
+  HONE_ASSIGN_OR_RETURN(auto ctx, MakeEvalContext(BuiltInLanguages(), backend, a.flags.device));
   return std::make_unique<ContextJobEvaluator>(std::move(ctx), std::move(setup));
 }
 

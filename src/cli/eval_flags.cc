@@ -222,7 +222,7 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   o.netns = !f.no_netns;
   o.profile = f.profile;
   o.lint = !f.no_lint;
-  HONE_ASSIGN_OR_RETURN(o.lint_allow, ParseAllowedRules(f.allow));
+  HONE_ASSIGN_OR_RETURN(o.lint_allow, ParseAllowedRules(f.allow, BuiltInLanguages()));
   if (!f.baselines.empty()) HONE_RETURN_IF_ERROR(ApplyBaselines(f.baselines, "--baselines", o));
   if (f.profile) o.seccomp = o.landlock = o.netns = false;
   return o;

@@ -185,7 +185,8 @@ Result<SearchSetup> MakeSearchSetup(const SearchFlags& f) {
   if (prompts_dir.empty()) {
     HONE_ASSIGN_OR_RETURN(prompts_dir, FindPromptsDir());
   }
-  HONE_ASSIGN_OR_RETURN(PromptBuilder prompts, PromptBuilder::Load(prompts_dir, include_dir));
+  HONE_ASSIGN_OR_RETURN(PromptBuilder prompts,
+                        PromptBuilder::Load(prompts_dir, include_dir, BuiltInLanguages()));
   RetryPolicy retry;
   retry.max_attempts = f.retries;
   retry.base_delay_seconds = f.retry_base_delay;

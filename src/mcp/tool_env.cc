@@ -4,7 +4,7 @@
 
 #include "core/backend_names.h"
 #include "core/fs.h"
-#include "lang/builtin.h"
+#include "lang/language.h"
 
 namespace hone::mcp {
 
@@ -97,15 +97,15 @@ Result<CandidateFile> ToolEnv::Candidate(const ToolCall& call) {
   const Language* language = nullptr;
   if (by_path) {
     HONE_ASSIGN_OR_RETURN(c.path, GuardOf(call).Existing("candidate", args["candidate"]));
-    auto found = BuiltInLanguages().ForFile(c.path);
+    auto found = languages_.ForFile(c.path);
     if (!found.ok()) return Status::Invalid("argument 'candidate': " + found.status().message());
     language = *found;
     HONE_ASSIGN_OR_RETURN(c.source, ReadFile(c.path));
   } else {
     if (!args.contains("language"))
       return Status::Invalid("argument 'language' is required with 'source' (" +
-                             BuiltInLanguages().ExtensionsText() + ")");
-    auto found = BuiltInLanguages().Get(args["language"].get<std::string>());
+                             languages_.ExtensionsText() + ")");
+    auto found = languages_.Get(args["language"].get<std::string>());
     if (!found.ok()) return Status::Invalid("argument 'language': " + found.status().message());
     language = *found;
     c.source = args["source"].get<std::string>();
@@ -114,7 +114,7 @@ Result<CandidateFile> ToolEnv::Candidate(const ToolCall& call) {
     c.work_folder = RemovedAtEnd(c.path.parent_path());
     HONE_RETURN_IF_ERROR(WriteFileAtomic(c.path, c.source));
     // Languages that share an extension (.py) are told apart by the text.
-    auto read_as = BuiltInLanguages().ForFile(c.path);
+    auto read_as = languages_.ForFile(c.path);
     if (!read_as.ok() || (*read_as)->name != language->name)
       return Status::Invalid("argument 'source': the text is not " + language->name +
                              (read_as.ok() ? " (it reads as " + (*read_as)->name + ")" : ""));

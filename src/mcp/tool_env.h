@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "lang/language.h"
 #include "mcp/agent_run.h"
 #include "mcp/device_queue.h"
 #include "mcp/path_guard.h"
@@ -56,14 +57,17 @@ class ToolEnv {
  public:
   // `hone`: the program the work runs in (this hone). `work`: this
   // server's own folder for candidates sent as text and progress files.
+  // `languages`: what a candidate's file or "language" argument is read in
+  // (the entry point's registry), borrowed; it outlives the ToolEnv.
   ToolEnv(std::string hone, PathGuard guard, ChildRunner& runner, DeviceQueue& queue,
-          std::filesystem::path work, std::string store)
+          std::filesystem::path work, std::string store, const LanguageRegistry& languages)
       : hone_(std::move(hone)),
         guard_(std::move(guard)),
         runner_(runner),
         queue_(queue),
         work_(std::move(work)),
-        store_(std::move(store)) {}
+        store_(std::move(store)),
+        languages_(languages) {}
 
   // The call's session's roots, else the server's.
   const PathGuard& GuardOf(const ToolCall& call) const { return call.guard ? *call.guard : guard_; }
@@ -99,6 +103,7 @@ class ToolEnv {
   DeviceQueue& queue_;
   const std::filesystem::path work_;
   const std::string store_;
+  const LanguageRegistry& languages_;
   std::atomic<int> next_file_{0};
   std::mutex mu_;
   std::map<std::string, nlohmann::json> tasks_;  // TaskJson's, by problem and sizes

@@ -52,10 +52,11 @@ Status ApplyBaselines(const std::string& baselines, const std::string& where, Ev
   return Status::Ok();
 }
 
-Result<std::set<std::string>> ParseAllowedRules(const std::vector<std::string>& names) {
+Result<std::set<std::string>> ParseAllowedRules(const std::vector<std::string>& names,
+                                                const LanguageRegistry& languages) {
   std::set<std::string> rules;
   for (const auto& name : names) {
-    if (!BuiltInLanguages().IsRule(name))
+    if (!languages.IsRule(name))
       return Status::Invalid("--allow: unknown lint rule '" + name +
                              "' (hone lint --rules lists them)");
     rules.insert(name);

@@ -84,10 +84,11 @@ struct EvaluatorEnv {
   // The backends candidates may run on, those opened (run/backend_registry.h);
   // each evaluation asks it for its own by name.
   BackendRegistry backends;
-  // The languages candidates may be written in (lang/language.h): hone's
-  // own unless a test registers others; each evaluation takes its
-  // candidate's from the file.
-  LanguageRegistry languages = BuiltInLanguages();
+  // The languages candidates may be written in (lang/language.h): the
+  // registry the process's entry point passed down (BuiltInLanguages(), or a
+  // test's with languages of its own); each evaluation takes its
+  // candidate's from the file. Empty until set.
+  LanguageRegistry languages;
   std::filesystem::path scratch_root;
 };
 
@@ -102,8 +103,9 @@ size_t DefaultMemoryLimit();
 // (--baselines, a served job's config.baselines).
 Status ApplyBaselines(const std::string& baselines, const std::string& where, EvalOptions& o);
 // The lint rules named (--allow, a served job's config.allow), or
-// Status::Invalid naming an unknown one.
-Result<std::set<std::string>> ParseAllowedRules(const std::vector<std::string>& names);
+// Status::Invalid naming one no language of `languages` has.
+Result<std::set<std::string>> ParseAllowedRules(const std::vector<std::string>& names,
+                                                const LanguageRegistry& languages);
 
 // What names an evaluation's settings in the store's work keys, so that a
 // resumed run or bench re-uses a stored verdict only when it was measured

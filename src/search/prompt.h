@@ -77,7 +77,7 @@ class PromptBuilder {
   // `languages`: a verdict's feedback is in its candidate's language.
   static Result<PromptBuilder> Load(const std::filesystem::path& dir,
                                     const std::filesystem::path& include_dir,
-                                    const LanguageRegistry& languages = BuiltInLanguages());
+                                    const LanguageRegistry& languages);
 
   std::string System(const Language& language) const;
   // The first user message: contract, example, task (a native task's

@@ -6,8 +6,6 @@
 #include "core/backend_names.h"
 #include "core/fs.h"
 #include "core/wording.h"
-#include "format/builtin_formats.h"
-#include "lang/builtin.h"
 #include "task/reference_kind.h"
 #include "task/task_loader.h"
 #include "tune/autotune.h"
@@ -31,12 +29,13 @@ std::vector<std::string> SplitCommas(const std::string& s) {
 
 }  // namespace
 
-Result<JobPart> PartForJob(const EvalJob& job, const JobFiles& files) {
+Result<JobPart> PartForJob(const EvalJob& job, const JobFiles& files, const FormatRegistry& formats,
+                           const LanguageRegistry& languages) {
   JobPart out;
   out.problem = files.problem();
   out.candidate = files.candidate();
   out.job = job;
-  auto format = BuiltInFormats().ForProblem(files.problem());
+  auto format = formats.ForProblem(files.problem());
   if (!format.ok()) {
     if (job.candidate_kind == kSolutionKind)
       return Status::Invalid("candidate.kind " + std::string(kSolutionKind) +
@@ -74,15 +73,14 @@ Result<JobPart> PartForJob(const EvalJob& job, const JobFiles& files) {
                            (*format)->name() + " problem has no solutions of its own form");
   if (c.file != files.candidate()) {
     out.candidate = c.file;
-    HONE_ASSIGN_OR_RETURN(const Language* language, BuiltInLanguages().ForFile(c.file));
+    HONE_ASSIGN_OR_RETURN(const Language* language, languages.ForFile(c.file));
     out.job.candidate_kind = language->modelnew() ? "modelnew" : language->name;
     HONE_ASSIGN_OR_RETURN(out.job.candidate_code, ReadFile(c.file));
   }
   return out;
 }
 
-Result<const Language*> JobLanguage(const EvalJob& job) {
-  const LanguageRegistry& languages = BuiltInLanguages();
+Result<const Language*> JobLanguage(const EvalJob& job, const LanguageRegistry& languages) {
   HONE_ASSIGN_OR_RETURN(const Language* kind, languages.Get(job.candidate_kind));
   if (!kind->modelnew()) return kind;
   // A ModelNew file's text says what its kernels are written in.
@@ -90,10 +88,11 @@ Result<const Language*> JobLanguage(const EvalJob& job) {
   return language.ok() ? *language : kind;
 }
 
-Result<std::string> JobBackend(const EvalJob& job, const std::string& worker_backend) {
+Result<std::string> JobBackend(const EvalJob& job, const std::string& worker_backend,
+                               const LanguageRegistry& languages) {
   std::string asked = job.config.value("backend", "");
   if (!asked.empty()) HONE_RETURN_IF_ERROR(CheckBackendName(asked, "config.backend"));
-  HONE_ASSIGN_OR_RETURN(const Language* language, JobLanguage(job));
+  HONE_ASSIGN_OR_RETURN(const Language* language, JobLanguage(job, languages));
   std::string backend = !asked.empty()                     ? asked
                         : language->RunsOn(worker_backend) ? worker_backend
                                                            : language->devices.front();
@@ -108,7 +107,8 @@ Result<std::string> JobBackend(const EvalJob& job, const std::string& worker_bac
   return backend;
 }
 
-Result<EvalOptions> ApplyJobConfig(const EvalOptions& base, const json& config) {
+Result<EvalOptions> ApplyJobConfig(const EvalOptions& base, const json& config,
+                                   const LanguageRegistry& languages) {
   EvalOptions o = base;
   if (config.contains("timeout_s")) {
     double s = config["timeout_s"].get<double>();
@@ -117,8 +117,8 @@ Result<EvalOptions> ApplyJobConfig(const EvalOptions& base, const json& config) 
         std::min(o.total_timeout, std::chrono::milliseconds(static_cast<int64_t>(s * 1000)));
   }
   if (config.contains("allow")) {
-    HONE_ASSIGN_OR_RETURN(auto rules,
-                          ParseAllowedRules(SplitCommas(config["allow"].get<std::string>())));
+    HONE_ASSIGN_OR_RETURN(
+        auto rules, ParseAllowedRules(SplitCommas(config["allow"].get<std::string>()), languages));
     o.lint_allow.insert(rules.begin(), rules.end());
   }
   if (config.contains("baselines"))
@@ -172,15 +172,17 @@ Result<Task> ContextJobEvaluator::LoadFor(const EvalJob& job, const std::filesys
 Result<Verdict> ContextJobEvaluator::Evaluate(const EvalJob& job, const JobFiles& files) {
   // A problem in another format: its part, and a solution in its own form
   // turned into the file hone evaluates (as `hone eval` does).
-  HONE_ASSIGN_OR_RETURN(JobPart part, PartForJob(job, files));
-  HONE_ASSIGN_OR_RETURN(std::string backend, JobBackend(part.job, setup_.backend));
-  HONE_ASSIGN_OR_RETURN(EvalOptions options, ApplyJobConfig(setup_.options, job.config));
+  const LanguageRegistry& languages = ctx_->env.languages;
+  if (!setup_.formats) return Status::Internal("job evaluator: no format registry");
+  HONE_ASSIGN_OR_RETURN(JobPart part, PartForJob(job, files, *setup_.formats, languages));
+  HONE_ASSIGN_OR_RETURN(std::string backend, JobBackend(part.job, setup_.backend, languages));
+  HONE_ASSIGN_OR_RETURN(EvalOptions options, ApplyJobConfig(setup_.options, job.config, languages));
   options.backend = backend;
   options.lint_allow.insert(part.allow.begin(), part.allow.end());
   HONE_ASSIGN_OR_RETURN(Task task, LoadFor(job, part.problem, backend));
   ApplyJobSeeds(task, job.config);
   Evaluator& evaluator = EvaluatorForContext();
-  if (auto language = JobLanguage(part.job); language.ok() && (*language)->modelnew())
+  if (auto language = JobLanguage(part.job, languages); language.ok() && (*language)->modelnew())
     evaluator.PrewarmCompat(backend, options);
   // The entry `hone eval` uses: a reward and an eval never differ on one file.
   HONE_ASSIGN_OR_RETURN(Verdict v, EvaluateCandidate(evaluator, &ctx_->backend(backend).builder(),

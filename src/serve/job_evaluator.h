@@ -18,6 +18,8 @@
 #include <set>
 #include <string>
 
+#include "format/task_format.h"
+#include "lang/language.h"
 #include "run/evaluator.h"
 #include "serve/served_run.h"
 #include "serve/worker.h"
@@ -30,6 +32,10 @@ struct WorkerEvalSetup {
   EvalOptions options;                 // from the evaluation flags
   SizePolicy sizes;
   ServedRun* record = nullptr;  // --store: where verdicts are recorded
+  // The task formats a job's problem is read in: the entry point's registry
+  // (BuiltInFormats(), or a test's), borrowed. Required. The languages are
+  // the context's (EvalContext::env.languages).
+  const FormatRegistry* formats = nullptr;
 };
 
 // What a job evaluates: the problem file of its part (a FlashInfer-Trace
@@ -45,22 +51,26 @@ struct JobPart {
   std::set<std::string> allow;
   EvalJob job;  // the job, its candidate as evaluated
 };
-Result<JobPart> PartForJob(const EvalJob& job, const JobFiles& files);
+Result<JobPart> PartForJob(const EvalJob& job, const JobFiles& files, const FormatRegistry& formats,
+                           const LanguageRegistry& languages);
 
 // The backend a job runs on: config.backend, else the worker's, else the
 // first device its language runs on (a cpp candidate on cpu, a cuda or
 // Triton one on cuda). Status::Unavailable for CUDA on a worker without it;
 // Status::Invalid for a contradiction.
-Result<std::string> JobBackend(const EvalJob& job, const std::string& worker_backend);
+Result<std::string> JobBackend(const EvalJob& job, const std::string& worker_backend,
+                               const LanguageRegistry& languages);
 // The job's kernel language: candidate.kind, and for a ModelNew file what
 // its text says (Triton or load_inline).
-Result<const Language*> JobLanguage(const EvalJob& job);
+Result<const Language*> JobLanguage(const EvalJob& job, const LanguageRegistry& languages);
 
 // The worker's options with the job's config applied: timeout_s (at most
 // the worker's --timeout), allow (lint rules, comma-separated, added to the
 // worker's), baselines (eager,compile / eager / none). Status::Invalid
-// naming the key for a value the worker cannot honour.
-Result<EvalOptions> ApplyJobConfig(const EvalOptions& base, const nlohmann::json& config);
+// naming the key for a value the worker cannot honour (a rule no language of
+// `languages` has).
+Result<EvalOptions> ApplyJobConfig(const EvalOptions& base, const nlohmann::json& config,
+                                   const LanguageRegistry& languages);
 
 // config.seeds raises the task's seeds (never lowers them: the verification
 // protocol's minimum stays); at most 16.

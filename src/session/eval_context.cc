@@ -28,10 +28,9 @@ BackendRegistry BuiltInBackends() {
   return r;
 }
 
-Status BackendFailureFor(const std::string& candidate, const std::string& backend,
-                         const Status& st) {
+Status BackendFailureFor(const std::string& candidate, const std::string& backend, const Status& st,
+                         const LanguageRegistry& languages) {
   if (st.code() != StatusCode::kUnavailable || backend == kHostBackend) return st;
-  const LanguageRegistry& languages = BuiltInLanguages();
   auto language = languages.ForFile(candidate);
   std::string host;
   for (const Language& l : languages.all())
@@ -44,11 +43,12 @@ Status BackendFailureFor(const std::string& candidate, const std::string& backen
       (host.empty() ? "" : "; this machine runs " + host + " candidates (--backend cpu)"));
 }
 
-Result<std::unique_ptr<EvalContext>> MakeEvalContext(const std::string& backend, int device) {
+Result<std::unique_ptr<EvalContext>> MakeEvalContext(const LanguageRegistry& languages,
+                                                     const std::string& backend, int device) {
   auto ctx = std::make_unique<EvalContext>();
   HONE_ASSIGN_OR_RETURN(std::filesystem::path cache, CacheDir());
   ctx->env.backends = BuiltInBackends();
-  ctx->env.languages = BuiltInLanguages();
+  ctx->env.languages = languages;
   ctx->env.scratch_root = cache / "scratch";
   BackendSetup setup{cache, device};
   HONE_RETURN_IF_ERROR(ctx->env.backends.Open(kHostBackend, setup).status());
@@ -90,11 +90,10 @@ Status CheckBackendName(const std::string& name, const std::string& where) {
   return Status::Invalid(where + ": expected " + OneOf(names) + ", got '" + name + "'");
 }
 
-Status CheckCandidateFile(const std::string& candidate) {
+Status CheckCandidateFile(const std::string& candidate, const LanguageRegistry& languages) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::file_status st = fs::status(candidate, ec);
-  const LanguageRegistry& languages = BuiltInLanguages();
   if (fs::is_directory(st))
     return Status::Invalid(candidate + ": is a directory; the candidate is one source file: " +
                            languages.ExtensionsText());
@@ -103,16 +102,18 @@ Status CheckCandidateFile(const std::string& candidate) {
   return languages.ForFile(candidate).status();
 }
 
-Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested) {
-  HONE_ASSIGN_OR_RETURN(const Language* language, BuiltInLanguages().ForFile(candidate));
+Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested,
+                                     const LanguageRegistry& languages) {
+  HONE_ASSIGN_OR_RETURN(const Language* language, languages.ForFile(candidate));
   return ResolveBackend(BuiltInBackends(), *language, candidate, requested);
 }
 
-std::function<bool(const std::filesystem::path&)> SolutionsFor(const std::string& backend) {
+std::function<bool(const std::filesystem::path&)> SolutionsFor(const std::string& backend,
+                                                               const LanguageRegistry& languages) {
   const BackendKind* kind = BuiltInBackends().Kind(backend);
   const std::string device = kind ? kind->traits.tasks_as : backend;
-  return [device](const std::filesystem::path& file) {
-    auto language = BuiltInLanguages().ForFile(file);
+  return [device, languages](const std::filesystem::path& file) {
+    auto language = languages.ForFile(file);
     return language.ok() && (*language)->RunsOn(device);
   };
 }

@@ -16,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "lang/builtin.h"
+#include "lang/language.h"
 #include "run/backend_registry.h"
 #include "run/eval_options.h"
 #include "task/oracle_service.h"
@@ -26,7 +26,8 @@ namespace hone {
 
 struct EvalContext {
   std::unique_ptr<OracleService> oracle;  // started by LoadTask for a PyTorch task
-  // env.backends: BuiltInBackends(), opened; env.languages: BuiltInLanguages().
+  // env.backends: BuiltInBackends(), opened; env.languages: the registry
+  // the entry point passed MakeEvalContext.
   EvaluatorEnv env;
   // A backend MakeEvalContext opened.
   const Backend& backend(const std::string& name) const { return *env.backends.Find(name); }
@@ -42,10 +43,14 @@ BackendRegistry BuiltInBackends();
 // with what would run here instead: a .cu on a machine without a GPU names
 // the file and the languages the host backend runs (.cpp). Other failures
 // are returned as they are.
-Status BackendFailureFor(const std::string& candidate, const std::string& backend,
-                         const Status& st);
+Status BackendFailureFor(const std::string& candidate, const std::string& backend, const Status& st,
+                         const LanguageRegistry& languages);
 
-Result<std::unique_ptr<EvalContext>> MakeEvalContext(const std::string& backend = kHostBackend,
+// `languages` is copied into env.languages: the registry every evaluation of
+// the context reads its candidate's language from (the process's entry
+// point passes BuiltInLanguages(), a test its own).
+Result<std::unique_ptr<EvalContext>> MakeEvalContext(const LanguageRegistry& languages,
+                                                     const std::string& backend = kHostBackend,
                                                      int device = 0);
 
 // Starts the oracle LoadTask would start for `backend` (a PyTorch task)
@@ -72,15 +77,19 @@ Result<Task> LoadTaskWith(std::unique_ptr<OracleService>& oracle, const std::str
 Status CheckBackendName(const std::string& name, const std::string& where);
 
 // Status::Invalid naming the candidate when it is not a source file hone
-// evaluates: not there, a directory, or a file no language takes.
-Status CheckCandidateFile(const std::string& candidate);
+// evaluates: not there, a directory, or a file no language of `languages`
+// takes.
+Status CheckCandidateFile(const std::string& candidate, const LanguageRegistry& languages);
 
 // The backend a candidate runs on: ResolveBackend over BuiltInBackends()
-// for its language (BuiltInLanguages()).
-Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested);
+// for its language in `languages`.
+Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested,
+                                     const LanguageRegistry& languages);
 
 // Which files of a suite are solutions for `backend`: those of a language
-// that runs on its device (SuiteLayout::is_solution).
-std::function<bool(const std::filesystem::path&)> SolutionsFor(const std::string& backend);
+// of `languages` (copied into the function) that runs on its device
+// (SuiteLayout::is_solution).
+std::function<bool(const std::filesystem::path&)> SolutionsFor(const std::string& backend,
+                                                               const LanguageRegistry& languages);
 
 }  // namespace hone

@@ -27,7 +27,9 @@ bool EveryCallFailed(const OptimizeResult& r) {
 
 Result<OptimizeSessionEnd> Run(OptimizeSession& s,
                                const std::function<void(const OptimizeEvent&)>& on_event) {
-  HONE_ASSIGN_OR_RETURN(std::unique_ptr<EvalContext> ctx, MakeEvalContext(s.backend, s.device));
+  if (!s.languages) return Status::Internal("optimize session: no language registry");
+  HONE_ASSIGN_OR_RETURN(std::unique_ptr<EvalContext> ctx,
+                        MakeEvalContext(*s.languages, s.backend, s.device));
   HONE_ASSIGN_OR_RETURN(std::vector<Task> tasks,
                         LoadOptimizeParts(*ctx, s.problems, s.backend, s.sizes));
   const Task& task = tasks.front();

@@ -49,6 +49,10 @@ struct OptimizeSession {
   const PromptBuilder* prompts = nullptr;
   // The model's "provider:model" and the strategy's name, for the summary.
   std::string model, strategy;
+  // The languages the run's evaluations read candidates in: the entry
+  // point's registry (BuiltInLanguages(), or a test's), borrowed like the
+  // prompts. Required.
+  const LanguageRegistry* languages = nullptr;
 };
 
 struct OptimizeSessionEnd {

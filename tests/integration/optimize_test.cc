@@ -46,7 +46,8 @@ class OptimizeTest : public ::testing::Test {
     auto task = LoadNativeTask(SourceDir() / "tests/integration/fixture_add");
     ASSERT_TRUE(task.ok()) << task.status().message();
     task_ = *task;
-    auto prompts = PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include");
+    auto prompts =
+        PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include", BuiltInLanguages());
     ASSERT_TRUE(prompts.ok()) << prompts.status().message();
     prompts_ = std::make_unique<PromptBuilder>(std::move(prompts).value());
     run_dir_ = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-optimize");

@@ -74,7 +74,8 @@ TEST(ProfileFeedbackTest, TheNextTurnCarriesTheDiagnosis) {
   Provider provider(*model, MakeCurlHttpClient(), RetryPolicy{}, PriceTable::Defaults(), 1);
   auto task = LoadNativeTask(SourceDir() / "tests/integration/fixture_add");
   ASSERT_TRUE(task.ok()) << task.status().message();
-  auto prompts = PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include");
+  auto prompts =
+      PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include", BuiltInLanguages());
   ASSERT_TRUE(prompts.ok());
   TestEvaluator env = TestEvaluator::Make();
   auto run_dir = MakeTempDir(std::filesystem::temp_directory_path(), "hone-profile-feedback");

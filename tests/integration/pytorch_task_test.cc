@@ -23,6 +23,7 @@
 #include "compat/compat_candidate.h"
 #include "compat/compat_sandbox.h"
 #include "core/fs.h"
+#include "lang/builtin.h"
 #include "measure/stats.h"
 #include "process/arena.h"
 #include "process/warm_pool.h"
@@ -938,7 +939,8 @@ class TmpdirWhileAlive {
 
 TEST(PyTorchTaskTest, PromptShowsThePyTorchSourceAndTheContract) {
   SKIP_WITHOUT_ORACLE();
-  auto prompts = PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include");
+  auto prompts =
+      PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include", BuiltInLanguages());
   ASSERT_TRUE(prompts.ok()) << prompts.status().message();
   std::string context = prompts->FirstTurn(TaskNamed("conv2d"), *BuiltInLanguages().Find("cpp"),
                                            Env().base.cpu().machine());

@@ -61,6 +61,7 @@ inline std::shared_ptr<const Backend> TestCpuBackend() {
 // An environment with the CPU backend opened, scratch in the test cache.
 inline EvaluatorEnv TestCpuEnv() {
   EvaluatorEnv env;
+  env.languages = BuiltInLanguages();
   RegisterCpuBackend(env.backends);
   env.backends.Add(TestCpuBackend());
   env.scratch_root = TestCache() / "scratch";

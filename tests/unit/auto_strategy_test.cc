@@ -232,7 +232,8 @@ using testing::SourceDir;
 
 // MakeStrategy builds the real arms, each proposing under its own name.
 TEST(AutoStrategyTest, MakeStrategyBuildsEveryArm) {
-  auto prompts = PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include");
+  auto prompts =
+      PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include", BuiltInLanguages());
   ASSERT_TRUE(prompts.ok()) << prompts.status().message();
   auto task = LoadNativeTask(SourceDir() / "tasks" / "examples" / "gelu");
   ASSERT_TRUE(task.ok()) << task.status().message();

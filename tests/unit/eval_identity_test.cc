@@ -39,8 +39,9 @@ TEST(EvalIdentityTest, BaselinesAndRulesAreParsedOnceForEveryEntryPoint) {
   Status bad = ApplyBaselines("fast", "config.baselines", o);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("config.baselines"), std::string::npos) << bad.message();
-  EXPECT_EQ(ParseAllowedRules({"library"}).value(), std::set<std::string>{"library"});
-  auto unknown = ParseAllowedRules({"no_such_rule"});
+  EXPECT_EQ(ParseAllowedRules({"library"}, BuiltInLanguages()).value(),
+            std::set<std::string>{"library"});
+  auto unknown = ParseAllowedRules({"no_such_rule"}, BuiltInLanguages());
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("no_such_rule"), std::string::npos);
 }

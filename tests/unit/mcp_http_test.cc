@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/temp_dir.h"
+#include "lang/builtin.h"
 #include "mcp/device_queue.h"
 #include "mcp/http_transport.h"
 #include "mcp/tool_process.h"
@@ -24,7 +25,7 @@ class McpHttpTest : public ::testing::Test {
  protected:
   McpHttpTest()
       : env_("hone", PathGuard::Make({dir_.path().string()}).value(), runner_, queue_,
-             dir_.path() / "work", (dir_.path() / "hone.db").string()) {}
+             dir_.path() / "work", (dir_.path() / "hone.db").string(), BuiltInLanguages()) {}
   // Starts a transport with `options` (host and port: loopback, any).
   void Serve(HttpOptions options) {
     http_ = std::make_unique<HttpTransport>(

@@ -17,6 +17,7 @@
 #include "core/fs.h"
 #include "core/process_tree.h"
 #include "core/temp_dir.h"
+#include "lang/builtin.h"
 #include "mcp/device_queue.h"
 #include "mcp/mcp_server.h"
 #include "mcp/stdio_transport.h"
@@ -90,7 +91,7 @@ class McpSessionTest : public ::testing::Test {
  protected:
   McpSessionTest()
       : env_("hone", PathGuard::Make({dir_.path().string()}).value(), runner_, queue_,
-             dir_.path() / "work", (dir_.path() / "hone.db").string()) {}
+             dir_.path() / "work", (dir_.path() / "hone.db").string(), BuiltInLanguages()) {}
   std::vector<Tool> Tools() {
     return {FakeTool("echo",
                      [](ToolEnv&, const ToolCall& call) {

@@ -13,6 +13,7 @@
 
 #include "core/fs.h"
 #include "core/temp_dir.h"
+#include "lang/builtin.h"
 #include "verify/verdict_json.h"
 
 namespace hone::mcp {
@@ -83,7 +84,7 @@ class McpToolsTest : public ::testing::Test {
       fs::create_directories(root());
       env_ = std::make_unique<ToolEnv>("hone", PathGuard::Make({root().string()}).value(), fake_,
                                        queue_, dir_.path() / "work",
-                                       (dir_.path() / "hone.db").string());
+                                       (dir_.path() / "hone.db").string(), BuiltInLanguages());
     }
     return *env_;
   }

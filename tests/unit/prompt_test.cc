@@ -58,7 +58,8 @@ MachineInfo Gpu() {
 class PromptTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto b = PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include");
+    auto b =
+        PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include", BuiltInLanguages());
     ASSERT_TRUE(b.ok()) << b.status().message();
     builder_.emplace(std::move(b).value());
     auto t = LoadNativeTask(SourceDir() / "tasks" / "examples" / "gelu");
@@ -421,7 +422,9 @@ class PromptDirTest : public ::testing::Test {
     fs::copy(SourceDir() / "prompts", dir_, fs::copy_options::recursive);
   }
   void TearDown() override { fs::remove_all(dir_); }
-  Result<PromptBuilder> Load() { return PromptBuilder::Load(dir_, SourceDir() / "include"); }
+  Result<PromptBuilder> Load() {
+    return PromptBuilder::Load(dir_, SourceDir() / "include", BuiltInLanguages());
+  }
 
   fs::path dir_;
 };

@@ -78,7 +78,8 @@ const Language& CppLanguage() { return *BuiltInLanguages().Find("cpp"); }
 const Language& TritonLanguage() { return *BuiltInLanguages().Find("triton"); }
 
 PromptBuilder Prompts() {
-  auto b = PromptBuilder::Load(testing::SourceDir() / "prompts", testing::SourceDir() / "include");
+  auto b = PromptBuilder::Load(testing::SourceDir() / "prompts", testing::SourceDir() / "include",
+                               BuiltInLanguages());
   return std::move(b).value();
 }
 

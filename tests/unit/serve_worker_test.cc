@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "core/fs.h"
+#include "lang/builtin.h"
 #include "serve/job_evaluator.h"
 #include "serve/job_files.h"
 #include "serve/redis_job_queue.h"
@@ -111,31 +112,36 @@ EvalJob Kind(const std::string& kind, const std::string& backend = "") {
 }
 
 TEST(WorkerEvaluator, JobBackend) {
-  EXPECT_EQ(*JobBackend(Kind("cpp"), "cpu"), "cpu");
-  EXPECT_EQ(*JobBackend(Kind("cpp"), "cuda"), "cpu");
-  EXPECT_EQ(*JobBackend(Kind("cuda"), "cuda"), "cuda");
-  EXPECT_EQ(*JobBackend(Kind("modelnew"), "cuda"), "cuda");
-  EXPECT_EQ(*JobBackend(Kind("modelnew", "cpu"), "cuda"), "cpu");
-  EXPECT_EQ(JobBackend(Kind("cuda"), "cpu").status().code(), StatusCode::kUnavailable);
-  EXPECT_EQ(JobBackend(Kind("modelnew", "cuda"), "cpu").status().code(), StatusCode::kUnavailable);
-  EXPECT_EQ(JobBackend(Kind("cpp", "cuda"), "cuda").status().code(), StatusCode::kInvalidInput);
-  EXPECT_EQ(JobBackend(Kind("cpp", "tpu"), "cpu").status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(*JobBackend(Kind("cpp"), "cpu", BuiltInLanguages()), "cpu");
+  EXPECT_EQ(*JobBackend(Kind("cpp"), "cuda", BuiltInLanguages()), "cpu");
+  EXPECT_EQ(*JobBackend(Kind("cuda"), "cuda", BuiltInLanguages()), "cuda");
+  EXPECT_EQ(*JobBackend(Kind("modelnew"), "cuda", BuiltInLanguages()), "cuda");
+  EXPECT_EQ(*JobBackend(Kind("modelnew", "cpu"), "cuda", BuiltInLanguages()), "cpu");
+  EXPECT_EQ(JobBackend(Kind("cuda"), "cpu", BuiltInLanguages()).status().code(),
+            StatusCode::kUnavailable);
+  EXPECT_EQ(JobBackend(Kind("modelnew", "cuda"), "cpu", BuiltInLanguages()).status().code(),
+            StatusCode::kUnavailable);
+  EXPECT_EQ(JobBackend(Kind("cpp", "cuda"), "cuda", BuiltInLanguages()).status().code(),
+            StatusCode::kInvalidInput);
+  EXPECT_EQ(JobBackend(Kind("cpp", "tpu"), "cpu", BuiltInLanguages()).status().code(),
+            StatusCode::kInvalidInput);
 }
 
 TEST(WorkerEvaluator, ApplyJobConfig) {
   EvalOptions base;
   base.total_timeout = 60s;
-  auto o = ApplyJobConfig(base, {{"timeout_s", 5}, {"allow", "library"}, {"baselines", "eager"}});
+  auto o = ApplyJobConfig(base, {{"timeout_s", 5}, {"allow", "library"}, {"baselines", "eager"}},
+                          BuiltInLanguages());
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->total_timeout, 5s);
   EXPECT_TRUE(o->lint_allow.count("library"));
   EXPECT_TRUE(o->eager_baseline);
   EXPECT_FALSE(o->compile_baseline);
-  EXPECT_EQ(ApplyJobConfig(base, {{"timeout_s", 600}})->total_timeout, 60s)
+  EXPECT_EQ(ApplyJobConfig(base, {{"timeout_s", 600}}, BuiltInLanguages())->total_timeout, 60s)
       << "never longer than the worker allows";
-  EXPECT_FALSE(ApplyJobConfig(base, {{"allow", "no_such_rule"}}).ok());
-  EXPECT_FALSE(ApplyJobConfig(base, {{"baselines", "fast"}}).ok());
-  EXPECT_FALSE(ApplyJobConfig(base, {{"timeout_s", 0}}).ok());
+  EXPECT_FALSE(ApplyJobConfig(base, {{"allow", "no_such_rule"}}, BuiltInLanguages()).ok());
+  EXPECT_FALSE(ApplyJobConfig(base, {{"baselines", "fast"}}, BuiltInLanguages()).ok());
+  EXPECT_FALSE(ApplyJobConfig(base, {{"timeout_s", 0}}, BuiltInLanguages()).ok());
   Task t;
   ApplyJobSeeds(t, {{"seeds", 1}});
   EXPECT_EQ(t.seeds, 3) << "never fewer than the task's";

@@ -185,8 +185,8 @@ TEST(StrategyOptionsTest, ArmsSizeThemselvesToTheCalls) {
 
 // The factory makes the strategy from its parameters' values.
 TEST(StrategyOptionsTest, MakeStrategyUsesTheDeclaredParameters) {
-  auto prompts =
-      PromptBuilder::Load(testing::SourceDir() / "prompts", testing::SourceDir() / "include");
+  auto prompts = PromptBuilder::Load(testing::SourceDir() / "prompts",
+                                     testing::SourceDir() / "include", BuiltInLanguages());
   ASSERT_TRUE(prompts.ok()) << prompts.status().message();
   auto task = LoadNativeTask(testing::SourceDir() / "tasks" / "examples" / "gelu");
   ASSERT_TRUE(task.ok()) << task.status().message();

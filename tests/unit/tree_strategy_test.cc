@@ -76,7 +76,8 @@ std::string IdeasReply(const std::vector<std::string>& ideas) {
 class TreeStrategyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto b = PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include");
+    auto b =
+        PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include", BuiltInLanguages());
     ASSERT_TRUE(b.ok()) << b.status().message();
     prompts_ = std::make_unique<PromptBuilder>(std::move(b).value());
     auto t = LoadNativeTask(SourceDir() / "tasks" / "examples" / "gelu");
