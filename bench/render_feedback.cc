@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto prompts = hone::PromptBuilder::Load(argc > 2 ? argv[2] : source / "prompts",
-                                           source / "include", BuiltInLanguages());
+                                           source / "include", hone::BuiltInLanguages());
   if (!prompts.ok()) {
     std::fprintf(stderr, "%s\n", prompts.status().message().c_str());
     return 2;
