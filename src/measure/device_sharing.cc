@@ -75,10 +75,11 @@ SharedAllowance CopyAllowance(const DeviceSharing& sharing, double idle_copy_sec
   return {slowed + wait.within, 2 * slowed + wait.busy};
 }
 
-double ShiftBound(std::vector<double> cand, std::vector<double> base, double band) {
-  if (cand.empty() || base.empty()) return 0;
-  std::sort(cand.begin(), cand.end());
-  std::sort(base.begin(), base.end());
+namespace {
+
+// ShiftBound of samples already in ascending order.
+double ShiftBoundOfSorted(const std::vector<double>& cand, const std::vector<double>& base,
+                          double band) {
   const double n = static_cast<double>(cand.size()), m = static_cast<double>(base.size());
   double bound = -std::numeric_limits<double>::infinity();
   // At the base's j-th smallest gap its share is j/m: the candidate's share
@@ -93,12 +94,11 @@ double ShiftBound(std::vector<double> cand, std::vector<double> base, double ban
   return bound;
 }
 
-namespace {
-
+// Of samples in ascending order: how far the candidate's least lies from the
+// nearest of the base's.
 double LeastApart(const std::vector<double>& cand, const std::vector<double>& base) {
-  const double least = *std::min_element(cand.begin(), cand.end());
-  const double base_least = *std::min_element(base.begin(), base.end());
-  if (least <= base_least) return least - base_least;
+  const double least = cand.front();
+  if (least <= base.front()) return least - base.front();
   double apart = std::numeric_limits<double>::infinity();
   for (double b : base) apart = std::min(apart, std::abs(least - b));
   return apart;
@@ -106,14 +106,23 @@ double LeastApart(const std::vector<double>& cand, const std::vector<double>& ba
 
 }  // namespace
 
-GapShift CompareGaps(const std::vector<double>& cand, const std::vector<double>& base) {
+double ShiftBound(std::vector<double> cand, std::vector<double> base, double band) {
+  if (cand.empty() || base.empty()) return 0;
+  std::sort(cand.begin(), cand.end());
+  std::sort(base.begin(), base.end());
+  return ShiftBoundOfSorted(cand, base, band);
+}
+
+GapShift CompareGaps(std::vector<double> cand, std::vector<double> base) {
   if (cand.empty() || base.empty()) return {};
+  std::sort(cand.begin(), cand.end());
+  std::sort(base.begin(), base.end());
   const double n = static_cast<double>(cand.size()), m = static_cast<double>(base.size());
   const double effective = n * m / (n + m);
   // P(one-sided excess over band) ~ exp(-2 n_eff band^2): 1e-3 and 1e-6.
   const double pass_band = std::min(0.3, std::sqrt(std::log(1e3) / (2 * effective)));
   const double reject_band = std::sqrt(std::log(1e6) / (2 * effective));
-  return {ShiftBound(cand, base, pass_band), ShiftBound(cand, base, reject_band),
+  return {ShiftBoundOfSorted(cand, base, pass_band), ShiftBoundOfSorted(cand, base, reject_band),
           LeastApart(cand, base)};
 }
 

@@ -125,7 +125,7 @@ double ShiftBound(std::vector<double> cand, std::vector<double> base, double ban
 struct GapShift {
   double pass = 0, reject = 0, least_apart = 0;
 };
-GapShift CompareGaps(const std::vector<double>& cand, const std::vector<double>& base);
+GapShift CompareGaps(std::vector<double> cand, std::vector<double> base);
 // Within when the pass bound is within `idle_allowed` (kWithin where the
 // medians' difference `median_extra` is too, else kWithinShared); kExceeded
 // when the reject bound is over it and the candidate's least gap lies over

@@ -574,33 +574,15 @@ bool CandidateChecks::JudgeCallTimeBeside(double extra, double allowed, const st
   // A median within the allowance decides alone; beside a neighbour two
   // medians can lie a time slice apart either way, so the ranks decide.
   if (extra <= allowed && !sharing_.shared()) return RecordCallTime(true, detail, reported_median);
-  const int probes = ref_gaps.empty() && !cand_gaps.empty()
-                         ? std::min(static_cast<int>(cand_gaps.size()), kSharedMinCalls)
-                         : SharingWatch::kMinProbes;
-  const DeviceSharing& sharing = sharing_.Evidence(std::max(probes, SharingWatch::kMinProbes));
-  if (sharing.shared() && !cand_gaps.empty())
-    return JudgeGapsBeside(extra, allowed, detail, reported_median, cand_gaps, ref_gaps, sharing);
-  const SharedAllowance more = WaitAllowance(sharing, !ref_gaps.empty());
-  switch (JudgeBesideNeighbours(extra, allowed, more.within, more.busy, sharing.shared())) {
-    case SharedJudgement::kWithin:
-      return RecordCallTime(true, detail, reported_median);
-    case SharedJudgement::kWithinShared:
-      return RecordCallTime(
-          true,
-          detail + "; " + sharing.Describe() + ", which allows " + Seconds(allowed + more.within),
-          reported_median);
-    case SharedJudgement::kBusy:
-      s_.v.checks.push_back({"reported_time", s_.v.timing.timed_case, false, detail});
-      DecideBusy("the timing check: " + detail, sharing);
-      return false;
-    case SharedJudgement::kExceeded:
-      break;
-  }
-  std::string beside;
-  if (sharing.shared())
-    beside = "; beside another process, " + Seconds(allowed + more.busy) + " at most (" +
-             sharing.Describe() + ")";
-  return RecordCallTime(false, detail + beside, reported_median);
+  // Against the probes, as many of them as the candidate made calls.
+  const int probes = ref_gaps.empty() ? std::clamp(static_cast<int>(cand_gaps.size()),
+                                                   SharingWatch::kMinProbes, kSharedMinCalls)
+                                      : SharingWatch::kMinProbes;
+  const DeviceSharing& sharing = sharing_.Evidence(probes);
+  if (!sharing.shared()) return RecordCallTime(extra <= allowed, detail, reported_median);
+  // Every timed call records its gap, and a timing has at least one.
+  HONE_CHECK(!cand_gaps.empty(), "a timing check beside a neighbour without the calls' gaps");
+  return JudgeGapsBeside(extra, allowed, detail, reported_median, cand_gaps, ref_gaps, sharing);
 }
 
 bool CandidateChecks::JudgeGapsBeside(double extra, double allowed, const std::string& detail,

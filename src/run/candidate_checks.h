@@ -157,8 +157,7 @@ class CandidateChecks {
   // any neighbours), recorded, and on failure the verdict. Beside a
   // neighbour the candidate's `cand_gaps` are compared rank by rank with
   // `ref_gaps` (timed beside the same neighbour), or, empty, with hone's
-  // probe calls (measure/device_sharing.h's CompareGaps); without gaps, the
-  // probes' spread widens the allowance (WaitAllowance).
+  // probe calls (measure/device_sharing.h's CompareGaps): JudgeGapsBeside.
   bool JudgeCallTimeBeside(double extra, double allowed, const std::string& detail,
                            double reported_median, const std::vector<double>& cand_gaps,
                            const std::vector<double>& ref_gaps);

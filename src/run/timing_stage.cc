@@ -89,7 +89,7 @@ Status TimingStage::Run(const CaseShapes& cs) {
 //
 // Beside another process on the device, enough calls that the timing check
 // can compare their gaps rank by rank (measure/device_sharing.h).
-TimingPolicy TimingStage::Policy() {
+TimingPolicy TimingStage::Policy() const {
   TimingPolicy p = s_.opt.timing;
   if (checks_.sharing().shared())
     p.min_reps = std::min(std::max(p.min_reps, kSharedMinCalls), std::max(p.max_reps, 1));

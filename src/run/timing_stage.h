@@ -67,7 +67,7 @@ class TimingStage {
 
  private:
   bool IsReference(int side) const { return side != cand_side_; }
-  TimingPolicy Policy();
+  TimingPolicy Policy() const;
   Status Prepare();
   // Restores `in` into the side's buffer slot, poisons its outputs and calls it.
   bool Call(int side, int set, const Ids& in, uint64_t rng_seed, bool timed, CallOutcome* o);
