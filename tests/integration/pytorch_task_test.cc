@@ -235,6 +235,9 @@ TEST(PyTorchTaskTest, ACandidateThatLearnsTheTimingPoolBeforeSkippingIsCaught) {
   SKIP_WITHOUT_ORACLE();
   EvalOptions o = ShortCpuTiming();
   o.timing.budget_seconds = 1.5;
+  // Never precise: a quiet machine reached the target in 26 repetitions,
+  // before the candidate had learnt the pool, and its pass was honest.
+  o.timing.target_rse = 0;
   o.flush = FlushMode::kNone;
   o.lint_allow = {"library"};
   auto v = Env().evaluator->Evaluate(
