@@ -104,6 +104,34 @@ double LeastApart(const std::vector<double>& cand, const std::vector<double>& ba
   return apart;
 }
 
+double LogChoose(double n, double k) {
+  return std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1);
+}
+
+// For n and m gaps of one distribution: the least k for which the
+// candidate's k-th largest lies above the base's second largest with
+// probability at most `rarity` (at least k of the k + 1 largest of all
+// n + m are the candidate's); 0 when no k is that rare.
+size_t RareTopRank(size_t n, size_t m, double rarity) {
+  if (m < 2) return 0;
+  const double dn = static_cast<double>(n), dm = static_cast<double>(m);
+  for (size_t k = 1; k <= n; ++k) {
+    const double dk = static_cast<double>(k);
+    const double all = LogChoose(dn + dm, dk + 1);
+    double p = std::exp(LogChoose(dn, dk) + std::log(dm) - all);
+    if (k + 1 <= n) p += std::exp(LogChoose(dn, dk + 1) - all);
+    if (p <= rarity) return k;
+  }
+  return 0;
+}
+
+// Of samples in ascending order: the candidate's `k`-th largest less the
+// base's second largest.
+double TopOver(const std::vector<double>& cand, const std::vector<double>& base, size_t k) {
+  if (k == 0) return -std::numeric_limits<double>::infinity();
+  return cand[cand.size() - k] - base[base.size() - 2];
+}
+
 }  // namespace
 
 double ShiftBound(std::vector<double> cand, std::vector<double> base, double band) {
@@ -122,13 +150,16 @@ GapShift CompareGaps(std::vector<double> cand, std::vector<double> base) {
   // P(one-sided excess over band) ~ exp(-2 n_eff band^2): 1e-3 and 1e-6.
   const double pass_band = std::min(0.3, std::sqrt(std::log(1e3) / (2 * effective)));
   const double reject_band = std::sqrt(std::log(1e6) / (2 * effective));
+  const size_t top_rank = RareTopRank(cand.size(), base.size(), 1e-6);
   return {ShiftBoundOfSorted(cand, base, pass_band), ShiftBoundOfSorted(cand, base, reject_band),
-          LeastApart(cand, base)};
+          LeastApart(cand, base), TopOver(cand, base, top_rank), top_rank};
 }
 
 SharedJudgement JudgeGapsBeside(const GapShift& shift, double idle_allowed, double median_extra) {
-  if (shift.reject > idle_allowed && shift.least_apart > idle_allowed)
-    return SharedJudgement::kExceeded;
+  const bool off_the_base = shift.reject > idle_allowed && shift.least_apart > idle_allowed;
+  // top_over is itself a one-in-a-million bound, so the narrow band suffices.
+  const bool above_the_base = shift.pass > idle_allowed && shift.top_over > idle_allowed;
+  if (off_the_base || above_the_base) return SharedJudgement::kExceeded;
   if (shift.pass > idle_allowed) return SharedJudgement::kBusy;
   return median_extra <= idle_allowed ? SharedJudgement::kWithin : SharedJudgement::kWithinShared;
 }

@@ -614,11 +614,18 @@ bool CandidateChecks::JudgeGapsBeside(double extra, double allowed, const std::s
     case SharedJudgement::kExceeded:
       break;
   }
-  return RecordCallTime(false,
-                        detail + "; beside another process too: " + ranks + "at least " +
-                            Seconds(shift.reject) + " beyond " + base + " (" + sharing.Describe() +
-                            ")",
-                        reported_median);
+  const bool shifted = shift.reject > allowed && shift.least_apart > allowed;
+  const std::string how =
+      shifted ? ranks + "at least " + Seconds(shift.reject) + " beyond " + base
+              : "its slowest " + Num(static_cast<double>(shift.top_rank)) + " of " +
+                    Num(static_cast<double>(cand_gaps.size())) + " calls lay " +
+                    Seconds(shift.top_over) +
+                    " or more beyond the reports above all but the "
+                    "longest of " +
+                    base + ", and no call waits longer than the neighbour's time slice";
+  return RecordCallTime(
+      false, detail + "; beside another process too: " + how + " (" + sharing.Describe() + ")",
+      reported_median);
 }
 
 void CandidateChecks::DecideBusy(const std::string& what, const DeviceSharing& sharing) {

@@ -142,12 +142,16 @@ TEST(DeviceSharingTest, ShiftBoundOfAShiftedSampleIsTheShift) {
 // Beside a copy loop on an H100 (2026-12-07) each held call waited a whole
 // time slice (about 2.4 ms) or almost none, so the probes' spread was 1.2 ms
 // and the CUDA catalogue's patched timer, hiding 1.0 ms in every call,
-// passed within it. Waits drawn that way, a slice in a share of the calls.
+// passed within it. Waits drawn that way, a slice in a share of the calls;
+// with `spread_share`, that share of the calls waits anything from none to a
+// slice (on the next device run the probes' 10th percentile was 1.1 ms).
 class BimodalWaits {
  public:
-  explicit BimodalWaits(uint32_t seed) : rng_(seed) {}
+  explicit BimodalWaits(uint32_t seed, double spread_share = 0)
+      : rng_(seed), spread_share_(spread_share) {}
   double Draw(double slice_share) {
     std::uniform_real_distribution<double> u(0, 1);
+    if (u(rng_) < spread_share_) return 2.4e-3 * u(rng_);
     return u(rng_) < slice_share ? 2.2e-3 + 0.4e-3 * u(rng_) : 0.02e-3 + 0.08e-3 * u(rng_);
   }
   std::vector<double> Calls(int n, double slice_share, double hidden = 0, double hiding_share = 1) {
@@ -160,6 +164,7 @@ class BimodalWaits {
 
  private:
   std::mt19937 rng_;
+  double spread_share_;
 };
 
 struct Tally {
@@ -228,6 +233,46 @@ TEST(DeviceSharingTest, HiddenWorkInMostCallsIsNeverPassed) {
   for (double share : {0.1, 0.3, 0.7, 0.9}) {
     Tally t = Judge(waits, share, 1.0e-3, 0.6);
     EXPECT_LE(t.within, 2) << share;
+  }
+}
+
+TEST(DeviceSharingTest, TopRanksAboveTheBasesLongestAreMeasured) {
+  std::vector<double> base, later;
+  for (int i = 0; i < 100; ++i) {
+    base.push_back(i * 1e-5);
+    later.push_back(i * 1e-5 + 1e-3);
+  }
+  // The 22nd largest of 100 (78e-5 + 1 ms) above the base's second largest (98e-5).
+  EXPECT_NEAR(CompareGaps(later, base).top_over, 0.80e-3, 1e-12);
+  EXPECT_NEAR(CompareGaps(base, base).top_over, -0.20e-3, 1e-12);
+  // Too few of either to be rare: never measured.
+  EXPECT_TRUE(std::isinf(CompareGaps({1.0, 2.0}, base).top_over));
+  EXPECT_TRUE(std::isinf(CompareGaps(later, {0.0}).top_over));
+  EXPECT_EQ(CompareGaps(later, base).top_rank, 22u);
+}
+
+// Waits spread over the whole slice, as beside the copy loop on the H100 of
+// 2026-12-07 (most calls a slice, a fifth anything below): the least gaps of
+// both sides overlap, so only the top ranks tell hidden work from waiting.
+TEST(DeviceSharingTest, WaitsSpreadOverTheSliceNeverMakeAnHonestCandidateACheat) {
+  BimodalWaits waits(19, 0.2);
+  for (double share : {0.1, 0.5, 0.9}) {
+    Tally t = Judge(waits, share, 0, 0);
+    EXPECT_EQ(t.exceeded, 0) << share;
+    EXPECT_LE(t.busy, 2) << share;
+  }
+  for (auto [ref_share, cand_share] : {std::pair{0.1, 0.6}, {0.3, 0.9}, {0.5, 0.97}}) {
+    Tally t = Judge(waits, ref_share, 0, 0, cand_share);
+    EXPECT_EQ(t.exceeded, 0) << ref_share << " " << cand_share;
+  }
+}
+
+TEST(DeviceSharingTest, HiddenWorkBesideSpreadWaitsIsRejected) {
+  BimodalWaits waits(23, 0.2);
+  for (double share : {0.5, 0.7, 0.9}) {
+    Tally t = Judge(waits, share, 1.0e-3, 1);
+    EXPECT_EQ(t.within, 0) << share;
+    EXPECT_GE(t.exceeded, 198) << share;
   }
 }
 
