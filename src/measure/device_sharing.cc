@@ -155,10 +155,12 @@ GapShift CompareGaps(std::vector<double> cand, std::vector<double> base) {
           LeastApart(cand, base), TopOver(cand, base, top_rank), top_rank};
 }
 
-SharedJudgement JudgeGapsBeside(const GapShift& shift, double idle_allowed, double median_extra) {
+SharedJudgement JudgeGapsBeside(const GapShift& shift, double idle_allowed, double median_extra,
+                                bool against_reference) {
   const bool off_the_base = shift.reject > idle_allowed && shift.least_apart > idle_allowed;
   // top_over is itself a one-in-a-million bound, so the narrow band suffices.
-  const bool above_the_base = shift.pass > idle_allowed && shift.top_over > idle_allowed;
+  const bool above_the_base =
+      against_reference && shift.pass > idle_allowed && shift.top_over > idle_allowed;
   if (off_the_base || above_the_base) return SharedJudgement::kExceeded;
   if (shift.pass > idle_allowed) return SharedJudgement::kBusy;
   return median_extra <= idle_allowed ? SharedJudgement::kWithin : SharedJudgement::kWithinShared;

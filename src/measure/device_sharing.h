@@ -151,7 +151,17 @@ GapShift CompareGaps(std::vector<double> cand, std::vector<double> base);
 // slice. Work hidden in all but a few calls, or hiding as long as a slice
 // in calls that did not wait, is then busy, not rejected: no reward either
 // way.
-SharedJudgement JudgeGapsBeside(const GapShift& shift, double idle_allowed, double median_extra);
+//
+// The top ranks are judged only against the reference's gaps
+// (`against_reference`): its calls are held and released as the
+// candidate's, so each waits before its report starts at most as often. A
+// compat call (a Python forward, its launches, its marks) may wait for the
+// neighbour more than once where hone's probe calls wait once: beside the
+// copy loop honest FlashInfer-Trace solutions had a sixth of their calls
+// 1.2 ms above the probes' longest wait, so against the probes only the
+// least gap decides.
+SharedJudgement JudgeGapsBeside(const GapShift& shift, double idle_allowed, double median_extra,
+                                bool against_reference);
 // The probes' waits less the least of them: the base for a candidate with no
 // reference timed beside it (the least is the launch and synchronisation an
 // idle device costs too, which the idle allowance already covers).

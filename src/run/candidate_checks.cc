@@ -596,7 +596,7 @@ bool CandidateChecks::JudgeGapsBeside(double extra, double allowed, const std::s
                                           : "the waits of hone's own probe calls, made beside it";
   const std::string ranks = "rank by rank over " + Num(static_cast<double>(cand_gaps.size())) +
                             " calls, its time beyond the reports lay ";
-  switch (hone::JudgeGapsBeside(shift, allowed, extra)) {
+  switch (hone::JudgeGapsBeside(shift, allowed, extra, with_reference)) {
     case SharedJudgement::kWithin:
       return RecordCallTime(true, detail + "; " + sharing.Describe(), reported_median);
     case SharedJudgement::kWithinShared:

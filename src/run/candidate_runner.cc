@@ -15,6 +15,8 @@ Status CandidateRunner::BindCase(const CaseShapes& cs, ReferenceSource& referenc
   PlaceCandidateSets(s_.task, cs, slots, &s_.cand.sets);
   HONE_RETURN_IF_ERROR(FillGuards());
   HONE_RETURN_IF_ERROR(reference.Bind(cs));
+  // Before the case's first call: a shared device lengthens its limit.
+  checks_.sharing().ReadNeighbours();
   checks_.PauseIdleCount();
   struct Resume {
     CandidateChecks& checks;
@@ -40,10 +42,13 @@ Status CandidateRunner::FillGuards() {
   return arena.Sync();
 }
 
-Millis CandidateRunner::PerCallTimeout() const {
+// Beside another process a call can stall far longer than the reference's
+// time predicts (on an H100 beside a copy loop, a kernel's __trap took over
+// 2 s to come back as an error), so there the longest limit applies.
+Millis CandidateRunner::PerCallTimeout() {
   const EvalOptions& opt = s_.opt;
   Millis per_call = opt.max_call_timeout;
-  if (s_.ref_seconds_max > 0) {
+  if (s_.ref_seconds_max > 0 && !checks_.sharing().shared()) {
     double ms = s_.ref_seconds_max * 1e3 * opt.call_timeout_factor;
     per_call = Millis(static_cast<int64_t>(
         std::clamp<double>(ms, opt.min_call_timeout.count(), opt.max_call_timeout.count())));
@@ -131,10 +136,10 @@ void CandidateRunner::DecideFromOutcome(const CallOutcome& o, const std::string&
                                                " ran out " + during + " (the process was killed)");
         return;
       }
-      s_.Decide(VerdictStatus::kTimeout, "did not return within " +
-                                             Seconds(last_call_timeout_.count() / 1e3) + " " +
-                                             during + " (the process was killed" +
-                                             (o.detail.empty() ? "" : "; " + o.detail) + ")");
+      s_.Decide(VerdictStatus::kTimeout,
+                "did not return within " + Seconds(last_call_timeout_.count() / 1e3) + " " +
+                    during + " (the process was killed" +
+                    (o.detail.empty() ? "" : "; " + o.detail) + ")" + SharedLimitNote());
       return;
     case CallOutcome::Kind::kViolation: {
       std::string hint = s_.language.violation_hint ? s_.language.violation_hint(o.syscall) : "";
@@ -153,6 +158,13 @@ void CandidateRunner::DecideFromOutcome(const CallOutcome& o, const std::string&
       s_.Decide(VerdictStatus::kRuntimeError, o.detail + " " + during);
       return;
   }
+}
+
+std::string CandidateRunner::SharedLimitNote() {
+  if (!checks_.sharing().shared()) return "";
+  const int others = checks_.sharing().seen().neighbours.others;
+  return "; the device was shared with " + std::to_string(others) + " other process" +
+         (others == 1 ? "" : "es") + ", so the limit was the longest one, --call-timeout's";
 }
 
 }  // namespace hone

@@ -39,7 +39,11 @@ class CandidateRunner {
  private:
   // Writes the canary into every guard of the candidate's arena.
   Status FillGuards();
-  std::chrono::milliseconds PerCallTimeout() const;
+  // The reference's time times call_timeout_factor within the bounds;
+  // the upper bound on a shared device.
+  std::chrono::milliseconds PerCallTimeout();
+  // For a timed-out call's reason: why its limit was the longest.
+  std::string SharedLimitNote();
   // A ModelNew file that failed to load or whose call failed (rc).
   void DecideCompatFailure(int rc, const std::string& during);
   void DecideFromOutcome(const CallOutcome& o, const std::string& during);

@@ -13,10 +13,11 @@ namespace {
 
 using namespace hone::testing;
 
-// The CPU backend and the test host, both opened.
-std::unique_ptr<Evaluator> TestHostEvaluator() {
+// The CPU backend and the test host, both opened; the test host's device
+// with `neighbours` other processes on it.
+std::unique_ptr<Evaluator> TestHostEvaluator(int neighbours = 0) {
   EvaluatorEnv env = TestCpuEnv();
-  RegisterTestHostBackend(env.backends, BinaryDir() / "hone-sandbox");
+  RegisterTestHostBackend(env.backends, BinaryDir() / "hone-sandbox", neighbours);
   auto opened = env.backends.Open(kTestHostBackend, BackendSetup{TestCache(), 0});
   EXPECT_TRUE(opened.ok()) << opened.status().message();
   return std::make_unique<Evaluator>(std::move(env));
@@ -121,6 +122,32 @@ TEST(SanitizeIntoTest, TheCandidateJustPassedIsNotEvaluatedAgainToSayWhyNot) {
   EXPECT_NE(again.message().find("never.cpp"), std::string::npos) << again.message();
   EXPECT_FALSE(other.sanitizer.has_value());
   std::filesystem::remove_all(*dir);
+}
+
+// A call's limit follows the reference's time (2 s at least) on a device
+// hone has alone; beside another process a call can stall for longer (a
+// kernel's trap took over 2 s to fail beside a copy loop on an H100), so
+// there the longest limit applies, and a timeout says why it was that.
+TEST(TestHostBackendTest, BesideANeighbourACallGetsTheLongestLimit) {
+  const std::filesystem::path slow = SourceDir() / "tests/backends/testhost/slow_first_call.cpp";
+  EvalOptions o = VerifyOnly();
+  o.backend = kTestHostBackend;
+  auto alone = TestHostEvaluator()->Evaluate(FixtureAdd(), slow, o);
+  ASSERT_TRUE(alone.ok()) << alone.status().message();
+  EXPECT_EQ(alone->status, VerdictStatus::kTimeout) << alone->reason;
+  EXPECT_EQ(alone->reason.find("shared"), std::string::npos) << alone->reason;
+
+  auto beside = TestHostEvaluator(1)->Evaluate(FixtureAdd(), slow, o);
+  ASSERT_TRUE(beside.ok()) << beside.status().message();
+  EXPECT_EQ(beside->status, VerdictStatus::kPassed) << beside->reason;
+
+  o.max_call_timeout = std::chrono::milliseconds(2500);
+  auto capped = TestHostEvaluator(1)->Evaluate(FixtureAdd(), slow, o);
+  ASSERT_TRUE(capped.ok()) << capped.status().message();
+  EXPECT_EQ(capped->status, VerdictStatus::kTimeout) << capped->reason;
+  EXPECT_NE(capped->reason.find("shared with 1 other process, so the limit was the longest"),
+            std::string::npos)
+      << capped->reason;
 }
 
 }  // namespace

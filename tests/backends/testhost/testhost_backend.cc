@@ -27,13 +27,14 @@ CompilerOptions TestHostCompilerOptions() {
 class TestHostBackend : public Backend {
  public:
   static Result<std::unique_ptr<Backend>> Open(const BackendSetup& setup,
-                                               const std::filesystem::path& sandbox) {
+                                               const std::filesystem::path& sandbox,
+                                               int neighbours) {
     BackendParts parts{kTestHostBackend, TestHostTraits(), nullptr, sandbox, {}};
     HONE_ASSIGN_OR_RETURN(
         parts.builder,
         CompilerBuilder::Create(CompileCache(setup.cache / "builds"), TestHostCompilerOptions()));
     HONE_ASSIGN_OR_RETURN(parts.machine, LoadOrMeasureMachine(setup.cache));
-    return std::unique_ptr<Backend>(new TestHostBackend(std::move(parts)));
+    return std::unique_ptr<Backend>(new TestHostBackend(std::move(parts), neighbours));
   }
 
   std::string oracle_device() const override { return "cpu"; }
@@ -45,17 +46,26 @@ class TestHostBackend : public Backend {
   Result<std::unique_ptr<TrustedStore>> CreateTrustedStore() const override {
     return CreateHostTrustedStore();
   }
+  std::optional<DeviceNeighbours> Neighbours() const override {
+    if (neighbours_ == 0) return std::nullopt;
+    return DeviceNeighbours{true, neighbours_, int64_t{1} << 30};
+  }
 
  private:
-  explicit TestHostBackend(BackendParts parts) : Backend(std::move(parts)) {}
+  TestHostBackend(BackendParts parts, int neighbours)
+      : Backend(std::move(parts)), neighbours_(neighbours) {}
+  const int neighbours_;
 };
 
 }  // namespace
 
-void RegisterTestHostBackend(BackendRegistry& registry, std::filesystem::path sandbox) {
-  registry.Register(
-      {kTestHostBackend, TestHostTraits(), nullptr,
-       [sandbox](const BackendSetup& setup) { return TestHostBackend::Open(setup, sandbox); }, ""});
+void RegisterTestHostBackend(BackendRegistry& registry, std::filesystem::path sandbox,
+                             int neighbours) {
+  registry.Register({kTestHostBackend, TestHostTraits(), nullptr,
+                     [sandbox, neighbours](const BackendSetup& setup) {
+                       return TestHostBackend::Open(setup, sandbox, neighbours);
+                     },
+                     ""});
 }
 
 }  // namespace hone::testing

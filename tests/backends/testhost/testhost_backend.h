@@ -18,7 +18,10 @@ namespace hone::testing {
 inline constexpr const char* kTestHostBackend = "testhost";
 
 // Registers the kind "testhost": its candidates run in `sandbox`
-// (hone-sandbox, which tests name rather than find).
-void RegisterTestHostBackend(BackendRegistry& registry, std::filesystem::path sandbox);
+// (hone-sandbox, which tests name rather than find). With `neighbours`, its
+// device reports that many other processes on it (a simulated co-tenant:
+// it makes no probe calls, so only what the neighbours decide is shown).
+void RegisterTestHostBackend(BackendRegistry& registry, std::filesystem::path sandbox,
+                             int neighbours = 0);
 
 }  // namespace hone::testing
