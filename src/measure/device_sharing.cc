@@ -61,17 +61,17 @@ SharedJudgement JudgeBesideNeighbours(double measured, double idle_allowed, doub
 // adds what the probes saw. The candidate's median gap and the probes'
 // median wait are two medians of one distribution: they differ by at most
 // its spread, and by twice it cannot be told from work.
-SharedAllowance WaitAllowance(const DeviceSharing& sharing, bool level_cancelled) {
+SharedAllowance WaitAllowance(const DeviceSharing& sharing) {
   if (!sharing.shared()) return {};
   const double spread = sharing.WaitHigh() - sharing.WaitLow();
-  const double level = level_cancelled ? 0 : sharing.WaitMedian();
+  const double level = sharing.WaitMedian();
   return {level + spread, level + 2 * spread};
 }
 
 SharedAllowance CopyAllowance(const DeviceSharing& sharing, double idle_copy_seconds) {
   if (!sharing.shared()) return {};
   const double slowed = idle_copy_seconds * (sharing.CopySlowdown() - 1);
-  const SharedAllowance wait = WaitAllowance(sharing, false);
+  const SharedAllowance wait = WaitAllowance(sharing);
   return {slowed + wait.within, 2 * slowed + wait.busy};
 }
 

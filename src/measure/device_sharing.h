@@ -92,14 +92,14 @@ SharedJudgement JudgeBesideNeighbours(double measured, double idle_allowed, doub
 // waits for the device once. Time slicing makes every call wait about the
 // same (a neighbour's slice: 2.4 ms on an H100 beside a copy loop), so what
 // hidden work cannot hide in is the waits' spread (90th less 10th
-// percentile); their level is allowed too unless `level_cancelled`: the
-// time judged is already a difference from a side timed beside the same
-// neighbour (a native task's reference, interleaved with the candidate).
-// Within: the spread (and level); busy: twice the spread (and level).
+// percentile), and their level (median) on top, as the span judged waited
+// once too. Within: the level and the spread; busy: the level and twice the
+// spread. (The worker's clock around a timed call is judged rank by rank
+// instead: JudgeGapsBeside.)
 struct SharedAllowance {
   double within = 0, busy = 0;
 };
-SharedAllowance WaitAllowance(const DeviceSharing& sharing, bool level_cancelled);
+SharedAllowance WaitAllowance(const DeviceSharing& sharing);
 // For a span that copies `idle_copy_seconds` of data: the copy slowed as
 // hone's probes were, and a wait for the device on top.
 SharedAllowance CopyAllowance(const DeviceSharing& sharing, double idle_copy_seconds);

@@ -378,7 +378,7 @@ bool CandidateChecks::CheckDeviceIdle(const CallOutcome& o, const std::string& d
                                : std::string());
   // Beside another process a synchronisation may wait for its time slice.
   const DeviceSharing& sharing = sharing_.Evidence();
-  const SharedAllowance more = WaitAllowance(sharing, false);
+  const SharedAllowance more = WaitAllowance(sharing);
   switch (JudgeBesideNeighbours(waited, limit, more.within, more.busy, sharing.shared())) {
     case SharedJudgement::kWithin:
     case SharedJudgement::kWithinShared:

@@ -61,7 +61,7 @@ TEST(SharingWatchTest, ADeviceThatCannotProbeGivesNone) {
   const DeviceSharing& s = w.Evidence();
   EXPECT_TRUE(s.shared());
   EXPECT_TRUE(s.probes.empty());
-  EXPECT_EQ(WaitAllowance(s, false).within, 0) << "no evidence, no allowance";
+  EXPECT_EQ(WaitAllowance(s).within, 0) << "no evidence, no allowance";
   SharingWatch none({});
   EXPECT_FALSE(none.Evidence().shared());
 }
