@@ -13,6 +13,7 @@
 #include "cli/redis_wait.h"
 #include "cli/stop_signals.h"
 #include "core/json_text.h"
+#include "lang/builtin.h"
 #include "serve/http_listener.h"
 #include "serve/http_service.h"
 #include "serve/redis_credentials.h"
@@ -78,6 +79,7 @@ Result<ServeOptions> ToServeOptions(const ServeArgs& a) {
   o.max_body_bytes = static_cast<size_t>(a.max_body_mb * (1 << 20));
   o.threads = a.threads;
   o.default_backend = a.backend;
+  o.languages = &BuiltInLanguages();
   HONE_ASSIGN_OR_RETURN(o.reward, ParseReward(a.reward));
   return o;
 }

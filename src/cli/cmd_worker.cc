@@ -20,6 +20,7 @@
 #include "core/fs.h"
 #include "core/json_text.h"
 #include "format/builtin_formats.h"
+#include "lang/builtin.h"
 #include "serve/job_evaluator.h"
 #include "serve/redis_credentials.h"
 #include "serve/redis_job_queue.h"
@@ -184,6 +185,8 @@ int Serve(WorkerArgs& a, const std::string& backend, JobQueue& queue, JobQueue& 
   w.consumer = a.consumer;
   w.device = device;
   w.problems = a.problems;
+  w.formats = &BuiltInFormats();
+  w.languages = &BuiltInLanguages();
   w.max_attempts = a.max_attempts;
   auto cache = CacheDir();
   w.scratch = (cache.ok() ? *cache : fs::temp_directory_path()) / "serve";

@@ -4,7 +4,6 @@
 
 #include "core/hash.h"
 #include "core/json_text.h"
-#include "lang/builtin.h"
 #include "task/oracle_service.h"
 
 namespace hone {
@@ -47,13 +46,6 @@ Status ReadCandidate(const json& c, const std::string& where, size_t max_bytes, 
     if (!c["kind"].is_string()) return Bad(where, "candidate.kind", "must be a string");
     job.candidate_kind = c["kind"].get<std::string>();
   }
-  if (job.candidate_kind != kSolutionKind && !BuiltInLanguages().Find(job.candidate_kind)) {
-    std::string known = "modelnew";
-    for (const Language& l : BuiltInLanguages().all()) known += ", " + l.name;
-    return Bad(where, "candidate.kind",
-               "must be a kernel language (" + known + ") or \"" + kSolutionKind +
-                   "\" (a solution in the problem's format)");
-  }
   return Status::Ok();
 }
 
@@ -88,9 +80,20 @@ std::string EvalJob::ContentKey() const {
       {problem_name, problem_code, candidate_kind, candidate_code, JsonText(config)});
 }
 
-std::string EvalJob::CandidateFileName() const {
+Status CheckJobKind(const EvalJob& job, const LanguageRegistry& languages,
+                    const std::string& where) {
+  if (job.candidate_kind == kSolutionKind || languages.Find(job.candidate_kind))
+    return Status::Ok();
+  std::string known = "modelnew";
+  for (const Language& l : languages.all()) known += ", " + l.name;
+  return Bad(where, "candidate.kind",
+             "must be a kernel language (" + known + ") or \"" + kSolutionKind +
+                 "\" (a solution in the problem's format)");
+}
+
+std::string EvalJob::CandidateFileName(const LanguageRegistry& languages) const {
   if (candidate_kind == kSolutionKind) return "candidate.json";
-  const Language* l = BuiltInLanguages().Find(candidate_kind);
+  const Language* l = languages.Find(candidate_kind);
   return "candidate" + (l ? l->extension() : std::string(kPyTorchFileExtension));
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "core/status.h"
+#include "lang/language.h"
 
 namespace hone {
 
@@ -37,8 +38,9 @@ struct EvalJob {
 
   // What the id stands for: problem, candidate and config, not the id.
   std::string ContentKey() const;
-  // The file name a candidate of this kind is written under ("candidate.py").
-  std::string CandidateFileName() const;
+  // The file name a candidate of this kind is written under ("candidate.py"),
+  // its extension that of the kind's language in `languages`.
+  std::string CandidateFileName(const LanguageRegistry& languages) const;
 };
 
 // The config keys a job may set (anything else is a bad request): backend,
@@ -49,9 +51,14 @@ const std::vector<std::string>& EvalConfigKeys();
 
 // Status::Invalid naming the field (prefixed by `where`, e.g. "items[3].")
 // for a malformed item; limits: id 1-200 printable characters, code at most
-// `max_code_bytes`.
+// `max_code_bytes`. The candidate's kind is only read: CheckJobKind says
+// whether this server knows it.
 Result<EvalJob> EvalJobFromJson(const nlohmann::json& j, const std::string& where = "",
                                 size_t max_code_bytes = 1 << 20);
+// Status::Invalid naming candidate.kind when it is neither a language of
+// `languages` (a name or an alias) nor kSolutionKind.
+Status CheckJobKind(const EvalJob& job, const LanguageRegistry& languages,
+                    const std::string& where = "");
 nlohmann::json EvalJobToJson(const EvalJob& job);
 
 }  // namespace hone

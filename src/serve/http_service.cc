@@ -72,7 +72,9 @@ std::string HostOfOrigin(const std::string& origin) {
 }
 
 HttpService::HttpService(ServeOptions options, JobQueueFactory factory)
-    : options_(std::move(options)), queues_(std::move(factory)) {}
+    : options_(std::move(options)), queues_(std::move(factory)) {
+  HONE_CHECK(options_.languages != nullptr, "a server without its languages");
+}
 
 HttpService::~HttpService() { Stop(); }
 

@@ -84,7 +84,7 @@ Result<const Language*> JobLanguage(const EvalJob& job, const LanguageRegistry& 
   HONE_ASSIGN_OR_RETURN(const Language* kind, languages.Get(job.candidate_kind));
   if (!kind->modelnew()) return kind;
   // A ModelNew file's text says what its kernels are written in.
-  auto language = languages.ForSource(job.CandidateFileName(), job.candidate_code);
+  auto language = languages.ForSource(job.CandidateFileName(languages), job.candidate_code);
   return language.ok() ? *language : kind;
 }
 

@@ -1,13 +1,13 @@
 #include "serve/job_files.h"
 
 #include "core/fs.h"
-#include "format/builtin_formats.h"
 #include "task/oracle_service.h"
 #include "task/reference_kind.h"
 
 namespace hone {
 
-Result<fs::path> ResolveProblem(const fs::path& problems, const std::string& name) {
+Result<fs::path> ResolveProblem(const fs::path& problems, const std::string& name,
+                                const FormatRegistry& formats) {
   fs::path rel(name);
   if (name.empty() || rel.is_absolute())
     return Status::Invalid("problem '" + name + "': must be a name inside the problem folder");
@@ -26,25 +26,26 @@ Result<fs::path> ResolveProblem(const fs::path& problems, const std::string& nam
   // ("definitions/rmsnorm/rmsnorm_h64", ".json" optional), a robust-kbench
   // task folder.
   for (const fs::path& p : {folder, fs::path(folder.string() + ".json")})
-    if (fs::exists(p, ec) && BuiltInFormats().ForProblem(p).ok()) return p;
+    if (fs::exists(p, ec) && formats.ForProblem(p).ok()) return p;
   return Status::NotFound("problem '" + name + "': neither " + py.string() + " nor a task folder " +
                           folder.string() + " nor a problem of another format (" +
-                          BuiltInFormats().DescribeAll() + ") on this worker");
+                          formats.DescribeAll() + ") on this worker");
 }
 
 Result<JobFiles> JobFiles::Write(const EvalJob& job, const fs::path& problems,
-                                 const fs::path& scratch) {
+                                 const fs::path& scratch, const FormatRegistry& formats,
+                                 const LanguageRegistry& languages) {
   JobFiles files;
   // A named problem is resolved before the folder exists: a failure leaves nothing behind.
   if (job.problem_code.empty()) {
-    HONE_ASSIGN_OR_RETURN(files.problem_, ResolveProblem(problems, job.problem_name));
+    HONE_ASSIGN_OR_RETURN(files.problem_, ResolveProblem(problems, job.problem_name, formats));
   }
   HONE_ASSIGN_OR_RETURN(files.folder_, MakeTempDir(scratch, "job"));
   if (!job.problem_code.empty()) {
     files.problem_ = files.folder_ / "problem.py";
     HONE_RETURN_IF_ERROR(WriteFileAtomic(files.problem_, job.problem_code));
   }
-  files.candidate_ = files.folder_ / job.CandidateFileName();
+  files.candidate_ = files.folder_ / job.CandidateFileName(languages);
   HONE_RETURN_IF_ERROR(WriteFileAtomic(files.candidate_, job.candidate_code));
   return files;
 }

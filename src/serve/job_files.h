@@ -16,21 +16,27 @@
 #include <string>
 
 #include "core/status.h"
+#include "format/task_format.h"
+#include "lang/language.h"
 #include "serve/eval_job.h"
 
 namespace hone {
 
 // A named problem in `problems`: `<name>.py` (a PyTorch problem), else the
-// native task folder `<name>/` (with task.toml), else `<name>` itself when
-// it names a .py file.
+// native task folder `<name>/` (with task.toml), else `<name>` (or
+// `<name>.json`) when one of `formats` reads it.
 Result<std::filesystem::path> ResolveProblem(const std::filesystem::path& problems,
-                                             const std::string& name);
+                                             const std::string& name,
+                                             const FormatRegistry& formats);
 
 class JobFiles {
  public:
-  // Makes a private folder under `scratch` and writes the job's files into it.
+  // Makes a private folder under `scratch` and writes the job's files into
+  // it: the candidate under its kind's name in `languages`, a named problem
+  // resolved in `problems` by `formats`. Both registries borrowed for the call.
   static Result<JobFiles> Write(const EvalJob& job, const std::filesystem::path& problems,
-                                const std::filesystem::path& scratch);
+                                const std::filesystem::path& scratch, const FormatRegistry& formats,
+                                const LanguageRegistry& languages);
   ~JobFiles();
   JobFiles(JobFiles&& o) noexcept;
   JobFiles& operator=(JobFiles&&) = delete;

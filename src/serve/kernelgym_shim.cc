@@ -1,7 +1,5 @@
 #include "serve/kernelgym_shim.h"
 
-#include "lang/builtin.h"
-
 namespace hone {
 
 namespace {
@@ -20,7 +18,7 @@ void Evaluate(ServeContext& ctx, const httplib::Request& req, httplib::Response&
     return SendError(res, 400, "entry_point '" + entry + "': hone evaluates Model/ModelNew pairs");
   // KernelGYM's `backend` names the kernel's language (Dr. Kernel sends
   // "triton"); the kernel is a ModelNew file either way, whose text decides.
-  const Language* named = BuiltInLanguages().Find(Str(*body, "backend"));
+  const Language* named = ctx.options.languages->Find(Str(*body, "backend"));
   std::string kind = named && named->modelnew() ? named->name : "modelnew";
   json item = {{"id", Str(*body, "task_id")},
                {"problem", {{"code", Str(*body, "reference_code")}}},

@@ -38,9 +38,11 @@ std::optional<std::vector<EvalJob>> ParseItems(const json& body, const ServeOpti
   }
   std::vector<EvalJob> jobs;
   for (size_t i = 0; i < body["items"].size(); ++i) {
-    auto job = EvalJobFromJson(body["items"][i], "items[" + std::to_string(i) + "].");
-    if (!job.ok()) {
-      SendError(res, 400, job.status().message());
+    const std::string where = "items[" + std::to_string(i) + "].";
+    auto job = EvalJobFromJson(body["items"][i], where);
+    Status kind = job.ok() ? CheckJobKind(*job, *o.languages, where) : job.status();
+    if (!kind.ok()) {
+      SendError(res, 400, kind.message());
       return std::nullopt;
     }
     if (job->config.contains("reward")) {

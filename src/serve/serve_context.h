@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "lang/language.h"
 #include "serve/queue_pool.h"
 #include "serve/reward.h"
 #include "serve/serve_metrics.h"
@@ -31,6 +32,9 @@ struct ServeOptions {
   std::chrono::seconds openrlhf_wait{170};  // OpenRLHF's client gives up at 180 s
   std::string default_backend;              // config.backend when a job names none
   Reward reward;                            // config.reward when a job names none
+  // The kernel languages a job's candidate.kind may name: the entry
+  // point's registry (BuiltInLanguages(), or a test's). Borrowed; required.
+  const LanguageRegistry* languages = nullptr;
 };
 
 struct ServeContext {

@@ -41,7 +41,9 @@ void SleepUnlessStopped(milliseconds d, const std::atomic<bool>& stop) {
 }
 
 Worker::Worker(JobQueue& queue, JobQueue& renewals, JobEvaluator& evaluator, WorkerOptions options)
-    : queue_(queue), renewals_(renewals), evaluator_(evaluator), options_(std::move(options)) {}
+    : queue_(queue), renewals_(renewals), evaluator_(evaluator), options_(std::move(options)) {
+  HONE_CHECK(options_.formats && options_.languages, "a worker without its registries");
+}
 
 EvalResult Worker::Evaluate(const JobLease& lease, const std::atomic<bool>& stop, JobOutcome& out) {
   const EvalJob& job = lease.job;
@@ -49,7 +51,8 @@ EvalResult Worker::Evaluate(const JobLease& lease, const std::atomic<bool>& stop
   Result<Verdict> verdict = Status::Internal("not evaluated");
   {
     LeaseKeeper keeper(renewals_, lease, options_.consumer, options_.renew_every);
-    auto files = JobFiles::Write(job, options_.problems, options_.scratch);
+    auto files = JobFiles::Write(job, options_.problems, options_.scratch, *options_.formats,
+                                 *options_.languages);
     verdict = files.ok() ? evaluator_.Evaluate(job, *files) : Result<Verdict>(files.status());
     out.renewals = keeper.renewals();
     out.renew_failures = keeper.failures();

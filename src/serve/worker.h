@@ -53,9 +53,14 @@ class JobEvaluator {
 };
 
 struct WorkerOptions {
-  std::string consumer;                          // the worker's name in the consumer group
-  std::string device;                            // what results report ("node7/cuda:0")
-  std::filesystem::path problems;                // where named problems resolve
+  std::string consumer;            // the worker's name in the consumer group
+  std::string device;              // what results report ("node7/cuda:0")
+  std::filesystem::path problems;  // where named problems resolve
+  // How a job's files are written (JobFiles::Write): the task formats a
+  // named problem is read in and the languages a candidate's kind names.
+  // Borrowed; required (the entry point's registries, or a test's).
+  const FormatRegistry* formats = nullptr;
+  const LanguageRegistry* languages = nullptr;
   std::filesystem::path scratch;                 // private job folders are made here
   std::chrono::milliseconds block{2000};         // one Take's wait for a job
   std::chrono::milliseconds renew_every{10000};  // a third of the lease

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <thread>
 
+#include "lang/builtin.h"
 #include "serve/http_service.h"
 #include "support/memory_job_queue.h"
 
@@ -49,6 +50,7 @@ class ServeHttpTest : public ::testing::Test {
  protected:
   void Start(ServeOptions o = {}, bool worker = true) {
     o.port = 0;
+    o.languages = &BuiltInLanguages();
     state_ = std::make_shared<MemoryQueueState>();
     auto state = state_;
     service_ = std::make_unique<HttpService>(o, [state]() -> Result<std::unique_ptr<JobQueue>> {
@@ -222,6 +224,7 @@ TEST_F(ServeHttpTest, OneClientHasABoundedNumberOfRequestsInFlight) {
 TEST_F(ServeHttpTest, OffLoopbackNeedsATokenAndTheTokenIsChecked) {
   ServeOptions open;
   open.host = "0.0.0.0";
+  open.languages = &BuiltInLanguages();
   HttpService refused(open,
                       [] { return Result<std::unique_ptr<JobQueue>>(Status::Internal("unused")); });
   Status st = refused.Start();

@@ -1,6 +1,7 @@
 // The service's job and result records and the reward presets (serve/).
 #include <gtest/gtest.h>
 
+#include "lang/builtin.h"
 #include "serve/eval_job.h"
 #include "serve/eval_result.h"
 #include "serve/openrlhf_shim.h"
@@ -22,7 +23,7 @@ TEST(EvalJobTest, ReadsAnItemAndItsContentKeyIgnoresTheId) {
   auto job = EvalJobFromJson(Item());
   ASSERT_TRUE(job.ok()) << job.status().message();
   EXPECT_EQ(job->problem_name, "level1/19_ReLU");
-  EXPECT_EQ(job->CandidateFileName(), "candidate.py");
+  EXPECT_EQ(job->CandidateFileName(BuiltInLanguages()), "candidate.py");
   json other = Item();
   other["id"] = "job-2";
   EXPECT_EQ(EvalJobFromJson(other)->ContentKey(), job->ContentKey());
@@ -42,7 +43,6 @@ TEST(EvalJobTest, BadItemsNameTheirField) {
       {[](json& j) { j["id"] = "has space"; }, "items[0].id"},
       {[](json& j) { j["problem"] = 3; }, "items[0].problem"},
       {[](json& j) { j["problem"] = "../etc/passwd"; }, "items[0].problem"},
-      {[](json& j) { j["candidate"]["kind"] = "rust"; }, "items[0].candidate.kind"},
       {[](json& j) { j["config"]["colour"] = "red"; }, "items[0].config.colour"},
       {[](json& j) { j["config"]["timeout_s"] = "long"; }, "items[0].config.timeout_s"},
   };
@@ -53,6 +53,28 @@ TEST(EvalJobTest, BadItemsNameTheirField) {
     ASSERT_FALSE(job.ok()) << c.field;
     EXPECT_NE(job.status().message().find(c.field), std::string::npos) << job.status().message();
   }
+}
+
+// The kind is read as given and checked against the server's languages:
+// a registry with a language of its own knows what the built-ins do not.
+TEST(EvalJobTest, AKindIsCheckedAgainstTheLanguagesGiven) {
+  json j = Item();
+  j["candidate"]["kind"] = "rust";
+  auto job = EvalJobFromJson(j, "items[0].");
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  Status unknown = CheckJobKind(*job, BuiltInLanguages(), "items[0].");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.message().find("items[0].candidate.kind"), std::string::npos)
+      << unknown.message();
+  EXPECT_NE(unknown.message().find("triton"), std::string::npos) << unknown.message();
+  LanguageRegistry with_rust;
+  for (const Language& l : BuiltInLanguages().all()) with_rust.Register(l);
+  Language rust = *BuiltInLanguages().Find("cpp");
+  rust.name = "rust";
+  rust.aliases.clear();
+  with_rust.Register(rust);
+  EXPECT_TRUE(CheckJobKind(*job, with_rust).ok());
+  EXPECT_TRUE(CheckJobKind(*EvalJobFromJson(Item()), BuiltInLanguages()).ok());
 }
 
 TEST(EvalResultTest, VerdictsMapToErrorClassesAndRoundTrip) {

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "core/fs.h"
+#include "format/builtin_formats.h"
 #include "lang/builtin.h"
 #include "serve/job_evaluator.h"
 #include "serve/job_files.h"
@@ -17,6 +18,14 @@
 
 namespace hone {
 namespace {
+
+// Options naming the built-in registries, as `hone worker` passes them.
+WorkerOptions WithRegistries() {
+  WorkerOptions o;
+  o.formats = &BuiltInFormats();
+  o.languages = &BuiltInLanguages();
+  return o;
+}
 
 using namespace std::chrono_literals;
 
@@ -72,13 +81,16 @@ class JobFilesTest : public ::testing::Test {
 
 TEST_F(JobFilesTest, ResolvesNamedProblems) {
   fs::path p = root_ / "problems";
-  EXPECT_EQ(*ResolveProblem(p, "level1/19_ReLU"), p / "level1/19_ReLU.py");
-  EXPECT_EQ(*ResolveProblem(p, "level1/19_ReLU.py"), p / "level1/19_ReLU.py");
-  EXPECT_EQ(*ResolveProblem(p, "native_task"), p / "native_task");
-  EXPECT_EQ(ResolveProblem(p, "level1/missing").status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(ResolveProblem(p, "../etc/passwd").status().code(), StatusCode::kInvalidInput);
-  EXPECT_EQ(ResolveProblem(p, "/etc/passwd").status().code(), StatusCode::kInvalidInput);
-  EXPECT_EQ(ResolveProblem("", "x").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(*ResolveProblem(p, "level1/19_ReLU", BuiltInFormats()), p / "level1/19_ReLU.py");
+  EXPECT_EQ(*ResolveProblem(p, "level1/19_ReLU.py", BuiltInFormats()), p / "level1/19_ReLU.py");
+  EXPECT_EQ(*ResolveProblem(p, "native_task", BuiltInFormats()), p / "native_task");
+  EXPECT_EQ(ResolveProblem(p, "level1/missing", BuiltInFormats()).status().code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ(ResolveProblem(p, "../etc/passwd", BuiltInFormats()).status().code(),
+            StatusCode::kInvalidInput);
+  EXPECT_EQ(ResolveProblem(p, "/etc/passwd", BuiltInFormats()).status().code(),
+            StatusCode::kInvalidInput);
+  EXPECT_EQ(ResolveProblem("", "x", BuiltInFormats()).status().code(), StatusCode::kNotFound);
 }
 
 TEST_F(JobFilesTest, WritesAPrivateFolderAndRemovesIt) {
@@ -88,7 +100,7 @@ TEST_F(JobFilesTest, WritesAPrivateFolderAndRemovesIt) {
   job.candidate_code = "class ModelNew: pass";
   fs::path folder;
   {
-    auto files = JobFiles::Write(job, "", root_ / "scratch");
+    auto files = JobFiles::Write(job, "", root_ / "scratch", BuiltInFormats(), BuiltInLanguages());
     ASSERT_TRUE(files.ok()) << files.status().message();
     folder = files->folder();
     EXPECT_EQ(*ReadFile(files->problem()), job.problem_code);
@@ -99,7 +111,10 @@ TEST_F(JobFilesTest, WritesAPrivateFolderAndRemovesIt) {
   EXPECT_FALSE(fs::exists(folder));
   job.problem_code.clear();
   job.problem_name = "nowhere";
-  EXPECT_EQ(JobFiles::Write(job, root_ / "problems", root_ / "scratch").status().code(),
+  EXPECT_EQ(JobFiles::Write(job, root_ / "problems", root_ / "scratch", BuiltInFormats(),
+                            BuiltInLanguages())
+                .status()
+                .code(),
             StatusCode::kNotFound);
   EXPECT_TRUE(fs::is_empty(root_ / "scratch")) << "nothing left behind";
 }
@@ -231,7 +246,7 @@ TEST_F(WorkerLoopTest, VerdictsBecomeResultsAndEverythingElseInfraErrors) {
   };
   for (const char* id : {"ok", "wrong", "broken"}) queue.jobs.push_back(Lease(id));
   queue.jobs.push_back(Lease("lost", "no/such/problem"));
-  WorkerOptions o;
+  WorkerOptions o = WithRegistries();
   o.consumer = "w";
   o.device = "test/cpu";
   o.problems = root_ / "problems";
@@ -265,7 +280,7 @@ std::deque<JobLease> FirstAndLastAttempts(const std::string& id) {
 
 // A worker for FirstAndLastAttempts: two takes, 3 attempts at most.
 WorkerOptions TwoTakes(const fs::path& root) {
-  WorkerOptions o;
+  WorkerOptions o = WithRegistries();
   o.consumer = "w";
   o.problems = root / "problems";
   o.scratch = root / "scratch";
@@ -335,7 +350,7 @@ TEST_F(WorkerLoopTest, StoppedMidJobLeavesASignalledVerdictForARetry) {
     return v;
   };
   queue.jobs.push_back(Lease("crashed"));
-  WorkerOptions o;
+  WorkerOptions o = WithRegistries();
   o.consumer = "w";
   o.problems = root_ / "problems";
   o.scratch = root_ / "scratch";
