@@ -166,6 +166,20 @@ SharedJudgement JudgeGapsBeside(const GapShift& shift, double idle_allowed, doub
   return median_extra <= idle_allowed ? SharedJudgement::kWithin : SharedJudgement::kWithinShared;
 }
 
+std::string DescribeGapRanks(const std::vector<double>& cand, const std::vector<double>& base,
+                             const std::string& base_name) {
+  auto ranks = [](const std::vector<double>& v) {
+    if (v.empty()) return std::string("none");
+    std::string out;
+    for (double q : {0.0, 0.1, 0.5, 0.9, 1.0})
+      out += (out.empty() ? "" : " / ") + Seconds(NearestRankQuantile(v, q));
+    return out + " (" + std::to_string(v.size()) + ")";
+  };
+  return "the worker's clock beyond the reports per call (least / 10th / median / 90th "
+         "percentile / most, and how many): the candidate's " +
+         ranks(cand) + "; " + base_name + " " + ranks(base);
+}
+
 std::vector<double> ProbeWaitsAboveLeast(const DeviceSharing& sharing) {
   std::vector<double> waits = Waits(sharing);
   if (waits.empty()) return waits;

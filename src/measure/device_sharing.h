@@ -162,6 +162,12 @@ GapShift CompareGaps(std::vector<double> cand, std::vector<double> base);
 // least gap decides.
 SharedJudgement JudgeGapsBeside(const GapShift& shift, double idle_allowed, double median_extra,
                                 bool against_reference);
+// The evidence a judgement beside a neighbour weighed, for the verdict's
+// notes and for calibrating the rule: both sides' gaps at a few ranks,
+// "the worker's clock beyond the reports per call (least / 10th / median /
+// 90th percentile / most, and how many): the candidate's ...; BASE_NAME ...".
+std::string DescribeGapRanks(const std::vector<double>& cand, const std::vector<double>& base,
+                             const std::string& base_name);
 // The probes' waits less the least of them: the base for a candidate with no
 // reference timed beside it (the least is the launch and synchronisation an
 // idle device costs too, which the idle allowance already covers).

@@ -590,8 +590,13 @@ bool CandidateChecks::JudgeGapsBeside(double extra, double allowed, const std::s
                                       const std::vector<double>& ref_gaps,
                                       const DeviceSharing& sharing) {
   const bool with_reference = !ref_gaps.empty();
-  const GapShift shift =
-      CompareGaps(cand_gaps, with_reference ? ref_gaps : ProbeWaitsAboveLeast(sharing));
+  const std::vector<double> base_gaps = with_reference ? ref_gaps : ProbeWaitsAboveLeast(sharing);
+  const GapShift shift = CompareGaps(cand_gaps, base_gaps);
+  s_.v.notes.push_back("beside another process, " +
+                       DescribeGapRanks(cand_gaps, base_gaps,
+                                        with_reference
+                                            ? "the reference's, timed interleaved"
+                                            : "hone's probe calls' waits above the least of them"));
   const std::string base = with_reference ? "the reference's, timed interleaved with it"
                                           : "the waits of hone's own probe calls, made beside it";
   const std::string ranks = "rank by rank over " + Num(static_cast<double>(cand_gaps.size())) +

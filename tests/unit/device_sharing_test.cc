@@ -281,6 +281,20 @@ TEST(DeviceSharingTest, CallsThatWaitTwiceBesideTheProbesAreNotRejected) {
   EXPECT_GE(beside_reference.exceeded, 20);  // about a quarter of the trials
 }
 
+TEST(DeviceSharingTest, TheGapsWeighedAreDescribedAtAFewRanks) {
+  std::vector<double> cand, base;
+  for (int i = 1; i <= 10; ++i) {
+    cand.push_back(i * 1e-3);
+    base.push_back(i * 1e-4);
+  }
+  EXPECT_EQ(DescribeGapRanks(cand, base, "the reference's"),
+            "the worker's clock beyond the reports per call (least / 10th / median / 90th "
+            "percentile / most, and how many): the candidate's 1.000 ms / 2.000 ms / 6.000 ms / "
+            "9.000 ms / 10.000 ms (10); the reference's 100.0 us / 200.0 us / 600.0 us / 900.0 us "
+            "/ 1.000 ms (10)");
+  EXPECT_NE(DescribeGapRanks(cand, {}, "the probes'").find("the probes' none"), std::string::npos);
+}
+
 TEST(DeviceSharingTest, ProbeWaitsAreCountedAboveTheLeast) {
   DeviceSharing s = Beside(1, 0);
   for (double wait : {2.4e-3, 0.03e-3, 2.5e-3}) s.probes.push_back({wait, 25e-6});
