@@ -619,15 +619,16 @@ bool CandidateChecks::JudgeGapsBeside(double extra, double allowed, const std::s
     case SharedJudgement::kExceeded:
       break;
   }
+  // Only against a reference's gaps are the top ranks judged (JudgeGapsBeside).
   const bool shifted = shift.reject > allowed && shift.least_apart > allowed;
   const std::string how =
       shifted ? ranks + "at least " + Seconds(shift.reject) + " beyond " + base
-              : "its slowest " + Num(static_cast<double>(shift.top_rank)) + " of " +
-                    Num(static_cast<double>(cand_gaps.size())) + " calls lay " +
+              : "beyond the reports, its " + Num(static_cast<double>(shift.top_rank)) +
+                    " slowest of " + Num(static_cast<double>(cand_gaps.size())) + " calls lay " +
                     Seconds(shift.top_over) +
-                    " or more beyond the reports above all but the "
-                    "longest of " +
-                    base + ", and no call waits longer than the neighbour's time slice";
+                    " or more above all but the slowest of the reference's calls, timed "
+                    "interleaved with it; waiting for the neighbour's time slice is never that "
+                    "long";
   return RecordCallTime(
       false, detail + "; beside another process too: " + how + " (" + sharing.Describe() + ")",
       reported_median);
