@@ -1,7 +1,9 @@
 // The static scan of a compat candidate (a KernelBench ModelNew .py file):
 // what hone reads from it with Python's own parser, without running it,
-// before any expensive stage. The scanner is python/hone_pyscan.py (any
-// Python 3.8+, torch not needed, about 50 ms); this is its C++ side.
+// before any expensive stage. The scanner is python/hone_pyscan.py, with its
+// parts beside it (hone_pyscope.py, hone_pyimports.py, hone_pyresolve.py,
+// hone_pycalls.py; any Python 3.8+, torch not needed, about 50 ms); this is
+// its C++ side.
 //
 // The scan finds how ModelNew is defined, every load_inline /
 // cpp_extension.load call with its arguments resolved where they are
