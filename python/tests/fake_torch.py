@@ -1,6 +1,7 @@
 """A stand-in for torch, for tests of hone's Python pieces that take torch
-as a value (python/hone_compat.py's helpers, python/hone_oracle.py's module
-global): just what they touch of it. torch.device(...) is a context manager
+as a value (python/hone_compat.py's helpers, the module global of
+python/hone_oracle.py and of its parts hone_oracle_*.py): just what they
+touch of it. torch.device(...) is a context manager
 that sets FakeTorch.on_device; FakeOutOfMemory plays
 torch.cuda.OutOfMemoryError; manual_seed records its seeds."""
 

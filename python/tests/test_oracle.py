@@ -587,9 +587,12 @@ class OracleTest(unittest.TestCase):
 class NoTorchTest(unittest.TestCase):
     def test_check_without_torch(self):
         # An interpreter that cannot import torch: python with -I and an empty path.
+        # The oracle's folder comes first, as when it runs as a script: its
+        # parts (hone_oracle_*.py) are imported from there.
         env = dict(os.environ, PYTHONPATH="")
         code = (
             "import sys; sys.path = [p for p in sys.path if 'packages' not in p]; "
+            f"sys.path.insert(0, {os.path.dirname(ORACLE)!r}); "
             "sys.argv = ['hone_oracle.py', '--check']; "
             f"exec(compile(open({ORACLE!r}).read(), {ORACLE!r}, 'exec'))"
         )

@@ -1,6 +1,7 @@
 """Tests for where python/hone_oracle.py draws a problem's inputs: on the
-device under a default device, else on the CPU. A stand-in for torch (the
-module's global, set in main()) lets them run anywhere.
+device under a default device, else on the CPU. A stand-in for torch (a
+global of the oracle and of each part of it that uses it, set in main())
+lets them run anywhere.
 
 Run: python3 -m unittest discover -s python/tests -p 'test_oracle_draw.py'
 """
@@ -19,13 +20,16 @@ from fake_torch import FakeOutOfMemory, FakeTorch  # noqa: E402
 
 class DrawTest(unittest.TestCase):
     def setUp(self):
-        self.saved = hone_oracle.torch
-        hone_oracle.torch = FakeTorch
+        self.modules = (hone_oracle,) + hone_oracle.TORCH_MODULES
+        self.saved = [m.torch for m in self.modules]
+        for m in self.modules:
+            m.torch = FakeTorch
         self.problem = types.SimpleNamespace(device="cuda:0", draw_on_device=True)
         self.places = []
 
     def tearDown(self):
-        hone_oracle.torch = self.saved
+        for m, saved in zip(self.modules, self.saved):
+            m.torch = saved
 
     def draw(self, error):
         def make():

@@ -32,8 +32,9 @@ Result<std::filesystem::path> FindIncludeDir();
 // the source tree's prompts/.
 Result<std::filesystem::path> FindPromptsDir();
 
-// Directory holding hone's Python files (hone_oracle.py, hone_compat.py,
-// hone_pyscan.py, hone_extbuild.py) ($HONE_PYTHON_DIR overrides):
+// Directory holding hone's Python files (hone_oracle.py with its parts
+// hone_oracle_*.py, hone_compat.py, hone_pyscan.py, hone_extbuild.py)
+// ($HONE_PYTHON_DIR overrides):
 // ../share/hone/python next to the binary, then the source tree's python/.
 // $HONE_ORACLE still names the oracle's script alone (task/oracle_client.h).
 Result<std::filesystem::path> FindPythonDir();
