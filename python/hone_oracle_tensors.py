@@ -186,19 +186,27 @@ class DeviceTargets:
         self.opened = {}
 
 
-def _scaled(args, i, factor):
-    """args[i] times factor. In place when nothing else can see the tensor
-    (not a view, not listed twice, not kept by the problem's module), so a
-    full-size input does not need a second copy of itself; otherwise a new
-    tensor."""
+def _seen_only_by(args, i):
+    """Whether nothing but its slot in `args` sees args[i]: not a view, not
+    listed twice, not kept by the problem's module, no autograd. Called
+    before the caller binds args[i] to a name of its own."""
     a = args[i]
     # References: the list's slot, `a`, and getrefcount's own argument.
-    alone = (
+    return (
         sys.getrefcount(a) <= 3
         and a._base is None
         and not a.requires_grad
         and all(b is a or not torch.is_tensor(b) or b.data_ptr() != a.data_ptr() for b in args)
     )
+
+
+def _scaled(args, i, factor):
+    """args[i] times factor. In place when nothing else can see the tensor
+    (not a view, not listed twice, not kept by the problem's module), so a
+    full-size input does not need a second copy of itself; otherwise a new
+    tensor."""
+    alone = _seen_only_by(args, i)
+    a = args[i]
     if not alone:
         return a * factor
     with torch.no_grad():
@@ -233,13 +241,8 @@ def _signed(args, i, g):
     """args[i] with random signs, t[i, j, ...] * s0[i] * s1[j] * ...: in place
     when nothing else sees the tensor (as _scaled), so a full-size input
     needs no second copy."""
+    alone = _seen_only_by(args, i)
     a = args[i]
-    alone = (
-        sys.getrefcount(a) <= 3
-        and a._base is None
-        and not a.requires_grad
-        and all(b is a or not torch.is_tensor(b) or b.data_ptr() != a.data_ptr() for b in args)
-    )
     out = a if alone else a.clone()
     with torch.no_grad():
         for k, v in enumerate(_sign_vectors(tuple(a.shape), g, a.device, a.dtype)):

@@ -161,19 +161,18 @@ class _CallFinder(ast.NodeVisitor):
 
     visit_TryStar = visit_Try
 
-    def visit_Name(self, node):
+    def _see(self, node, name):
         path = dotted(node, self.names)
-        if path in EXTENSION_FUNCS or node.id == "load_inline":
+        if path in EXTENSION_FUNCS or name == "load_inline":
             self.references = True
         if path in FOREIGN_BUILDERS and path not in self.foreign:
             self.foreign.append(path)
 
+    def visit_Name(self, node):
+        self._see(node, node.id)
+
     def visit_Attribute(self, node):
-        path = dotted(node, self.names)
-        if path in EXTENSION_FUNCS or node.attr == "load_inline":
-            self.references = True
-        if path in FOREIGN_BUILDERS and path not in self.foreign:
-            self.foreign.append(path)
+        self._see(node, node.attr)
         self.generic_visit(node)
 
     def visit_Call(self, node):

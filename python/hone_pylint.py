@@ -28,6 +28,8 @@ Standard library only (Python 3.8+); any input tree is fine.
 
 import ast
 
+from hone_pyimports import dotted
+
 # Dotted paths whose replacement changes what a timer or a checker in the
 # same process reports.
 TIMING_PATHS = {
@@ -251,17 +253,6 @@ NN_PLAIN = {
     "Unflatten",
     "init",
 }
-
-
-def dotted(node, names):
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(names.get(node.id, node.id))
-    return ".".join(reversed(parts))
 
 
 def _finding(rule, node, token, detail):
