@@ -134,7 +134,9 @@ void ApplyJobSeeds(Task& task, const json& config) {
 }
 
 ContextJobEvaluator::ContextJobEvaluator(std::unique_ptr<EvalContext> ctx, WorkerEvalSetup setup)
-    : ctx_(std::move(ctx)), setup_(std::move(setup)) {}
+    : ctx_(std::move(ctx)), setup_(std::move(setup)) {
+  HONE_CHECK(setup_.formats != nullptr, "a job evaluator needs the entry point's format registry");
+}
 
 ContextJobEvaluator::~ContextJobEvaluator() = default;
 
@@ -173,7 +175,6 @@ Result<Verdict> ContextJobEvaluator::Evaluate(const EvalJob& job, const JobFiles
   // A problem in another format: its part, and a solution in its own form
   // turned into the file hone evaluates (as `hone eval` does).
   const LanguageRegistry& languages = ctx_->env.languages;
-  if (!setup_.formats) return Status::Internal("job evaluator: no format registry");
   HONE_ASSIGN_OR_RETURN(JobPart part, PartForJob(job, files, *setup_.formats, languages));
   HONE_ASSIGN_OR_RETURN(std::string backend, JobBackend(part.job, setup_.backend, languages));
   HONE_ASSIGN_OR_RETURN(EvalOptions options, ApplyJobConfig(setup_.options, job.config, languages));
