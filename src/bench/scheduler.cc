@@ -229,10 +229,12 @@ void BenchScheduler::NoteSharedDevice(size_t lane, Verdict& v) const {
                     [&](const BenchLane& l) { return l.backend->machine().device == device; }) -
       1;
   if (others > 0)
-    v.notes.push_back(fmt::format(
-        "timed on {} with {} other evaluation lane(s) of this bench on the same device: their "
-        "evaluations overlap and interfere, so these times are less precise than one lane's",
-        device, others));
+    v.AddNote(
+        NoteKind::kSharedDevice,
+        fmt::format(
+            "timed on {} with {} other evaluation lane(s) of this bench on the same device: their "
+            "evaluations overlap and interfere, so these times are less precise than one lane's",
+            device, others));
 }
 
 void BenchScheduler::Count(size_t lane, const BenchUnit& u, const Verdict& v, double seconds) {

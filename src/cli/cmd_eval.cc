@@ -183,7 +183,8 @@ int PrintParts(const EvalArgs& a, const TaskFormat& format, const FormatCandidat
     // note): the user's file is what they will open.
     Verdict shown = *v.verdict;
     if (!a.candidate.empty() && shown.candidate != a.candidate) {
-      shown.notes.push_back("evaluated as " + shown.candidate + ", the file hone wrote for it");
+      shown.AddNote(NoteKind::kInput,
+                    "evaluated as " + shown.candidate + ", the file hone wrote for it");
       shown.candidate = a.candidate;
     }
     std::cout << "status: " << PartStatus(format, *v.verdict) << "\n"

@@ -70,9 +70,10 @@ std::string VerdictDigest(const Verdict& v) {
     if (std::string excerpt = CompilerExcerpt(v.build.log, v.reason); !excerpt.empty())
       out += "compiler:\n" + excerpt;
   if (const Check* c = FirstFailed(v); c && v.reason.find(c->detail) == std::string::npos)
-    out += fmt::format("failed check: {}{}: {}\n", c->name,
+    out += fmt::format("failed check: {}{}: {}\n", c->name(),
                        c->where.empty() ? "" : " (" + c->where + ")", c->detail);
-  for (size_t i = 0; i < v.notes.size() && i < kNotes; ++i) out += "note: " + v.notes[i] + "\n";
+  for (size_t i = 0; i < v.notes.size() && i < kNotes; ++i)
+    out += "note: " + v.notes[i].text + "\n";
   return out;
 }
 

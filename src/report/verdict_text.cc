@@ -77,13 +77,13 @@ std::string FormatVerdict(const Verdict& v, bool color) {
   // a file that never ran read as if it had been verified.
   int passed = 0, failed = 0;
   for (const Check& c : v.checks)
-    if (c.name != "lint") (c.passed ? passed : failed) += 1;
+    if (c.kind() != CheckKind::kLint) (c.passed ? passed : failed) += 1;
   std::string checks = v.status == VerdictStatus::kCompileError
                            ? std::string("none run (it did not build)")
                            : fmt::format("{} passed, {} failed", passed, failed);
   out += fmt::format("  checks: {}; build {}{}; total {}\n", checks, FormatSeconds(v.build.seconds),
                      v.build.cached ? " (cached)" : "", FormatSeconds(v.total_seconds));
-  for (const auto& n : v.notes) out += "  note: " + n + "\n";
+  for (const Note& n : v.notes) out += "  note: " + n.text + "\n";
   if (!v.sandbox.missing.empty()) out += "  sandbox: not in force: " + v.sandbox.missing + "\n";
   return out;
 }

@@ -311,7 +311,7 @@ Status BaselineStage::TimeAll() {
 void BaselineStage::Store(const Baselines& measured) {
   if (auto dir = CacheDir(); dir.ok())
     if (Status st = BaselineCache(*dir / "baselines").Store(key_, measured); !st.ok())
-      s_.v.notes.push_back("the baselines were not cached: " + st.message());
+      s_.v.AddNote(NoteKind::kBaseline, "the baselines were not cached: " + st.message());
 }
 
 // The candidate's timing protocol for one baseline: its buffer slots laid
@@ -442,9 +442,10 @@ void BaselineStage::Apply() {
     // Timed beside the candidate, the timing stage gave the paired speedup.
     if (cand > 0 && v.timing.speedup_pairs.empty())
       v.timing.speedup = v.timing.reference_time->summary.median / cand;
-    if (!b.eager.timer.empty()) v.notes.push_back("eager baseline timed by " + b.eager.timer);
+    if (!b.eager.timer.empty())
+      v.AddNote(NoteKind::kBaseline, "eager baseline timed by " + b.eager.timer);
   } else {
-    v.notes.push_back("no eager baseline: " + b.eager.reason);
+    v.AddNote(NoteKind::kBaseline, "no eager baseline: " + b.eager.reason);
   }
   if (b.compiled.available) {
     v.timing.compile_time = BaselineResult(b.compiled);
@@ -463,13 +464,14 @@ void BaselineStage::Apply() {
                      : cached              ? "read from the cache"
                      : beside ? "timed now, the eager one beside the candidate, interleaved,"
                               : "timed now, after the candidate,";
-  v.notes.push_back(std::string("baselines ") + when + " on " + b.device + " with torch " +
-                    b.torch_version +
-                    " (the task's Model in a sandbox, timed like candidates; speedup = " +
-                    (v.timing.speedup_pairs.empty()
-                         ? std::string("baseline median / candidate median)")
-                         : "the median over interleaved repetitions of eager / candidate, " +
-                               std::to_string(v.timing.speedup_pairs.size()) + " pairs)"));
+  v.AddNote(NoteKind::kBaseline,
+            std::string("baselines ") + when + " on " + b.device + " with torch " +
+                b.torch_version +
+                " (the task's Model in a sandbox, timed like candidates; speedup = " +
+                (v.timing.speedup_pairs.empty()
+                     ? std::string("baseline median / candidate median)")
+                     : "the median over interleaved repetitions of eager / candidate, " +
+                           std::to_string(v.timing.speedup_pairs.size()) + " pairs)"));
 }
 
 const BaselineTiming* BaselineStage::eager() const {

@@ -9,7 +9,7 @@ namespace hone {
 
 Status BuildStage::Lint(const std::filesystem::path& candidate) {
   if (!s_.opt.lint) {
-    s_.v.notes.push_back("static lint skipped: only the run-time checks apply");
+    s_.v.AddNote(NoteKind::kLint, "static lint skipped: only the run-time checks apply");
     return Status::Ok();
   }
   if (s_.compat) {

@@ -71,8 +71,7 @@ std::string CpuBeyondWords(double cpu_beyond) {
 }  // namespace
 
 bool CandidateChecks::CheckOutputs(const SetLayout& set, const Ids& actual, const Ids& expected,
-                                   const std::string& where, const std::string& check,
-                                   bool record_pass) {
+                                   const std::string& where, CheckKind check, bool record_pass) {
   return CheckEachOutput(set, actual.size(), where, check, record_pass,
                          [&](size_t i, const Tolerance& tol) {
                            return s_.store->Compare(actual[i], expected[i], tol);
@@ -80,7 +79,7 @@ bool CandidateChecks::CheckOutputs(const SetLayout& set, const Ids& actual, cons
 }
 
 bool CandidateChecks::CheckOutputsInArena(const SetLayout& set, const Ids& expected,
-                                          const std::string& where, const std::string& check) {
+                                          const std::string& where, CheckKind check) {
   return CheckEachOutput(
       set, set.outputs.size(), where, check, true, [&](size_t i, const Tolerance& tol) {
         return s_.store->CompareInArena(*s_.cand.arena, set.outputs[i].offset, expected[i], tol);
@@ -88,7 +87,7 @@ bool CandidateChecks::CheckOutputsInArena(const SetLayout& set, const Ids& expec
 }
 
 bool CandidateChecks::CheckEachOutput(
-    const SetLayout& set, size_t outputs, const std::string& where, const std::string& check,
+    const SetLayout& set, size_t outputs, const std::string& where, CheckKind check,
     bool record_pass, const std::function<Mismatch(size_t, const Tolerance&)>& compare) {
   for (size_t i = 0; i < outputs; ++i) {
     const TensorDecl& d = s_.task.outputs[i];
@@ -100,7 +99,9 @@ bool CandidateChecks::CheckEachOutput(
     if (m.ok) continue;
     const auto& shape = set.outputs[i].shape;
     if (WithinMatchedRatio(m, tol)) {
-      s_.v.checks.push_back({check, where, true,
+      s_.v.checks.push_back({{check},
+                             where,
+                             true,
                              "output '" + d.name + "': " + std::to_string(m.num_bad) + " of " +
                                  std::to_string(m.checked) +
                                  " elements outside atol/rtol, within the required "
@@ -127,11 +128,11 @@ bool CandidateChecks::CheckEachOutput(
           "; every element is within 1% of the reference, as lower-precision arithmetic "
           "leaves it (" +
           s_.language.precision_hint + ")";
-    s_.v.checks.push_back({check, where, false, detail});
+    s_.v.checks.push_back({{check}, where, false, detail});
     s_.Decide(VerdictStatus::kIncorrect, detail + " [" + where + "]");
     return false;
   }
-  if (record_pass) s_.v.checks.push_back({check, where, true, ""});
+  if (record_pass) s_.v.checks.push_back({{check}, where, true, ""});
   return true;
 }
 
@@ -146,7 +147,7 @@ bool CandidateChecks::CheckInputsUnchanged(const SetLayout& set, const Ids& pris
     std::string detail = "input '" + p.name + "' was modified: " + std::to_string(n) + " of " +
                          std::to_string(p.numel) + " elements changed, first at " +
                          IndexString(first, p.shape) + " (inputs are read-only)";
-    s_.v.checks.push_back({"inputs_unchanged", where, false, detail});
+    s_.v.checks.push_back({{CheckKind::kInputsUnchanged}, where, false, detail});
     s_.Decide(VerdictStatus::kIncorrect, detail + " [" + where + "]");
     return false;
   }
@@ -168,7 +169,9 @@ void CandidateChecks::NoteNondeterminism(const std::vector<uint64_t>& second,
   for (size_t i = 0; i < second.size(); ++i) {
     if (second[i] == first_run[i]) continue;
     s_.v.checks.push_back(
-        {"deterministic", where, true,
+        {{CheckKind::kDeterministic},
+         where,
+         true,
          "output '" + s_.task.outputs[i].name +
              "' differs bitwise between two runs on the same inputs (both within tolerance)"});
   }
@@ -193,7 +196,7 @@ bool CandidateChecks::CheckPrecision(const SetLayout& set, const Ids& expected, 
         Num(ref_err) + "); the candidate computes in lower precision than " +
         std::string(DtypeName(t)) +
         (s_.language.precision_hint.empty() ? "" : " (" + s_.language.precision_hint + ")");
-    s_.v.checks.push_back({"precision", where, false, detail});
+    s_.v.checks.push_back({{CheckKind::kPrecision}, where, false, detail});
     s_.Decide(VerdictStatus::kIncorrect, detail + " [" + where + "]");
     return false;
   }
@@ -210,7 +213,7 @@ bool CandidateChecks::CheckNoStrayWrites(StrayWriteWatch& watch, const std::stri
   std::string detail = "wrote outside its output buffers: " + hit->name + " (" +
                        std::to_string(hit->bytes) + " bytes hone watches) changed " +
                        (calls > 1 ? "over " + std::to_string(calls) + " calls" : "during the call");
-  s_.v.checks.push_back({"no_stray_writes", where, false, detail});
+  s_.v.checks.push_back({{CheckKind::kNoStrayWrites}, where, false, detail});
   s_.Decide(VerdictStatus::kRuntimeError, detail + " [" + where + "]");
   return false;
 }
@@ -255,8 +258,9 @@ bool CandidateChecks::CheckPostMark(const CallOutcome& o, int set, const std::st
       return true;
     case SharedJudgement::kWithinShared:
       if (!shared_post_noted_)
-        s_.v.notes.push_back(took + " " + during + "; " + sharing.Describe() + ", which allows " +
-                             Seconds(allowed + more.within));
+        s_.v.AddNote(NoteKind::kSharedDevice, took + " " + during + "; " + sharing.Describe() +
+                                                  ", which allows " +
+                                                  Seconds(allowed + more.within));
       shared_post_noted_ = true;
       return true;
     case SharedJudgement::kBusy:
@@ -271,7 +275,8 @@ bool CandidateChecks::CheckPostMark(const CallOutcome& o, int set, const std::st
       break;
   }
   if (++long_post_marks_ < kLongPostMarksToReject) {
-    s_.v.notes.push_back("once " + during + ", " + took + "; a second time would reject it");
+    s_.v.AddNote(NoteKind::kTiming,
+                 "once " + during + ", " + took + "; a second time would reject it");
     return true;
   }
   s_.Decide(VerdictStatus::kRejected,
@@ -392,9 +397,10 @@ bool CandidateChecks::CheckDeviceIdle(const CallOutcome& o, const std::string& d
       break;
   }
   if (++slow_syncs_ < kSlowSyncsToReject) {
-    s_.v.notes.push_back("once " + during + ", " + took +
-                         " after args->stream finished; an idle device takes microseconds (a "
-                         "second time would reject the candidate)");
+    s_.v.AddNote(NoteKind::kTiming,
+                 "once " + during + ", " + took +
+                     " after args->stream finished; an idle device takes microseconds (a "
+                     "second time would reject the candidate)");
     return true;
   }
   s_.Decide(VerdictStatus::kRejected,
@@ -459,7 +465,9 @@ bool CandidateChecks::CheckNoWorkAfterReturn() {
     detail = "work continued after hone_forward returned: " + std::to_string(runnable) +
              " thread(s) still running while the candidate was idle";
   } else if (ms <= limit_ms) {
-    s_.v.checks.push_back({"no_work_after_return", "all calls", true,
+    s_.v.checks.push_back({{CheckKind::kNoWorkAfterReturn},
+                           "all calls",
+                           true,
                            Num(ms) + " ms of CPU time used while the candidate was idle"});
     return true;
   } else {
@@ -467,7 +475,7 @@ bool CandidateChecks::CheckNoWorkAfterReturn() {
              " ms of CPU time between calls, over the " + Num(limit_ms) +
              " ms allowed (a thread left running?)";
   }
-  s_.v.checks.push_back({"no_work_after_return", "all calls", false, detail});
+  s_.v.checks.push_back({{CheckKind::kNoWorkAfterReturn}, "all calls", false, detail});
   s_.Decide(VerdictStatus::kRejected, detail);
   return false;
 }
@@ -493,7 +501,7 @@ bool CandidateChecks::CheckReportedFlush(const ReportedTimeBounds& b) {
   if (b.cand_prepare_cpu)
     detail += ", and used " + Seconds(*b.cand_prepare_cpu) +
               " of CPU time per call outside the reported call";
-  s_.v.checks.push_back({"reported_time", s_.v.timing.timed_case, false, detail});
+  s_.v.checks.push_back({{CheckKind::kReportedTime}, s_.v.timing.timed_case, false, detail});
   s_.Decide(VerdictStatus::kRejected,
             "timing does not add up: " + detail + ": time moved out of the measured span");
   return false;
@@ -592,11 +600,12 @@ bool CandidateChecks::JudgeGapsBeside(double extra, double allowed, const std::s
   const bool with_reference = !ref_gaps.empty();
   const std::vector<double> base_gaps = with_reference ? ref_gaps : ProbeWaitsAboveLeast(sharing);
   const GapShift shift = CompareGaps(cand_gaps, base_gaps);
-  s_.v.notes.push_back("beside another process, " +
-                       DescribeGapRanks(cand_gaps, base_gaps,
-                                        with_reference
-                                            ? "the reference's, timed interleaved"
-                                            : "hone's probe calls' waits above the least of them"));
+  s_.v.AddNote(
+      NoteKind::kSharedDevice,
+      "beside another process, " +
+          DescribeGapRanks(cand_gaps, base_gaps,
+                           with_reference ? "the reference's, timed interleaved"
+                                          : "hone's probe calls' waits above the least of them"));
   const std::string base = with_reference ? "the reference's, timed interleaved with it"
                                           : "the waits of hone's own probe calls, made beside it";
   const std::string ranks = "rank by rank over " + Num(static_cast<double>(cand_gaps.size())) +
@@ -611,7 +620,7 @@ bool CandidateChecks::JudgeGapsBeside(double extra, double allowed, const std::s
                                 ", within the allowance",
                             reported_median);
     case SharedJudgement::kBusy:
-      s_.v.checks.push_back({"reported_time", s_.v.timing.timed_case, false, detail});
+      s_.v.checks.push_back({{CheckKind::kReportedTime}, s_.v.timing.timed_case, false, detail});
       DecideBusy("the timing check: " + detail + "; " + ranks + "up to " + Seconds(shift.pass) +
                      " beyond " + base,
                  sharing);
@@ -643,7 +652,7 @@ void CandidateChecks::DecideBusy(const std::string& what, const DeviceSharing& s
 }
 
 bool CandidateChecks::RecordCallTime(bool ok, const std::string& detail, double reported_median) {
-  s_.v.checks.push_back({"reported_time", s_.v.timing.timed_case, ok, detail});
+  s_.v.checks.push_back({{CheckKind::kReportedTime}, s_.v.timing.timed_case, ok, detail});
   if (!ok)
     s_.Decide(VerdictStatus::kRejected,
               "timing does not add up: " + detail + " for a reported median of " +

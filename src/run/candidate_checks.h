@@ -87,14 +87,14 @@ class CandidateChecks {
   // Who else is on the device, read by the timing stages beside their calls.
   SharingWatch& sharing() { return sharing_; }
 
-  // `check` names the check ("correct", "timed_output"); a pass is recorded
+  // `check` is the kind recorded (kCorrect, kTimedOutput); a pass is recorded
   // when `record_pass`.
   bool CheckOutputs(const SetLayout& set, const Ids& actual, const Ids& expected,
-                    const std::string& where, const std::string& check, bool record_pass = true);
+                    const std::string& where, CheckKind check, bool record_pass = true);
   // The same of the outputs where they lie in the candidate's arena (slot
   // `set`), with no copy of them; a pass is recorded.
   bool CheckOutputsInArena(const SetLayout& set, const Ids& expected, const std::string& where,
-                           const std::string& check);
+                           CheckKind check);
   // Against the candidate's arena, where `set` lies.
   bool CheckInputsUnchanged(const SetLayout& set, const Ids& pristine, const std::string& where);
   // Keyed fingerprints of `set`'s outputs in the arena (process/arena.h),
@@ -171,7 +171,7 @@ class CandidateChecks {
   // CheckOutputs' judgement of outputs 0 to `outputs` - 1, given how to
   // compare output i.
   bool CheckEachOutput(const SetLayout& set, size_t outputs, const std::string& where,
-                       const std::string& check, bool record_pass,
+                       CheckKind check, bool record_pass,
                        const std::function<Mismatch(size_t, const Tolerance&)>& compare);
 
   RunState& s_;

@@ -108,8 +108,8 @@ void CandidateRunner::DecideCompatFailure(int rc, const std::string& during) {
                   "ends:\n" +
                   log.substr(log.size() > 2000 ? log.size() - 2000 : 0) + ")");
   }
-  if (s_.v.checks.empty() || s_.v.checks.back().name != "call")
-    s_.v.checks.push_back({"call", during, false, s_.v.reason});
+  if (s_.v.checks.empty() || s_.v.checks.back().kind() != CheckKind::kCall)
+    s_.v.checks.push_back({{CheckKind::kCall}, during, false, s_.v.reason});
 }
 
 // A call that failed is a failed check too (named "call", its detail the
@@ -117,7 +117,7 @@ void CandidateRunner::DecideCompatFailure(int rc, const std::string& during) {
 void CandidateRunner::Fail(const CallOutcome& o, const std::string& during) {
   bool first = !s_.decided();
   DecideFromOutcome(o, during);
-  if (first) s_.v.checks.push_back({"call", during, false, s_.v.reason});
+  if (first) s_.v.checks.push_back({{CheckKind::kCall}, during, false, s_.v.reason});
 }
 
 void CandidateRunner::DecideFromOutcome(const CallOutcome& o, const std::string& during) {

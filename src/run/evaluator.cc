@@ -176,16 +176,17 @@ Status Run::TimeAndConclude(StageClock& clock) {
       HONE_RETURN_IF_ERROR(pytorch_timing_->TimeInMoreProcesses());
       HONE_RETURN_IF_ERROR(pytorch_timing_->TimeBesideTheBaseline());
     }
-    for (std::string& held : s_.timing_notes.held) s_.v.notes.push_back(std::move(held));
-    if (!s_.timing_notes.stopped.empty()) s_.v.notes.push_back(s_.timing_notes.stopped);
+    for (std::string& held : s_.timing_notes.held) s_.v.AddNote(NoteKind::kTiming, std::move(held));
+    if (!s_.timing_notes.stopped.empty()) s_.v.AddNote(NoteKind::kTiming, s_.timing_notes.stopped);
     s_.timing_notes = {};
     clock.Done("time");
   }
   if (const SharingWatch& sharing = checks_.sharing(); sharing.shared()) {
     s_.v.timing.shared_with = sharing.seen().neighbours.others;
-    s_.v.notes.push_back(sharing.seen().Describe() +
-                         " while the candidate was timed: its time may be longer than alone, and "
-                         "the timing checks judged it beside that");
+    s_.v.AddNote(NoteKind::kSharedDevice,
+                 sharing.seen().Describe() +
+                     " while the candidate was timed: its time may be longer than alone, and "
+                     "the timing checks judged it beside that");
   }
   // Idle CPU time is counted between all calls; the check (with its quiet
   // pause) runs once, after the last call.
@@ -236,7 +237,7 @@ Status Run::OpenReference(const std::filesystem::path& candidate) {
 std::vector<Check> SanitizerChecks(const Verdict& v) {
   std::vector<Check> out;
   for (const auto& c : v.checks)
-    if (c.name.rfind("sanitizer_", 0) == 0) out.push_back(c);
+    if (c.kind() == CheckKind::kSanitizer) out.push_back(c);
   return out;
 }
 
@@ -381,8 +382,8 @@ Status Evaluator::SanitizeInto(const Task& task, const std::filesystem::path& ca
     return Status::Ok();
   }
   for (const auto& c : SanitizerChecks(checked)) v.checks.push_back(c);
-  for (const auto& n : checked.notes)
-    if (n.rfind("compute-sanitizer", 0) == 0) v.notes.push_back(n);
+  for (const Note& n : checked.notes)
+    if (n.kind == NoteKind::kSanitizer) v.notes.push_back(n);
   if (checked.status == VerdictStatus::kRuntimeError && v.sanitizer->errors() > 0) {
     v.status = VerdictStatus::kRuntimeError;
     v.reason = checked.reason;
@@ -425,14 +426,14 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
     v.machine = backend->machine();
   }
   for (size_t i = 0; i < busy.size(); ++i)
-    v.notes.push_back(
-        fmt::format("evaluation {} of {} was not decided: {}", i + 1, busy.size() + 1, busy[i]));
+    v.AddNote(NoteKind::kSharedDevice, fmt::format("evaluation {} of {} was not decided: {}", i + 1,
+                                                   busy.size() + 1, busy[i]));
   const bool passed = v.status == VerdictStatus::kPassed;
   last_passed_ = passed ? candidate : std::filesystem::path();
   last_passed_sanitizer_skip_ = passed ? sanitizer_skip : std::string();
   ResolveVerdictSpeedup(v, options.timing.target_rse);
   if (!warm_pool_->disabled_reason().empty() && !warm_note_given_) {
-    v.notes.push_back("warm sandboxes are off: " + warm_pool_->disabled_reason());
+    v.AddNote(NoteKind::kSandbox, "warm sandboxes are off: " + warm_pool_->disabled_reason());
     warm_note_given_ = true;
   }
   v.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();

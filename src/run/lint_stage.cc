@@ -6,7 +6,7 @@ void ApplyLint(RunState& s, const std::vector<LintFinding>& findings, const std:
   const std::set<std::string> allowed = s.AllowedRules();
   LintOutcome outcome = JudgeFindings(s.language, findings, allowed);
   for (const LintFinding& w : outcome.warnings)
-    s.v.notes.push_back("lint warning: " + DescribeFinding(w));
+    s.v.AddNote(NoteKind::kLint, "lint warning: " + DescribeFinding(w));
   if (!outcome.rejection) {
     std::string detail = clean;
     if (!allowed.empty()) {
@@ -17,7 +17,7 @@ void ApplyLint(RunState& s, const std::vector<LintFinding>& findings, const std:
     if (!outcome.warnings.empty())
       detail += (detail.empty() ? "" : "; ") + std::to_string(outcome.warnings.size()) +
                 " warning(s) in the notes";
-    s.v.checks.push_back({"lint", "source", true, detail});
+    s.v.checks.push_back({{CheckKind::kLint}, "source", true, detail});
     return;
   }
   int rejections = 0;
@@ -25,7 +25,8 @@ void ApplyLint(RunState& s, const std::vector<LintFinding>& findings, const std:
     LintOutcome one = JudgeFindings(s.language, {f}, allowed);
     if (!one.rejection) continue;
     ++rejections;
-    s.v.checks.push_back({"lint", "line " + std::to_string(f.line), false, DescribeFinding(f)});
+    s.v.checks.push_back(
+        {{CheckKind::kLint}, "line " + std::to_string(f.line), false, DescribeFinding(f)});
   }
   std::string reason = "lint: " + DescribeFinding(*outcome.rejection);
   if (rejections > 1) reason += " (and " + std::to_string(rejections - 1) + " more finding(s))";

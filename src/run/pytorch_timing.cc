@@ -84,7 +84,7 @@ Status PyTorchTiming::TimeInMoreProcesses() {
   std::string note =
       TimingProcessesNote("the candidate", medians, median, s_.opt.short_call_seconds);
   if (early > 0) note += "; " + std::to_string(early) + " of them loaded while it was checked";
-  s_.v.notes.push_back(note);
+  s_.v.AddNote(NoteKind::kTiming, note);
   return Status::Ok();
 }
 
@@ -100,9 +100,9 @@ bool PyTorchTiming::ALoadTimedOutBesideNeighbours(std::vector<Extra>& extras) {
   });
   if (!timed_out || !checks_.sharing().Evidence().shared()) return false;
   for (Extra& e : extras) e.sandbox.reset();
-  s_.v.notes.push_back("timed in one process, not " + std::to_string(extras.size() + 1) +
-                       ": another did not load within the start timeout (" +
-                       checks_.sharing().seen().Describe() + ")");
+  s_.v.AddNote(NoteKind::kTiming, "timed in one process, not " + std::to_string(extras.size() + 1) +
+                                      ": another did not load within the start timeout (" +
+                                      checks_.sharing().seen().Describe() + ")");
   return true;
 }
 
@@ -121,7 +121,7 @@ Status PyTorchTiming::TimeBesideTheBaseline() {
   std::optional<BaselineStage::Beside> beside = baselines_.EagerBeside();
   if (!beside) return Status::Ok();
   const std::optional<TimingResult> timed_alone = s_.v.timing.candidate_time;
-  const std::vector<std::string> notes_alone = s_.v.notes;
+  const std::vector<Note> notes_alone = s_.v.notes;
   const RunState::TimingNotes timing_notes_alone = s_.timing_notes;
   std::unique_ptr<CallingThreadPin> pin = PinBothCallingThreads(*beside->sandbox);
   oracle_.TimeBeside(beside->sandbox, beside->arena);
@@ -139,7 +139,8 @@ Status PyTorchTiming::TimeBesideTheBaseline() {
     s_.v.notes = notes_alone;
     s_.timing_notes = timing_notes_alone;
     s_.v.timing.speedup_pairs.clear();
-    if (model_failed) s_.v.notes.push_back(oracle_.beside_failure() + "; it is timed apart");
+    if (model_failed)
+      s_.v.AddNote(NoteKind::kBaseline, oracle_.beside_failure() + "; it is timed apart");
     baselines_.NotTimedBeside();
     return Status::Ok();
   }
@@ -164,22 +165,25 @@ std::unique_ptr<CallingThreadPin> PyTorchTiming::PinBothCallingThreads(
   Status st = pin.ok() ? (*pin)->Pin(s_.cand.sandbox->pid()) : pin.status();
   if (st.ok()) st = (*pin)->Pin(model.pid());
   if (!st.ok()) {
-    s_.v.notes.push_back(
+    s_.v.AddNote(
+        NoteKind::kTiming,
         "the calling threads timed beside each other were not pinned to one CPU: " + st.message());
     return nullptr;
   }
-  s_.v.notes.push_back(
+  s_.v.AddNote(
+      NoteKind::kTiming,
       "the candidate's and the eager Model's calling threads shared CPU " +
-      std::to_string((*pin)->cpu()) +
-      " while timed beside each other (a host-bound call's time follows the CPU it runs on)");
+          std::to_string((*pin)->cpu()) +
+          " while timed beside each other (a host-bound call's time follows the CPU it runs on)");
   return std::move(*pin);
 }
 
 void PyTorchTiming::NoteStrayedPin(const CallingThreadPin& pin, const SandboxProcess& model) {
   for (pid_t tid : pin.Strayed())
-    s_.v.notes.push_back(std::string(tid == model.pid() ? "the eager Model" : "the candidate") +
-                         " moved its calling thread off CPU " + std::to_string(pin.cpu()) +
-                         " while timed beside the other side (it changed its own CPUs)");
+    s_.v.AddNote(NoteKind::kTiming,
+                 std::string(tid == model.pid() ? "the eager Model" : "the candidate") +
+                     " moved its calling thread off CPU " + std::to_string(pin.cpu()) +
+                     " while timed beside the other side (it changed its own CPUs)");
 }
 
 }  // namespace hone

@@ -83,10 +83,11 @@ Status SanitizeStage::Run(const std::filesystem::path& library) {
     // copies) would take most of the tool's time at full size.
     job.tool_args = CompatKernelFilter(s_.cand.kernels);
     const auto& k = s_.cand.kernels;
-    s_.v.notes.push_back(
+    s_.v.AddNote(
+        NoteKind::kSanitizer,
         "compute-sanitizer: memcheck only, over the ModelNew file's call with torch's caching "
         "allocator off (PYTORCH_NO_CUDA_MEMORY_CACHING=1): every tensor its own allocation, " +
-        std::string(k.size() == 1 ? "kernel " : "kernels ") + AllOf(k) + " only");
+            std::string(k.size() == 1 ? "kernel " : "kernels ") + AllOf(k) + " only");
   }
   s_.Progress("sanitize " + smallest.c->label);
   report.tools = RunSanitizer(job);
@@ -113,11 +114,11 @@ void SanitizeStage::RecordFindings(const Verdict::Sanitizer& report, const std::
     // memcheck's findings are wrong accesses; racecheck's and initcheck's
     // may be benign (a race between equal writes, padding never used).
     bool fatal = t.tool == "memcheck";
-    s_.v.checks.push_back({"sanitizer_" + t.tool, label, !fatal, detail});
+    s_.v.checks.push_back({{CheckKind::kSanitizer, t.tool}, label, !fatal, detail});
     if (fatal)
       s_.Decide(VerdictStatus::kRuntimeError, detail + " [" + label + "]");
     else
-      s_.v.notes.push_back(detail);
+      s_.v.AddNote(NoteKind::kSanitizer, detail);
   }
 }
 

@@ -35,16 +35,17 @@ Status StartStage::PlanMemoryUse() {
                                (device ? "GPU's" : "machine's") + " memory" + capped + ": it " +
                                plan.Explain());
   if (cap > 0)
-    s_.v.notes.push_back("memory plan: peak " + Gigabytes(plan.peak) + " of " +
-                         Gigabytes(plan.free) + capped);
+    s_.v.AddNote(NoteKind::kMemory, "memory plan: peak " + Gigabytes(plan.peak) + " of " +
+                                        Gigabytes(plan.free) + capped);
   if (!plan.shrunk.empty()) {
     std::string what;
     for (const auto& w : plan.shrunk) what += (what.empty() ? "" : "; ") + w;
-    s_.v.notes.push_back("memory plan: " + what + " (peak " + Gigabytes(plan.peak) + " of " +
-                         Gigabytes(plan.free) + " free)");
+    s_.v.AddNote(NoteKind::kMemory, "memory plan: " + what + " (peak " + Gigabytes(plan.peak) +
+                                        " of " + Gigabytes(plan.free) + " free)");
   }
   if (!plan.ref64)
-    s_.v.notes.push_back(
+    s_.v.AddNote(
+        NoteKind::kMemory,
         "precision check skipped: the float64 reference does not fit in memory beside the rest");
   return Status::Ok();
 }
@@ -103,7 +104,7 @@ Status StartStage::Run(const std::filesystem::path& cand_lib) {
     CompatEvents events = ReadCompatEvents(cand.sandbox->log());
     s_.v.sandbox.load_seconds = events.load_seconds;
     s_.v.sandbox.first_call_seconds = events.first_call_seconds;
-    for (auto& note : events.notes) s_.v.notes.push_back(std::move(note));
+    for (auto& note : events.notes) s_.v.AddNote(NoteKind::kBuild, std::move(note));
     if (s_.loader) s_.loader->Loaded(cand.sandbox->scratch());
   }
   return Status::Ok();

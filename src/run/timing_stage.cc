@@ -73,7 +73,8 @@ Status TimingStage::Run(const CaseShapes& cs) {
     return Status::Ok();
   NoteHowTimed(stop, timer);
   if (timer.samples(cand_side_).empty()) {
-    s_.v.notes.push_back("not timed: every timed call was a re-check (raise --max-reps)");
+    s_.v.AddNote(NoteKind::kTiming,
+                 "not timed: every timed call was a re-check (raise --max-reps)");
     return Status::Ok();
   }
   Conclude(timer);
@@ -147,7 +148,8 @@ bool TimingStage::WarmupCall(int side, int rep) {
       cs_->c->label + " warm-up call " + std::to_string(rep) + " value set " + std::to_string(k);
   if (!checks_.CheckInputsUnchanged(l, values.inputs, where)) return false;
   Ids actual = CaptureOutputs(*s_.store, *s_.cand.arena, l);
-  bool right = checks_.CheckOutputs(l, actual, values.expected, where, "timed_output", false);
+  bool right =
+      checks_.CheckOutputs(l, actual, values.expected, where, CheckKind::kTimedOutput, false);
   Release(*s_.store, actual);
   if (right) ++rechecked_;
   return right;
@@ -183,9 +185,9 @@ double TimingStage::Sample(int side, const CallOutcome& o) {
     seconds = std::nan("");
     if (!side_streams_noted_) {
       side_streams_noted_ = true;
-      s_.v.notes.push_back(
-          "the candidate uses side streams: its calls are timed without the "
-          "hold (host launch time included), like unheld PyTorch code");
+      s_.v.AddNote(NoteKind::kTiming,
+                   "the candidate uses side streams: its calls are timed without the "
+                   "hold (host launch time included), like unheld PyTorch code");
     }
   }
   return seconds;
@@ -227,8 +229,8 @@ bool TimingStage::Recheck(int side, int set, int rep) {
   if (fresh_.expected.empty() || fresh_.actual.empty()) return true;
   // Both sides make every repetition's call, on its inputs, before it goes.
   if (reference_.timed() && !fresh_.reference_ran) return true;
-  bool right =
-      checks_.CheckOutputs(l, fresh_.actual, fresh_.expected, where, "timed_output", false);
+  bool right = checks_.CheckOutputs(l, fresh_.actual, fresh_.expected, where,
+                                    CheckKind::kTimedOutput, false);
   fresh_.Reset(*s_.store);
   if (!right) return false;
   ++rechecked_;
@@ -250,7 +252,9 @@ void TimingStage::TopUpRechecks(int first_rep) {
 }
 
 void TimingStage::NoteHowTimed(TimerStop stop, const InterleavedTimer& timer) {
-  s_.v.checks.push_back({"timed_output", cs_->c->label, true,
+  s_.v.checks.push_back({{CheckKind::kTimedOutput},
+                         cs_->c->label,
+                         true,
                          std::to_string(rechecked_) +
                              " outputs of timed and warm-up calls re-checked; " +
                              reference_.TimedInputsSummary()});
@@ -321,9 +325,10 @@ void TimingStage::SpeedOfLight(double median) {
   if (v.timing.sol_seconds > 0 && median > 0)
     v.timing.sol_percent = 100 * v.timing.sol_seconds / median;
   if (v.timing.sol_percent > 100)
-    v.notes.push_back("suspect: faster than speed of light (" + Num(v.timing.sol_percent) +
-                      "%): the task's cost formulas or the machine's measured ceilings may be "
-                      "wrong, or the kernel skips work");
+    v.AddNote(NoteKind::kTiming,
+              "suspect: faster than speed of light (" + Num(v.timing.sol_percent) +
+                  "%): the task's cost formulas or the machine's measured ceilings may be "
+                  "wrong, or the kernel skips work");
 }
 
 }  // namespace hone

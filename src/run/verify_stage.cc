@@ -53,12 +53,13 @@ int64_t VerifyStage::FloatingOutputElements(const CaseShapes& cs) const {
 }
 
 void VerifyStage::NoteFloat64Budget(const CaseShapes& cs, const Float64Budget& budget) {
-  s_.v.notes.push_back("precision check (float64) on " + std::to_string(budget.taken()) + " of " +
-                       std::to_string(budget.taken() + budget.skipped()) + " value sets of " +
-                       cs.c->label + ": each holds " + std::to_string(budget.elements_per_set()) +
-                       " output elements, and every value distribution got the " +
-                       std::to_string(kFloat64ElementsPerDistribution) +
-                       " the check needs from its first seed(s)");
+  s_.v.AddNote(NoteKind::kPrecision,
+               "precision check (float64) on " + std::to_string(budget.taken()) + " of " +
+                   std::to_string(budget.taken() + budget.skipped()) + " value sets of " +
+                   cs.c->label + ": each holds " + std::to_string(budget.elements_per_set()) +
+                   " output elements, and every value distribution got the " +
+                   std::to_string(kFloat64ElementsPerDistribution) +
+                   " the check needs from its first seed(s)");
 }
 
 Status VerifyStage::VerifyOne(const CaseShapes& cs, int seed, int dist, bool with64,
@@ -91,7 +92,7 @@ bool VerifyStage::RunTwice(const RefSet& ref, const std::string& where, StrayWri
     // beside a full device, and the next run overwrites them only after
     // every check of this one.
     if (!checks_.CheckOutputsInArena(set, ref.expected, where,
-                                     run ? "correct_second_run" : "correct"))
+                                     run ? CheckKind::kCorrectSecondRun : CheckKind::kCorrect))
       return false;
     Trace("verify: outputs checked");
     if (run == 0 && !ref.ref64.empty() && s_.StoreHealthy()) {

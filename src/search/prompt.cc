@@ -207,7 +207,7 @@ std::string FailedChecksText(const Verdict& v) {
       continue;
     }
     ++listed;
-    out += fmt::format("- {} [{}]: {}\n", c.name, c.where, Cap(c.detail, kDetailCap));
+    out += fmt::format("- {} [{}]: {}\n", c.name(), c.where, Cap(c.detail, kDetailCap));
   }
   if (more > 0) out += fmt::format("- ... and {} more failed checks\n", more);
   return out.empty() ? "" : "other failed checks:\n" + out;
@@ -218,7 +218,7 @@ std::string FailedChecksText(const Verdict& v) {
 std::string PassedCasesText(const Verdict& v) {
   std::vector<std::string> right;
   for (const Check& c : v.checks)
-    if (c.passed && c.name == "correct" &&
+    if (c.passed && c.kind() == CheckKind::kCorrect &&
         std::find(right.begin(), right.end(), c.where) == right.end())
       right.push_back(c.where);
   if (right.empty()) return "no case was right before this one\n";
@@ -247,7 +247,7 @@ std::string ResourcesText(const Verdict& v) {
 std::string NotesText(const Verdict& v) {
   std::string out;
   for (size_t i = 0; i < v.notes.size() && i < kMaxNotes; ++i)
-    out += "note: " + Cap(v.notes[i], kDetailCap) + "\n";
+    out += "note: " + Cap(v.notes[i].text, kDetailCap) + "\n";
   return out;
 }
 

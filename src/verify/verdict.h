@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/backend_names.h"
@@ -13,6 +14,8 @@
 #include "measure/machine.h"
 #include "measure/profile.h"
 #include "measure/stats.h"
+#include "verify/check.h"
+#include "verify/note.h"
 
 namespace hone {
 
@@ -39,14 +42,6 @@ inline bool Decides(std::string_view status_name) {
   return status_name != StatusName(VerdictStatus::kBusy);
 }
 
-struct Check {
-  std::string name;   // "correct", "inputs_unchanged", "deterministic", "precision", ...
-  std::string where;  // "N=4096 seed=1 dist=normal(0.5, 3)"
-  bool passed = true;
-  std::string detail;
-  bool operator==(const Check&) const = default;
-};
-
 struct TimingResult {
   SampleSummary summary;        // seconds, as reported by the sandbox
   std::vector<double> samples;  // raw, seconds
@@ -70,7 +65,8 @@ struct Verdict {
   std::string language;
 
   std::vector<Check> checks;
-  std::vector<std::string> notes;
+  std::vector<Note> notes;
+  void AddNote(NoteKind kind, std::string text) { notes.push_back({kind, std::move(text)}); }
 
   std::string shapes;            // PyTorch tasks: the sizes the problem ran with
   std::string kernels_launched;  // CUDA: names seen in the first verification call

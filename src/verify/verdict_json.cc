@@ -16,7 +16,7 @@ struct Fields<Check> {
   static constexpr bool kDeclared = true;
   template <class F>
   static void Visit(Check& c, F& f) {
-    f("name", c.name);
+    f("name", Named(c.id, &CheckName, &ParseCheckName));
     f("where", c.where);
     f("passed", c.passed);
     f("detail", c.detail);
@@ -212,7 +212,7 @@ struct Fields<Verdict::GuardCost> {
 
 // The core and its sections. Not here: "seconds" (the stages are keys of
 // their own) and "profile" (verify/profile_json.h), written and read in
-// VerdictToJson and VerdictFromJson.
+// VerdictToJson and VerdictFromJson; nor "notes" and "note_kinds" (NotesToJson).
 template <>
 struct Fields<Verdict> {
   static constexpr bool kDeclared = true;
@@ -227,7 +227,6 @@ struct Fields<Verdict> {
     f("language", v.language);
     f("checks", v.checks);
     f("checks_failed", Derived(v.checks_failed()));
-    f("notes", v.notes);
     f("shapes", WrittenIf(!v.shapes.empty(), v.shapes));
     f("kernels_launched", WrittenIf(!v.kernels_launched.empty(), v.kernels_launched));
     f("machine", v.machine);
@@ -269,8 +268,42 @@ nlohmann::json ChecksToJson(const std::vector<Check>& checks) {
 }
 nlohmann::json DeviceStateToJson(const DeviceStateSummary& d) { return json_schema::ToJson(d); }
 
+namespace {
+
+// The notes' texts as the list every reader of a verdict knows, and their
+// kinds beside them, one for one (verify/note.h).
+void NotesToJson(const std::vector<Note>& notes, nlohmann::json& j) {
+  nlohmann::json& texts = j["notes"] = nlohmann::json::array();
+  nlohmann::json& kinds = j["note_kinds"] = nlohmann::json::array();
+  for (const Note& n : notes) {
+    texts.push_back(n.text);
+    kinds.push_back(NoteKindName(n.kind));
+  }
+}
+
+// A verdict stored before notes had kinds, or with a kind this build does
+// not know, gets kOther for it.
+std::vector<Note> NotesFromJson(const nlohmann::json& j) {
+  std::vector<Note> notes;
+  auto texts = j.find("notes");
+  if (texts == j.end() || !texts->is_array()) return notes;
+  auto kinds = j.find("note_kinds");
+  const bool kinded = kinds != j.end() && kinds->is_array() && kinds->size() == texts->size();
+  for (size_t i = 0; i < texts->size(); ++i) {
+    if (!(*texts)[i].is_string()) continue;
+    NoteKind kind = NoteKind::kOther;
+    if (kinded && (*kinds)[i].is_string())
+      kind = ParseNoteKind((*kinds)[i].get<std::string>()).value_or(NoteKind::kOther);
+    notes.push_back({kind, (*texts)[i].get<std::string>()});
+  }
+  return notes;
+}
+
+}  // namespace
+
 nlohmann::json VerdictToJson(const Verdict& v) {
   nlohmann::json j = json_schema::ToJson(v);
+  NotesToJson(v.notes, j);
   if (j.contains("timing") && v.backend != kCudaBackend) j["timing"].erase("event_overhead_us");
   nlohmann::json& seconds = j["seconds"];
   seconds = {{"total", v.total_seconds}, {"kernel", v.kernel_seconds}};
@@ -287,6 +320,7 @@ Result<Verdict> VerdictFromJson(const nlohmann::json& j) {
   try {
     Verdict v;
     json_schema::FromJson(j, v);
+    v.notes = NotesFromJson(j);
     if (auto s = j.find("seconds"); s != j.end() && s->is_object())
       for (const auto& [stage, seconds] : s->items()) {
         if (!seconds.is_number()) continue;

@@ -175,7 +175,8 @@ TEST_F(AdversarialTest, TwoRunsThatDifferBitwiseAreNoted) {
     ASSERT_EQ(v.status, VerdictStatus::kPassed) << file << ": " << v.reason;
     // A note-like check: it passes, and says what differed.
     auto noted = std::count_if(v.checks.begin(), v.checks.end(), [](const auto& c) {
-      return c.name == "deterministic" && c.detail.find("differs bitwise") != std::string::npos;
+      return c.kind() == CheckKind::kDeterministic &&
+             c.detail.find("differs bitwise") != std::string::npos;
     });
     if (std::string(file) == "correct.cpp")
       EXPECT_EQ(noted, 0);

@@ -50,7 +50,8 @@ TEST(TestHostBackendTest, RunsATimedEvaluationThroughTheEvaluator) {
   EXPECT_TRUE(v->timing.reference_time.has_value());
   // Its traits are the host's: the idle-CPU check ran.
   bool idle_checked = false;
-  for (const auto& c : v->checks) idle_checked |= c.name == "no_work_after_return" && c.passed;
+  for (const auto& c : v->checks)
+    idle_checked |= c.kind() == CheckKind::kNoWorkAfterReturn && c.passed;
   EXPECT_TRUE(idle_checked);
   ASSERT_TRUE(v->sanitizer.has_value());
   EXPECT_NE(v->sanitizer->not_run.find("runs on the test host"), std::string::npos)

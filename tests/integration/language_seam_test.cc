@@ -81,7 +81,7 @@ TEST(LanguageSeamTest, ARightFilePassesInItsLanguage) {
   EXPECT_EQ(v->language, kTinyDsl);
   bool named = false;
   for (const Check& c : v->checks)
-    named |= c.name == "lint" &&
+    named |= c.kind() == CheckKind::kLint &&
              c.detail.find("TinyDSL candidate; its kernels: relu_scale") != std::string::npos;
   EXPECT_TRUE(named) << "the lint check names the language's kernels";
   EXPECT_GT(v->sandbox.load_seconds, 0) << "the runner's load is reported";

@@ -736,7 +736,7 @@ TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
   // loaded beside the candidate's rather than after them.
   EXPECT_NE(notes.find("3 of them loaded beside the candidate's"), std::string::npos) << notes;
   int stopped = 0;
-  for (const auto& n : v->notes) stopped += n.rfind("timing stopped:", 0) == 0;
+  for (const Note& n : v->notes) stopped += n.text.rfind("timing stopped:", 0) == 0;
   EXPECT_EQ(stopped, 1) << "one note of how timing stopped, not one per process: " << notes;
   EXPECT_NEAR(v->timing.speedup,
               v->timing.reference_time->summary.median / v->timing.candidate_time->summary.median,
@@ -759,8 +759,8 @@ TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
   EXPECT_NE(again_notes.find("3 of them loaded while it was checked"), std::string::npos)
       << again_notes;
   EXPECT_EQ(v->notes.end(), std::find_if(v->notes.begin(), v->notes.end(),
-                                         [](const auto& n) {
-                                           return n.find("loaded while it was checked") !=
+                                         [](const Note& n) {
+                                           return n.text.find("loaded while it was checked") !=
                                                   std::string::npos;
                                          }))
       << "no cached baseline foretold the first evaluation's short calls";
@@ -784,10 +784,10 @@ TEST(PyTorchTaskTest, HostBoundCallsAreTimedBesideTheEagerModel) {
   EXPECT_NE(notes.find("call by call interleaved with the candidate's"), std::string::npos)
       << notes;
   int stopped = 0;
-  for (const auto& n : v->notes) {
-    if (n.rfind("timing stopped:", 0) != 0) continue;
+  for (const Note& n : v->notes) {
+    if (n.text.rfind("timing stopped:", 0) != 0) continue;
     ++stopped;
-    EXPECT_NE(n.find("interleaved repetitions"), std::string::npos) << n;
+    EXPECT_NE(n.text.find("interleaved repetitions"), std::string::npos) << n;
   }
   EXPECT_EQ(stopped, 1) << notes;
   // Every repetition timed both sides on the same inputs, and the speedup is

@@ -17,7 +17,7 @@ Verdict Passed(double speedup, double compile) {
   v.timing.speedup_compile = compile;
   v.timing.speedup_low = speedup * 0.9;
   v.timing.speedup_high = speedup * 1.1;
-  v.checks.push_back({"correct", "seed=1", true, ""});
+  v.checks.push_back({{CheckKind::kCorrect}, "seed=1", true, ""});
   return v;
 }
 
@@ -33,8 +33,9 @@ TEST(PartsTest, EveryPartPassedScoresTheGeometricMeanOfTheSpeedups) {
   EXPECT_EQ(v.checks[1].where, "n=4097 seed=1");
   ASSERT_FALSE(v.notes.empty());
   EXPECT_EQ(v.notes.back(),
-            "speedup: the geometric mean over 2 parts (n=3 2.00x, n=4097 8.00x); the timing "
-            "shown is the first part's");
+            (Note{NoteKind::kParts,
+                  "speedup: the geometric mean over 2 parts (n=3 2.00x, n=4097 8.00x); the timing "
+                  "shown is the first part's"}));
 }
 
 TEST(PartsTest, AMissingCompileSpeedupLeavesNoneForTheMean) {
@@ -51,7 +52,7 @@ TEST(PartsTest, TheFirstPartThatFailsDecidesAndIsNamed) {
   EXPECT_EQ(v.status, VerdictStatus::kIncorrect);
   EXPECT_EQ(v.reason, "part 2 of 3 (n=1000): output 0 differs at [5]");
   ASSERT_FALSE(v.notes.empty());
-  EXPECT_EQ(v.notes.back(), "the parts before it passed (n=3 2.00x)");
+  EXPECT_EQ(v.notes.back().text, "the parts before it passed (n=3 2.00x)");
 }
 
 TEST(PartsTest, AProblemOfOnePartKeepsItsVerdict) {

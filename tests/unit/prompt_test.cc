@@ -220,9 +220,9 @@ TEST_F(PromptTest, FeedbackForIncorrectShowsTheMismatch) {
       "output 'y': 5 of 7 elements wrong, first at [3]: expected 0.841, got nan";
   const std::string where = "N=7 seed=1 dist=uniform(-1, 1)";
   Verdict v = WithStatus(VerdictStatus::kIncorrect, mismatch + " [" + where + "]");
-  v.checks.push_back({"correct", "N=1023 seed=1 dist=uniform(-1, 1)", true, ""});
-  v.checks.push_back({"correct", where, false, mismatch});
-  v.checks.push_back({"inputs_unchanged", where, false, "input 'x' was modified"});
+  v.checks.push_back({{CheckKind::kCorrect}, "N=1023 seed=1 dist=uniform(-1, 1)", true, ""});
+  v.checks.push_back({{CheckKind::kCorrect}, where, false, mismatch});
+  v.checks.push_back({{CheckKind::kInputsUnchanged}, where, false, "input 'x' was modified"});
   std::string p = b().FeedbackTurn(v);
   EXPECT_TRUE(Contains(p, "status: incorrect"));
   EXPECT_TRUE(Contains(p, mismatch + " [" + where + "]"));

@@ -69,7 +69,8 @@ Verdict PassedVerdict(double speedup) {
   v.build.seconds = 1.5;
   v.build.log = "ok";
   v.build.resources = "regs=32";
-  v.checks = {{"correct", "N=4096 seed=1", true, ""}, {"inputs_unchanged", "", true, ""}};
+  v.checks = {{{CheckKind::kCorrect}, "N=4096 seed=1", true, ""},
+              {{CheckKind::kInputsUnchanged}, "", true, ""}};
   TimingResult cand;
   cand.samples = {1e-6, 2e-6, 3e-6};
   cand.summary = Summarize(cand.samples);
@@ -88,7 +89,7 @@ Verdict FailedVerdict(VerdictStatus status, const std::string& reason) {
   v.status = status;
   v.reason = reason;
   v.task = "vector_add";
-  v.checks = {{"correct", "N=7", false, "max error 3"}};
+  v.checks = {{{CheckKind::kCorrect}, "N=7", false, "max error 3"}};
   return v;
 }
 

@@ -17,8 +17,9 @@ Verdict Sample() {
   v.candidate = "c.cpp";
   v.build.log = "warning: x";
   v.build.seconds = 1.5;
-  v.checks = {{"correct", "N=4 seed=1", false, "max error 3"}, {"inputs_unchanged", "", true, ""}};
-  v.notes = {"a note"};
+  v.checks = {{{CheckKind::kCorrect}, "N=4 seed=1", false, "max error 3"},
+              {{CheckKind::kInputsUnchanged}, "", true, ""}};
+  v.notes = {{NoteKind::kTiming, "a note"}};
   v.precision.error = 1e-7;
   v.precision.bound = 1e-5;
   v.sandbox.output_head = "hello";
@@ -75,8 +76,9 @@ Verdict Full() {
   v.candidate = "k.cu";
   v.backend = "cuda";
   v.language = "cuda";
-  v.checks = {{"correct", "N=4 seed=1", true, ""}, {"deterministic", "N=4", false, "differs"}};
-  v.notes = {"one", "two"};
+  v.checks = {{{CheckKind::kCorrect}, "N=4 seed=1", true, ""},
+              {{CheckKind::kDeterministic}, "N=4", false, "differs"}};
+  v.notes = {{NoteKind::kMemory, "one"}, {NoteKind::kSanitizer, "two"}};
   v.shapes = "N=4096";
   v.kernels_launched = "gelu_kernel";
   v.total_seconds = 3;
@@ -187,6 +189,7 @@ TEST(VerdictJsonTest, WritesTheKeysItAlwaysHas) {
                            "kernels_launched",
                            "language",
                            "machine",
+                           "note_kinds",
                            "notes",
                            "precision",
                            "profile",
@@ -254,6 +257,59 @@ TEST(VerdictJsonTest, ReadsOlderAndPartialVerdicts) {
   ASSERT_TRUE(t.ok()) << t.status().message();
   ASSERT_EQ(t->tuning.trials.size(), 1u);
   EXPECT_EQ(t->tuning.trials[0].status, VerdictStatus::kRuntimeError);
+}
+
+// Notes keep the list of texts every reader knows, their kinds beside it;
+// checks keep their names, the sanitizer's with its tool.
+TEST(VerdictJsonTest, NotesAndChecksKeepTheirKinds) {
+  Verdict v;
+  v.AddNote(NoteKind::kSanitizer, "compute-sanitizer: 0 errors");
+  v.AddNote(NoteKind::kMemory, "memory plan: 1 buffer slot");
+  v.checks.push_back({{CheckKind::kSanitizer, "racecheck"}, "n=4", false, "1 hazard"});
+  v.checks.push_back({{CheckKind::kCorrectSecondRun}, "n=4", true, ""});
+  nlohmann::json j = VerdictToJson(v);
+  EXPECT_EQ(j["notes"],
+            nlohmann::json({"compute-sanitizer: 0 errors", "memory plan: 1 buffer slot"}));
+  EXPECT_EQ(j["note_kinds"], nlohmann::json({"sanitizer", "memory"}));
+  EXPECT_EQ(j["checks"][0]["name"], "sanitizer_racecheck");
+  EXPECT_EQ(j["checks"][1]["name"], "correct_second_run");
+  auto back = VerdictFromJson(j);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->notes, v.notes);
+  EXPECT_EQ(back->checks, v.checks);
+  EXPECT_EQ(back->checks[0].kind(), CheckKind::kSanitizer);
+  EXPECT_EQ(back->checks[0].name(), "sanitizer_racecheck");
+}
+
+// Stored before notes had kinds: their texts with kind kOther; a check name
+// no kind has is kept as it was.
+TEST(VerdictJsonTest, OlderNotesAndUnknownChecksReadBack) {
+  auto v = VerdictFromJson({{"status", "passed"},
+                            {"notes", {"one", "two"}},
+                            {"checks", {{{"name", "a_future_check"}, {"passed", true}}}}});
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  ASSERT_EQ(v->notes.size(), 2u);
+  EXPECT_EQ(v->notes[1], (Note{NoteKind::kOther, "two"}));
+  ASSERT_EQ(v->checks.size(), 1u);
+  EXPECT_EQ(v->checks[0].kind(), CheckKind::kOther);
+  EXPECT_EQ(VerdictToJson(*v)["checks"][0]["name"], "a_future_check");
+  // A kind this build does not know reads as kOther; the text stays.
+  auto newer =
+      VerdictFromJson({{"status", "passed"}, {"notes", {"n"}}, {"note_kinds", {"a_future_kind"}}});
+  ASSERT_TRUE(newer.ok());
+  EXPECT_EQ(newer->notes[0], (Note{NoteKind::kOther, "n"}));
+}
+
+// Every kind has a name that reads back as itself.
+TEST(VerdictJsonTest, EveryKindNameReadsBack) {
+  for (int k = 0; k <= static_cast<int>(NoteKind::kParts); ++k) {
+    auto kind = static_cast<NoteKind>(k);
+    EXPECT_EQ(ParseNoteKind(NoteKindName(kind)), kind) << k;
+  }
+  for (int k = 1; k <= static_cast<int>(CheckKind::kReportedTime); ++k) {
+    CheckId id{static_cast<CheckKind>(k), ""};
+    EXPECT_EQ(ParseCheckName(CheckName(id)), id) << k;
+  }
 }
 
 TEST(VerdictJsonTest, RefusesWhatIsNotAVerdict) {

@@ -51,8 +51,8 @@ TEST(VerdictTextTest, TheLintIsNotCountedAsAPassedCheck) {
   Verdict v;
   v.status = VerdictStatus::kRuntimeError;
   v.reason = "the candidate does not export hone_forward";
-  v.checks.push_back({"lint", "source", true, ""});
-  v.checks.push_back({"call", "while loading", false, v.reason});
+  v.checks.push_back({{CheckKind::kLint}, "source", true, ""});
+  v.checks.push_back({{CheckKind::kCall}, "while loading", false, v.reason});
   std::string text = FormatVerdict(v, false);
   EXPECT_NE(text.find("checks: 0 passed, 1 failed"), std::string::npos) << text;
 }
