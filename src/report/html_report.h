@@ -10,6 +10,13 @@
 // when a script failed, data-script-errors; every canvas gets
 // data-drawn-pixels. tests/integration/report_html_test.cc reads these from
 // a headless browser.
+//
+// The page's parts have files of their own: its plots, their data and the
+// script that draws them (report/html_report_charts.h), its tables and
+// sections (report/html_report_tables.h), and text made safe to inline
+// (report/html_escape.h). This header includes the first and the last, whose
+// functions (ReportChartData, HtmlEscape, ScriptSafe...) are part of what it
+// offers.
 #pragma once
 
 #include <filesystem>
@@ -18,6 +25,8 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "report/html_escape.h"
+#include "report/html_report_charts.h"
 #include "report/run_data.h"
 #include "report/run_summary_text.h"
 
@@ -36,23 +45,5 @@ Result<std::string> LoadChartJs();
 // ScriptSafe). `generated` is shown as the report's time ("" leaves it out).
 std::string RenderHtmlReport(const RunData& run, const RunSummary& summary,
                              std::string_view chart_js, const std::string& generated = "");
-
-// The data the page's plots are drawn from (inlined as JSON): the fast_p
-// curve on a fine grid with the KernelBench thresholds, the histogram of
-// passed attempts' speedups in log-scale bins, attempts by outcome, the
-// most frequent failure reasons and, for LLM runs, the best speedup so far
-// per candidate and over time and the cumulative spend.
-nlohmann::json ReportChartData(const RunData& run, const RunSummary& summary);
-
-// Text as HTML (& < > " ' escaped): safe in element content and attributes.
-std::string HtmlEscape(std::string_view text);
-// Script text that cannot end its <script> element early: "</script" (any
-// case) becomes "<\/script" and "<!--" becomes "<\!--". Both rewrites keep
-// the meaning inside JavaScript strings, regular expressions and comments,
-// the only places such text appears in a program.
-std::string ScriptSafe(std::string_view js);
-// JSON for a <script type="application/json">: '<', '>' and '&' written as
-// \u escapes (valid JSON, the same value), so no tag can occur in it.
-std::string ScriptSafeJson(const nlohmann::json& j);
 
 }  // namespace hone

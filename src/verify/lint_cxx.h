@@ -15,6 +15,12 @@
 // that hides `__device__` makes asm count as host code), never towards
 // passing it.
 //
+// The rule book (what each rule forbids) is verify/lint_cxx_rules.h; the
+// rules read the source through verify/lint_cxx_scan.h; names, headers and
+// the rules device code changes (inline asm, introspection) are matched in
+// lint_cxx_names, lint_cxx_headers and lint_cxx_device_code; load-time
+// attributes and the order of the findings here.
+//
 // Pure functions; thread-safe; any input text is fine.
 #pragma once
 

@@ -77,7 +77,7 @@ CommandResult Chromium(const std::string& chromium, const std::filesystem::path&
   return std::move(RunCommand({"/bin/sh", "-c", shell}, o)).value();
 }
 
-// What the page measured on one drawn plot (html_report.cc, recordChecks):
+// What the page measured on one drawn plot (html_report_charts.cc, recordChecks):
 // nothing cut off at the canvas's edge (a clipped label leaves ink there);
 // every two legend entries drawn unlike each other; on fast_p, KernelBench's
 // thresholds 0.5 to 2 spread over a good part of the width, not squeezed
