@@ -319,7 +319,7 @@ def _language_part(cfg) -> Optional[LanguagePart]:
 
 
 def hone_compat_prewarm(python_dir=None):
-    """A warm sandbox's head start (src/sandbox/main.cc): the imports every
+    """A warm sandbox's head start (src/sandbox/warm_start.cc): the imports every
     candidate needs, made before the candidate is known. Runs hone's and
     torch's code only; starts no thread (the sandbox checks). `python_dir`:
     the runner's folder, whose language parts (hone_lang_*.py) add their own
@@ -482,7 +482,7 @@ class _Phases:
 
 
 def _sandbox_function(name, restype):
-    """A function the sandbox program exports (src/sandbox/main.cc),
+    """A function the sandbox program exports (src/sandbox/call_server.cc),
     taking no arguments; None outside hone's sandbox. hone_sandbox_mark_end:
     the model's forward has returned, and copying its results into hone's
     outputs is timed apart. hone_sandbox_rng_seed: the seed of this call's

@@ -134,7 +134,7 @@ HONE_EXPORT int hone_forward(const hone_args* args) {
 }
 
 // The sandbox calls this before each call's hold, flush and clock
-// (sandbox/main.cc): the runner reads the call's Python scalars there.
+// (sandbox/call_server.cc): the runner reads the call's Python scalars there.
 HONE_EXPORT int hone_compat_before_call(const hone_args* args) {
   if (!g_before_call) return 0;
   return CallRunner(g_before_call, args);
