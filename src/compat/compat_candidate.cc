@@ -267,6 +267,11 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
   for (const auto& [key, library] : options.prebuilt) prebuilt[key] = library.string();
   for (const auto& [key, log] : options.failed_builds) prebuilt[key] = {{"error", log}};
   config["prebuilt"] = prebuilt;
+  // Each call's work (python/hone_compat_call.py), beside the runner: the
+  // runner executes it from the config as the shim executes the runner.
+  HONE_ASSIGN_OR_RETURN(std::string calls,
+                        ReadFile(runtime.runner.parent_path() / "hone_compat_call.py"));
+  config["call_source"] = calls;
   // The load_inline hook, beside the runner when this hone has it.
   std::filesystem::path extbuild = runtime.runner.parent_path() / "hone_extbuild.py";
   if (std::filesystem::is_regular_file(extbuild, ec)) {
