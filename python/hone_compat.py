@@ -5,7 +5,8 @@ This file is embedded by hone into a small generated shared object (the
 any candidate. The shim starts an embedded Python, runs this source, calls
 `hone_compat_load(config_json)` once while the candidate library loads
 (before the sandbox's system-call filter), then `hone_compat_call(address)`
-for every hone_forward call with the address of the C `hone_args`. A warm
+for every hone_forward call with the address of the C `hone_args`; the
+call's work is python/hone_compat_call.py's, embedded in the config. A warm
 sandbox (src/process/warm_pool.h) has already run this source and
 `hone_compat_prewarm()` before its candidate was known; the shim then finds
 Python started and torch imported.
@@ -31,47 +32,6 @@ import sys
 import traceback
 import types
 from typing import Any, Dict, Optional, Protocol, Set
-
-MAX_DIMS = 8
-
-
-class HoneTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("dtype", ctypes.c_int),
-        ("ndim", ctypes.c_int32),
-        ("shape", ctypes.c_int64 * MAX_DIMS),
-        ("stride", ctypes.c_int64 * MAX_DIMS),
-    ]
-
-
-class HoneArgs(ctypes.Structure):
-    _fields_ = [
-        ("inputs", ctypes.POINTER(HoneTensor)),
-        ("num_inputs", ctypes.c_int32),
-        ("outputs", ctypes.POINTER(HoneTensor)),
-        ("num_outputs", ctypes.c_int32),
-        ("stream", ctypes.c_void_p),
-        ("workspace", ctypes.c_void_p),
-        ("workspace_bytes", ctypes.c_size_t),
-    ]
-
-
-# hone_dtype -> (torch dtype name, element bytes, __cuda_array_interface__ typestr)
-DTYPES = {
-    0: ("float32", 4, "<f4"),
-    1: ("float64", 8, "<f8"),
-    2: ("float16", 2, "<f2"),
-    3: ("bfloat16", 2, "<i2"),
-    4: ("int8", 1, "|i1"),
-    5: ("uint8", 1, "|u1"),
-    6: ("int16", 2, "<i2"),
-    7: ("int32", 4, "<i4"),
-    8: ("int64", 8, "<i8"),
-    9: ("bool", 1, "|b1"),
-}
-
-_state: Dict[str, Any] = {}
 
 
 def _seed_all(torch, seed):
@@ -318,8 +278,22 @@ def _language_part(cfg) -> Optional[LanguagePart]:
     return part
 
 
+# hone_compat_call, once _load has executed it: what each call does.
+_calls: Any = None
+
+
+def _load_calls(cfg):
+    """hone_compat_call (python/hone_compat_call.py), embedded in the config:
+    each hone_forward call's work, handed the runner's seeding and its
+    `call_failed` event."""
+    global _calls
+    _calls = _embedded_module("hone_compat_call", cfg["call_source"], "hone_compat_call.py")
+    _calls.seed_all, _calls.call_failed = _seed_all, _call_failed
+    return _calls
+
+
 def hone_compat_prewarm(python_dir=None):
-    """A warm sandbox's head start (src/sandbox/main.cc): the imports every
+    """A warm sandbox's head start (src/sandbox/warm_start.cc): the imports every
     candidate needs, made before the candidate is known. Runs hone's and
     torch's code only; starts no thread (the sandbox checks). `python_dir`:
     the runner's folder, whose language parts (hone_lang_*.py) add their own
@@ -424,7 +398,8 @@ def _load(config_json):
         torch._dynamo.config.automatic_dynamic_shapes = False
         torch._dynamo.config.error_on_recompile = True
         model = torch.compile(model, dynamic=False)
-    _state.update(
+    calls = _load_calls(cfg)
+    calls.state.update(
         torch=torch,
         model=model,
         device=device,
@@ -440,12 +415,12 @@ def _load(config_json):
         # as a native candidate's are, are passed after the inputs.
         dps=mode == "candidate" and bool(getattr(model, "hone_destination_passing", False)),
         params_loaded=False,
-        mark=_sandbox_function("hone_sandbox_mark_end", None),
+        mark=calls.sandbox_function("hone_sandbox_mark_end", None),
         # Under ncu --profile-from-start off (the profiler's
         # standalone call, tools/ncu_profile.h): the forward only.
         profiled=(os.environ.get("HONE_PROFILE_FORWARD") == "1" and device.startswith("cuda")),
         seed=(
-            _sandbox_function("hone_sandbox_rng_seed", ctypes.c_uint64)
+            calls.sandbox_function("hone_sandbox_rng_seed", ctypes.c_uint64)
             if cfg.get("reseed_rng")
             else None
         ),
@@ -481,227 +456,16 @@ class _Phases:
         self._last = now
 
 
-def _sandbox_function(name, restype):
-    """A function the sandbox program exports (src/sandbox/main.cc),
-    taking no arguments; None outside hone's sandbox. hone_sandbox_mark_end:
-    the model's forward has returned, and copying its results into hone's
-    outputs is timed apart. hone_sandbox_rng_seed: the seed of this call's
-    value set."""
-    try:
-        fn = getattr(ctypes.CDLL(None), name)
-    except (OSError, AttributeError):
-        return None
-    fn.restype = restype
-    fn.argtypes = []
-    return fn
-
-
-class _CudaArray:
-    def __init__(self, ptr, shape, strides, typestr):
-        self.__cuda_array_interface__ = {
-            "shape": tuple(shape),
-            "typestr": typestr,
-            "data": (ptr, False),
-            "version": 2,
-            "strides": tuple(strides),
-        }
-
-
-def _view(t):
-    """A torch tensor over hone's buffer, without a copy (cached per buffer)."""
-    s = _state
-    torch = s["torch"]
-    shape = tuple(t.shape[d] for d in range(t.ndim))
-    stride = tuple(t.stride[d] for d in range(t.ndim))
-    key = (t.data, t.dtype, shape, stride)
-    v = s["views"].get(key)
-    if v is not None:
-        return v
-    name, size, typestr = DTYPES[t.dtype]
-    dtype = getattr(torch, name)
-    numel = 1
-    for n in shape:
-        numel *= n
-    if numel == 0 or not t.data:
-        v = torch.empty(shape, dtype=dtype, device=s["device"])
-    elif s["cuda"]:
-        raw = torch.as_tensor(
-            _CudaArray(t.data, shape, [x * size for x in stride], typestr), device=s["device"]
-        )
-        v = raw.view(torch.bfloat16) if name == "bfloat16" else raw
-    else:
-        span = 1 + sum((n - 1) * st for n, st in zip(shape, stride))
-        buf = (ctypes.c_byte * (span * size)).from_address(t.data)
-        v = torch.frombuffer(buf, dtype=dtype, count=span).as_strided(shape, stride)
-    s["views"][key] = v
-    return v
-
-
-def _flatten(x):
-    if isinstance(x, (tuple, list)):
-        out = []
-        for e in x:
-            out.extend(_flatten(e))
-        return out
-    return [x]
-
-
-def _load_params(tensors):
-    s = _state
-    names = s["param_names"]
-    if not names or s["params_loaded"]:
-        return
-    s["params_loaded"] = True
-    model = getattr(s["model"], "_orig_mod", s["model"])  # a torch.compile'd Model's module
-    own = model.state_dict()
-    if set(own.keys()) == set(names):
-        with s["torch"].no_grad():
-            model.load_state_dict(dict(zip(names, tensors)))
-    else:
-        # Different names: the candidate keeps the weights it was built with
-        # under the model seed (KernelBench's own assumption).
-        print(
-            "hone compat: ModelNew's state_dict names differ from Model's; using the weights "
-            "it was built with",
-            file=sys.stderr,
-        )
-
-
-def _drawn_scalars():
-    """The forward's Python scalar arguments that are not constants: hone
-    draws them per value set and stores each as a one-element tensor."""
-    s = _state
-    types, values = s["python_types"], s["python_values"]
-    return [
-        i
-        for i in range(min(s["nf"], len(types)))
-        if types[i] and not (i < len(values) and values[i])
-    ]
-
-
 def hone_compat_before_call(address):
-    """Reads the call's drawn Python scalars before hone holds the stream,
-    flushes the cache and starts its clock (the sandbox calls this first).
-    Read inside the call, `.item()` would wait for the flush (and for a held
-    call's hold) and be timed as the model's. Always 0: a scalar that cannot
-    be read here is read by the call, which reports why it fails."""
-    s = _state
-    s["prepared"] = None
-    try:
-        a = HoneArgs.from_address(address)
-        s["prepared"] = (address, {i: _view(a.inputs[i]).item() for i in _drawn_scalars()})
-    except Exception:
-        pass
-    return 0
-
-
-def _forward_args(tensors, prepared):
-    s = _state
-    args = []
-    for i in range(s["nf"]):
-        ptype = s["python_types"][i] if i < len(s["python_types"]) else ""
-        if not ptype:
-            args.append(tensors[i])
-            continue
-        const = s["python_values"][i] if i < len(s["python_values"]) else ""
-        if const:
-            value = json.loads(const)
-        elif i in prepared:
-            value = prepared[i]
-        else:
-            value = tensors[i].item()
-        args.append({"float": float, "int": int, "bool": bool}[ptype](value))
-    return args
+    """The step before each call's hold, flush and clock (the sandbox calls
+    it first): hone_compat_call.before_call."""
+    return _calls.before_call(address)
 
 
 def hone_compat_call(address):
     """One hone_forward call: 0, or CALL_FAILED after a `call_failed` event
     naming why (an exception ModelNew raised, or a result hone cannot take)."""
     try:
-        return _call(address)
+        return _calls.call(address)
     except Exception as e:
         return _call_failed("raised", e)
-
-
-def _call(address):
-    s = _state
-    torch = s["torch"]
-    a = HoneArgs.from_address(address)
-    # Read once: what hone_compat_before_call read for this very call.
-    prepared = s.get("prepared")
-    s["prepared"] = None
-    prepared = prepared[1] if prepared is not None and prepared[0] == address else {}
-    inputs = [_view(a.inputs[i]) for i in range(a.num_inputs)]
-    outputs = [_view(a.outputs[i]) for i in range(a.num_outputs)]
-    # hone times compat candidates on the legacy default stream (a.stream is
-    # null), torch's default: the model runs on it as in a user's program.
-    stream = None
-    if s["cuda"] and a.stream:
-        stream = s["streams"].get(a.stream)
-        if stream is None:
-            stream = torch.cuda.ExternalStream(a.stream, device=s["device"])
-            s["streams"][a.stream] = stream
-    with torch.no_grad(), torch.cuda.stream(stream) if stream is not None else _Null():
-        _load_params(inputs[s["nf"] :])
-        if s["seed"] is not None:  # the forward draws random numbers: as the oracle seeds it
-            _seed_all(torch, s["seed"]())
-        if s["dps"]:
-            with _ProfiledForward(torch, s["profiled"]):
-                s["model"](*_forward_args(inputs, prepared), *outputs)
-            if s["mark"] is not None:
-                s["mark"]()
-            return 0
-        with _ProfiledForward(torch, s["profiled"]):
-            result = _flatten(s["model"](*_forward_args(inputs, prepared)))
-        if s["mark"] is not None:
-            s["mark"]()
-        if len(result) != len(outputs):
-            return _call_failed(
-                f"ModelNew returned {len(result)} tensors, the task has " f"{len(outputs)} outputs"
-            )
-        for dst, src in zip(outputs, result):
-            if not torch.is_tensor(src):
-                src = torch.tensor(src)
-            elif type(src) not in (torch.Tensor, torch.nn.Parameter):
-                # A subclass's own code would run in the copy below, after
-                # the timed span ended (a lazy tensor computing there).
-                return _call_failed(
-                    f"ModelNew returned a {type(src).__name__}, a torch.Tensor "
-                    f"subclass; return plain tensors"
-                )
-            if tuple(src.shape) != tuple(dst.shape):
-                return _call_failed(
-                    f"ModelNew returned shape {tuple(src.shape)}, the task's "
-                    f"output is {tuple(dst.shape)}",
-                    wrong_output=True,
-                )
-            dst.copy_(src)
-    return 0
-
-
-class _ProfiledForward:
-    """Starts and stops a profiler that waits for cudaProfilerStart around
-    the model's forward: loading, the warm-up (autotuning, lazy builds) and
-    the copy into hone's outputs stay out of the profile."""
-
-    def __init__(self, torch, on):
-        self.torch, self.on = torch, on
-
-    def __enter__(self):
-        if self.on:
-            self.torch.cuda.synchronize()
-            self.torch.cuda.profiler.start()
-
-    def __exit__(self, *exc):
-        if self.on:
-            self.torch.cuda.synchronize()
-            self.torch.cuda.profiler.stop()
-        return False
-
-
-class _Null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False

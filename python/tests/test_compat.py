@@ -1,5 +1,6 @@
-"""Tests for python/hone_compat.py's pieces that need no sandbox: how the
-warm-up draws its inputs and where models are built. A stand-in for torch
+"""Tests for python/hone_compat.py's and python/hone_compat_call.py's pieces
+that need no sandbox: how the warm-up draws its inputs, where models are
+built, and the drawn scalars of a call. A stand-in for torch
 (fake_torch.py, passed in as the runner passes the real one) lets them run
 anywhere, torch or not.
 
@@ -14,6 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 import hone_compat  # noqa: E402
+import hone_compat_call  # noqa: E402
 from fake_torch import FakeOutOfMemory, FakeTorch  # noqa: E402
 
 
@@ -209,28 +211,28 @@ class Scalar:
 
 class DrawnScalarsTest(unittest.TestCase):
     def setUp(self):
-        self.saved = dict(hone_compat._state)
+        self.saved = dict(hone_compat_call.state)
         # forward(x, alpha: float drawn per value set, n: int constant 3)
-        hone_compat._state.update(
+        hone_compat_call.state.update(
             nf=3, python_types=["", "float", "int"], python_values=["", "", "3"], prepared=None
         )
 
     def tearDown(self):
-        hone_compat._state.clear()
-        hone_compat._state.update(self.saved)
+        hone_compat_call.state.clear()
+        hone_compat_call.state.update(self.saved)
 
     def test_only_the_drawn_scalars_are_read_before_the_call(self):
-        self.assertEqual(hone_compat._drawn_scalars(), [1])
+        self.assertEqual(hone_compat_call._drawn_scalars(), [1])
 
     def test_a_scalar_read_before_the_call_is_not_read_inside_it(self):
         alpha = Scalar(0.5)
-        args = hone_compat._forward_args(["x", alpha, Scalar(9)], {1: 0.25})
+        args = hone_compat_call._forward_args(["x", alpha, Scalar(9)], {1: 0.25})
         self.assertEqual(args, ["x", 0.25, 3])
         self.assertEqual(alpha.reads, 0, "a read inside the timed call waits for the flush")
 
     def test_without_a_read_before_the_call_the_call_reads_it(self):
         alpha = Scalar(0.5)
-        self.assertEqual(hone_compat._forward_args(["x", alpha, Scalar(9)], {}), ["x", 0.5, 3])
+        self.assertEqual(hone_compat_call._forward_args(["x", alpha, Scalar(9)], {}), ["x", 0.5, 3])
         self.assertEqual(alpha.reads, 1)
 
     def test_before_call_reads_the_drawn_scalars_of_that_call(self):
@@ -239,24 +241,24 @@ class DrawnScalarsTest(unittest.TestCase):
         class Args:
             inputs = ["x", alpha, "n"]
 
-        saved_args, saved_view = hone_compat.HoneArgs, hone_compat._view
-        hone_compat.HoneArgs = type("A", (), {"from_address": staticmethod(lambda a: Args)})
-        hone_compat._view = lambda t: t
+        saved_args, saved_view = hone_compat_call.HoneArgs, hone_compat_call._view
+        hone_compat_call.HoneArgs = type("A", (), {"from_address": staticmethod(lambda a: Args)})
+        hone_compat_call._view = lambda t: t
         try:
-            self.assertEqual(hone_compat.hone_compat_before_call(1234), 0)
+            self.assertEqual(hone_compat_call.before_call(1234), 0)
         finally:
-            hone_compat.HoneArgs, hone_compat._view = saved_args, saved_view
-        self.assertEqual(hone_compat._state["prepared"], (1234, {1: 0.75}))
+            hone_compat_call.HoneArgs, hone_compat_call._view = saved_args, saved_view
+        self.assertEqual(hone_compat_call.state["prepared"], (1234, {1: 0.75}))
         self.assertEqual(alpha.reads, 1)
 
     def test_before_call_that_fails_leaves_the_read_to_the_call(self):
-        saved_args = hone_compat.HoneArgs
-        hone_compat.HoneArgs = type("A", (), {"from_address": staticmethod(lambda a: 1 / 0)})
+        saved_args = hone_compat_call.HoneArgs
+        hone_compat_call.HoneArgs = type("A", (), {"from_address": staticmethod(lambda a: 1 / 0)})
         try:
-            self.assertEqual(hone_compat.hone_compat_before_call(1234), 0)
+            self.assertEqual(hone_compat_call.before_call(1234), 0)
         finally:
-            hone_compat.HoneArgs = saved_args
-        self.assertIsNone(hone_compat._state["prepared"])
+            hone_compat_call.HoneArgs = saved_args
+        self.assertIsNone(hone_compat_call.state["prepared"])
 
 
 if __name__ == "__main__":

@@ -134,7 +134,7 @@ HONE_EXPORT int hone_forward(const hone_args* args) {
 }
 
 // The sandbox calls this before each call's hold, flush and clock
-// (sandbox/main.cc): the runner reads the call's Python scalars there.
+// (sandbox/call_server.cc): the runner reads the call's Python scalars there.
 HONE_EXPORT int hone_compat_before_call(const hone_args* args) {
   if (!g_before_call) return 0;
   return CallRunner(g_before_call, args);
@@ -267,6 +267,11 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
   for (const auto& [key, library] : options.prebuilt) prebuilt[key] = library.string();
   for (const auto& [key, log] : options.failed_builds) prebuilt[key] = {{"error", log}};
   config["prebuilt"] = prebuilt;
+  // Each call's work (python/hone_compat_call.py), beside the runner: the
+  // runner executes it from the config as the shim executes the runner.
+  HONE_ASSIGN_OR_RETURN(std::string calls,
+                        ReadFile(runtime.runner.parent_path() / "hone_compat_call.py"));
+  config["call_source"] = calls;
   // The load_inline hook, beside the runner when this hone has it.
   std::filesystem::path extbuild = runtime.runner.parent_path() / "hone_extbuild.py";
   if (std::filesystem::is_regular_file(extbuild, ec)) {

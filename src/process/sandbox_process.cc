@@ -4,22 +4,18 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <set>
-#include <thread>
 
-#include "core/fs.h"
+#include "process/proc_usage.h"
+#include "process/sandbox_spawn.h"
 #include "wire/handoff.h"
 #include "wire/violations.h"
 
@@ -28,177 +24,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr size_t kLogKeep = 16 << 10;
-constexpr int kCtlIn = 3, kCtlOut = 4, kArenaFd = 5, kLibraryFd = 6;
-
-// Directories the dynamic loader and the C++ runtime may read from.
-const char* const kSystemReadDirs[] = {
-    "/usr/lib", "/lib", "/lib64", "/usr/lib64", "/etc/ld.so.cache", "/sys/devices/system/cpu"};
-
-struct Pipe {
-  int r = -1, w = -1;
-  bool Open() {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) return false;
-    r = fds[0];
-    w = fds[1];
-    return true;
-  }
-  void Close() {
-    if (r >= 0) close(r);
-    if (w >= 0) close(w);
-    r = w = -1;
-  }
-};
-
-// Runs in the forked child: only async-signal-safe calls until exec.
-// `library` is the candidate, or for a warm sandbox the hand-off socket
-// (the same descriptor number: the library arrives through it later). A warm
-// sandbox gets its memory limit with the hand-off, when it is known.
-[[noreturn]] void ExecChild(int req_r, int rep_w, int log_w, int arena, int library, int devnull,
-                            const SandboxConfig& c, bool warm, bool idle, size_t address_limit,
-                            char** argv, char** envp) {
-  int moved[] = {fcntl(req_r, F_DUPFD, 100), fcntl(rep_w, F_DUPFD, 100),
-                 arena >= 0 ? fcntl(arena, F_DUPFD, 100) : -1, fcntl(library, F_DUPFD, 100)};
-  dup2(devnull, 0);
-  dup2(log_w, 1);
-  dup2(log_w, 2);
-  dup2(moved[0], kCtlIn);
-  dup2(moved[1], kCtlOut);
-  dup2(moved[2] >= 0 ? moved[2] : devnull, kArenaFd);  // keeps descriptor numbers fixed
-  dup2(moved[3], kLibraryFd);
-  syscall(SYS_close_range, kLibraryFd + 1, ~0U, 0);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  setpgid(0, 0);
-  auto limit = [](int res, rlim_t v) {
-    rlimit rl{v, v};
-    setrlimit(res, &rl);
-  };
-  limit(RLIMIT_CORE, 0);
-  // A profiler injected into the process needs its own memory and files.
-  if (c.profile) {
-    execve(argv[0], argv, envp);
-    _exit(wire::kSetupFailedExitCode);
-  }
-  if (warm) {
-    // Room to return to nice 0 (SCHED_OTHER) at the hand-off, and no more;
-    // the worker puts it under SCHED_IDLE (Launch).
-    if (idle) limit(RLIMIT_NICE, 20);
-  } else if (c.limit_address_space) {
-    limit(RLIMIT_AS, address_limit);
-  } else {
-    limit(RLIMIT_DATA, address_limit);
-  }
-  limit(RLIMIT_CPU, static_cast<rlim_t>(c.cpu_seconds));
-  limit(RLIMIT_NOFILE, c.compat ? 4096 : c.open_files);
-  limit(RLIMIT_FSIZE, 64ull << 20);
-  // Threads count against RLIMIT_NPROC too, so it bounds rather than forbids;
-  // seccomp forbids new processes outright.
-  limit(RLIMIT_NPROC, 4096);
-  // A finite stack keeps the kernel's normal address layout (mappings above
-  // the executable), which the sandbox's protection of its own image needs.
-  // Only an unlimited one is changed: it is also every thread's default
-  // stack size, which RLIMIT_AS must accommodate.
-  if (rlimit st{}; getrlimit(RLIMIT_STACK, &st) == 0 && st.rlim_cur == RLIM_INFINITY)
-    limit(RLIMIT_STACK, 8ull << 20);
-  execve(argv[0], argv, envp);
-  _exit(wire::kSetupFailedExitCode);
-}
-
-}  // namespace
-
-std::vector<std::string> ConfinementArgs(const SandboxConfig& c) {
-  std::vector<std::string> args;
-  for (const char* d : kSystemReadDirs) {
-    args.push_back("--read-dir");
-    args.push_back(d);
-  }
-  for (const auto& d : c.extra_read_dirs) {
-    args.push_back("--read-dir");
-    args.push_back(d);
-  }
-  if (!c.seccomp) args.push_back("--no-seccomp");
-  if (!c.landlock) args.push_back("--no-landlock");
-  if (!c.netns) args.push_back("--no-netns");
-  if (c.profile) args.push_back("--profile");
-  return args;
-}
-
-namespace {
-
-// The command line that names the candidate and how to confine it: all of
-// hone-sandbox's arguments but the descriptors and the scratch folder. A
-// warm sandbox receives these with its hand-off.
-std::vector<std::string> CandidateArgs(const SandboxConfig& c, const Arena& arena) {
-  std::vector<std::string> args = {"--library-dir", c.library.parent_path().string(), "--llc-bytes",
-                                   std::to_string(c.llc_bytes)};
-  for (const auto& a : ConfinementArgs(c)) args.push_back(a);
-  if (c.compat) args.push_back("--compat");
-  for (const auto& a : arena.SandboxArgs()) args.push_back(a);
-  for (const auto& a : c.extra_args) args.push_back(a);
-  return args;
-}
-
-// Address space: the candidate's allowance plus what hone itself maps there.
-size_t AddressLimit(const SandboxConfig& c, const Arena* arena) {
-  return c.memory_limit_bytes + (arena ? arena->size() : 0) + 2 * c.llc_bytes + (256ull << 20);
-}
-
-std::vector<std::string> SandboxEnvironment(const SandboxConfig& c,
-                                            const std::filesystem::path& scratch) {
-  int threads = c.threads > 0 ? c.threads : static_cast<int>(std::thread::hardware_concurrency());
-  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=" + scratch.string(),
-                                  "TMPDIR=" + scratch.string(), "LANG=C", "LC_ALL=C",
-                                  "OMP_NUM_THREADS=" + std::to_string(threads),
-                                  // Idle OpenMP threads must not spin: they would steal cores
-                                  // from the other side of an interleaved measurement.
-                                  "OMP_WAIT_POLICY=PASSIVE",
-                                  // CUDA: load modules when the candidate is loaded (before
-                                  // confinement) and never write a JIT cache.
-                                  "CUDA_MODULE_LOADING=EAGER", "CUDA_CACHE_DISABLE=1"};
-  if (c.compat) {
-    // torch has hundreds of kernels modules; loading them all at once takes
-    // seconds and gigabytes. Python loads lazily anyway: it may open files.
-    for (auto& e : env)
-      if (e == "CUDA_MODULE_LOADING=EAGER") e = "CUDA_MODULE_LOADING=LAZY";
-    for (const auto& extra : c.extra_env) {
-      std::string key = extra.substr(0, extra.find('=') + 1);
-      std::erase_if(env, [&](const std::string& e) { return e.rfind(key, 0) == 0; });
-      env.push_back(extra);
-    }
-  }
-  // The libraries hone itself was started with (a carried CUDA or toml++).
-  if (const char* ld = std::getenv("LD_LIBRARY_PATH"); ld && *ld)
-    env.push_back(std::string("LD_LIBRARY_PATH=") + ld);
-  // A profiler injects itself through the environment (LD_PRELOAD,
-  // CUDA_INJECTION64_PATH, its own variables): pass on everything else.
-  if (c.profile) {
-    std::set<std::string> set;
-    for (const auto& e : env) set.insert(e.substr(0, e.find('=')));
-    for (char** e = environ; *e; ++e) {
-      std::string entry(*e);
-      if (!set.count(entry.substr(0, entry.find('=')))) env.push_back(entry);
-    }
-  }
-  return env;
-}
-
-// Resident memory of a live process, from /proc (0 when unknown).
-size_t ResidentBytes(pid_t pid) {
-  FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/statm").c_str(), "r");
-  if (!f) return 0;
-  unsigned long size = 0, resident = 0;
-  int n = std::fscanf(f, "%lu %lu", &size, &resident);
-  std::fclose(f);
-  return n == 2 ? resident * static_cast<size_t>(sysconf(_SC_PAGESIZE)) : 0;
-}
-
-// A sandbox's private folder, its user's (nobody's, as root).
-Result<std::filesystem::path> MakeScratch(const SandboxConfig& c) {
-  HONE_ASSIGN_OR_RETURN(std::filesystem::path scratch, MakeTempDir(c.scratch_root, "sandbox"));
-  if (geteuid() == 0 && chown(scratch.c_str(), 65534, 65534) != 0)
-    return Status::Io("cannot hand the scratch directory to user nobody");
-  return scratch;
-}
 
 std::string ViolationText(const wire::Reply& r) {
   std::string msg(r.message, strnlen(r.message, sizeof r.message));
@@ -329,8 +154,8 @@ Result<std::unique_ptr<SandboxProcess>> SandboxProcess::Launch(
     return Status::Io(std::string("fork: ") + strerror(errno));
   }
   if (pid == 0)
-    ExecChild(req.r, rep.w, log.w, arena ? arena->inherit_fd() : -1, library, devnull, c, warm,
-              idle_priority, address_limit, argv.data(), envp.data());
+    ExecSandbox(req.r, rep.w, log.w, arena ? arena->inherit_fd() : -1, library, devnull, c, warm,
+                idle_priority, address_limit, argv.data(), envp.data());
   // The child makes its own process group too; whichever runs first, the
   // group exists once this returns (Kill and Pause signal it as a whole).
   setpgid(pid, pid);
@@ -675,64 +500,11 @@ CallOutcome SandboxProcess::Send(const void* data, size_t n, std::chrono::millis
   return out;
 }
 
-namespace {
+uint64_t SandboxProcess::CpuNanos() const { return ThreadsCpuNanos(pid_); }
 
-// The /proc directories of a live process's threads.
-std::vector<std::filesystem::path> ThreadDirs(pid_t pid) {
-  std::vector<std::filesystem::path> out;
-  if (pid <= 0) return out;
-  std::error_code ec;
-  for (const auto& t :
-       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec))
-    out.push_back(t.path());
-  return out;
-}
+uint64_t SandboxProcess::SettledCpuNanos() const { return SettledThreadsCpuNanos(pid_); }
 
-// The first bytes of a small /proc file ("" when it cannot be read).
-std::string ReadProcFile(const std::filesystem::path& p) {
-  FILE* f = std::fopen(p.c_str(), "r");
-  if (!f) return "";
-  char buf[512];
-  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-  std::fclose(f);
-  return std::string(buf, n);
-}
-
-// The state letter of a /proc stat line: "tid (comm) S ..." (comm may hold ')').
-char ThreadState(const std::string& stat) {
-  size_t close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
-}
-
-}  // namespace
-
-uint64_t SandboxProcess::CpuNanos() const {
-  uint64_t total = 0;
-  for (const auto& t : ThreadDirs(pid_))
-    total += std::strtoull(ReadProcFile(t / "schedstat").c_str(), nullptr, 10);
-  return total;
-}
-
-uint64_t SandboxProcess::SettledCpuNanos() const {
-  std::filesystem::path main = "/proc/" + std::to_string(pid_);
-  auto ran = [&] { return std::strtoull(ReadProcFile(main / "schedstat").c_str(), nullptr, 10); };
-  const uint64_t start = ran();
-  constexpr uint64_t kMostRun = 1'000'000;  // ns of the main thread's CPU time
-  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
-  while (ThreadState(ReadProcFile(main / "stat")) == 'R' && ran() - start < kMostRun &&
-         std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::microseconds(50));
-  return CpuNanos();
-}
-
-int SandboxProcess::RunnableThreads() const {
-  int runnable = 0;
-  for (const auto& t : ThreadDirs(pid_)) {
-    if (t.filename() == std::to_string(pid_)) continue;  // the main thread
-    if (ThreadState(ReadProcFile(t / "stat")) == 'R') ++runnable;
-  }
-  return runnable;
-}
+int SandboxProcess::RunnableThreads() const { return RunnableThreadsBesidesMain(pid_); }
 
 CallOutcome SandboxProcess::Bind(uint32_t binding, const std::vector<wire::TensorSlot>& inputs,
                                  const std::vector<wire::TensorSlot>& outputs,

@@ -1,6 +1,7 @@
 // The threads of the calling process, from /proc/self/task: a warm sandbox
-// checks that warming started none but the CUDA driver's (sandbox/main.cc),
-// and a zygote forks only while it has one (sandbox/zygote.h).
+// checks that warming started none but the CUDA driver's
+// (sandbox/warm_start.cc), and a zygote forks only while it has one
+// (sandbox/zygote.h).
 //
 // Reads /proc only; an unreadable name is "?". Any thread may call it.
 #pragma once

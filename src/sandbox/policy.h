@@ -1,12 +1,13 @@
 // Confinement the sandbox process applies to itself before and after it
 // loads candidate code. Runs inside hone-sandbox only.
 //
-// Order (see sandbox/main.cc): isolate the network, drop privileges, restrict
-// the file system (Landlock), install the base seccomp allow-list, load the
-// candidate, then forbid opening files and making memory executable. A
-// forbidden call stops the process with SIGSYS; the handler reports the rule
-// to the worker first. Each step reports whether it is in force; what a
-// kernel lacks is reported, never silently skipped.
+// Order (see sandbox/main.cc and sandbox/confinement.cc): isolate the
+// network, drop privileges, restrict the file system (Landlock), install the
+// base seccomp allow-list, load the candidate, then forbid opening files and
+// making memory executable. A forbidden call stops the process with SIGSYS;
+// the handler reports the rule to the worker first. Each step reports
+// whether it is in force; what a kernel lacks is reported, never silently
+// skipped.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
 // Canaries around a candidate's workspace (hone_workspace_bytes), for the
-// sandbox executables only (sandbox/main.cc, sandbox/cuda/cuda_sandbox.cc).
+// sandbox executables only (sandbox/call_server.cc,
+// sandbox/cuda/cuda_sandbox.cc).
 //
 // The workspace is memory of the sandbox's own, allocated there, so the
 // trusted worker cannot watch it the way it watches the arena

@@ -2,18 +2,17 @@
 
 #include <sys/time.h>
 
-#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <nlohmann/json.hpp>
-#include <random>
-#include <thread>
 
 #include "core/hash.h"
 #include "core/json_text.h"
 #include "store/columns.h"
+#include "store/record_columns.h"
 #include "store/row_reader.h"
-#include "store/schema.h"
+#include "store/store_connection.h"
+#include "store/verdict_columns.h"
 #include "verify/verdict.h"
 #include "verify/verdict_json.h"
 
@@ -34,155 +33,6 @@ std::string Now() {
   return buf;
 }
 
-std::string ParentsJson(const std::vector<int>& parents) { return JsonText(json(parents)); }
-
-std::vector<int> ParseParents(const std::string& text) {
-  json j = json::parse(text, nullptr, false);
-  std::vector<int> out;
-  if (j.is_array())
-    for (const auto& x : j)
-      if (x.is_number_integer()) out.push_back(x.get<int>());
-  return out;
-}
-
-// Each stored type's one mapping between its members and its columns
-// (store/columns.h).
-constexpr auto kRunColumns =
-    Columns(Col<&RunRow::id>("id"), Col<&RunRow::kind>("kind"), Col<&RunRow::name>("name"),
-            Col<&RunRow::created>("created"), Col<&RunRow::updated>("updated"),
-            Col<&RunRow::status>("status"), Col<&RunRow::hone_version>("hone_version"),
-            Col<&RunRow::config>("config"), Col<&RunRow::summary>("summary"));
-
-// Parents are stored as a JSON list of seqs.
-void ReadParents(const RowReader& row, std::string_view name, CandidateRow& out) {
-  out.parents = ParseParents(row.Text(name));
-}
-
-constexpr auto kCandidateColumns =
-    Columns(Col<&CandidateRow::id>("id"), Col<&CandidateRow::run_id>("run_id"),
-            Col<&CandidateRow::task_hash>("task_hash"), Col<&CandidateRow::seq>("seq"),
-            Col<&CandidateRow::kind>("kind"), Col<&CandidateRow::label>("label"),
-            Col<&CandidateRow::lineage>("lineage"), Col<&CandidateRow::turn>("turn"),
-            Column<CandidateRow>{"parents", &ReadParents}, Col<&CandidateRow::backend>("backend"),
-            Col<&CandidateRow::language>("language"), Col<&CandidateRow::source>("source"),
-            Col<&CandidateRow::source_hash>("source_hash"), Col<&CandidateRow::prompt>("prompt"),
-            Col<&CandidateRow::reply>("reply"), Col<&CandidateRow::extraction>("extraction"),
-            Col<&CandidateRow::created>("created"));
-
-constexpr auto kEvaluationColumns = Columns(
-    Col<&EvaluationRow::id>("id"), Col<&EvaluationRow::run_id>("run_id"),
-    Col<&EvaluationRow::work_key>("work_key"), Col<&EvaluationRow::task_hash>("task_hash"),
-    Col<&EvaluationRow::candidate_id>("candidate_id"), Col<&EvaluationRow::state>("state"),
-    Col<&EvaluationRow::tries>("tries"), Col<&EvaluationRow::status>("status"),
-    Col<&EvaluationRow::reason>("reason"), Col<&EvaluationRow::speedup>("speedup"),
-    Col<&EvaluationRow::sol_percent>("sol_percent"),
-    Col<&EvaluationRow::speedup_compile>("speedup_compile"),
-    Col<&EvaluationRow::checks_failed>("checks_failed"),
-    Col<&EvaluationRow::cand_median_us>("cand_median_us"),
-    Col<&EvaluationRow::cand_ci_low_us>("cand_ci_low_us"),
-    Col<&EvaluationRow::cand_ci_high_us>("cand_ci_high_us"),
-    Col<&EvaluationRow::ref_median_us>("ref_median_us"), Col<&EvaluationRow::reps>("reps"),
-    Col<&EvaluationRow::samples>("samples"), Col<&EvaluationRow::checks>("checks"),
-    Col<&EvaluationRow::device_state>("device_state"), Col<&EvaluationRow::verdict>("verdict"),
-    Col<&EvaluationRow::started>("started"), Col<&EvaluationRow::finished>("finished"));
-
-constexpr auto kLessonColumns = Columns(
-    Col<&LessonRow::id>("id"), Col<&LessonRow::run_id>("run_id"),
-    Col<&LessonRow::task_hash>("task_hash"), Col<&LessonRow::task_name>("task_name"),
-    Col<&LessonRow::category>("category"), Col<&LessonRow::backend>("backend"),
-    Col<&LessonRow::signature>("signature"), Col<&LessonRow::candidate_id>("candidate_id"),
-    Col<&LessonRow::basis>("basis"), Col<&LessonRow::basis_candidate_id>("basis_candidate_id"),
-    Col<&LessonRow::change>("change"), Col<&LessonRow::speedup_before>("speedup_before"),
-    Col<&LessonRow::speedup_after>("speedup_after"), Col<&LessonRow::sol_before>("sol_before"),
-    Col<&LessonRow::sol_after>("sol_after"), Col<&LessonRow::evidence>("evidence"),
-    Col<&LessonRow::created>("created"));
-
-constexpr auto kTaskColumns =
-    Columns(Col<&TaskRow::hash>("hash"), Col<&TaskRow::name>("name"), Col<&TaskRow::path>("path"),
-            Col<&TaskRow::definition>("definition"));
-
-constexpr auto kRunTaskColumns =
-    Columns(Col<&RunTaskRow::task_hash>("task_hash"), Col<&RunTaskRow::name>("name"),
-            Col<&RunTaskRow::path>("path"), Col<&RunTaskRow::category>("category"),
-            Col<&RunTaskRow::position>("position"));
-
-constexpr auto kBaselineColumns = Columns(
-    Col<&BaselineRow::id>("id"), Col<&BaselineRow::task_hash>("task_hash"),
-    Col<&BaselineRow::device>("device"), Col<&BaselineRow::torch_version>("torch_version"),
-    Col<&BaselineRow::case_name>("case_name"), Col<&BaselineRow::eager_seconds>("eager_seconds"),
-    Col<&BaselineRow::compile_seconds>("compile_seconds"), Col<&BaselineRow::samples>("samples"),
-    Col<&BaselineRow::created>("created"));
-
-constexpr auto kBuildColumns =
-    Columns(Col<&BuildRow::id>("id"), Col<&BuildRow::candidate_id>("candidate_id"),
-            Col<&BuildRow::ok>("ok"), Col<&BuildRow::cached>("cached"),
-            Col<&BuildRow::seconds>("seconds"), Col<&BuildRow::log>("log"),
-            Col<&BuildRow::resources>("resources"), Col<&BuildRow::created>("created"));
-
-constexpr auto kLlmCallColumns = Columns(
-    Col<&LlmCallRow::id>("id"), Col<&LlmCallRow::run_id>("run_id"),
-    Col<&LlmCallRow::candidate_id>("candidate_id"), Col<&LlmCallRow::attempt_seq>("attempt_seq"),
-    Col<&LlmCallRow::provider>("provider"), Col<&LlmCallRow::model>("model"),
-    Col<&LlmCallRow::ok>("ok"), Col<&LlmCallRow::error>("error"),
-    Col<&LlmCallRow::finish_reason>("finish_reason"), Col<&LlmCallRow::truncated>("truncated"),
-    Col<&LlmCallRow::input_tokens>("input_tokens"),
-    Col<&LlmCallRow::output_tokens>("output_tokens"), Col<&LlmCallRow::cost_usd>("cost_usd"),
-    Col<&LlmCallRow::seconds>("seconds"), Col<&LlmCallRow::http_attempts>("http_attempts"),
-    Col<&LlmCallRow::exchanges>("exchanges"), Col<&LlmCallRow::created>("created"),
-    Col<&LlmCallRow::sampling>("sampling"), Col<&LlmCallRow::prompt_version>("prompt_version"));
-
-constexpr auto kBestColumns =
-    Columns(Col<&BestCandidate::task_hash>("task_hash"), Col<&BestCandidate::task_name>("name"),
-            Col<&BestCandidate::run_id>("run_id"),
-            Col<&BestCandidate::candidate_id>("candidate_id"), Col<&BestCandidate::seq>("seq"),
-            Col<&BestCandidate::evaluation_id>("eid"), Col<&BestCandidate::speedup>("speedup"));
-
-// The evaluations table's columns that summarise a verdict (times in
-// microseconds, as the JSON has them).
-struct EvaluationColumns {
-  std::optional<double> speedup, speedup_compile, sol_percent;
-  std::optional<double> cand_median_us, cand_ci_low_us, cand_ci_high_us, ref_median_us;
-  int reps = 0;
-  json samples = json::object();  // {"candidate_us": [...], "reference_us": [...]}
-  json checks = json::array();
-  std::string device_state;  // its JSON, CUDA only
-};
-
-// `timed`: the verdict has a timing section (hone writes one for a timed
-// candidate; an import may have a speedup without the times). A speedup of
-// 0 for torch.compile means there was none.
-EvaluationColumns ColumnsOf(const Verdict& v, bool timed) {
-  auto micros = [](const std::vector<double>& seconds) {
-    json out = json::array();
-    for (double s : seconds) out.push_back(s * 1e6);
-    return out;
-  };
-  const Verdict::Timing& t = v.timing;
-  EvaluationColumns c;
-  if (timed) {
-    c.speedup = t.speedup;
-    c.sol_percent = t.sol_percent;
-    if (t.compile_time || t.speedup_compile != 0) c.speedup_compile = t.speedup_compile;
-  }
-  if (t.candidate_time) {
-    const SampleSummary& s = t.candidate_time->summary;
-    c.cand_median_us = s.median * 1e6;
-    if (s.ci_high > 0) {  // an interval was measured
-      c.cand_ci_low_us = s.ci_low * 1e6;
-      c.cand_ci_high_us = s.ci_high * 1e6;
-    }
-    c.reps = s.count;
-    c.samples["candidate_us"] = micros(t.candidate_time->samples);
-  }
-  if (t.reference_time) {
-    c.ref_median_us = t.reference_time->summary.median * 1e6;
-    c.samples["reference_us"] = micros(t.reference_time->samples);
-  }
-  c.checks = ChecksToJson(v.checks);
-  if (t.device_state) c.device_state = JsonText(DeviceStateToJson(*t.device_state));
-  return c;
-}
-
 }  // namespace
 
 std::string WorkKey(const std::string& task_hash, const std::string& source_hash,
@@ -192,58 +42,8 @@ std::string WorkKey(const std::string& task_hash, const std::string& source_hash
 
 std::string SourceHash(const std::string& source) { return ContentHash({source}); }
 
-namespace {
-
-// How long a connection waits for another's lock, in SQLite's busy handler
-// and in Open's retries of the set-up alike.
-constexpr std::chrono::milliseconds kBusyWait{10000};
-
-// The connection's settings, the store's identity, WAL and the schema.
-Status SetUpConnection(Db& db, const std::filesystem::path& path) {
-  HONE_RETURN_IF_ERROR(db.Exec("PRAGMA foreign_keys = ON"));
-  // Reading the header is the first access: a file that is not a hone store
-  // (or is from a newer hone) is refused here, before anything is written.
-  HONE_RETURN_IF_ERROR(CheckStoreIdentity(db));
-  {
-    HONE_ASSIGN_OR_RETURN(Stmt st, db.Prepare("PRAGMA journal_mode = WAL"));
-    HONE_ASSIGN_OR_RETURN(std::optional<std::string> mode, ReadFirstRow(st, [](const RowReader& r) {
-                            return r.Text("journal_mode");
-                          }));
-    if (mode != "wal")
-      return Status::Io(path.string() + ": cannot switch the store to WAL mode (" +
-                        mode.value_or("no answer") + "); is it on a network file system?");
-  }
-  HONE_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous = FULL"));
-  return MigrateToCurrent(db);
-}
-
-}  // namespace
-
 Result<std::unique_ptr<Store>> Store::Open(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (path.has_parent_path()) {
-    std::filesystem::create_directories(path.parent_path(), ec);
-    if (ec)
-      return Status::Io(path.string() + ": cannot create the store's folder: " + ec.message());
-  }
-  if (std::filesystem::is_directory(path, ec))
-    return Status::Invalid(path.string() + ": not a hone store (a directory)");
-  HONE_ASSIGN_OR_RETURN(Db db, Db::Open(path.string(), /*create=*/true));
-  // The busy timeout first: the journal-mode switch below needs a lock.
-  sqlite3_busy_timeout(db.raw(), static_cast<int>(kBusyWait.count()));
-  // Connections that set up one new store at once can still be told "busy"
-  // at once (SQLite's deadlock avoidance: two readers that both want the
-  // exclusive lock of the switch to WAL): every step is idempotent, so the
-  // set-up is tried again for as long as the busy timeout would wait.
-  const auto deadline = std::chrono::steady_clock::now() + kBusyWait;
-  std::mt19937 jitter(std::random_device{}());
-  while (true) {
-    Status s = SetUpConnection(db, path);
-    if (s.ok()) break;
-    const bool busy = (sqlite3_errcode(db.raw()) & 0xff) == SQLITE_BUSY;
-    if (!busy || std::chrono::steady_clock::now() > deadline) return s;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5 + jitter() % 20));
-  }
+  HONE_ASSIGN_OR_RETURN(Db db, OpenStoreConnection(path));
   return std::unique_ptr<Store>(new Store(path, std::move(db)));
 }
 

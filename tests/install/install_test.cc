@@ -112,6 +112,7 @@ TEST_F(InstallTest, InstallsEverythingHoneFindsAtRunTime) {
                                     "share/hone/python/hone_oracle_problem.py",
                                     "share/hone/python/hone_oracle_runtime.py",
                                     "share/hone/python/hone_compat.py",
+                                    "share/hone/python/hone_compat_call.py",
                                     "share/hone/python/hone_pyscan.py",
                                     "share/hone/python/hone_pyscope.py",
                                     "share/hone/python/hone_pyimports.py",

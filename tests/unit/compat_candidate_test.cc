@@ -119,6 +119,7 @@ TEST(CompatRuntimeTest, TheSandboxReadsTheOraclesBytecodeWhereItCan) {
 TEST(CompatShimTest, NeedsAPyTorchTaskAndIsDeterministic) {
   auto dir = MakeTempDir("/tmp", "compat-shim").value();
   ASSERT_TRUE(WriteFileAtomic(dir / "hone_compat.py", "def hone_compat_load(c): return 0\n").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir / "hone_compat_call.py", "def call(address): return 0\n").ok());
   ASSERT_TRUE(WriteFileAtomic(dir / "problem.py", "class Model: pass\n").ok());
   ASSERT_TRUE(
       WriteFileAtomic(dir / "cand.py", "x = ')\"SHIM\" \\\\'\nclass ModelNew: pass\n").ok());
