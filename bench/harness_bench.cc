@@ -20,6 +20,7 @@
 #include "core/fs.h"
 #include "core/paths.h"
 #include "measure/stats.h"
+#include "pytorch/pytorch_stages.h"
 #include "run/cpu_backend.h"
 #include "run/evaluator.h"
 #include "task/task_loader.h"
@@ -167,6 +168,7 @@ int main(int argc, char** argv) {
   env.languages = BuiltInLanguages();
   RegisterCpuBackend(env.backends);
   env.backends.Add(cpu);
+  env.open_pytorch_path = OpenPyTorchStages;
   env.scratch_root = cache / "scratch";
   Evaluator evaluator(env);
   Task task = std::move(LoadNativeTask(src / "tests/integration/fixture_add")).value();

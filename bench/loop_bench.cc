@@ -16,6 +16,7 @@
 #include "build/compiler_builder.h"
 #include "core/fs.h"
 #include "core/paths.h"
+#include "pytorch/pytorch_stages.h"
 #include "run/cpu_backend.h"
 #include "search/optimizer.h"
 #include "support/fake_llm_server.h"
@@ -42,6 +43,7 @@ Setup MakeSetup(const std::filesystem::path& cache) {
   env.languages = BuiltInLanguages();
   RegisterCpuBackend(env.backends);
   env.backends.Add(s.cpu);
+  env.open_pytorch_path = OpenPyTorchStages;
   env.scratch_root = cache / "scratch";
   s.evaluator = std::make_unique<Evaluator>(env);
   return s;

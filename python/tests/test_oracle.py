@@ -421,7 +421,7 @@ class OracleTest(unittest.TestCase):
         )
         self.assertTrue(g["ref64"]["available"])
         # What the float64 forward cost: the worker checks precision on fewer
-        # value sets when it is slow (src/run/oracle_reference.h).
+        # value sets when it is slow (src/pytorch/oracle_reference.h).
         self.assertGreater(g["ref64"]["seconds"], 0)
         self.assertLess(g["ref64"]["seconds"], 60)
 

@@ -1,6 +1,6 @@
 """Tests for how python/hone_oracle.py times the float64 reference it writes
 into the worker's buffers: the worker checks float64 precision on fewer value
-sets once one takes over a second (src/run/oracle_reference.h), so the time
+sets once one takes over a second (src/pytorch/oracle_reference.h), so the time
 must include the device work the calls only queued.
 
 Run: python3 -m unittest discover -s python/tests -p 'test_oracle_ref64.py'

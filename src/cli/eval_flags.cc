@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "lang/builtin.h"
-#include "run/timing_processes.h"
+#include "pytorch/timing_processes.h"
 #include "verify/lint.h"
 
 namespace hone::cli {

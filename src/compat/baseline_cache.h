@@ -1,7 +1,7 @@
 // The eager and torch.compile baselines of PyTorch tasks, kept on disk.
 //
 // A baseline is the problem's own Model timed in a compat sandbox by the
-// same protocol as candidates (run/baseline_stage.h): so a problem timed against
+// same protocol as candidates (pytorch/baseline_stage.h): so a problem timed against
 // itself gives 1.00, and the time is GPU work, not Python. It is timed once
 // per (task hash, device, torch version, flush mode, protocol) and read back
 // by every later evaluation, in any process, as KernelBench caches its

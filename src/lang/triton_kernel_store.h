@@ -14,7 +14,7 @@
 // to the next, which buys nothing: outputs stored by an earlier evaluation
 // were computed by these same bytes, and every timed call (checked too, at
 // random) gets inputs drawn in each process from an unpredictable seed
-// (run/oracle_reference.cc, TimingPoolSeed), so the file must compute them.
+// (pytorch/oracle_reference.cc, TimingPoolSeed), so the file must compute them.
 // docs/VERIFICATION.md ("Triton's caches") states the rule.
 //
 // Kept: only what Triton writes for a kernel (its metadata, group file,

@@ -13,7 +13,7 @@ Status BuildStage::Lint(const std::filesystem::path& candidate) {
     return Status::Ok();
   }
   if (s_.compat) {
-    compat_.Lint();
+    pytorch_->LintScan();
     return Status::Ok();
   }
   HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(candidate));
@@ -31,15 +31,15 @@ Status BuildStage::Build(const std::filesystem::path& candidate, std::filesystem
   BuildPool pool(builds->builder(), 2);
   HONE_RETURN_IF_ERROR(reference_.Build(pool));
   std::filesystem::path source = candidate;
-  if (s_.compat || (baselines_ && baselines_->has_runs())) {
+  if (s_.compat || (pytorch_ && pytorch_->TimesBaselines())) {
     HONE_ASSIGN_OR_RETURN(CompatRuntime rt,
                           CompatRuntimeFromHello(s_.oracle->hello(), s_.oracle->python_dir()));
     s_.compat_runtime = std::move(rt);
   }
   if (s_.compat) {
-    HONE_ASSIGN_OR_RETURN(source, compat_.WriteShim(candidate));
+    HONE_ASSIGN_OR_RETURN(source, pytorch_->WriteShim(candidate));
   }
-  if (baselines_) HONE_RETURN_IF_ERROR(baselines_->Build(pool));
+  if (pytorch_) HONE_RETURN_IF_ERROR(pytorch_->BuildBaselines(pool));
   auto cand = pool.Submit(source).get();
   if (!cand.ok()) return cand.status();
   RecordBuild(*cand);
@@ -54,7 +54,7 @@ Status BuildStage::Build(const std::filesystem::path& candidate, std::filesystem
 
 void BuildStage::RecordBuild(const BuildResult& cand) {
   Verdict& v = s_.v;
-  if (s_.compat) {  // the build that matters was the extensions' (CompatStages::Prebuild)
+  if (s_.compat) {  // the build that matters was the extensions' (PyTorchPath::Prebuild)
     v.build.cached = v.build.cached && cand.cached;
     v.build.seconds += cand.seconds;
     return;

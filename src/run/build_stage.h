@@ -1,18 +1,16 @@
 // The stages on sources, before anything runs: the static lint of the
 // candidate (its language's rules, lang/language.h: a native language's
-// over the text, verify/lint.h; a ModelNew file's on its scan,
-// run/compat_stages.h), then the builds on a two-thread BuildPool: the
-// reference source's (a native task's reference, which must compile), the
-// candidate's or a compat candidate's shim, and a PyTorch task's baseline
-// shims. A lint finding is a rejected verdict and a candidate that does not
+// over the text, verify/lint.h; a ModelNew file's on its scan, the PyTorch
+// path's, run/reference_source.h), then the builds on a two-thread
+// BuildPool: the reference source's (a native task's reference, which must
+// compile), the candidate's or a compat candidate's shim, and a PyTorch
+// task's baseline shims. A lint finding is a rejected verdict and a candidate that does not
 // compile a compile_error, both through RunState; Status is for a broken
 // task or environment. Borrows everything; not thread-safe.
 #pragma once
 
 #include <filesystem>
 
-#include "run/baseline_stage.h"
-#include "run/compat_stages.h"
 #include "run/reference_source.h"
 #include "run/run_state.h"
 
@@ -20,10 +18,9 @@ namespace hone {
 
 class BuildStage {
  public:
-  // `baselines`: null unless a PyTorch task's.
-  BuildStage(RunState& state, ReferenceSource& reference, CompatStages& compat,
-             BaselineStage* baselines)
-      : s_(state), reference_(reference), compat_(compat), baselines_(baselines) {}
+  // `pytorch`: null unless a PyTorch task's (a compat candidate's always is).
+  BuildStage(RunState& state, ReferenceSource& reference, PyTorchPath* pytorch)
+      : s_(state), reference_(reference), pytorch_(pytorch) {}
 
   Status Lint(const std::filesystem::path& candidate);
   // `*cand_lib`: the candidate's library, once built.
@@ -36,8 +33,7 @@ class BuildStage {
 
   RunState& s_;
   ReferenceSource& reference_;
-  CompatStages& compat_;
-  BaselineStage* baselines_;
+  PyTorchPath* pytorch_;
 };
 
 }  // namespace hone

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -21,6 +22,9 @@
 
 namespace hone {
 
+class PyTorchPath;
+struct PyTorchPathParts;
+
 enum class FlushMode { kLlc, kLines, kNone };
 std::string FlushModeName(FlushMode m);
 std::optional<FlushMode> ParseFlushMode(const std::string& s);
@@ -31,7 +35,7 @@ struct EvalOptions {
   FlushMode flush = FlushMode::kLlc;
   int input_sets = 3;  // inputs rotated through during timing
   // Processes a PyTorch task's candidate and baselines are each timed in
-  // when their calls take under short_call_seconds (run/timing_processes.h);
+  // when their calls take under short_call_seconds (pytorch/timing_processes.h);
   // 1: one each.
   int short_call_processes = 4;
   double short_call_seconds = 20e-6;
@@ -89,6 +93,12 @@ struct EvaluatorEnv {
   // test's with languages of its own); each evaluation takes its
   // candidate's from the file. Empty until set.
   LanguageRegistry languages;
+  // Opens the PyTorch path of an evaluation whose task's reference the
+  // oracle runs (run/reference_source.h: PyTorchPath), which lives above
+  // the pipeline: the process's entry point passes it down as it does the
+  // registries (OpenPyTorchStages, pytorch/pytorch_stages.h). An Evaluator
+  // needs it (a HONE_CHECK in its constructor).
+  Result<std::unique_ptr<PyTorchPath>> (*open_pytorch_path)(const PyTorchPathParts&) = nullptr;
   std::filesystem::path scratch_root;
 };
 

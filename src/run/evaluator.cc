@@ -9,15 +9,12 @@
 #include "core/fs.h"
 #include "measure/speedup.h"
 #include "process/warm_pool.h"
-#include "run/baseline_stage.h"
 #include "run/build_stage.h"
 #include "run/candidate_checks.h"
 #include "run/candidate_runner.h"
-#include "run/compat_stages.h"
 #include "run/native_reference.h"
-#include "run/oracle_reference.h"
 #include "run/profile_stage.h"
-#include "run/pytorch_timing.h"
+#include "run/reference_source.h"
 #include "run/run_state.h"
 #include "run/sandbox_launcher.h"
 #include "run/sanitize_stage.h"
@@ -57,18 +54,18 @@ class Run {
       bool refill_warm)
       : s_(env, backend, language, oracle, task, opt, progress, v),
         launcher_(pool, refill_warm),
-        compat_(s_, prebuilder) {
+        prebuilder_(prebuilder) {
     s_.quiet_host = [this] { launcher_.PauseWarming(); };
     s_.loader = loader;
   }
-  // Each sandbox exits before the memory it maps is freed; the store goes
-  // first, the candidate's sandbox before the reference's.
+  // Each sandbox exits before the memory it maps is freed; the PyTorch
+  // path's (its spares, its baselines) first, then the store, the
+  // candidate's sandbox before the reference's.
   ~Run() {
-    pytorch_timing_.reset();  // its spare sandboxes
-    baselines_.reset();
+    pytorch_.reset();
     s_.store.reset();
     s_.cand.sandbox.reset();
-    reference_.reset();
+    native_.reset();
   }
 
   Status Execute(const std::filesystem::path& candidate);
@@ -83,8 +80,8 @@ class Run {
   // After the candidate has been checked: timing, the no-work-after-return
   // check, and a PyTorch task's baselines.
   Status TimeAndConclude(StageClock& clock);
-  // The reference source for the task: the oracle (a PyTorch task) or the
-  // task's reference in a sandbox.
+  // The reference source for the task: the oracle with the rest of the
+  // PyTorch path (a PyTorch task) or the task's reference in a sandbox.
   Status OpenReference(const std::filesystem::path& candidate);
   // The candidate is gone before the baselines are timed on the same
   // device: a thread or process it left behind must not slow them (they are
@@ -95,13 +92,11 @@ class Run {
   CandidateChecks checks_{s_};
   CandidateRunner runner_{s_, checks_};
   SandboxLauncher launcher_;
-  CompatStages compat_;
-  std::unique_ptr<ReferenceSource> reference_;
-  std::unique_ptr<BaselineStage> baselines_;  // PyTorch tasks only
-  OracleReference* oracle_ = nullptr;         // reference_, for a PyTorch task
-  std::filesystem::path cand_lib_;            // the candidate, built
-  // A PyTorch task's timing beyond the timing stage, once the candidate is built.
-  std::unique_ptr<PyTorchTiming> pytorch_timing_;
+  CompatPrebuilder* prebuilder_;             // a compat candidate's; may be null
+  std::unique_ptr<ReferenceSource> native_;  // a native task's reference
+  std::unique_ptr<PyTorchPath> pytorch_;     // a PyTorch task's, with its reference
+  ReferenceSource* reference_ = nullptr;     // one of theirs
+  std::filesystem::path cand_lib_;           // the candidate, built
 };
 
 Status Run::Execute(const std::filesystem::path& candidate) {
@@ -118,29 +113,25 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
   StageClock clock(s_.v);
   HONE_RETURN_IF_ERROR(OpenReference(candidate));
   if (s_.compat) {
-    HONE_RETURN_IF_ERROR(compat_.Prebuild(candidate));
+    HONE_RETURN_IF_ERROR(pytorch_->Prebuild(candidate));
     clock.Done("prebuild");
     if (s_.decided()) return Status::Ok();
   }
-  BuildStage build(s_, *reference_, compat_, baselines_.get());
+  BuildStage build(s_, *reference_, pytorch_.get());
   HONE_RETURN_IF_ERROR(build.Lint(candidate));
   clock.Done("lint");
   if (s_.decided()) return Status::Ok();
-  if (baselines_) baselines_->LookUp();
+  if (pytorch_) pytorch_->LookUpBaselines();
   HONE_RETURN_IF_ERROR(build.Build(candidate, &cand_lib_));
   clock.Done("build");
   if (s_.decided()) return Status::Ok();
   HONE_ASSIGN_OR_RETURN(s_.cases, ResolveCases(s_.task, s_.backend.traits().tasks_as));
   s_.dist_names = reference_->DistributionNames();
   HONE_RETURN_IF_ERROR(
-      StartStage(s_, launcher_, runner_, *reference_, baselines_.get()).Run(cand_lib_));
+      StartStage(s_, launcher_, runner_, *reference_, pytorch_.get()).Run(cand_lib_));
   clock.Done("start");
   if (s_.decided()) return Status::Ok();
-  if (baselines_) {
-    pytorch_timing_ = std::make_unique<PyTorchTiming>(s_, launcher_, runner_, checks_, *reference_,
-                                                      *baselines_, *oracle_, cand_lib_);
-    HONE_RETURN_IF_ERROR(pytorch_timing_->SpawnSpares());
-  }
+  if (pytorch_) HONE_RETURN_IF_ERROR(pytorch_->SpawnSpares(cand_lib_));
   HONE_RETURN_IF_ERROR(VerifyStage(s_, runner_, checks_, *reference_).Run());
   if (s_.decided()) return Status::Ok();
   clock.Done("verify");
@@ -169,12 +160,12 @@ Status Run::TimeAndConclude(StageClock& clock) {
     ~ResumeWarmingOnExit() { launcher.ResumeWarming(); }
   } resume{launcher_};
   if (s_.opt.time) {
-    if (pytorch_timing_) HONE_RETURN_IF_ERROR(pytorch_timing_->AwaitAllLoads());
+    if (pytorch_) HONE_RETURN_IF_ERROR(pytorch_->AwaitAllLoads());
     launcher_.Settle(s_.host_timed());
     HONE_RETURN_IF_ERROR(TimingStage(s_, runner_, checks_, *reference_).Run(s_.cases.front()));
-    if (pytorch_timing_) {
-      HONE_RETURN_IF_ERROR(pytorch_timing_->TimeInMoreProcesses());
-      HONE_RETURN_IF_ERROR(pytorch_timing_->TimeBesideTheBaseline());
+    if (pytorch_) {
+      HONE_RETURN_IF_ERROR(pytorch_->TimeInMoreProcesses());
+      HONE_RETURN_IF_ERROR(pytorch_->TimeBesideTheBaseline());
     }
     for (std::string& held : s_.timing_notes.held) s_.v.AddNote(NoteKind::kTiming, std::move(held));
     if (!s_.timing_notes.stopped.empty()) s_.v.AddNote(NoteKind::kTiming, s_.timing_notes.stopped);
@@ -195,7 +186,7 @@ Status Run::TimeAndConclude(StageClock& clock) {
     HONE_RETURN_IF_ERROR(ProfileStage(s_, runner_, *reference_).Run(cand_lib_));
     clock.Done("profile");
   }
-  if (!s_.decided() && baselines_ && s_.v.timing.candidate_time) {
+  if (!s_.decided() && pytorch_ && s_.v.timing.candidate_time) {
     HONE_RETURN_IF_ERROR(TimeBaselines());
     clock.Done("baselines");
   }
@@ -206,27 +197,28 @@ Status Run::TimeBaselines() {
   s_.v.sandbox.output_head = s_.cand.sandbox->log();
   s_.v.sandbox.output_bytes = s_.cand.sandbox->log_bytes();
   s_.cand.sandbox.reset();
-  HONE_RETURN_IF_ERROR(baselines_->TimeAll());
-  baselines_->Apply();
-  checks_.CheckDeferredCallTime(baselines_->eager());
+  HONE_RETURN_IF_ERROR(pytorch_->TimeBaselines());
+  checks_.CheckDeferredCallTime(pytorch_->eager_baseline());
   return Status::Ok();
 }
 
 Status Run::OpenReference(const std::filesystem::path& candidate) {
   const ReferenceKind& kind = KindOf(s_.task);
-  if (s_.compat && !kind.TakesModelNew())
+  // A ModelNew candidate runs through the PyTorch path, which a task of the
+  // oracle's opens.
+  if (s_.compat && (!kind.TakesModelNew() || kind.site() != ReferenceSite::kOracle))
     return Status::Invalid(candidate.string() +
                            ": a ModelNew (.py) candidate needs a PyTorch task (.py), not " +
                            s_.task.dir.string());
   switch (kind.site()) {
     case ReferenceSite::kSandbox:
-      reference_ = std::make_unique<NativeReference>(s_);
+      native_ = std::make_unique<NativeReference>(s_);
+      reference_ = native_.get();
       return Status::Ok();
     case ReferenceSite::kOracle: {
-      HONE_ASSIGN_OR_RETURN(std::unique_ptr<OracleReference> oracle, OracleReference::Open(s_));
-      baselines_ = std::make_unique<BaselineStage>(s_, launcher_, *oracle);
-      oracle_ = oracle.get();
-      reference_ = std::move(oracle);
+      HONE_ASSIGN_OR_RETURN(
+          pytorch_, s_.env.open_pytorch_path({s_, launcher_, runner_, checks_, prebuilder_}));
+      reference_ = &pytorch_->reference();
       return Status::Ok();
     }
   }
@@ -258,7 +250,10 @@ void ResolveVerdictSpeedup(Verdict& v, double target_rse) {
 Evaluator::Evaluator(EvaluatorEnv env, OracleService* oracle)
     : env_(std::move(env)),
       oracle_(oracle),
-      warm_pool_(std::make_unique<WarmPool>(WarmSandboxesEnabled())) {}
+      warm_pool_(std::make_unique<WarmPool>(WarmSandboxesEnabled())) {
+  HONE_CHECK(env_.open_pytorch_path != nullptr,
+             "an evaluator needs the entry point's PyTorch path (EvaluatorEnv::open_pytorch_path)");
+}
 Evaluator::~Evaluator() = default;
 
 Result<CompatPrebuilder*> Evaluator::Prebuilder() {

@@ -35,7 +35,8 @@ class Evaluator {
   // candidate's device). It stands in for the reference: inputs, parameters
   // and expected outputs come from it (the eager and torch.compile baselines
   // are timed in sandboxes, like candidates). Not owned; it outlives the
-  // evaluator. Null when no PyTorch task is evaluated.
+  // evaluator. Null when no PyTorch task is evaluated. `env` carries the
+  // PyTorch path (EvaluatorEnv::open_pytorch_path), checked here.
   explicit Evaluator(EvaluatorEnv env, OracleService* oracle = nullptr);
   ~Evaluator();
 

@@ -8,16 +8,19 @@
 //  - NativeReference (run/native_reference.h): the task's reference.cpp or
 //    .cu, run in a sandbox of its own and timed beside the candidate,
 //    interleaved, as the baseline of the speedup;
-//  - OracleReference (run/oracle_reference.h): the PyTorch oracle of a .py
+//  - OracleReference (pytorch/oracle_reference.h): the PyTorch oracle of a .py
 //    task, which draws value sets itself; the task's Model is timed apart,
-//    as the eager and torch.compile baselines (run/baseline_stage.h), or,
+//    as the eager and torch.compile baselines (pytorch/baseline_stage.h), or,
 //    when the calls are host-bound, the eager Model beside the candidate.
+//    It comes with the rest of the PyTorch path (PyTorchPath, below).
 //
 // A Status from a source is a broken task or environment, never a verdict
 // on the candidate. Not thread-safe: the evaluating thread drives it.
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +30,13 @@
 #include "run/buffer_layout.h"
 
 namespace hone {
+
+class CandidateChecks;
+class CandidateRunner;
+class CompatPrebuilder;
+class SandboxLauncher;
+struct BaselineTiming;
+struct RunState;
 
 // The inputs of one value set with their expected outputs (and, when asked
 // for and available, the float64 reference's).
@@ -104,6 +114,71 @@ class ReferenceSource {
   virtual Ids CaptureOutputs(int set);
   // What its line flush covers on slot 0 of the bound case.
   virtual double FlushedBytes() const { return 0; }
+};
+
+// The PyTorch path: what a task whose reference the oracle runs
+// (ReferenceSite::kOracle) brings to the stages of its evaluation, its
+// reference among them. Implemented above this folder, in src/pytorch/
+// (pytorch/pytorch_stages.h), and opened by the evaluator through
+// EvaluatorEnv::open_pytorch_path, so that no piece of the pipeline names the
+// PyTorch path's own; each stage calls its part at its step:
+//  - a ModelNew candidate, which only such a task takes
+//    (pytorch/compat_stages.h): Prebuild before the lint, LintScan as its
+//    lint, WriteShim for its build (run/build_stage.h);
+//  - the task's eager and torch.compile baselines (pytorch/baseline_stage.h):
+//    LookUpBaselines before the build, BuildBaselines beside the candidate's
+//    (run/build_stage.h), SpawnBaselinesIfFitBeside beside its sandbox
+//    (run/start_stage.h), TimeBaselines once it is gone;
+//  - the timing policy beyond the timing stage (pytorch/pytorch_timing.h):
+//    SpawnSpares once the candidate has started, AwaitAllLoads before the
+//    timing stage, TimeInMoreProcesses and TimeBesideTheBaseline after it.
+// The verdict is decided through RunState; Status is for the worker's own
+// failures. Its sandboxes go when it does, which must be before the
+// candidate's arena. Not thread-safe.
+class PyTorchPath {
+ public:
+  virtual ~PyTorchPath() = default;
+
+  // Where the expected outputs come from: the oracle.
+  virtual ReferenceSource& reference() = 0;
+
+  // A ModelNew candidate (RunState::compat).
+  virtual Status Prebuild(const std::filesystem::path& candidate) = 0;
+  virtual void LintScan() = 0;
+  // Needs RunState::compat_runtime; sets RunState::shim_options.
+  virtual Result<std::filesystem::path> WriteShim(const std::filesystem::path& candidate) = 0;
+
+  // The baselines: the cached ones, or the ones to time (none unless timing).
+  virtual void LookUpBaselines() = 0;
+  // Whether any baseline is to be timed here (its shim needs the runtime).
+  virtual bool TimesBaselines() const = 0;
+  virtual Status BuildBaselines(BuildPool& pool) = 0;
+  // Starts them now when they fit in memory beside the candidate's sandbox.
+  virtual Status SpawnBaselinesIfFitBeside() = 0;
+  // Once the candidate's sandbox is gone: those not cached timed and
+  // cached, and all of them into the verdict as the speedup's baselines.
+  virtual Status TimeBaselines() = 0;
+  // The eager baseline when it was measured (here or earlier), else null.
+  virtual const BaselineTiming* eager_baseline() const = 0;
+
+  // The timing policy, from the candidate's library once it has started:
+  // its extra processes start loading now when short calls are foreseen.
+  virtual Status SpawnSpares(const std::filesystem::path& cand_lib) = 0;
+  // Waits until every sandbox started so far has loaded.
+  virtual Status AwaitAllLoads() = 0;
+  // After the timing stage: short calls timed again in more processes,
+  // host-bound calls beside the eager Model.
+  virtual Status TimeInMoreProcesses() = 0;
+  virtual Status TimeBesideTheBaseline() = 0;
+};
+
+// What the PyTorch path borrows from the evaluation that opens it.
+struct PyTorchPathParts {
+  RunState& state;
+  SandboxLauncher& launcher;
+  CandidateRunner& runner;
+  CandidateChecks& checks;
+  CompatPrebuilder* prebuilder;  // a ModelNew candidate's (the Evaluator's); may be null
 };
 
 }  // namespace hone

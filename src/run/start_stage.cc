@@ -84,7 +84,7 @@ Status StartStage::Run(const std::filesystem::path& cand_lib) {
   // CUDA context. Spawned from this thread, which outlives them.
   HONE_RETURN_IF_ERROR(reference_.Spawn(BaseConfig(s_.env, s_.backend, s_.opt)));
   HONE_ASSIGN_OR_RETURN(cand.sandbox, launcher_.Spawn(config, *cand.arena, &s_.v.sandbox.warm));
-  if (baselines_) HONE_RETURN_IF_ERROR(baselines_->SpawnIfFitBeside());
+  if (pytorch_) HONE_RETURN_IF_ERROR(pytorch_->SpawnBaselinesIfFitBeside());
   Status reference_ready = reference_.AwaitReady();
   // A compat candidate starts Python and torch and may build its extension.
   Millis timeout =

@@ -14,7 +14,6 @@
 
 #include <filesystem>
 
-#include "run/baseline_stage.h"
 #include "run/candidate_runner.h"
 #include "run/reference_source.h"
 #include "run/run_state.h"
@@ -24,20 +23,16 @@ namespace hone {
 
 class StartStage {
  public:
-  // `baselines`: null unless a PyTorch task's.
+  // `pytorch`: null unless a PyTorch task's (its baselines start in Run).
   StartStage(RunState& state, SandboxLauncher& launcher, CandidateRunner& runner,
-             ReferenceSource& reference, BaselineStage* baselines)
-      : s_(state),
-        launcher_(launcher),
-        runner_(runner),
-        reference_(reference),
-        baselines_(baselines) {}
+             ReferenceSource& reference, PyTorchPath* pytorch)
+      : s_(state), launcher_(launcher), runner_(runner), reference_(reference), pytorch_(pytorch) {}
 
   // `cand_lib`: the candidate's library (a compat candidate's shim).
   Status Run(const std::filesystem::path& cand_lib);
 
   // Another process of the candidate on the same arena, for timing it in
-  // several (run/timing_processes.h): spawned now, awaited by AwaitLoad,
+  // several (pytorch/timing_processes.h): spawned now, awaited by AwaitLoad,
   // whose outcome Loaded judges: a failed load decides the verdict (and
   // Loaded returns false).
   Result<std::unique_ptr<SandboxProcess>> SpawnAnother(const std::filesystem::path& cand_lib);
@@ -56,7 +51,7 @@ class StartStage {
   SandboxLauncher& launcher_;
   CandidateRunner& runner_;
   ReferenceSource& reference_;
-  BaselineStage* baselines_;
+  PyTorchPath* pytorch_;
 };
 
 }  // namespace hone

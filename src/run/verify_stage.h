@@ -19,9 +19,9 @@
 #include "process/stray_writes.h"
 #include "run/candidate_checks.h"
 #include "run/candidate_runner.h"
-#include "run/float64_budget.h"
 #include "run/reference_source.h"
 #include "run/run_state.h"
+#include "verify/float64_budget.h"
 
 namespace hone {
 

@@ -3,6 +3,7 @@
 #include "core/backend_names.h"
 #include "core/fs.h"
 #include "core/wording.h"
+#include "pytorch/pytorch_stages.h"
 #include "run/cpu_backend.h"
 #include "task/reference_kind.h"
 #include "task/task_loader.h"
@@ -49,6 +50,7 @@ Result<std::unique_ptr<EvalContext>> MakeEvalContext(const LanguageRegistry& lan
   HONE_ASSIGN_OR_RETURN(std::filesystem::path cache, CacheDir());
   ctx->env.backends = BuiltInBackends();
   ctx->env.languages = languages;
+  ctx->env.open_pytorch_path = OpenPyTorchStages;
   ctx->env.scratch_root = cache / "scratch";
   BackendSetup setup{cache, device};
   HONE_RETURN_IF_ERROR(ctx->env.backends.Open(kHostBackend, setup).status());

@@ -27,7 +27,8 @@ namespace hone {
 struct EvalContext {
   std::unique_ptr<OracleService> oracle;  // started by LoadTask for a PyTorch task
   // env.backends: BuiltInBackends(), opened; env.languages: the registry
-  // the entry point passed MakeEvalContext.
+  // the entry point passed MakeEvalContext; env.open_pytorch_path: the
+  // PyTorch path's stages (pytorch/pytorch_stages.h).
   EvaluatorEnv env;
   // A backend MakeEvalContext opened.
   const Backend& backend(const std::string& name) const { return *env.backends.Find(name); }

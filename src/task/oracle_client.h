@@ -181,7 +181,7 @@ class OracleClient {
   // `generate` into out_dir (created by the oracle if missing). `scale`
   // other than 1 multiplies every floating tensor forward argument of the
   // draw before the forward, as the worker scales a timed call's inputs
-  // (run/oracle_reference.h: a timing pool set that is an exact multiple
+  // (pytorch/oracle_reference.h: a timing pool set that is an exact multiple
   // of another).
   Result<OracleGenerated> Generate(const std::string& problem, int64_t seed, int distribution,
                                    const std::filesystem::path& out_dir,

@@ -41,7 +41,7 @@ enum class ReferenceSite {
   kSandbox,
   // The oracle, a service process that holds the loaded problem, draws
   // value sets on the device and keeps a timing pool
-  // (run/oracle_reference.h); each bench lane's oracle loads its own copy.
+  // (pytorch/oracle_reference.h); each bench lane's oracle loads its own copy.
   kOracle,
 };
 

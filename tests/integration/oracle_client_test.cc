@@ -309,7 +309,7 @@ TEST_F(OracleClientTest, GenerateIsDeterministicPerSeed) {
   for (size_t i = 0; i < 64; ++i) EXPECT_EQ(y[i], std::max(x[i], 0.0f)) << i;
 }
 
-// A timing pool's sibling (run/oracle_reference.h): the same draw with its
+// A timing pool's sibling (pytorch/oracle_reference.h): the same draw with its
 // floating inputs multiplied by a factor, in float32 exactly as the worker
 // scales a timed call's inputs (x * f rounded once), and the Model's outputs
 // for those values.

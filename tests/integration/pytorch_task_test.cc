@@ -694,7 +694,7 @@ TEST(PyTorchTaskTest, TimedVerdictCarriesTheBaselines) {
 }
 
 // A model with state gets it in one unheld call before its baseline is
-// timed (run/baseline_stage.h); softmax above has none and makes no such call.
+// timed (pytorch/baseline_stage.h); softmax above has none and makes no such call.
 TEST(PyTorchTaskTest, ABaselineWithStateIsTimed) {
   SKIP_WITHOUT_ORACLE();
   const Task& task = TaskNamed("conv2d");
@@ -708,7 +708,7 @@ TEST(PyTorchTaskTest, ABaselineWithStateIsTimed) {
 }
 
 // Short calls: the candidate and its eager baseline are each timed in
-// several sandbox processes and their samples pooled (run/timing_processes.h).
+// several sandbox processes and their samples pooled (pytorch/timing_processes.h).
 TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
   SKIP_WITHOUT_ORACLE();
   const Task& task = TaskNamed("elementwise_relu_scale");
@@ -768,7 +768,7 @@ TEST(PyTorchTaskTest, ShortCallsAreTimedInSeveralProcesses) {
 
 // Host-bound calls (every CPU candidate's) time the host's launch rate,
 // which drifts: the eager Model is timed beside the candidate, call by call,
-// and that timing gives both sides (Run::TimeBesideTheBaseline).
+// and that timing gives both sides (PyTorchTiming::TimeBesideTheBaseline).
 TEST(PyTorchTaskTest, HostBoundCallsAreTimedBesideTheEagerModel) {
   SKIP_WITHOUT_ORACLE();
   const Task& task = TaskNamed("softmax");

@@ -19,6 +19,7 @@
 #include "build/compiler_builder.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
+#include "pytorch/pytorch_stages.h"
 #include "run/cpu_backend.h"
 #include "run/evaluator.h"
 #include "support/source_dir.h"
@@ -58,12 +59,14 @@ inline std::shared_ptr<const Backend> TestCpuBackend() {
       BinaryDir() / "hone-sandbox", std::move(LoadOrMeasureMachine(cache)).value());
 }
 
-// An environment with the CPU backend opened, scratch in the test cache.
+// An environment with the CPU backend opened and the PyTorch path, scratch
+// in the test cache.
 inline EvaluatorEnv TestCpuEnv() {
   EvaluatorEnv env;
   env.languages = BuiltInLanguages();
   RegisterCpuBackend(env.backends);
   env.backends.Add(TestCpuBackend());
+  env.open_pytorch_path = OpenPyTorchStages;
   env.scratch_root = TestCache() / "scratch";
   return env;
 }

@@ -1,5 +1,5 @@
 // Which cached eager baselines are timed again beside a host-bound candidate.
-#include "run/baseline_stage.h"
+#include "pytorch/baseline_stage.h"
 
 #include <gtest/gtest.h>
 

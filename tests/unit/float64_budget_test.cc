@@ -1,4 +1,4 @@
-#include "run/float64_budget.h"
+#include "verify/float64_budget.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Which sides are timed in several processes, and how their samples pool.
-#include "run/timing_processes.h"
+#include "pytorch/timing_processes.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 # seen; an input that is an exact multiple of one seen before, and not seen
 # itself, is taken for an unchecked call and answered with whatever memory
 # holds. Before the pool held siblings (every other set a scaled copy of the
-# one before, with the oracle's outputs for it: run/oracle_reference.h) it
+# one before, with the oracle's outputs for it: pytorch/oracle_reference.h) it
 # passed at 1.15x on the CPU and every unchecked call did no work; a
 # sibling's first re-check now finds it wrong.
 import torch

@@ -5,7 +5,7 @@
 # of six) it skips the work of any input that is a multiple of a set it
 # knows and new to it. Static siblings cannot catch it then; fresh siblings,
 # made by the oracle now and then for a re-check and shown once, look like
-# the unchecked calls it skips (run/oracle_reference.h).
+# the unchecked calls it skips (pytorch/oracle_reference.h).
 import torch
 import torch.nn as nn
 

@@ -1,6 +1,6 @@
 # A PyTorch problem whose float64 forward is slow (scripts/gpu-check-pytorch):
 # the worker makes the float64 reference for the first value sets only, once
-# one takes over a second (src/run/oracle_reference.h), and says so. Its own
+# one takes over a second (src/pytorch/oracle_reference.h), and says so. Its own
 # Model is its ModelNew, which never runs in float64.
 #
 # The slow part runs on the GPU, queued: the Python calls return at once and

@@ -1,7 +1,7 @@
 # A PyTorch problem whose Model fails from its third call in a hone sandbox
 # (the compat runner names itself "hone-compat"), never in the oracle: the
 # eager baseline timed beside the candidate fails, and the evaluation goes
-# on without it (pytorch_task_test.cc, Run::TimeBesideTheBaseline).
+# on without it (pytorch_task_test.cc, PyTorchTiming::TimeBesideTheBaseline).
 import sys
 
 import torch

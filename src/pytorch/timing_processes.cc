@@ -1,4 +1,4 @@
-#include "run/timing_processes.h"
+#include "pytorch/timing_processes.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "run/compat_stages.h"
+#include "pytorch/compat_stages.h"
 
 #include <algorithm>
 

@@ -29,7 +29,7 @@
 #include "build/build_pool.h"
 #include "compat/baseline_cache.h"
 #include "measure/timer.h"
-#include "run/oracle_reference.h"
+#include "pytorch/oracle_reference.h"
 #include "run/run_state.h"
 #include "run/sandbox_launcher.h"
 #include "run/timing_stage.h"
@@ -57,7 +57,7 @@ class BaselineStage {
   // Starts them now when they fit in memory beside the candidate's sandbox.
   Status SpawnIfFitBeside();
   // When the candidate's calls are short and it is timed in `count` more
-  // processes (run/timing_processes.h), each baseline's own extra processes
+  // processes (pytorch/timing_processes.h), each baseline's own extra processes
   // start loading beside those, if memory allows: a baseline of short calls
   // then needs no second round of loading after the candidate. A spare that
   // its baseline turns out not to need (its calls are long) goes unused.

@@ -16,7 +16,7 @@
 // CPUs have offsets of their own per process too (code and data alignment),
 // so the rule is the same on every backend. Applies to a PyTorch task's
 // candidate and baselines (the evaluator and
-// run/baseline_stage.h spawn the processes). A native task's reference is
+// pytorch/baseline_stage.h spawn the processes). A native task's reference is
 // timed interleaved with the candidate in one sandbox each; it is not
 // re-spawned. Pure functions here.
 #pragma once

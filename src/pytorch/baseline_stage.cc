@@ -1,11 +1,11 @@
-#include "run/baseline_stage.h"
+#include "pytorch/baseline_stage.h"
 
 #include <cmath>
 
 #include "compat/compat_sandbox.h"
 #include "core/fs.h"
 #include "measure/stats.h"
-#include "run/timing_processes.h"
+#include "pytorch/timing_processes.h"
 #include "task/reference_kind.h"
 
 namespace hone {
@@ -191,7 +191,7 @@ void BaselineStage::AwaitOne(BaselineRun& b) {
 }
 
 // Short calls: the same baseline in more processes, all loaded before the
-// first is timed (run/timing_processes.h). A process that fails to load or
+// first is timed (pytorch/timing_processes.h). A process that fails to load or
 // to run only leaves its samples out, and the note says how many counted.
 void BaselineStage::TimeInMoreProcesses(BaselineRun& b) {
   std::vector<BaselineRun> more = std::move(b.spares);

@@ -2,7 +2,7 @@
 // the policy the evaluator applies once the candidate has been checked:
 //  - short calls (under EvalOptions::short_call_seconds): the candidate is
 //    timed again in more sandbox processes and the samples pooled
-//    (run/timing_processes.h); when the cached eager baseline foresees
+//    (pytorch/timing_processes.h); when the cached eager baseline foresees
 //    short calls, those processes start loading while the candidate is
 //    checked (SpawnSpares), and every load is awaited before any timing;
 //  - host-bound calls (a CPU candidate, or GPU calls that ran unheld): the
@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "compat/calling_thread_pin.h"
-#include "run/baseline_stage.h"
+#include "pytorch/baseline_stage.h"
+#include "pytorch/oracle_reference.h"
 #include "run/candidate_checks.h"
 #include "run/candidate_runner.h"
-#include "run/oracle_reference.h"
 #include "run/reference_source.h"
 #include "run/run_state.h"
 #include "run/sandbox_launcher.h"
@@ -55,7 +55,7 @@ class PyTorchTiming {
     return AwaitLoads(spares_);
   }
   // Short calls of the candidate: timed again in fresh processes, the
-  // samples pooled (run/timing_processes.h).
+  // samples pooled (pytorch/timing_processes.h).
   Status TimeInMoreProcesses();
   // Host-bound calls of the candidate: timed again beside the eager Model,
   // interleaved, when that baseline is timed now or was cached from

@@ -9,7 +9,7 @@
 // sets made once per evaluation (before the timer starts, so the oracle's
 // work never falls in it), scaled by fresh factors where the task allows,
 // and the Model is timed afterwards as the eager and torch.compile baselines
-// (run/baseline_stage.h), which use the same pool. When the candidate's calls
+// (pytorch/baseline_stage.h), which use the same pool. When the candidate's calls
 // are host-bound, the evaluator times it again with the eager Model's
 // sandbox beside it (TimeBeside): the reference is then timed, interleaved,
 // on the same pool sets, while the oracle's outputs stay the expected ones.
@@ -72,7 +72,7 @@ class OracleReference : public ReferenceSource {
   // Host-bound calls: the task's eager Model in `sandbox`, its buffers in
   // `arena` laid out and bound like the candidate's (RunState::cand.sets),
   // is timed beside the candidate, interleaved, until StopTimingBeside.
-  // Neither is owned (run/baseline_stage.h keeps them).
+  // Neither is owned (pytorch/baseline_stage.h keeps them).
   void TimeBeside(SandboxProcess* sandbox, Arena* arena);
   void StopTimingBeside();
   // Why the Model failed while timed beside the candidate; empty if it did not.

@@ -1,4 +1,4 @@
-#include "run/oracle_reference.h"
+#include "pytorch/oracle_reference.h"
 
 #include <algorithm>
 #include <cmath>
@@ -152,7 +152,7 @@ Result<Ids> OracleReference::UploadAll(const std::vector<HostTensor>& tensors) {
 
 Result<std::vector<RefSet>> OracleReference::WarmupSets(const CaseShapes& cs) {
   pool_seed_ = TimingPoolSeed();
-  // A candidate timed again in another process (run/timing_processes.h)
+  // A candidate timed again in another process (pytorch/timing_processes.h)
   // gets a pool of its own; the last one's tensors go.
   for (RefSet& r : pool_) {
     Release(*s_.store, r.inputs);

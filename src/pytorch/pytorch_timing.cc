@@ -1,9 +1,9 @@
-#include "run/pytorch_timing.h"
+#include "pytorch/pytorch_timing.h"
 
 #include <algorithm>
 
+#include "pytorch/timing_processes.h"
 #include "run/start_stage.h"
-#include "run/timing_processes.h"
 #include "run/timing_stage.h"
 
 namespace hone {
@@ -17,7 +17,9 @@ Status PyTorchTiming::SpawnSpares() {
   if (processes <= 1 ||
       (plan.free > 0 && plan.peak + (processes - 1) * s_.demand.ProcessBytes() > plan.free))
     return Status::Ok();
-  StartStage start(s_, launcher_, runner_, reference_, &baselines_);
+  // Only the candidate's processes (SpawnAnother, AwaitLoad): the
+  // baselines' are BaselineStage's to start.
+  StartStage start(s_, launcher_, runner_, reference_, nullptr);
   for (int i = 1; i < processes; ++i) {
     HONE_ASSIGN_OR_RETURN(auto sandbox, start.SpawnAnother(cand_lib_));
     spares_.push_back({std::move(sandbox), std::nullopt});
@@ -26,7 +28,7 @@ Status PyTorchTiming::SpawnSpares() {
 }
 
 Status PyTorchTiming::AwaitLoads(std::vector<Extra>& extras) {
-  StartStage start(s_, launcher_, runner_, reference_, &baselines_);
+  StartStage start(s_, launcher_, runner_, reference_, nullptr);
   for (Extra& e : extras) {
     if (e.startup) continue;
     HONE_ASSIGN_OR_RETURN(e.startup, start.AwaitLoad(e.sandbox, cand_lib_));
@@ -40,7 +42,7 @@ Status PyTorchTiming::TimeInMoreProcesses() {
   if (s_.decided() || !s_.v.timing.candidate_time || reference_.timed()) return Status::Ok();
   const int processes = TimingProcesses(s_.opt, s_.v.timing.candidate_time->summary.median);
   if (processes <= 1) return Status::Ok();
-  StartStage start(s_, launcher_, runner_, reference_, &baselines_);
+  StartStage start(s_, launcher_, runner_, reference_, nullptr);
   // All load at once, and all have loaded before the next is timed.
   more.resize(static_cast<size_t>(processes - 1));
   int early = 0;
