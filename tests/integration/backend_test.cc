@@ -42,7 +42,16 @@ TEST(TestHostBackendTest, RunsATimedEvaluationThroughTheEvaluator) {
   o.timing.budget_seconds = 0.3;
   o.sanitize = true;
   const std::filesystem::path candidate = Candidate("correct_heavy.cpp");
-  auto v = evaluator->Evaluate(*heavy, candidate, o);
+  // A 2-core machine running other tests can slow the sandbox's cache flush
+  // past the reference's (15.8 ms against 9.9 ms, once in about twenty CI
+  // runs), which the reported-time check rightly rejects ("timing does not
+  // add up"); that is the machine's load, not what this test is about, so
+  // such a run is tried again, twice at most (as in cli_test.cc).
+  Result<Verdict> v = evaluator->Evaluate(*heavy, candidate, o);
+  for (int retry = 0; retry < 2 && v.ok() && v->status == VerdictStatus::kRejected &&
+                      v->reason.find("timing does not add up") != std::string::npos;
+       ++retry)
+    v = evaluator->Evaluate(*heavy, candidate, o);
   ASSERT_TRUE(v.ok()) << v.status().message();
   EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
   EXPECT_EQ(v->backend, kTestHostBackend);
