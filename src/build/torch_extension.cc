@@ -263,6 +263,11 @@ void TorchExtensionBuilder::WaitForHeaders(std::chrono::seconds limit) {
   if (pch_) pch_->WaitForBackgroundBuilds(limit);
 }
 
+bool TorchExtensionBuilder::Cached(const TorchExtensionPlan& plan) const {
+  Result<std::string> key = TorchExtensionCacheKey(plan);
+  return key.ok() && cache_.Lookup(*key).has_value();
+}
+
 Result<BuildResult> TorchExtensionBuilder::Build(const TorchExtensionPlan& plan) {
   auto start = std::chrono::steady_clock::now();
   HONE_ASSIGN_OR_RETURN(std::string key, TorchExtensionCacheKey(plan));

@@ -94,6 +94,8 @@ class TorchExtensionBuilder {
   // Builds (or finds) the plan's library. BuildResult.library is the cached
   // .so, which stays valid while the cache does.
   Result<BuildResult> Build(const TorchExtensionPlan& plan);
+  // Whether Build would find the plan's library in the cache (no compile).
+  bool Cached(const TorchExtensionPlan& plan) const;
 
   const std::filesystem::path& cache_dir() const { return cache_dir_; }
 

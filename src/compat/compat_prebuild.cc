@@ -103,9 +103,15 @@ Result<CompatPrebuild> CompatPrebuilder::Prepare(const fs::path& candidate,
   return out;
 }
 
-void CompatPrebuilder::BuildAll(std::vector<Pending>& pending,
+bool CompatPrebuilder::AnyToCompile(const std::vector<Pending>& pending) const {
+  return std::any_of(pending.begin(), pending.end(),
+                     [&](const Pending& p) { return !builder_.Cached(p.plan); });
+}
+
+bool CompatPrebuilder::BuildAll(std::vector<Pending>& pending,
                                 std::map<std::string, CompatPrebuild>& into,
-                                const std::function<void(int, int)>& progress) {
+                                const std::function<void(int, int)>& progress,
+                                const std::function<void()>& meanwhile) {
   std::atomic<size_t> next{0};
   std::mutex mu;  // guards `into`, `done` and progress calls
   int done = 0;
@@ -130,10 +136,17 @@ void CompatPrebuilder::BuildAll(std::vector<Pending>& pending,
   };
   // Each build already runs its C++ and CUDA compiles at once.
   int n = std::min<int>(std::max(1, threads_ / 2), static_cast<int>(pending.size()));
+  // With work to do meanwhile, every build goes to a thread of its own and
+  // the calling thread does that work.
+  const bool aside = meanwhile && n > 0 && AnyToCompile(pending);
   std::vector<std::thread> threads;
-  for (int t = 1; t < n; ++t) threads.emplace_back(work);
-  work();
+  for (int t = aside ? 0 : 1; t < n; ++t) threads.emplace_back(work);
+  if (aside)
+    meanwhile();
+  else
+    work();
   for (auto& t : threads) t.join();
+  return aside;
 }
 
 Result<CompatPrebuild> CompatPrebuilder::Prebuild(const fs::path& candidate) {
@@ -144,7 +157,8 @@ Result<CompatPrebuild> CompatPrebuilder::Prebuild(const fs::path& candidate) {
 }
 
 void CompatPrebuilder::PrebuildAll(const std::vector<fs::path>& candidates,
-                                   const std::function<void(int, int)>& progress) {
+                                   const std::function<void(int, int)>& progress,
+                                   const std::function<void()>& meanwhile) {
   auto start = std::chrono::steady_clock::now();
   std::vector<Pending> pending;
   std::map<std::string, CompatPrebuild> prepared;
@@ -158,14 +172,15 @@ void CompatPrebuilder::PrebuildAll(const std::vector<fs::path>& candidates,
     }
     prepared.emplace(*key, std::move(*p));
   }
-  BuildAll(pending, prepared, progress);
-  // One file: the wall time. Several built together: each file's own
-  // longest build, not the batch's wall.
+  const bool aside = BuildAll(pending, prepared, progress, meanwhile);
+  // One file: the wall time. Several built together, or one beside other
+  // work: each file's own longest build, not the batch's wall.
   double seconds = SecondsSince(start);
+  const bool own_builds = prepared.size() > 1 || aside;
   for (auto& [key, p] : prepared) {
-    p.seconds = prepared.size() == 1 ? seconds : 0;
+    p.seconds = own_builds ? 0 : seconds;
     for (const auto& e : p.extensions)
-      if (prepared.size() > 1) p.seconds = std::max(p.seconds, e.seconds);
+      if (own_builds) p.seconds = std::max(p.seconds, e.seconds);
     done_.emplace(key, std::move(p));
   }
 }

@@ -75,9 +75,16 @@ class CompatPrebuilder {
 
   // Every candidate at once: scans and prepares one after another, then
   // builds all the calls on the prebuilder's threads. `progress(done, total)`
-  // after each build. A candidate that fails is remembered as its Status.
+  // after each build, from those threads. A candidate that fails is
+  // remembered as its Status.
+  //
+  // `meanwhile`, when some call is not in the builder's cache (a compile is
+  // ahead), runs on the calling thread while the builds go; the call returns
+  // once both are done. It may use the oracle (the builds do not) and this
+  // prebuilder (a nested Prebuild of another file), not the builds' results.
   void PrebuildAll(const std::vector<std::filesystem::path>& candidates,
-                   const std::function<void(int, int)>& progress = {});
+                   const std::function<void(int, int)>& progress = {},
+                   const std::function<void()>& meanwhile = {});
 
  private:
   struct Pending {
@@ -88,8 +95,12 @@ class CompatPrebuilder {
   // Scans and prepares; calls the oracle. Fills `pending` with what to build.
   Result<CompatPrebuild> Prepare(const std::filesystem::path& candidate,
                                  const std::string& file_key, std::vector<Pending>& pending);
-  void BuildAll(std::vector<Pending>& pending, std::map<std::string, CompatPrebuild>& into,
-                const std::function<void(int, int)>& progress);
+  // Whether `meanwhile` ran.
+  bool BuildAll(std::vector<Pending>& pending, std::map<std::string, CompatPrebuild>& into,
+                const std::function<void(int, int)>& progress,
+                const std::function<void()>& meanwhile);
+  // Whether any pending call would compile (is not in the builder's cache).
+  bool AnyToCompile(const std::vector<Pending>& pending) const;
   static Result<std::string> FileKey(const std::filesystem::path& candidate);
 
   OracleService& oracle_;

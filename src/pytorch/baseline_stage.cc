@@ -1,5 +1,6 @@
 #include "pytorch/baseline_stage.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "compat/compat_sandbox.h"
@@ -50,13 +51,26 @@ TimingResult BaselineResult(const BaselineTiming& b) {
   return r;
 }
 
+// Timed beside a compile (EvalOptions::baselines_only), a baseline whose
+// calls were not held measured the host while the compile shared it.
+bool HostTimedBesideABuild(const BaselineTiming& t, const EvalOptions& opt) {
+  return opt.baselines_only && t.available && !t.held;
+}
+
 }  // namespace
 
 bool RetimedBesideHostBound(const BaselineTiming& cached, const BackendTraits& backend) {
   return backend.held_calls && cached.available && !cached.held;
 }
 
+bool BaselineStage::all_cached() const {
+  return std::all_of(runs_.begin(), runs_.end(),
+                     [](const BaselineRun& b) { return b.beside_only; });
+}
+
 void BaselineStage::LookUp() {
+  runs_.clear();
+  baselines_.reset();
   if (!s_.opt.time) return;
   OracleService& oracle = *s_.oracle;
   key_ = {s_.task.hash, oracle.device_description(), oracle.torch_version(),
@@ -309,6 +323,13 @@ Status BaselineStage::TimeAll() {
 }
 
 void BaselineStage::Store(const Baselines& measured) {
+  if (HostTimedBesideABuild(measured.eager, s_.opt) ||
+      HostTimedBesideABuild(measured.compiled, s_.opt)) {
+    s_.v.AddNote(NoteKind::kBaseline,
+                 "the baselines were not cached: their calls are host-bound, and a candidate's "
+                 "compile ran beside them");
+    return;
+  }
   if (auto dir = CacheDir(); dir.ok())
     if (Status st = BaselineCache(*dir / "baselines").Store(key_, measured); !st.ok())
       s_.v.AddNote(NoteKind::kBaseline, "the baselines were not cached: " + st.message());

@@ -53,6 +53,9 @@ class BaselineStage {
   void LookUp();
   // Whether any baseline is to be timed here (its shim needs the runtime).
   bool has_runs() const { return !runs_.empty(); }
+  // Whether nothing is to be timed but a cached eager baseline again beside
+  // a host-bound candidate (RetimedBesideHostBound).
+  bool all_cached() const;
   Status Build(BuildPool& pool);
   // Starts them now when they fit in memory beside the candidate's sandbox.
   Status SpawnIfFitBeside();

@@ -28,6 +28,7 @@ class PyTorchStages : public PyTorchPath {
 
   void LookUpBaselines() override { baselines_.LookUp(); }
   bool TimesBaselines() const override { return baselines_.has_runs(); }
+  bool BaselinesCached() const override { return baselines_.all_cached(); }
   Status BuildBaselines(BuildPool& pool) override { return baselines_.Build(pool); }
   Status SpawnBaselinesIfFitBeside() override { return baselines_.SpawnIfFitBeside(); }
   Status TimeBaselines() override {

@@ -70,6 +70,19 @@ struct EvalOptions {
   // otherwise a task that times its reference only (Task::eager_baseline_only)
   // gets no torch.compile baseline.
   bool baselines_chosen = false;
+  // A PyTorch task's baselines not yet cached, timed while a ModelNew
+  // candidate's extensions compile (Evaluator::Evaluate) rather than after
+  // its verdict: a problem's first evaluation then waits for the longer of
+  // the two, not both. kAuto: on a backend whose timed calls are held (their
+  // time the device's, which a compile on the host leaves alone).
+  enum class BaselinesDuringBuild { kAuto, kAlways, kNever };
+  BaselinesDuringBuild baselines_during_build = BaselinesDuringBuild::kAuto;
+  // That early evaluation of the task's own Model (not a verdict anyone
+  // reads): it stops once the baselines are known to be cached, and caches
+  // no baseline whose calls were not held (host-bound: its time is the
+  // host's, which the compile beside it slows); the candidate's evaluation
+  // then times that one after its own timing, as without it.
+  bool baselines_only = false;
   // compute-sanitizer (memcheck, racecheck, initcheck) on the smallest case
   // after verification, before timing (tools/sanitize.h). memcheck errors fail
   // the verdict; the others are reported.

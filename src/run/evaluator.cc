@@ -112,6 +112,13 @@ Status Run::Execute(const std::filesystem::path& candidate) {
 Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
   StageClock clock(s_.v);
   HONE_RETURN_IF_ERROR(OpenReference(candidate));
+  if (s_.opt.baselines_only && pytorch_) {
+    pytorch_->LookUpBaselines();
+    if (pytorch_->BaselinesCached()) {
+      s_.v.reason = "the baselines are cached: nothing to time";
+      return Status::Ok();
+    }
+  }
   if (s_.compat) {
     HONE_RETURN_IF_ERROR(pytorch_->Prebuild(candidate));
     clock.Done("prebuild");
@@ -231,6 +238,41 @@ std::vector<Check> SanitizerChecks(const Verdict& v) {
   for (const auto& c : v.checks)
     if (c.kind() == CheckKind::kSanitizer) out.push_back(c);
   return out;
+}
+
+// Whether the baselines of `task` are timed while the candidate's extensions
+// compile (EvalOptions::baselines_during_build).
+bool BaselinesDuringBuild(const Backend& backend, const Task& task, const EvalOptions& o) {
+  if (!o.time || !o.eager_baseline || o.baselines_only) return false;
+  if (KindOf(task).site() != ReferenceSite::kOracle) return false;
+  switch (o.baselines_during_build) {
+    case EvalOptions::BaselinesDuringBuild::kNever:
+      return false;
+    case EvalOptions::BaselinesDuringBuild::kAlways:
+      return true;
+    case EvalOptions::BaselinesDuringBuild::kAuto:
+      return backend.traits().held_calls;
+  }
+  return false;
+}
+
+// What the evaluation of the task's Model beside the build did, for the
+// candidate's verdict: nothing to say when the baselines were cached.
+void NoteBaselinesBesideBuild(const Verdict& early, Verdict& v) {
+  double timed = -1;
+  for (const auto& [stage, seconds] : early.stage_seconds)
+    if (stage == "baselines") timed = seconds;
+  if (timed < 0) return;
+  bool kept = true;
+  for (const Note& n : early.notes)
+    kept &= !(n.kind == NoteKind::kBaseline && n.text.find("not cached") != std::string::npos);
+  v.AddNote(NoteKind::kBaseline,
+            fmt::format("the problem's baselines were timed while the candidate's extensions "
+                        "compiled ({:.1f} s){}",
+                        timed,
+                        kept ? ", and cached"
+                             : ", and not kept: their calls are host-bound, so they were "
+                               "timed again after the candidate"));
 }
 
 // Whether the speedup can be read as one (measure/speedup.h).
@@ -403,12 +445,22 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
   if (language->modelnew() && oracle_) {
     HONE_ASSIGN_OR_RETURN(prebuilder, Prebuilder());
   }
+  std::optional<Verdict> early;
+  double early_seconds = 0;
+  if (prebuilder && BaselinesDuringBuild(*backend, task, options)) {
+    auto early_start = Clock::now();
+    early = PrebuildBesideBaselines(*prebuilder, task, candidate, options, progress);
+    early_seconds = std::chrono::duration<double>(Clock::now() - early_start).count();
+  }
   // A busy GPU decided nothing: measured again, after a pause that grows.
   std::vector<std::string> busy;
   std::string sanitizer_skip;
   for (int attempt = 0;; ++attempt) {
+    // The warm sandboxes wait for the candidate, not for its baselines'
+    // evaluation beside its build (which starts its own, unseen).
     Run run(env_, *backend, *language, oracle_, task, options, progress, v, prebuilder,
-            language->modelnew() ? LoaderFor(*language) : nullptr, warm_pool_.get(), keep_warm_);
+            language->modelnew() ? LoaderFor(*language) : nullptr,
+            options.baselines_only ? nullptr : warm_pool_.get(), keep_warm_);
     HONE_RETURN_IF_ERROR(run.Execute(candidate));
     sanitizer_skip = run.SanitizerSkip();
     if (v.status != VerdictStatus::kBusy || attempt >= options.busy_retries) break;
@@ -419,6 +471,14 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
     v.task = task.name;
     v.candidate = candidate.string();
     v.machine = backend->machine();
+  }
+  // The candidate's own prebuild stage found its extensions built already.
+  if (early) {
+    v.stage_seconds.insert(v.stage_seconds.begin(), {"prebuild_and_baselines", early_seconds});
+    NoteBaselinesBesideBuild(*early, v);
+  } else {
+    for (auto& [stage, seconds] : v.stage_seconds)
+      if (stage == "prebuild") seconds += early_seconds;
   }
   for (size_t i = 0; i < busy.size(); ++i)
     v.AddNote(NoteKind::kSharedDevice, fmt::format("evaluation {} of {} was not decided: {}", i + 1,
@@ -433,9 +493,42 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
   }
   v.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   // What its builds went without for later candidates (torch's precompiled
-  // header), built now that the verdict waits for nothing more.
-  if (torch_builder_) torch_builder_->StartHeaderBuilds();
+  // header), built now that the verdict waits for nothing more (beside a
+  // build, the candidate's verdict still waits).
+  if (torch_builder_ && !options.baselines_only) torch_builder_->StartHeaderBuilds();
   return v;
+}
+
+std::optional<Verdict> Evaluator::PrebuildBesideBaselines(CompatPrebuilder& prebuilder,
+                                                          const Task& task,
+                                                          const std::filesystem::path& candidate,
+                                                          const EvalOptions& options,
+                                                          const ProgressFn& progress) {
+  std::optional<Verdict> early;
+  prebuilder.PrebuildAll({candidate}, {}, [&] {
+    std::error_code ec;
+    const std::filesystem::path dir = env_.scratch_root / "baselines-beside-build";
+    std::filesystem::create_directories(dir, ec);
+    auto model = KindOf(task).BaselinesCandidate(task, dir);
+    if (!model.ok()) return;  // the candidate's evaluation says why, if it matters
+    EvalOptions o = options;
+    o.baselines_only = true;
+    o.lint_allow.insert("library");  // the Model is torch's own code
+    o.metrics = false;
+    o.sanitize = false;
+    o.busy_retries = 0;  // a busy GPU leaves them to the candidate's evaluation
+    // Its verdict is no one's: its notes stay with it.
+    const bool warm_note_given = warm_note_given_;
+    auto v = Evaluate(task, *model, o, [&](const std::string& stage) {
+      if (progress) progress("baselines, while the candidate compiles: " + stage);
+    });
+    warm_note_given_ = warm_note_given;
+    // What the oracle's allocator kept of that evaluation's value sets is
+    // the candidate's to plan with.
+    (void)oracle_->ReleaseDeviceMemory();
+    if (v.ok()) early = std::move(*v);
+  });
+  return early;
 }
 
 }  // namespace hone

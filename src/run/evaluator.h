@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -90,6 +91,14 @@ class Evaluator {
  private:
   // The prebuilder for oracle_, made on first use; null without an oracle.
   Result<CompatPrebuilder*> Prebuilder();
+  // A ModelNew candidate whose extensions are to compile: its prebuild, and
+  // meanwhile its task's own Model evaluated for the baselines (as `hone
+  // prepare` does; EvalOptions::baselines_during_build). Returns that
+  // evaluation's verdict, or nothing when it did not run.
+  std::optional<Verdict> PrebuildBesideBaselines(CompatPrebuilder& prebuilder, const Task& task,
+                                                 const std::filesystem::path& candidate,
+                                                 const EvalOptions& options,
+                                                 const ProgressFn& progress);
   // A ModelNew language's loader (lang/language.h), made on first use and
   // kept; null for a language without one, or without an oracle.
   ModelNewLoader* LoaderFor(const Language& language);

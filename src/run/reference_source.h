@@ -152,6 +152,9 @@ class PyTorchPath {
   virtual void LookUpBaselines() = 0;
   // Whether any baseline is to be timed here (its shim needs the runtime).
   virtual bool TimesBaselines() const = 0;
+  // Whether every baseline asked for was in the cache (a host-bound eager
+  // one may still be timed again beside the candidate).
+  virtual bool BaselinesCached() const = 0;
   virtual Status BuildBaselines(BuildPool& pool) = 0;
   // Starts them now when they fit in memory beside the candidate's sandbox.
   virtual Status SpawnBaselinesIfFitBeside() = 0;

@@ -248,6 +248,46 @@ TEST(PyTorchTaskTest, ACandidateThatLearnsTheTimingPoolBeforeSkippingIsCaught) {
   EXPECT_NE(v->reason.find("timed call"), std::string::npos) << v->reason;
 }
 
+// A ModelNew whose extension compiles, on a problem whose baselines are not
+// cached: the baselines are timed meanwhile (EvalOptions::
+// baselines_during_build, always here; on its own only where calls are
+// held, a GPU). On the CPU the calls are host-bound, timed beside a compile:
+// they are not kept, and the candidate's evaluation times them again after
+// its own timing, as without the early evaluation.
+TEST(PyTorchTaskTest, BaselinesAreTimedWhileTheCandidateCompiles) {
+  SKIP_WITHOUT_ORACLE();
+  OwnCache cache("hone-baselines-beside-build");
+  auto dir = MakeTempDir(std::filesystem::temp_directory_path(), "hone-beside-build");
+  ASSERT_TRUE(dir.ok()) << dir.status().message();
+  // New bytes in its source: its extension is not in the build cache.
+  auto text = ReadFile(PyTorchDir() / "candidates/elementwise_relu_scale/compat_inline_cpu.py");
+  ASSERT_TRUE(text.ok());
+  std::string source = *text;
+  const std::string marker = "#include <torch/extension.h>";
+  ASSERT_NE(source.find(marker), std::string::npos);
+  source.replace(source.find(marker), marker.size(), marker + "\n// " + dir->filename().string());
+  const std::filesystem::path candidate = *dir / "compat_inline_cpu.py";
+  ASSERT_TRUE(WriteFileAtomic(candidate, source).ok());
+  EvalOptions o = ShortCpuTiming();
+  o.baselines_during_build = EvalOptions::BaselinesDuringBuild::kAlways;
+  auto v = Env().evaluator->Evaluate(TaskNamed("elementwise_relu_scale"), candidate, o);
+  std::filesystem::remove_all(*dir);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
+  bool beside = false;
+  for (const auto& [stage, seconds] : v->stage_seconds) beside |= stage == "prebuild_and_baselines";
+  EXPECT_TRUE(beside) << "no early stage";
+  std::string notes;
+  for (const Note& n : v->notes) notes += n.text + "\n";
+  EXPECT_NE(notes.find("baselines were timed while the candidate's extensions compiled"),
+            std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("not kept: their calls are host-bound"), std::string::npos) << notes;
+  // Timed again after the candidate: the speedup has its baseline.
+  EXPECT_TRUE(v->timing.reference_time.has_value()) << notes;
+  EXPECT_GT(v->timing.speedup, 0);
+}
+
 // A set used once (a fresh sibling of the timing pool) leaves nothing kept:
 // Forget drops its files and its entry, so asking again generates it again,
 // while a set not forgotten is reused.
