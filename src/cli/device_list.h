@@ -2,8 +2,10 @@
 // comma-separated list of indices and ranges, `0,2` or `0-3`) and `--lanes
 // N` (that many evaluations at once on the CPU). Shared by `hone bench`
 // (one evaluation lane per device) and `hone worker` (one worker process
-// per device). Bad values are Status::Invalid naming the flag (exit 2).
-// Pure functions; any thread.
+// per device). Which backends take which flag is their traits' to say
+// (BackendTraits::numbered_devices of BuiltInBackends()), never a name's.
+// Bad values are Status::Invalid naming the flag (exit 2). Pure functions
+// but DeviceCount, which asks the devices; any thread.
 #pragma once
 
 #include <string>
