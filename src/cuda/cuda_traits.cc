@@ -15,6 +15,7 @@ BackendTraits CudaTraits() {
   // caught per call by the device-wide synchronisation instead.
   t.idle_cpu_check = false;
   t.held_calls = true;
+  t.event_timing = true;
   // The driver maps far more address space than it uses.
   t.limit_address_space = false;
   // The driver opens device files for every visible GPU: 64 descriptors

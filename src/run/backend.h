@@ -69,6 +69,9 @@ struct BackendTraits {
   bool idle_cpu_check = true;
   // Timed calls are queued behind a hold kernel (run/timing_stage.h's HoldTally).
   bool held_calls = false;
+  // Its sandbox times a call with a pair of device events, whose own
+  // overhead each verdict records (Verdict::Timing::event_timed).
+  bool event_timing = false;
   // RLIMIT_AS on its sandboxes; off where a driver maps far more address
   // space than it uses.
   bool limit_address_space = true;
