@@ -19,6 +19,7 @@
 #include "core/clock.h"
 #include "core/fs.h"
 #include "core/paths.h"
+#include "cuda/cuda_compiler.h"
 #include "measure/stats.h"
 #include "pytorch/pytorch_stages.h"
 #include "run/cpu_backend.h"

@@ -46,20 +46,6 @@ CompilerOptions CpuCompilerOptions() {
   return o;
 }
 
-CompilerOptions CudaCompilerOptions(const std::string& arch) {
-  std::string compute = "compute_" + arch.substr(3);  // sm_90a -> compute_90a
-  CompilerOptions o;
-  o.backend = kCudaBackend;
-  o.compiler = "nvcc";
-  // Device code at -O3; the host side of a candidate is launch glue, so the
-  // host compiler runs at -O1 (a third of a cold build at -O3).
-  o.flags = {"-std=c++17", "-O3",        "-gencode",  "arch=" + compute + ",code=" + arch,
-             "-shared",    "-Xcompiler", "-fPIC,-O1", "--cudart",
-             "shared",     "-Xptxas",    "-v",        "-Xlinker",
-             "-z,defs"};
-  return o;
-}
-
 namespace {
 
 // Where a cached build log names its source (CompilerBuilder::Build).
@@ -127,7 +113,7 @@ Result<BuildResult> CompilerBuilder::Build(const std::filesystem::path& source) 
   r.ok = run->succeeded();
   if (run->timed_out) r.full_log += "\n(compiler timed out)";
   r.log = r.ok ? "" : TrimCompilerOutput(r.full_log, copy.string(), kSourcePlaceholder);
-  if (r.ok && options_.backend == kCudaBackend) {
+  if (r.ok && options_.ptxas_report) {
     auto kernels = ParsePtxasReport(r.full_log);
     for (const auto& k : kernels) r.kernels.push_back(k.name);
     r.resources = FormatResources(kernels);

@@ -1,7 +1,7 @@
 // Builds candidates with a compiler into a shared object, cached by content
 // (source, compiler identity, flags, contract header): g++ -O3 -march=native
-// -fopenmp for the CPU, nvcc for the GPU's own architecture for CUDA (whose
-// ptxas report is kept as resource usage). Thread-safe; two threads building
+// -fopenmp for the CPU, or a backend's own (nvcc for the GPU's own
+// architecture, whose ptxas report is kept as resource usage). Thread-safe; two threads building
 // the same source both compile and the cache keeps one result (wasted work,
 // never a wrong artifact).
 #pragma once
@@ -16,16 +16,18 @@
 namespace hone {
 
 struct CompilerOptions {
-  std::string backend;  // "cpu" or "cuda"
+  std::string backend;  // the backend's name: "cpu", "cuda" (part of a build's key)
   std::string compiler;
   std::vector<std::string> flags;
   std::filesystem::path include_dir;  // empty: FindIncludeDir()
   std::chrono::seconds timeout{120};
+  // The compiler's log holds ptxas's report (nvcc -Xptxas -v): the kernels'
+  // names and resources are kept with the build (build/ptxas_report.h).
+  bool ptxas_report = false;
 };
 
+// g++ for the CPU backend; nvcc's are the CUDA backend's (cuda/cuda_compiler.h).
 CompilerOptions CpuCompilerOptions();
-// nvcc for one GPU architecture, e.g. "sm_90a" (Hopper's own instructions).
-CompilerOptions CudaCompilerOptions(const std::string& arch);
 
 class CompilerBuilder : public Builder {
  public:

@@ -304,8 +304,9 @@ Result<int64_t> OpenBenchRun(Store& db, BenchArgs& a, bool resumed) {
   }
   if (!a.search.model.empty()) HONE_RETURN_IF_ERROR(ValidateSearchFlags(a.search));
   HONE_RETURN_IF_ERROR(CheckBackendName(a.backend, "--backend"));
-  HONE_ASSIGN_OR_RETURN(a.lane_devices, LaneDevices(a.backend, a.flags.device, a.devices, a.lanes,
-                                                    a.devices.empty() ? 0 : LocalGpuCount()));
+  HONE_ASSIGN_OR_RETURN(a.lane_devices,
+                        LaneDevices(a.backend, a.flags.device, a.devices, a.lanes,
+                                    a.devices.empty() ? 0 : DeviceCount(a.backend)));
   if (a.lane_devices.size() > 1 && !a.search.model.empty())
     return Status::Invalid(
         "--devices/--lanes: a bench with --model searches each task on one device");
@@ -495,7 +496,7 @@ int Finish(Store& db, int64_t run_id, const BenchArgs& a, const BenchPlan& plan,
 }
 
 int RunBench(BenchArgs a) {
-  if (a.backend.empty()) a.backend = a.devices.empty() ? kHostBackend : kCudaBackend;
+  if (a.backend.empty()) a.backend = a.devices.empty() ? kHostBackend : NumberedBackend();
   // Before the store: a folder that is not there makes no store either.
   if (a.resume.empty() && !a.suite.empty() && !fs::is_directory(a.suite))
     return ReportError(Status::Invalid(a.suite + ": not a directory"));

@@ -48,7 +48,8 @@ struct PartVerdict {
 // (or the scan could not run, which the evaluation then says).
 std::optional<Verdict> VerdictBeforeLoading(const FormatCandidate& candidate,
                                             const std::string& backend,
-                                            const LanguageRegistry& languages) {
+                                            const LanguageRegistry& languages,
+                                            const BackendRegistry& backends) {
   auto language = languages.ForFile(candidate.file);
   if (!language.ok() || !(*language)->modelnew()) return std::nullopt;
   auto python_dir = FindPythonDir();
@@ -62,6 +63,8 @@ std::optional<Verdict> VerdictBeforeLoading(const FormatCandidate& candidate,
   v.reason = *failure;
   v.candidate = candidate.file.string();
   v.backend = backend;
+  const BackendKind* kind = backends.Kind(backend);
+  v.timing.event_timed = kind && kind->traits.event_timing;
   v.language = (*language)->name;
   return v;
 }
@@ -73,7 +76,7 @@ std::vector<PartVerdict> EvaluateParts(const EvalArgs& a, const std::vector<Prob
                                        const SizePolicy& sizes, EvalContext& ctx) {
   const std::string& backend = options.backend;
   std::vector<PartVerdict> out;
-  if (auto early = VerdictBeforeLoading(candidate, backend, ctx.env.languages)) {
+  if (auto early = VerdictBeforeLoading(candidate, backend, ctx.env.languages, ctx.env.backends)) {
     Trace("eval: verdict before loading the problem");
     for (const ProblemPart& part : parts) {
       Verdict v = *early;

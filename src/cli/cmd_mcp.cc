@@ -22,6 +22,7 @@
 #include "mcp/mcp_server.h"
 #include "mcp/stdio_transport.h"
 #include "serve/http_listener.h"
+#include "session/eval_context.h"
 
 namespace hone::cli {
 namespace {
@@ -86,13 +87,14 @@ int RunMcp(const McpArgs& a) {
   signal(SIGPIPE, SIG_IGN);
   mcp::ProcessRunner runner;
   mcp::DeviceQueue queue;
-  mcp::ToolEnv env(self, *guard, runner, queue, *work, AbsolutePath(a.store), BuiltInLanguages());
+  mcp::ToolEnv env(self, *guard, runner, queue, *work, AbsolutePath(a.store), BuiltInLanguages(),
+                   mcp::ToolBackendsOf(BuiltInBackends()));
   // Without --root, a stdio client's MCP roots are the folders it may name.
   const bool ask_client_roots = a.roots.empty() && !http;
   const bool quiet = a.quiet;
   auto make_session = [&env, ask_client_roots, quiet] {
-    auto session =
-        std::make_unique<mcp::McpSession>(env, mcp::HoneTools(), HONE_VERSION, ask_client_roots);
+    auto session = std::make_unique<mcp::McpSession>(env, mcp::HoneTools(env.backends()),
+                                                     HONE_VERSION, ask_client_roots);
     // A line per call on stderr, for the person who started the server.
     if (!quiet)
       session->SetCallNotes(

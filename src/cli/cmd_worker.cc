@@ -73,7 +73,9 @@ Result<std::string> WorkerBackend(const WorkerArgs& a) {
     HONE_RETURN_IF_ERROR(CheckBackendName(a.backend, "--backend"));
     return a.backend;
   }
-  if (!a.devices.empty() || LocalGpuCount() > 0) return std::string(kCudaBackend);
+  // Numbered devices (GPUs) asked for, or here: their backend.
+  const std::string numbered = NumberedBackend();
+  if (!numbered.empty() && (!a.devices.empty() || DeviceCount(numbered) > 0)) return numbered;
   return std::string(kHostBackend);
 }
 
@@ -180,7 +182,7 @@ int Serve(WorkerArgs& a, const std::string& backend, JobQueue& queue, JobQueue& 
           JobEvaluator& evaluator) {
   std::string device =
       HostName() +
-      (backend == kCudaBackend ? fmt::format("/{}:{}", backend, a.flags.device) : "/" + backend);
+      (NumberedDevices(backend) ? fmt::format("/{}:{}", backend, a.flags.device) : "/" + backend);
   WorkerOptions w;
   w.consumer = a.consumer;
   w.device = device;
@@ -244,10 +246,10 @@ Result<std::vector<FleetMember>> FleetMembers(const WorkerArgs& a, const std::st
   for (size_t i = 0; i < devices.size(); ++i) {
     FleetMember m{LaneName(backend, devices[i], i, devices.size()), argv};
     m.argv.insert(m.argv.end(), {"--backend", backend});
-    if (backend == kCudaBackend)
+    if (NumberedDevices(backend))
       m.argv.insert(m.argv.end(), {"--device", std::to_string(devices[i])});
     std::string suffix =
-        fmt::format("{}{}", backend, backend == kCudaBackend ? devices[i] : static_cast<int>(i));
+        fmt::format("{}{}", backend, NumberedDevices(backend) ? devices[i] : static_cast<int>(i));
     if (!a.consumer.empty()) m.argv.insert(m.argv.end(), {"--consumer", a.consumer + "-" + suffix});
     members.push_back(std::move(m));
   }
@@ -258,7 +260,7 @@ Result<std::vector<FleetMember>> FleetMembers(const WorkerArgs& a, const std::st
 // they have all stopped (serve/worker_fleet.h).
 int RunFleet(const WorkerArgs& a, const std::string& backend) {
   auto devices = LaneDevices(backend, a.flags.device, a.devices, a.lanes,
-                             a.devices.empty() ? 0 : LocalGpuCount());
+                             a.devices.empty() ? 0 : DeviceCount(backend));
   if (!devices.ok()) return ReportError(devices.status());
   auto members = FleetMembers(a, backend, *devices);
   if (!members.ok()) return ReportError(members.status());
@@ -287,7 +289,7 @@ int RunWorker(WorkerArgs& a) {
   if (a.consumer.empty())
     a.consumer = fmt::format(
         "{}-{}-{}", HostName(),
-        *backend == kCudaBackend ? fmt::format("{}{}", *backend, a.flags.device) : *backend,
+        NumberedDevices(*backend) ? fmt::format("{}{}", *backend, a.flags.device) : *backend,
         getpid());
   std::unique_ptr<ServedRun> record;
   if (!a.store.empty()) {

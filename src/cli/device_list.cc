@@ -5,11 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "core/backend_names.h"
-
-#if HONE_HAVE_CUDA
-#include "cuda/gpu.h"
-#endif
+#include "session/eval_context.h"
 
 namespace hone::cli {
 namespace {
@@ -52,12 +48,21 @@ std::string Present(int available) {
 
 }  // namespace
 
-int LocalGpuCount() {
-#if HONE_HAVE_CUDA
-  return GpuCount();
-#else
-  return 0;
-#endif
+bool NumberedDevices(const std::string& backend) {
+  const BackendKind* kind = BuiltInBackends().Kind(backend);
+  return kind && kind->traits.numbered_devices;
+}
+
+int DeviceCount(const std::string& backend) {
+  const BackendRegistry backends = BuiltInBackends();
+  const BackendKind* kind = backends.Kind(backend);
+  return kind ? hone::DeviceCount(*kind) : 0;
+}
+
+std::string NumberedBackend() {
+  const BackendRegistry backends = BuiltInBackends();
+  const BackendKind* kind = NumberedKind(backends);
+  return kind ? kind->name : "";
 }
 
 Result<std::vector<int>> ParseDeviceList(const std::string& spec, int available) {
@@ -89,7 +94,7 @@ Result<std::vector<int>> LaneDevices(const std::string& backend, int device,
                                      const std::string& devices, int lanes, int available) {
   if (!devices.empty() && lanes != 0)
     return Status::Invalid("--devices and --lanes: give one, not both");
-  if (backend == kCudaBackend) {
+  if (NumberedDevices(backend)) {
     if (lanes != 0)
       return Status::Invalid(
           "--lanes: parallel lanes are for the cpu backend; GPUs are given with --devices "
@@ -107,7 +112,7 @@ Result<std::vector<int>> LaneDevices(const std::string& backend, int device,
 }
 
 std::string LaneName(const std::string& backend, int device, size_t lane, size_t lanes) {
-  if (backend == kCudaBackend) return fmt::format("{}:{}", backend, device);
+  if (NumberedDevices(backend)) return fmt::format("{}:{}", backend, device);
   return lanes > 1 ? fmt::format("{}#{}", backend, lane) : backend;
 }
 

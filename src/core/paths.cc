@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <vector>
 
@@ -97,10 +98,13 @@ Result<fs::path> FindPythonDir() {
 }
 
 Result<fs::path> FindSandboxExecutable(const std::string& name) {
-  const char* var = name == "hone-sandbox-cuda" ? "HONE_SANDBOX_CUDA" : "HONE_SANDBOX";
-  if (std::string e = Env(var); !e.empty()) {
+  // The program's name in capitals, '-' as '_': hone-sandbox-cuda, HONE_SANDBOX_CUDA.
+  std::string var = name;
+  for (char& c : var)
+    c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (std::string e = Env(var.c_str()); !e.empty()) {
     if (access(e.c_str(), X_OK) != 0)
-      return Status::NotFound(std::string(var) + "=" + e + ": not an executable file");
+      return Status::NotFound(var + "=" + e + ": not an executable file");
     return fs::path(e);
   }
   fs::path p = ExecutableDir() / name;

@@ -39,8 +39,9 @@ Result<std::filesystem::path> FindPromptsDir();
 // $HONE_ORACLE still names the oracle's script alone (task/oracle_client.h).
 Result<std::filesystem::path> FindPythonDir();
 
-// A sandbox program next to hone: "hone-sandbox" ($HONE_SANDBOX overrides)
-// or "hone-sandbox-cuda" ($HONE_SANDBOX_CUDA overrides).
+// A sandbox program next to hone: "hone-sandbox", or a backend's own
+// ("hone-sandbox-cuda"); the variable of its name in capitals with '_' for
+// '-' overrides ($HONE_SANDBOX, $HONE_SANDBOX_CUDA).
 Result<std::filesystem::path> FindSandboxExecutable(const std::string& name = "hone-sandbox");
 
 }  // namespace hone

@@ -5,32 +5,14 @@
 #include "build/compiler_builder.h"
 #include "core/paths.h"
 #include "cuda/cuda_arena.h"
+#include "cuda/cuda_compiler.h"
+#include "cuda/cuda_traits.h"
 #include "cuda/cuda_trusted_store.h"
 #include "cuda/gpu.h"
 #include "cuda/sharing_probe.h"
 
 namespace hone {
 namespace {
-
-BackendTraits CudaTraits() {
-  BackendTraits t;
-  t.label = "CUDA";
-  t.tasks_as = "cuda";
-  t.device_memory = true;
-  t.launch_tracking = true;
-  // The runtime's own threads may work between calls; escaped GPU work is
-  // caught per call by the device-wide synchronisation instead.
-  t.idle_cpu_check = false;
-  t.held_calls = true;
-  // The driver maps far more address space than it uses.
-  t.limit_address_space = false;
-  // The driver opens device files for every visible GPU: 64 descriptors
-  // were too few to load a kernel on a node of two H200s.
-  t.open_files = 1024;
-  t.sanitizer = true;
-  t.profiler = "ncu";
-  return t;
-}
 
 class CudaBackend : public Backend {
  public:
@@ -78,7 +60,13 @@ class CudaBackend : public Backend {
 }  // namespace
 
 void RegisterCudaBackend(BackendRegistry& registry) {
-  registry.Register({"cuda", CudaTraits(), [] { return GpuCount() > 0; }, CudaBackend::Open, ""});
+  BackendKind cuda;
+  cuda.name = "cuda";
+  cuda.traits = CudaTraits();
+  cuda.present = [] { return GpuCount() > 0; };
+  cuda.count = GpuCount;
+  cuda.make = CudaBackend::Open;
+  registry.Register(std::move(cuda));
 }
 
 }  // namespace hone

@@ -149,10 +149,10 @@ ToolResult Present(ToolEnv& env, const ToolCall& call, const std::string& tool,
 
 }  // namespace
 
-nlohmann::json EvalOptionProperties() {
+nlohmann::json EvalOptionProperties(const ToolBackends& backends) {
   return {
-      {"backend", EnumArg("The backend to run on (default: the candidate's language's)",
-                          {kHostBackend, kCudaBackend})},
+      {"backend",
+       EnumArg("The backend to run on (default: the candidate's language's)", backends.names)},
       {"device",
        Bounded(IntegerArg("The GPU to run on (CUDA); calls on one GPU take turns"), 0, 1023)},
       {"no_time", BoolArg("Verify only; skip timing (a verdict in seconds)")},

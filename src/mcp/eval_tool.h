@@ -13,8 +13,8 @@
 namespace hone::mcp {
 
 // The evaluation options every evaluating tool takes, as schema properties
-// and as hone's flags.
-nlohmann::json EvalOptionProperties();
+// (the backend one of `backends`) and as hone's flags.
+nlohmann::json EvalOptionProperties(const ToolBackends& backends);
 std::vector<std::string> EvalOptionFlags(const nlohmann::json& args);
 // The device whose turn a call that times work waits for (mcp/device_queue.h):
 // the host backend's one, or `backend` with the GPU args["device"] names

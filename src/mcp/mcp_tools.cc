@@ -201,8 +201,8 @@ ToolResult RunPrepare(ToolEnv& env, const ToolCall& call) {
   int exit_code = 0;
   // Baselines are timed: an evaluation timed on the same device meanwhile
   // would disturb them (and they it). Without a backend, prepare times on
-  // the GPU when there is one: the CUDA turn.
-  const std::string backend = call.args.value("backend", std::string(kCudaBackend));
+  // the GPU when there is one: that backend's turn.
+  const std::string backend = call.args.value("backend", env.backends().timing);
   auto doc = env.RunHone(call, argv, DeviceTurn(backend, call.args), true, &exit_code);
   if (!doc.ok()) return ToolResult::Error(doc.status().message());
   const nlohmann::json prepared = doc->value("prepared", nlohmann::json::array());
@@ -307,13 +307,13 @@ nlohmann::json ProblemArg() {
       "FlashInfer-Trace definition (.json) or a robust-kbench task folder");
 }
 
-std::vector<Tool> MakeHoneTools() {
+std::vector<Tool> MakeHoneTools(const ToolBackends& backends) {
   const nlohmann::json eval_input = ObjectSchema(
       Merged(
           Merged({{"problem", ProblemArg()},
                   {"workloads", StringArg("A FlashInfer-Trace definition's workloads (.jsonl)")}},
                  CandidateProperties()),
-          EvalOptionProperties()),
+          EvalOptionProperties(backends)),
       {"problem"});
   std::vector<Tool> tools;
   tools.push_back(MakeTool(
@@ -343,8 +343,8 @@ std::vector<Tool> MakeHoneTools() {
       "formulas its speed of light comes from, and the reference's source. Read this before "
       "writing a first candidate.",
       ObjectSchema({{"problem", ProblemArg()},
-                    {"shape_scale", EvalOptionProperties()["shape_scale"]},
-                    {"size_policy", EvalOptionProperties()["size_policy"]}},
+                    {"shape_scale", EvalOptionProperties(backends)["shape_scale"]},
+                    {"size_policy", EvalOptionProperties(backends)["size_policy"]}},
                    {"problem"}),
       Output({{"tasks", AnyArray("One per problem part: hone task show --json, with "
                                  "reference_source (or reference_note when the "
@@ -368,7 +368,7 @@ std::vector<Tool> MakeHoneTools() {
       "run store.",
       ObjectSchema(Merged({{"suite", StringArg("A folder of tasks, or one task folder")},
                            {"only", StringListArg("Solution names to evaluate (e.g. fast)")}},
-                          EvalOptionProperties()),
+                          EvalOptionProperties(backends)),
                    {"suite"}),
       Output(Merged({{"result", AnyObject("hone bench --json")}}, StillRunningProperties()), {}),
       false, RunBench));
@@ -377,7 +377,7 @@ std::vector<Tool> MakeHoneTools() {
       "Time and cache PyTorch problems' baselines (eager, torch.compile) on this machine, so "
       "that their first evaluation does not wait for them.",
       ObjectSchema(Merged({{"problems", StringListArg("Problem paths of any format")}},
-                          EvalOptionProperties()),
+                          EvalOptionProperties(backends)),
                    {"problems"}),
       Output(Merged({{"prepared", AnyArray("One entry per problem")},
                      {"warm_up_builds", AnyArray("Builds warmed")}},
@@ -402,7 +402,7 @@ std::vector<Tool> MakeHoneTools() {
       "What earlier optimize runs learnt on tasks similar to this problem (same backend): which "
       "change gave which speedup.",
       ObjectSchema({{"problem", ProblemArg()},
-                    {"backend", EvalOptionProperties()["backend"]},
+                    {"backend", EvalOptionProperties(backends)["backend"]},
                     {"limit", Bounded(IntegerArg("At most this many (default 5)"), 1, 100)}},
                    {"problem"}),
       Output({{"lessons", AnyArray("similarity, line, lesson")}}, {"lessons"}), true, RunLessons));
@@ -440,7 +440,7 @@ nlohmann::json ToolResult::ToJson() const {
   return j;
 }
 
-std::vector<Tool> HoneTools() { return MakeHoneTools(); }
+std::vector<Tool> HoneTools(const ToolBackends& backends) { return MakeHoneTools(backends); }
 
 nlohmann::json ToolListEntry(const Tool& tool) {
   return {{"name", tool.name},

@@ -47,8 +47,9 @@ inline constexpr double kDefaultWaitSeconds = 50;
 inline constexpr double kMaxWaitSeconds = 300;
 inline constexpr const char* kResultToolName = "result";
 
-// eval, lint, task_show, profile, bench, prepare, report, lessons, result.
-std::vector<Tool> HoneTools();
+// eval, lint, task_show, profile, bench, prepare, report, lessons, result;
+// their "backend" arguments one of `backends` (the ToolEnv's).
+std::vector<Tool> HoneTools(const ToolBackends& backends);
 // A tool as tools/list describes it.
 nlohmann::json ToolListEntry(const Tool& tool);
 const Tool* FindTool(const std::vector<Tool>& tools, std::string_view name);

@@ -23,6 +23,7 @@
 #include "mcp/agent_run.h"
 #include "mcp/device_queue.h"
 #include "mcp/path_guard.h"
+#include "mcp/tool_backends.h"
 #include "mcp/tool_process.h"
 
 namespace hone::mcp {
@@ -59,19 +60,23 @@ class ToolEnv {
   // server's own folder for candidates sent as text and progress files.
   // `languages`: what a candidate's file or "language" argument is read in
   // (the entry point's registry), borrowed; it outlives the ToolEnv.
+  // `backends`: what the tools offer (the entry point's, mcp/tool_backends.h).
   ToolEnv(std::string hone, PathGuard guard, ChildRunner& runner, DeviceQueue& queue,
-          std::filesystem::path work, std::string store, const LanguageRegistry& languages)
+          std::filesystem::path work, std::string store, const LanguageRegistry& languages,
+          ToolBackends backends)
       : hone_(std::move(hone)),
         guard_(std::move(guard)),
         runner_(runner),
         queue_(queue),
         work_(std::move(work)),
         store_(std::move(store)),
-        languages_(languages) {}
+        languages_(languages),
+        backends_(std::move(backends)) {}
 
   // The call's session's roots, else the server's.
   const PathGuard& GuardOf(const ToolCall& call) const { return call.guard ? *call.guard : guard_; }
   const std::string& store() const { return store_; }
+  const ToolBackends& backends() const { return backends_; }
 
   // The call's "candidate" (a path) or "source" and "language" arguments
   // as a file; exactly one way must be given.
@@ -104,6 +109,7 @@ class ToolEnv {
   const std::filesystem::path work_;
   const std::string store_;
   const LanguageRegistry& languages_;
+  const ToolBackends backends_;
   std::atomic<int> next_file_{0};
   std::mutex mu_;
   std::map<std::string, nlohmann::json> tasks_;  // TaskJson's, by problem and sizes

@@ -6,8 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include "core/backend_names.h"
-
 namespace hone {
 namespace {
 
@@ -289,7 +287,7 @@ ProfileDiagnosis JudgeCpu(const ProfileReport& r, const JudgeContext& c) {
 
 ProfileDiagnosis JudgeProfile(const ProfileReport& report, const JudgeContext& context) {
   if (!report.ran()) return {};
-  return context.backend == kHostBackend ? JudgeCpu(report, context) : JudgeGpu(report, context);
+  return context.host_counters ? JudgeCpu(report, context) : JudgeGpu(report, context);
 }
 
 std::string DiagnosisText(const ProfileReport& report) {

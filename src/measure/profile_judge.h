@@ -8,13 +8,15 @@
 
 #include <string>
 
-#include "core/backend_names.h"
 #include "measure/profile.h"
 
 namespace hone {
 
 struct JudgeContext {
-  std::string backend = kCudaBackend;  // or kHostBackend
+  // Which rules read the counters: a GPU profiler's (ncu: speed-of-light
+  // shares, occupancy) or, with `host_counters`, the host's perf_event ones
+  // (threads, IPC, cache misses): the backend's profiler (BackendTraits::profiler).
+  bool host_counters = false;
   // hone's own speed of light for the timed case (Verdict::sol_percent);
   // 0 when the task declares no cost.
   double sol_percent = 0;

@@ -38,11 +38,23 @@ namespace hone {
 // made).
 struct BackendTraits {
   std::string label = "CPU";  // for messages: "runs on the CPU"
+  // What one of its devices is called in messages about machines and
+  // workers: "this worker has no GPU".
+  std::string device_noun = "CPU";
+  // Its devices are numbered and take one evaluation at a time each (GPUs):
+  // --device N and --devices pick them, and a lane or a worker on one is
+  // named after it ("cuda:1"). Without, its one device takes several
+  // evaluations at once (--lanes N: "cpu#2").
+  bool numbered_devices = false;
   // The device a task's reference and shape cases are written for: task.toml's
   // `backends = [...]`, reference.cpp ("cpu") or reference.cu ("cuda"); and
   // the device a language names to run on it (Language::devices). A backend
   // that runs another's sources on the same device shares its name.
   std::string tasks_as = kHostBackend;
+  // The file a native task's reference for that device has when task.toml
+  // names none (task/task_loader.h: the host's is `reference`, another
+  // device's `<tasks_as>_reference`).
+  std::string reference_file = "reference.cpp";
   // Arenas and the trusted store are device memory: every process holds a
   // device context (run/memory_plan.h), and memory the oracle keeps cached
   // is asked back before a plan gives up.
@@ -57,6 +69,9 @@ struct BackendTraits {
   bool idle_cpu_check = true;
   // Timed calls are queued behind a hold kernel (run/timing_stage.h's HoldTally).
   bool held_calls = false;
+  // Its sandbox times a call with a pair of device events, whose own
+  // overhead each verdict records (Verdict::Timing::event_timed).
+  bool event_timing = false;
   // RLIMIT_AS on its sandboxes; off where a driver maps far more address
   // space than it uses.
   bool limit_address_space = true;

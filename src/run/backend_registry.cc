@@ -93,6 +93,40 @@ Result<const Backend*> BackendRegistry::Get(const std::string& name) const {
       (k && k->present ? " (no " + k->traits.label + " device, or it was not set up)" : ""));
 }
 
+int DeviceCount(const BackendKind& kind) {
+  if (!kind.unavailable.empty()) return 0;
+  if (kind.count) return kind.count();
+  return !kind.present || kind.present() ? 1 : 0;
+}
+
+const BackendKind* NumberedKind(const BackendRegistry& registry) {
+  for (const auto& k : registry.kinds())
+    if (k.traits.numbered_devices) return &k;
+  return nullptr;
+}
+
+const BackendKind* KindForDevice(const BackendRegistry& registry, const std::string& device) {
+  for (const auto& k : registry.kinds())
+    if (k.traits.tasks_as == device) return &k;
+  return nullptr;
+}
+
+std::vector<TaskDevice> TaskDevicesOf(const BackendRegistry& registry) {
+  std::vector<TaskDevice> out;
+  for (const auto& k : registry.kinds())
+    if (KindForDevice(registry, k.traits.tasks_as) == &k)
+      out.push_back({k.traits.tasks_as, k.traits.reference_file});
+  return out;
+}
+
+Status CheckBackendIn(const BackendRegistry& registry, const std::string& name,
+                      const std::string& where) {
+  if (registry.Kind(name)) return Status::Ok();
+  std::vector<std::string> names;
+  for (const BackendKind& k : registry.kinds()) names.push_back(k.name);
+  return Status::Invalid(where + ": expected " + OneOf(names) + ", got '" + name + "'");
+}
+
 Result<std::string> ResolveBackend(const BackendRegistry& registry, const Language& language,
                                    const std::filesystem::path& candidate,
                                    const std::string& requested) {

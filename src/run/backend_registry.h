@@ -25,6 +25,7 @@
 #include "core/backend_names.h"
 #include "lang/language.h"
 #include "run/backend.h"
+#include "task/task_loader.h"
 
 namespace hone {
 
@@ -47,6 +48,9 @@ struct BackendKind {
   // made. Such a kind is still known, so that its candidates get that
   // reason rather than "unknown".
   std::string unavailable;
+  // How many of its devices are here, for a kind whose devices are numbered
+  // (BackendTraits::numbered_devices: `--devices all`). Null: see DeviceCount.
+  std::function<int()> count;
 };
 
 class BackendRegistry {
@@ -69,6 +73,30 @@ class BackendRegistry {
   std::vector<BackendKind> kinds_;
   std::map<std::string, std::shared_ptr<const Backend>> open_;
 };
+
+// How many devices of `kind` are here: count() where it has one, else one
+// when its device is present (a kind without a probe: always); 0 for a kind
+// this hone was built without.
+int DeviceCount(const BackendKind& kind);
+
+// The first registered kind whose devices are numbered (the GPUs'), or null:
+// the backend that `--devices` means when no backend is named, and that a
+// worker takes when such devices are here.
+const BackendKind* NumberedKind(const BackendRegistry& registry);
+
+// The first registered kind that runs the tasks written for `device` (its
+// tasks_as), or null.
+const BackendKind* KindForDevice(const BackendRegistry& registry, const std::string& device);
+
+// The devices a native task may be written for (its cases' `backends`, its
+// references), in registration order, each once: every kind's tasks_as, with
+// the file its reference has by default (task/task_loader.h).
+std::vector<TaskDevice> TaskDevicesOf(const BackendRegistry& registry);
+
+// Status::Invalid "WHERE: expected cpu or cuda, got 'NAME'" unless `name` is a
+// kind of `registry` (built with it or not).
+Status CheckBackendIn(const BackendRegistry& registry, const std::string& name,
+                      const std::string& where);
 
 // The backend a candidate of `language` runs on, the one place this is
 // decided: `requested` when that backend runs the language's devices

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/backend_names.h"
 #include "measure/profile_judge.h"
 #include "process/sandbox_process.h"
 #include "run/standalone_tensors.h"
@@ -47,7 +46,7 @@ Status ProfileStage::Run(const std::filesystem::path& library) {
   }
   if (report.ran()) {
     JudgeContext context;
-    context.backend = profiler == "ncu" ? kCudaBackend : kHostBackend;
+    context.host_counters = profiler != "ncu";
     context.sol_percent = s_.v.timing.sol_percent;
     context.ideal_bytes = IdealBytes(s_);
     context.cores =

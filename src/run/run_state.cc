@@ -16,6 +16,7 @@ RunState::RunState(const EvaluatorEnv& env, const Backend& backend, const Langua
       deadline(Clock::now() + opt.total_timeout),
       progress_(progress) {
   v.backend = backend.name();
+  v.timing.event_timed = backend.traits().event_timing;
   v.language = language.name;
 }
 

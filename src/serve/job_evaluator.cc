@@ -89,21 +89,37 @@ Result<const Language*> JobLanguage(const EvalJob& job, const LanguageRegistry& 
 }
 
 Result<std::string> JobBackend(const EvalJob& job, const std::string& worker_backend,
-                               const LanguageRegistry& languages) {
+                               const LanguageRegistry& languages, const BackendRegistry& backends) {
   std::string asked = job.config.value("backend", "");
-  if (!asked.empty()) HONE_RETURN_IF_ERROR(CheckBackendName(asked, "config.backend"));
+  if (!asked.empty()) HONE_RETURN_IF_ERROR(CheckBackendIn(backends, asked, "config.backend"));
   HONE_ASSIGN_OR_RETURN(const Language* language, JobLanguage(job, languages));
-  std::string backend = !asked.empty()                     ? asked
-                        : language->RunsOn(worker_backend) ? worker_backend
-                                                           : language->devices.front();
-  if (!language->RunsOn(backend)) {
+  // A backend runs the language when the device its tasks are written for
+  // is one the language runs on.
+  auto device_of = [&](const std::string& backend) {
+    const BackendKind* kind = backends.Kind(backend);
+    return kind ? kind->traits.tasks_as : backend;
+  };
+  auto first_for = [&](const std::string& device) {
+    const BackendKind* kind = KindForDevice(backends, device);
+    return kind ? kind->name : device;
+  };
+  std::string backend = !asked.empty() ? asked
+                        : language->RunsOn(device_of(worker_backend))
+                            ? worker_backend
+                            : first_for(language->devices.front());
+  if (!language->RunsOn(device_of(backend))) {
     return Status::Invalid("config.backend " + asked + ": a " + language->label +
                            " candidate runs on " + OneOf(language->devices));
   }
-  if (backend == kCudaBackend && worker_backend != kCudaBackend)
-    return Status::Unavailable(
-        "this worker has no GPU (hone worker --backend cpu); a cuda job "
-        "needs a GPU worker");
+  // The worker opened the host's backend and its own: another needs a
+  // worker on its device.
+  if (backend != worker_backend && backend != kHostBackend) {
+    const BackendKind* kind = backends.Kind(backend);
+    const std::string noun = kind ? kind->traits.device_noun : backend;
+    return Status::Unavailable("this worker has no " + noun + " (hone worker --backend " +
+                               worker_backend + "); a " + backend + " job needs a " + noun +
+                               " worker");
+  }
   return backend;
 }
 
@@ -176,7 +192,8 @@ Result<Verdict> ContextJobEvaluator::Evaluate(const EvalJob& job, const JobFiles
   // turned into the file hone evaluates (as `hone eval` does).
   const LanguageRegistry& languages = ctx_->env.languages;
   HONE_ASSIGN_OR_RETURN(JobPart part, PartForJob(job, files, *setup_.formats, languages));
-  HONE_ASSIGN_OR_RETURN(std::string backend, JobBackend(part.job, setup_.backend, languages));
+  HONE_ASSIGN_OR_RETURN(std::string backend,
+                        JobBackend(part.job, setup_.backend, languages, ctx_->env.backends));
   HONE_ASSIGN_OR_RETURN(EvalOptions options, ApplyJobConfig(setup_.options, job.config, languages));
   options.backend = backend;
   options.lint_allow.insert(part.allow.begin(), part.allow.end());

@@ -6,7 +6,7 @@
 // Evaluator; borrows the ServedRun, when given, to record each verdict.
 // Thread-compatible: one evaluation at a time, as a worker makes them.
 // Failure: anything that is not a verdict on the candidate (a config the
-// worker cannot honour, a CUDA job on a CPU worker, a problem that does not
+// worker cannot honour, a GPU job on a CPU worker, a problem that does not
 // load, an evaluator Status) is a Status; the worker reports it as an
 // infra_error result.
 #pragma once
@@ -28,7 +28,7 @@
 namespace hone {
 
 struct WorkerEvalSetup {
-  std::string backend = kHostBackend;  // the worker's: cpu, or cuda on its --device
+  std::string backend = kHostBackend;  // the worker's: cpu, or a GPU's on its --device
   EvalOptions options;                 // from the evaluation flags
   SizePolicy sizes;
   ServedRun* record = nullptr;  // --store: where verdicts are recorded
@@ -54,12 +54,15 @@ struct JobPart {
 Result<JobPart> PartForJob(const EvalJob& job, const JobFiles& files, const FormatRegistry& formats,
                            const LanguageRegistry& languages);
 
-// The backend a job runs on: config.backend, else the worker's, else the
-// first device its language runs on (a cpp candidate on cpu, a cuda or
-// Triton one on cuda). Status::Unavailable for CUDA on a worker without it;
-// Status::Invalid for a contradiction.
+// The backend of `backends` a job runs on: config.backend, else the
+// worker's, else the first registered backend of the first device its
+// language runs on (a cpp candidate on cpu, a cuda or Triton one on cuda).
+// A backend runs a language when its tasks_as is one of the language's
+// devices. Status::Unavailable for a backend that is neither the worker's
+// nor the host's (a CUDA job on a CPU worker); Status::Invalid for a
+// contradiction or a backend `backends` does not know.
 Result<std::string> JobBackend(const EvalJob& job, const std::string& worker_backend,
-                               const LanguageRegistry& languages);
+                               const LanguageRegistry& languages, const BackendRegistry& backends);
 // The job's kernel language: candidate.kind, and for a ModelNew file what
 // its text says (Triton or load_inline).
 Result<const Language*> JobLanguage(const EvalJob& job, const LanguageRegistry& languages);

@@ -3,29 +3,18 @@
 #include "core/backend_names.h"
 #include "core/fs.h"
 #include "core/wording.h"
+#include "cuda/cuda_backend.h"
 #include "pytorch/pytorch_stages.h"
 #include "run/cpu_backend.h"
 #include "task/reference_kind.h"
 #include "task/task_loader.h"
-#if HONE_HAVE_CUDA
-#include "cuda/cuda_backend.h"
-#endif
 
 namespace hone {
 
 BackendRegistry BuiltInBackends() {
   BackendRegistry r;
   RegisterCpuBackend(r);
-#if HONE_HAVE_CUDA
   RegisterCudaBackend(r);
-#else
-  BackendKind cuda;
-  cuda.name = kCudaBackend;
-  cuda.traits.label = "CUDA";
-  cuda.traits.tasks_as = kCudaBackend;
-  cuda.unavailable = "this hone was built without the CUDA backend (no CUDA toolkit)";
-  r.Register(std::move(cuda));
-#endif
   return r;
 }
 
@@ -59,8 +48,9 @@ Result<std::unique_ptr<EvalContext>> MakeEvalContext(const LanguageRegistry& lan
 }
 
 Result<Task> LoadTaskWith(std::unique_ptr<OracleService>& oracle, const std::string& path,
-                          const std::string& device, const SizePolicy& sizes) {
-  if (!LoadsThroughOracle(path)) return LoadNativeTask(path);
+                          const std::string& device, const SizePolicy& sizes,
+                          const BackendRegistry& backends) {
+  if (!LoadsThroughOracle(path)) return LoadNativeTask(path, TaskDevicesOf(backends));
   if (!oracle || oracle->device() != device) {
     oracle.reset();
     HONE_ASSIGN_OR_RETURN(oracle, OracleService::Start(device));
@@ -81,15 +71,11 @@ Status StartOracle(EvalContext& ctx, const std::string& backend) {
 Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::string& backend,
                       const SizePolicy& sizes) {
   HONE_ASSIGN_OR_RETURN(const Backend* b, ctx.env.backends.Get(backend));
-  return LoadTaskWith(ctx.oracle, path, b->oracle_device(), sizes);
+  return LoadTaskWith(ctx.oracle, path, b->oracle_device(), sizes, ctx.env.backends);
 }
 
 Status CheckBackendName(const std::string& name, const std::string& where) {
-  const BackendRegistry known = BuiltInBackends();
-  if (known.Kind(name)) return Status::Ok();
-  std::vector<std::string> names;
-  for (const BackendKind& k : known.kinds()) names.push_back(k.name);
-  return Status::Invalid(where + ": expected " + OneOf(names) + ", got '" + name + "'");
+  return CheckBackendIn(BuiltInBackends(), name, where);
 }
 
 Status CheckCandidateFile(const std::string& candidate, const LanguageRegistry& languages) {
@@ -111,8 +97,9 @@ Result<std::string> CandidateBackend(const std::string& candidate, const std::st
 }
 
 std::function<bool(const std::filesystem::path&)> SolutionsFor(const std::string& backend,
-                                                               const LanguageRegistry& languages) {
-  const BackendKind* kind = BuiltInBackends().Kind(backend);
+                                                               const LanguageRegistry& languages,
+                                                               const BackendRegistry& backends) {
+  const BackendKind* kind = backends.Kind(backend);
   const std::string device = kind ? kind->traits.tasks_as : backend;
   return [device, languages](const std::filesystem::path& file) {
     auto language = languages.ForFile(file);

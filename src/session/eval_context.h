@@ -35,8 +35,9 @@ struct EvalContext {
 };
 
 // The backends this hone was built with, none opened: the CPU's, and the
-// CUDA one's when the build has it (else a kind saying it is missing). The
-// one place backends are registered (run/backend_registry.h).
+// CUDA one's (a kind saying it is missing when the build has no CUDA
+// toolkit: src/cuda/ registers either). The one place backends are
+// registered (run/backend_registry.h).
 BackendRegistry BuiltInBackends();
 
 // The host (CPU) backend always, and `backend` on device `device`.
@@ -70,8 +71,10 @@ Result<Task> LoadTask(EvalContext& ctx, const std::string& path, const std::stri
 
 // The same without an evaluation context (`hone task show`): `oracle` is
 // started, or restarted on another device, when a .py task needs it.
+// A native task may name the devices of `backends` (TaskDevicesOf).
 Result<Task> LoadTaskWith(std::unique_ptr<OracleService>& oracle, const std::string& path,
-                          const std::string& device, const SizePolicy& sizes);
+                          const std::string& device, const SizePolicy& sizes,
+                          const BackendRegistry& backends = BuiltInBackends());
 
 // Status::Invalid "WHERE: expected cpu or cuda, got 'NAME'" unless `name` is
 // a backend this hone knows (built with it or not).
@@ -87,10 +90,11 @@ Status CheckCandidateFile(const std::string& candidate, const LanguageRegistry& 
 Result<std::string> CandidateBackend(const std::string& candidate, const std::string& requested,
                                      const LanguageRegistry& languages);
 
-// Which files of a suite are solutions for `backend`: those of a language
-// of `languages` (copied into the function) that runs on its device
-// (SuiteLayout::is_solution).
-std::function<bool(const std::filesystem::path&)> SolutionsFor(const std::string& backend,
-                                                               const LanguageRegistry& languages);
+// Which files of a suite are solutions for `backend` (a kind of
+// `backends`): those of a language of `languages` (copied into the
+// function) that runs on its device (SuiteLayout::is_solution).
+std::function<bool(const std::filesystem::path&)> SolutionsFor(
+    const std::string& backend, const LanguageRegistry& languages,
+    const BackendRegistry& backends = BuiltInBackends());
 
 }  // namespace hone

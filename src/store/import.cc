@@ -27,7 +27,8 @@ std::optional<std::string> ReadCandidate(const std::filesystem::path& dir, const
 
 }  // namespace
 
-Result<ImportResult> ImportRunFolder(Store& store, const std::filesystem::path& dir) {
+Result<ImportResult> ImportRunFolder(Store& store, const std::filesystem::path& dir,
+                                     const BackendOfFile& backend_of) {
   const auto attempts_path = dir / "attempts.jsonl";
   std::ifstream in(attempts_path);
   if (!in) return Status::NotFound(attempts_path.string() + ": cannot open (not a run folder?)");
@@ -91,10 +92,10 @@ Result<ImportResult> ImportRunFolder(Store& store, const std::filesystem::path& 
     c.source = ReadCandidate(dir, a);
     if (a.contains("verdict") && a["verdict"].is_object())
       c.backend = a["verdict"].value("backend", kHostBackend);
-    else if (a.contains("candidate") && a["candidate"].is_string() &&
-             std::filesystem::path(a["candidate"].get<std::string>()).extension() ==
-                 kCudaSourceExtension)
-      c.backend = kCudaBackend;
+    else if (a.contains("candidate") && a["candidate"].is_string() && backend_of) {
+      std::string b = backend_of(a["candidate"].get<std::string>());
+      if (!b.empty()) c.backend = std::move(b);
+    }
 
     LlmCallRow call;
     call.run_id = run_id;

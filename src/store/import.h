@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <string>
 
 #include "core/status.h"
 #include "store/store.h"
@@ -25,6 +27,14 @@ struct ImportResult {
   int evaluations = 0;
 };
 
-Result<ImportResult> ImportRunFolder(Store& store, const std::filesystem::path& dir);
+// The backend a candidate file ran on, from its name, for an attempt the
+// record keeps no verdict of (the entry point answers from its languages
+// and backends: a .cu file's is cuda); "" for the store's default.
+using BackendOfFile = std::function<std::string(const std::filesystem::path&)>;
+
+// An attempt without a verdict and without `backend_of` keeps the store's
+// default backend.
+Result<ImportResult> ImportRunFolder(Store& store, const std::filesystem::path& dir,
+                                     const BackendOfFile& backend_of = nullptr);
 
 }  // namespace hone

@@ -1,5 +1,7 @@
 #include "task/task.h"
 
+#include <cctype>
+
 #include "core/backend_names.h"
 
 namespace hone {
@@ -36,14 +38,17 @@ bool ShapeCase::RunsOn(const std::string& backend) const {
   return false;
 }
 
-Result<std::filesystem::path> Task::ReferenceFor(const std::string& backend) const {
-  if (backend == kHostBackend) return reference;
-  if (backend == kCudaBackend) {
-    if (cuda_reference.empty())
-      return Status::Invalid(dir.string() + ": the task has no CUDA reference (reference.cu)");
-    return cuda_reference;
+Result<std::filesystem::path> Task::ReferenceFor(const std::string& device) const {
+  if (device == kHostBackend) return reference;
+  auto it = device_references.find(device);
+  if (it == device_references.end()) return Status::Invalid("unknown backend '" + device + "'");
+  if (it->second.file.empty()) {
+    std::string upper = device;
+    for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return Status::Invalid(dir.string() + ": the task has no " + upper + " reference (" +
+                           it->second.default_name + ")");
   }
-  return Status::Invalid("unknown backend '" + backend + "'");
+  return it->second.file;
 }
 
 std::vector<const ShapeCase*> Task::CasesFor(const std::string& backend) const {

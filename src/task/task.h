@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -70,8 +71,15 @@ struct Task {
   std::string category;
   std::string description;
   std::filesystem::path dir;
-  std::filesystem::path reference;       // CPU reference (reference.cpp)
-  std::filesystem::path cuda_reference;  // GPU reference (reference.cu); empty when absent
+  std::filesystem::path reference;  // the host's (the CPU's) reference (reference.cpp)
+  // Every other device the task was loaded for (the backends' tasks_as,
+  // task/task_loader.h), with its reference: "cuda" -> reference.cu. A
+  // device whose reference the task lacks has an empty file.
+  struct DeviceReference {
+    std::filesystem::path file;  // empty: the task has none for this device
+    std::string default_name;    // the file it would be: "reference.cu"
+  };
+  std::map<std::string, DeviceReference> device_references;
   std::vector<TensorDecl> inputs;
   std::vector<TensorDecl> outputs;
   std::vector<ShapeCase> cases;
@@ -91,8 +99,9 @@ struct Task {
   std::optional<PyTorchInfo> pytorch;  // set for a PyTorch-defined task
 
   Tolerance ToleranceFor(Dtype output_dtype) const;
-  // The reference for a backend ("cpu", "cuda"), or Status naming what is missing.
-  Result<std::filesystem::path> ReferenceFor(const std::string& backend) const;
+  // The reference for a device (a backend's tasks_as: "cpu", "cuda"), or
+  // Status::Invalid naming what is missing.
+  Result<std::filesystem::path> ReferenceFor(const std::string& device) const;
   // The cases that run on a backend, in declaration order (the first is timed).
   std::vector<const ShapeCase*> CasesFor(const std::string& backend) const;
 };

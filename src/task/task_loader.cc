@@ -164,24 +164,32 @@ Status ParseTensors(const toml::table& root, const char* key, bool is_input,
   return Status::Ok();
 }
 
-// backends = ["cuda"]: the backends a case runs on.
+// backends = ["cuda"]: the devices a case runs on, each one of `devices`.
 Status ParseBackends(const toml::node& v, const std::string& field, ShapeCase& c,
-                     const FieldError& err) {
+                     const std::vector<TaskDevice>& devices, const FieldError& err) {
+  std::string known;
+  for (size_t d = 0; d < devices.size(); ++d)
+    known += (d == 0                    ? ""
+              : d + 1 == devices.size() ? " or "
+                                        : ", ") +
+             ("\"" + devices[d].name + "\"");
   const toml::array* arr = v.as_array();
   if (!arr) return err.WrongType(v, field, "an array such as [\"cuda\"]");
   for (size_t b = 0; b < arr->size(); ++b) {
     const toml::node& e = *arr->get(b);
     std::string at = field + "[" + std::to_string(b) + "]";
     auto name = e.value<std::string>();
-    if (!name) return err.WrongType(e, at, "\"cpu\" or \"cuda\"");
-    if (*name != kHostBackend && *name != kCudaBackend)
-      return err(e, at, "expected \"cpu\" or \"cuda\", got \"" + *name + "\"");
+    if (!name) return err.WrongType(e, at, known);
+    auto is = [&](const TaskDevice& d) { return d.name == *name; };
+    if (std::none_of(devices.begin(), devices.end(), is))
+      return err(e, at, "expected " + known + ", got \"" + *name + "\"");
     c.backends.push_back(*name);
   }
   return Status::Ok();
 }
 
-Status ParseCases(const toml::table& root, Task& task, const FieldError& err) {
+Status ParseCases(const toml::table& root, Task& task, const std::vector<TaskDevice>& devices,
+                  const FieldError& err) {
   const toml::node* n = root.get("cases");
   if (!n) return err("cases", "at least one [[cases]] table is required");
   const toml::array* arr = n->as_array();
@@ -195,7 +203,7 @@ Status ParseCases(const toml::table& root, Task& task, const FieldError& err) {
     for (const auto& [k, v] : *t) {
       std::string key(k.str());
       if (key == "backends") {
-        HONE_RETURN_IF_ERROR(ParseBackends(v, where + ".backends", c, err));
+        HONE_RETURN_IF_ERROR(ParseBackends(v, where + ".backends", c, devices, err));
         continue;
       }
       if (!v.is_integer()) return err.WrongType(v, where + "." + key, "an integer");
@@ -341,13 +349,39 @@ Status ReferenceError(const toml::table& root, const char* key, const std::files
   return err(key, what);
 }
 
+// `<device>_reference`: the task.toml key of a device's reference other
+// than the host's.
+std::string ReferenceKey(const TaskDevice& d) { return d.name + "_reference"; }
+
+// Each device's reference but the host's: the file task.toml names, else
+// the device's default file when it is there.
+Status ParseDeviceReferences(const toml::table& root, const std::vector<TaskDevice>& devices,
+                             Task& task, const FieldError& err) {
+  for (const TaskDevice& d : devices) {
+    if (d.name == kHostBackend) continue;
+    const std::string key = ReferenceKey(d);
+    Task::DeviceReference& ref = task.device_references[d.name];
+    ref.default_name = d.reference_file;
+    HONE_ASSIGN_OR_RETURN(std::string named, OptionalString(root, key.c_str(), "", "", err));
+    if (!named.empty()) {
+      ref.file = task.dir / named;
+      if (!std::filesystem::is_regular_file(ref.file))
+        return ReferenceError(root, key.c_str(), ref.file, err);
+    } else if (std::filesystem::is_regular_file(task.dir / d.reference_file)) {
+      ref.file = task.dir / d.reference_file;
+    }
+  }
+  return Status::Ok();
+}
+
 Result<Task> ParseTaskTable(const toml::table& root, const std::filesystem::path& dir,
-                            const FieldError& err) {
-  HONE_RETURN_IF_ERROR(
-      CheckKnownKeys(root,
-                     {"name", "category", "description", "reference", "cuda_reference", "inputs",
-                      "outputs", "cases", "tolerance", "cost", "verify", "lint"},
-                     "", err));
+                            const std::vector<TaskDevice>& devices, const FieldError& err) {
+  std::set<std::string> keys = {"name",   "category", "description", "reference",
+                                "inputs", "outputs",  "cases",       "tolerance",
+                                "cost",   "verify",   "lint"};
+  for (const TaskDevice& d : devices)
+    if (d.name != kHostBackend) keys.insert(ReferenceKey(d));
+  HONE_RETURN_IF_ERROR(CheckKnownKeys(root, keys, "", err));
   Task task;
   task.dir = dir;
   HONE_ASSIGN_OR_RETURN(task.name, OptionalString(root, "name", dir.filename().string(), "", err));
@@ -358,18 +392,10 @@ Result<Task> ParseTaskTable(const toml::table& root, const std::filesystem::path
   task.reference = dir / ref;
   if (!std::filesystem::is_regular_file(task.reference))
     return ReferenceError(root, "reference", task.reference, err);
-  std::string cuda_ref;
-  HONE_ASSIGN_OR_RETURN(cuda_ref, OptionalString(root, "cuda_reference", "", "", err));
-  if (!cuda_ref.empty()) {
-    task.cuda_reference = dir / cuda_ref;
-    if (!std::filesystem::is_regular_file(task.cuda_reference))
-      return ReferenceError(root, "cuda_reference", task.cuda_reference, err);
-  } else if (std::filesystem::is_regular_file(dir / "reference.cu")) {
-    task.cuda_reference = dir / "reference.cu";
-  }
+  HONE_RETURN_IF_ERROR(ParseDeviceReferences(root, devices, task, err));
   HONE_RETURN_IF_ERROR(ParseTensors(root, "inputs", true, task.inputs, err));
   HONE_RETURN_IF_ERROR(ParseTensors(root, "outputs", false, task.outputs, err));
-  HONE_RETURN_IF_ERROR(ParseCases(root, task, err));
+  HONE_RETURN_IF_ERROR(ParseCases(root, task, devices, err));
   HONE_RETURN_IF_ERROR(ParseTolerance(root, task, err));
   HONE_RETURN_IF_ERROR(ParseCostAndVerify(root, task, err));
   HONE_RETURN_IF_ERROR(ParseLint(root, task, err));
@@ -413,7 +439,15 @@ Result<std::filesystem::path> NativeTaskDir(const std::filesystem::path& path) {
   return p;
 }
 
-Result<Task> LoadNativeTask(const std::filesystem::path& path) {
+const std::vector<TaskDevice>& BuiltInTaskDevices() {
+  static const std::vector<TaskDevice> devices = {
+      {kHostBackend, "reference.cpp"},
+      {kCudaBackend, std::string("reference") + kCudaSourceExtension}};
+  return devices;
+}
+
+Result<Task> LoadNativeTask(const std::filesystem::path& path,
+                            const std::vector<TaskDevice>& devices) {
   HONE_ASSIGN_OR_RETURN(std::filesystem::path dir, NativeTaskDir(path));
   std::filesystem::path file = dir / "task.toml";
   auto text = ReadFile(file);
@@ -427,17 +461,27 @@ Result<Task> LoadNativeTask(const std::filesystem::path& path) {
     return Status::Invalid(file.string() + ":" + std::to_string(where.line) + ":" +
                            std::to_string(where.column) + ": " + std::string(e.description()));
   }
-  auto task = ParseTaskTable(root, dir, err);
+  auto task = ParseTaskTable(root, dir, devices, err);
   if (!task.ok()) return task.status();
   auto ref = ReadFile(task->reference);
   if (!ref.ok()) return Status::Invalid(err.file() + ": reference: " + ref.status().message());
-  std::string cuda_ref;
-  if (!task->cuda_reference.empty()) {
-    auto r = ReadFile(task->cuda_reference);
-    if (!r.ok()) return Status::Invalid(err.file() + ": cuda_reference: " + r.status().message());
-    cuda_ref = *r;
+  // The other devices' references, in the order of `devices`: the first as
+  // its text, each later one after its name, so that a task's hash stays
+  // what it was before a device it has no reference for was known.
+  std::string others;
+  size_t index = 0;
+  for (const TaskDevice& d : devices) {
+    if (d.name == kHostBackend) continue;
+    const std::filesystem::path& f = task->device_references[d.name].file;
+    if (!f.empty()) {
+      auto r = ReadFile(f);
+      if (!r.ok())
+        return Status::Invalid(err.file() + ": " + ReferenceKey(d) + ": " + r.status().message());
+      others += (index == 0 ? std::string() : std::string(1, '\0') + d.name + '\0') + *r;
+    }
+    ++index;
   }
-  task->hash = ContentHash({*text, *ref, cuda_ref});
+  task->hash = ContentHash({*text, *ref, others});
   return task;
 }
 

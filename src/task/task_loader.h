@@ -7,13 +7,32 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "task/task.h"
 
 namespace hone {
 
-// `path` is the task's folder, or the task.toml in it.
-Result<Task> LoadNativeTask(const std::filesystem::path& path);
+// A device a task may be written for: a registered backend's tasks_as
+// (run/backend_registry.h: TaskDevicesOf) and the file its reference has
+// when task.toml names none. The host's ("cpu") is always known: its
+// reference is `reference` (reference.cpp); another device's is
+// `<name>_reference`, optional.
+struct TaskDevice {
+  std::string name;            // "cpu", "cuda": what `backends = [...]` may say
+  std::string reference_file;  // "reference.cu"
+};
+
+// The built-in backends' devices, the CPU's and CUDA's (the entry points'
+// registry, session/eval_context.h), for a load with no registry at hand.
+const std::vector<TaskDevice>& BuiltInTaskDevices();
+
+// `path` is the task's folder, or the task.toml in it. `devices` are those
+// its cases may name (an unknown one is an error listing them) and whose
+// references it may have.
+Result<Task> LoadNativeTask(const std::filesystem::path& path,
+                            const std::vector<TaskDevice>& devices = BuiltInTaskDevices());
 
 // The folder of the native task `path` names (itself, or the folder of a
 // task.toml), or Status::Invalid saying what `path` is instead: not there,

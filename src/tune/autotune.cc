@@ -135,6 +135,8 @@ Result<Verdict> EvaluateCandidate(Evaluator& evaluator, Builder* builder, const 
     v.candidate = candidate.string();
     v.task = task.name;
     v.backend = options.backend;
+    const BackendKind* kind = evaluator.env().backends.Kind(options.backend);
+    v.timing.event_timed = kind && kind->traits.event_timing;
     return v;
   }
   return EvaluateDeclared(evaluator, builder, task, candidate, source, *declared, options,

@@ -113,7 +113,11 @@ struct Verdict {
                                        // minus the kernel's time (IPC, the in-sandbox cache
                                        // flush, the sandbox's timer)
     std::string flush_mode;
-    double event_overhead_seconds = 0;               // CUDA: a back-to-back event pair
+    // Its backend times calls with a pair of device events (CUDA), whose
+    // back-to-back overhead is recorded (BackendTraits::event_timing); the
+    // JSON holds event_overhead_us exactly then, and says so when read back.
+    bool event_timed = false;
+    double event_overhead_seconds = 0;               // a back-to-back event pair
     std::optional<DeviceStateSummary> device_state;  // CUDA: NVML over the timed calls
     // Other processes on the device while the candidate was checked and
     // timed (measure/device_sharing.h); 0: hone's alone, or not known.

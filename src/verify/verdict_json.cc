@@ -1,6 +1,5 @@
 #include "verify/verdict_json.h"
 
-#include "core/backend_names.h"
 #include "core/json_text.h"
 #include "verify/json_schema.h"
 #include "verify/profile_json.h"
@@ -111,8 +110,8 @@ struct Fields<Verdict::Timing> {
     f("speedup_compile", WrittenIf(t.compile_time.has_value(), t.speedup_compile));
     f("compile_unavailable",
       WrittenIf(!t.compile_time && !t.compile_unavailable.empty(), t.compile_unavailable));
-    // CUDA only: VerdictToJson drops it for other backends.
-    f("event_overhead_us", Micros(t.event_overhead_seconds));
+    // Only where events time the calls; its presence is event_timed.
+    f("event_overhead_us", WrittenIf(t.event_timed, Micros(t.event_overhead_seconds)));
     f("device_state", t.device_state);
     f("shared_with", WrittenIf(t.shared_with > 0, t.shared_with));
   }
@@ -304,7 +303,6 @@ std::vector<Note> NotesFromJson(const nlohmann::json& j) {
 nlohmann::json VerdictToJson(const Verdict& v) {
   nlohmann::json j = json_schema::ToJson(v);
   NotesToJson(v.notes, j);
-  if (j.contains("timing") && v.backend != kCudaBackend) j["timing"].erase("event_overhead_us");
   nlohmann::json& seconds = j["seconds"];
   seconds = {{"total", v.total_seconds}, {"kernel", v.kernel_seconds}};
   for (const auto& [stage, s] : v.stage_seconds) seconds[stage] = s;
@@ -320,6 +318,8 @@ Result<Verdict> VerdictFromJson(const nlohmann::json& j) {
   try {
     Verdict v;
     json_schema::FromJson(j, v);
+    if (auto t = j.find("timing"); t != j.end() && t->is_object())
+      v.timing.event_timed = t->contains("event_overhead_us");
     v.notes = NotesFromJson(j);
     if (auto s = j.find("seconds"); s != j.end() && s->is_object())
       for (const auto& [stage, seconds] : s->items()) {

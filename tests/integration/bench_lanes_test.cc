@@ -239,7 +239,7 @@ TEST_F(BenchLanesTest, DevicesAndLanesRefusals) {
       {{"bench", s, "--store", db, "--lanes", "0"}, "--lanes"},
       {{"bench", s, "--store", db, "--devices", "1-0"}, "--devices: the range 1-0 runs backwards"},
   };
-  if (cli::LocalGpuCount() == 0) {
+  if (cli::DeviceCount("cuda") == 0) {
     cases.push_back(
         {{"bench", s, "--store", db, "--devices", "all"}, "--devices all: no GPU is present"});
   }

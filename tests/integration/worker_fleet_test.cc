@@ -196,7 +196,7 @@ TEST(WorkerDevicesTest, RefusedBeforeAnythingStarts) {
       {{"worker", "--devices", "1-0"}, "--devices: the range 1-0 runs backwards"},
       {{"worker", "--backend", "cpu", "--lanes", "0"}, "--lanes"},
   };
-  if (cli::LocalGpuCount() == 0) {
+  if (cli::DeviceCount("cuda") == 0) {
     cases.push_back({{"worker", "--devices", "all"}, "--devices all: no GPU is present"});
     cases.push_back({{"worker", "--devices", "0"}, "--devices: GPU 0 is not present"});
   }

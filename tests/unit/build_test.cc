@@ -7,6 +7,7 @@
 #include "build/error_trim.h"
 #include "build/ptxas_report.h"
 #include "core/fs.h"
+#include "cuda/cuda_compiler.h"
 
 namespace hone {
 namespace {

@@ -11,6 +11,7 @@
 #include "mcp/device_queue.h"
 #include "mcp/http_transport.h"
 #include "mcp/tool_process.h"
+#include "session/eval_context.h"
 
 namespace hone::mcp {
 namespace {
@@ -25,7 +26,8 @@ class McpHttpTest : public ::testing::Test {
  protected:
   McpHttpTest()
       : env_("hone", PathGuard::Make({dir_.path().string()}).value(), runner_, queue_,
-             dir_.path() / "work", (dir_.path() / "hone.db").string(), BuiltInLanguages()) {}
+             dir_.path() / "work", (dir_.path() / "hone.db").string(), BuiltInLanguages(),
+             ToolBackendsOf(BuiltInBackends())) {}
   // Starts a transport with `options` (host and port: loopback, any).
   void Serve(HttpOptions options) {
     http_ = std::make_unique<HttpTransport>(

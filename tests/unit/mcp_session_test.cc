@@ -23,6 +23,7 @@
 #include "mcp/stdio_transport.h"
 #include "mcp/tool_arguments.h"
 #include "mcp/tool_process.h"
+#include "session/eval_context.h"
 
 namespace hone::mcp {
 namespace {
@@ -91,7 +92,8 @@ class McpSessionTest : public ::testing::Test {
  protected:
   McpSessionTest()
       : env_("hone", PathGuard::Make({dir_.path().string()}).value(), runner_, queue_,
-             dir_.path() / "work", (dir_.path() / "hone.db").string(), BuiltInLanguages()) {}
+             dir_.path() / "work", (dir_.path() / "hone.db").string(), BuiltInLanguages(),
+             ToolBackendsOf(BuiltInBackends())) {}
   std::vector<Tool> Tools() {
     return {FakeTool("echo",
                      [](ToolEnv&, const ToolCall& call) {
@@ -101,7 +103,7 @@ class McpSessionTest : public ::testing::Test {
                        r.structured = {{"ok", true}};
                        return r;
                      }),
-            *FindTool(HoneTools(), kResultToolName),
+            *FindTool(HoneTools(ToolBackendsOf(BuiltInBackends())), kResultToolName),
             FakeTool("where",
                      [](ToolEnv& env, const ToolCall& call) {
                        ToolResult r;

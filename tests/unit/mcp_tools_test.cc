@@ -14,6 +14,7 @@
 #include "core/fs.h"
 #include "core/temp_dir.h"
 #include "lang/builtin.h"
+#include "session/eval_context.h"
 #include "verify/verdict_json.h"
 
 namespace hone::mcp {
@@ -84,7 +85,8 @@ class McpToolsTest : public ::testing::Test {
       fs::create_directories(root());
       env_ = std::make_unique<ToolEnv>("hone", PathGuard::Make({root().string()}).value(), fake_,
                                        queue_, dir_.path() / "work",
-                                       (dir_.path() / "hone.db").string(), BuiltInLanguages());
+                                       (dir_.path() / "hone.db").string(), BuiltInLanguages(),
+                                       ToolBackendsOf(BuiltInBackends()));
     }
     return *env_;
   }
@@ -102,7 +104,7 @@ class McpToolsTest : public ::testing::Test {
   DeviceQueue queue_;
   CancelFlag cancel_;
   std::unique_ptr<ToolEnv> env_;
-  std::vector<Tool> tools_ = HoneTools();
+  std::vector<Tool> tools_ = HoneTools(ToolBackendsOf(BuiltInBackends()));
   std::vector<std::string> progress_;
 };
 

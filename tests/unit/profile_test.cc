@@ -219,7 +219,7 @@ TEST(ProfileJudgeTest, SaysWhenDramTrafficExceedsWhatTheTaskNeeds) {
 
 TEST(ProfileJudgeTest, CpuCountersNameTheLimit) {
   JudgeContext c;
-  c.backend = "cpu";
+  c.host_counters = true;
   c.cores = 8;
   ProfileReport r;
   r.summary = {{metric::kTaskClock, 0.010}, {metric::kWallClock, 0.010}};

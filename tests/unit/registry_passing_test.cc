@@ -75,7 +75,7 @@ TEST_F(RegistryPassing, AServedJobsKindIsLookedUpInThePassedLanguages) {
   ASSERT_TRUE(language.ok()) << language.status().message();
   EXPECT_EQ((*language)->name, "registry_test");
   EXPECT_FALSE(JobLanguage(job, BuiltInLanguages()).ok());
-  auto backend = JobBackend(job, kHostBackend, registry_);
+  auto backend = JobBackend(job, kHostBackend, registry_, BuiltInBackends());
   ASSERT_TRUE(backend.ok()) << backend.status().message();
   EXPECT_EQ(*backend, kHostBackend);
 }

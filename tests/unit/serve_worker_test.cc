@@ -127,19 +127,25 @@ EvalJob Kind(const std::string& kind, const std::string& backend = "") {
 }
 
 TEST(WorkerEvaluator, JobBackend) {
-  EXPECT_EQ(*JobBackend(Kind("cpp"), "cpu", BuiltInLanguages()), "cpu");
-  EXPECT_EQ(*JobBackend(Kind("cpp"), "cuda", BuiltInLanguages()), "cpu");
-  EXPECT_EQ(*JobBackend(Kind("cuda"), "cuda", BuiltInLanguages()), "cuda");
-  EXPECT_EQ(*JobBackend(Kind("modelnew"), "cuda", BuiltInLanguages()), "cuda");
-  EXPECT_EQ(*JobBackend(Kind("modelnew", "cpu"), "cuda", BuiltInLanguages()), "cpu");
-  EXPECT_EQ(JobBackend(Kind("cuda"), "cpu", BuiltInLanguages()).status().code(),
+  EXPECT_EQ(*JobBackend(Kind("cpp"), "cpu", BuiltInLanguages(), BuiltInBackends()), "cpu");
+  EXPECT_EQ(*JobBackend(Kind("cpp"), "cuda", BuiltInLanguages(), BuiltInBackends()), "cpu");
+  EXPECT_EQ(*JobBackend(Kind("cuda"), "cuda", BuiltInLanguages(), BuiltInBackends()), "cuda");
+  EXPECT_EQ(*JobBackend(Kind("modelnew"), "cuda", BuiltInLanguages(), BuiltInBackends()), "cuda");
+  EXPECT_EQ(*JobBackend(Kind("modelnew", "cpu"), "cuda", BuiltInLanguages(), BuiltInBackends()),
+            "cpu");
+  EXPECT_EQ(JobBackend(Kind("cuda"), "cpu", BuiltInLanguages(), BuiltInBackends()).status().code(),
             StatusCode::kUnavailable);
-  EXPECT_EQ(JobBackend(Kind("modelnew", "cuda"), "cpu", BuiltInLanguages()).status().code(),
+  EXPECT_EQ(JobBackend(Kind("modelnew", "cuda"), "cpu", BuiltInLanguages(), BuiltInBackends())
+                .status()
+                .code(),
             StatusCode::kUnavailable);
-  EXPECT_EQ(JobBackend(Kind("cpp", "cuda"), "cuda", BuiltInLanguages()).status().code(),
+  EXPECT_EQ(JobBackend(Kind("cpp", "cuda"), "cuda", BuiltInLanguages(), BuiltInBackends())
+                .status()
+                .code(),
             StatusCode::kInvalidInput);
-  EXPECT_EQ(JobBackend(Kind("cpp", "tpu"), "cpu", BuiltInLanguages()).status().code(),
-            StatusCode::kInvalidInput);
+  EXPECT_EQ(
+      JobBackend(Kind("cpp", "tpu"), "cpu", BuiltInLanguages(), BuiltInBackends()).status().code(),
+      StatusCode::kInvalidInput);
 }
 
 TEST(WorkerEvaluator, ApplyJobConfig) {

@@ -83,6 +83,55 @@ TEST_F(TaskLoaderTest, LoadsAGoodTask) {
   EXPECT_EQ(t->hash.size(), 32u);
 }
 
+// The devices a task may name are the registered backends' (TaskDevicesOf):
+// a device registered beside the built-in ones is a device like them, its
+// reference under its own key or its default file, and an unknown one is
+// refused with the names known.
+TEST_F(TaskLoaderTest, TheDevicesItMayNameAreThoseGiven) {
+  const std::vector<TaskDevice> devices = {
+      {"cpu", "reference.cpp"}, {"cuda", "reference.cu"}, {"hip", "reference.hip"}};
+  std::ofstream(dir_ / "reference.hip") << "// reference for hip\n";
+  std::ofstream(dir_ / "task.toml")
+      << std::string(kGood) << "[[cases]]\nbackends = [\"hip\"]\nN = 1\nH = 4\nK = 1\n";
+  auto t = LoadNativeTask(dir_, devices);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->CasesFor("hip").size(), 3u);
+  EXPECT_EQ(t->CasesFor("cuda").size(), 2u);
+  EXPECT_EQ(t->ReferenceFor("hip").value(), dir_ / "reference.hip");
+  auto cuda = t->ReferenceFor("cuda");
+  ASSERT_FALSE(cuda.ok());
+  EXPECT_NE(cuda.status().message().find("the task has no CUDA reference (reference.cu)"),
+            std::string::npos)
+      << cuda.status().message();
+  EXPECT_FALSE(t->ReferenceFor("tpu").ok());
+  // The built-in devices know no hip.
+  auto builtin = LoadNativeTask(dir_);
+  ASSERT_FALSE(builtin.ok());
+  EXPECT_NE(builtin.status().message().find("expected \"cpu\" or \"cuda\", got \"hip\""),
+            std::string::npos)
+      << builtin.status().message();
+  std::ofstream(dir_ / "task.toml")
+      << std::string(kGood) << "[[cases]]\nbackends = [\"tpu\"]\nN = 1\nH = 4\nK = 1\n";
+  auto tpu = LoadNativeTask(dir_, devices);
+  ASSERT_FALSE(tpu.ok());
+  EXPECT_NE(tpu.status().message().find("expected \"cpu\", \"cuda\" or \"hip\", got \"tpu\""),
+            std::string::npos)
+      << tpu.status().message();
+  // Its reference named under its own key.
+  std::filesystem::rename(dir_ / "reference.hip", dir_ / "kernel_hip.cpp");
+  std::ofstream(dir_ / "task.toml") << "hip_reference = \"kernel_hip.cpp\"\n" << kGood;
+  auto named = LoadNativeTask(dir_, devices);
+  ASSERT_TRUE(named.ok()) << named.status().message();
+  EXPECT_EQ(named->ReferenceFor("hip").value(), dir_ / "kernel_hip.cpp");
+  // The hash of a task without a reference for a device the built-in ones
+  // lack is the same whether that device is known or not.
+  std::ofstream(dir_ / "task.toml") << kGood;
+  auto with_hip = LoadNativeTask(dir_, devices);
+  auto without = LoadNativeTask(dir_);
+  ASSERT_TRUE(with_hip.ok() && without.ok());
+  EXPECT_EQ(with_hip->hash, without->hash);
+}
+
 TEST_F(TaskLoaderTest, SyntaxErrorNamesLineAndColumn) {
   ExpectError("name = \"x\"\n[[inputs]\n", "task.toml:2:");
 }

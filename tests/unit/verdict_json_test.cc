@@ -111,6 +111,7 @@ Verdict Full() {
   tm.sol_percent = 25;
   tm.call_overhead_seconds = 8e-6;
   tm.flush_mode = "l2";
+  tm.event_timed = true;  // the CUDA backend times with events
   tm.event_overhead_seconds = 4e-6;
   tm.device_state = DeviceStateSummary{10, 1500, 1980, 2619, 60, 450.5, 0x4 | 0x8};
 
@@ -161,6 +162,7 @@ TEST(VerdictJsonTest, EverySectionRoundTripsThroughTheStoredText) {
   w.timing.speedup_compile = 0;
   w.timing.compile_unavailable = "torch.compile failed";
   w.backend = "cpu";
+  w.timing.event_timed = false;
   w.timing.event_overhead_seconds = 0;
   const nlohmann::json j = VerdictToJson(w);
   EXPECT_FALSE(j["timing"].contains("event_overhead_us"));
