@@ -25,7 +25,8 @@ void PrebuildUnits(const BenchPlan& plan, const std::vector<const BenchUnit*>& t
     const BenchTask& t = plan.tasks[u->task];
     if (!reference_queued[u->task]) {
       reference_queued[u->task] = true;
-      if (auto ref = KindOf(*t.task).ReferenceProgram(*t.task, backend.traits().tasks_as))
+      if (auto ref =
+              KindOf(*t.task).programs().ReferenceProgram(*t.task, backend.traits().tasks_as))
         builds.push_back(pool.Submit(*ref));
     }
     if (!languages.IsModelNew(u->candidate)) builds.push_back(pool.Submit(u->candidate));

@@ -43,7 +43,7 @@ struct PrepareArgs {
 struct Prepared {
   std::string problem, part;
   Result<Verdict> verdict = Status::Internal("not prepared");
-  std::string skipped{};  // why nothing was to be timed (ReferenceKind::BaselinesCandidate)
+  std::string skipped{};  // why nothing was to be timed (ReferencePrograms::BaselinesCandidate)
 };
 
 std::string Milliseconds(const std::optional<TimingResult>& t) {
@@ -158,7 +158,8 @@ int RunPrepare(const PrepareArgs& a) {
       auto task = LoadTask(**ctx, part.load.string(), *backend, *sizes);
       if (!task.ok()) {
         p.verdict = task.status();
-      } else if (auto file = KindOf(*task).BaselinesCandidate(*task, scratch.path()); !file.ok()) {
+      } else if (auto file = KindOf(*task).programs().BaselinesCandidate(*task, scratch.path());
+                 !file.ok()) {
         if (file.status().code() == StatusCode::kUnavailable)
           p.skipped = file.status().message();
         else

@@ -80,7 +80,7 @@ int RunFolderShow(const TaskArgs& a) {
     if (e.task) {
       j["inputs"] = e.task->inputs.size();
       j["outputs"] = e.task->outputs.size();
-      j["shapes"] = KindOf(*e.task).SizesText(*e.task);
+      j["shapes"] = KindOf(*e.task).text().SizesText(*e.task);
     } else {
       j["reason"] = e.reason;
     }
@@ -89,7 +89,7 @@ int RunFolderShow(const TaskArgs& a) {
       std::cout << fmt::format(
           "{:<40} {:<8} {}\n", e.file.filename().string(), status,
           e.task ? fmt::format("{} inputs, {} outputs; {}", e.task->inputs.size(),
-                               e.task->outputs.size(), KindOf(*e.task).SizesText(*e.task))
+                               e.task->outputs.size(), KindOf(*e.task).text().SizesText(*e.task))
                  : e.reason);
   }
   if (a.out.json) {
@@ -120,7 +120,7 @@ nlohmann::json TaskJson(const Task& t) {
                       {"contract", ContractArgumentsText(t)},
                       {"tolerance", ToleranceText(t)},
                       {"signature", SignatureToJson(SignatureOf(t, kHostBackend))}};
-  KindOf(t).AddJson(t, j);
+  KindOf(t).text().AddJson(t, j);
   return j;
 }
 

@@ -379,7 +379,7 @@ bool BaselineStage::BindAndLoadState(BaselineRun& b) {
       return false;
     }
   }
-  if (!KindOf(s_.task).HasState(s_.task)) return true;
+  if (!KindOf(s_.task).inputs().HasState(s_.task)) return true;
   const RefSet& first = oracle_.pool()[0];
   LoadInputs(*s_.store, *b.arena, sets[0], first.inputs);
   if (Status st = b.arena->Sync(); !st.ok()) {

@@ -509,7 +509,7 @@ std::optional<Verdict> Evaluator::PrebuildBesideBaselines(CompatPrebuilder& preb
     std::error_code ec;
     const std::filesystem::path dir = env_.scratch_root / "baselines-beside-build";
     std::filesystem::create_directories(dir, ec);
-    auto model = KindOf(task).BaselinesCandidate(task, dir);
+    auto model = KindOf(task).programs().BaselinesCandidate(task, dir);
     if (!model.ok()) return;  // the candidate's evaluation says why, if it matters
     EvalOptions o = options;
     o.baselines_only = true;

@@ -159,7 +159,7 @@ std::vector<Settings> Candidates(int max_input_sets, int max_pool_sets) {
 MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bool device,
                       bool compat) {
   const ReferenceKind& kind = KindOf(task);
-  const size_t forward_arguments = kind.ForwardArguments(task);
+  const size_t forward_arguments = kind.inputs().ForwardArguments(task);
   MemoryDemand d;
   int64_t large_tensors = 0;  // of the case chosen
   for (const auto& cs : cases) {
@@ -193,7 +193,7 @@ MemoryDemand DemandOf(const Task& task, const std::vector<CaseShapes>& cases, bo
       static_cast<int64_t>((task.inputs.size() + task.outputs.size()) * (kGuardBytes + 255)) +
       large_tensors * static_cast<int64_t>(kLargeTensorAlign);
   d.guards_fixed = static_cast<int64_t>(kGuardBytes + kTailGuardBytes);
-  const ReferenceMemory held = kind.Memory(task);
+  const ReferenceMemory held = kind.inputs().Memory(task);
   d.forward_peak = held.forward_peak;
   d.draw_peak = held.draw_peak;
   d.model = held.model;

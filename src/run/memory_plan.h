@@ -41,10 +41,10 @@ struct MemoryDemand {
   // slot, and once around all of them.
   int64_t guards_per_set = 0;
   int64_t guards_fixed = 0;
-  // The inputs drawn per set (ReferenceKind::ForwardArguments; a PyTorch
+  // The inputs drawn per set (ReferenceInputs::ForwardArguments; a PyTorch
   // task's oracle draws its forward arguments, not its parameters).
   int64_t forward_arguments = 0;
-  // What the reference holds (ReferenceKind::Memory; a PyTorch task's
+  // What the reference holds (ReferenceInputs::Memory; a PyTorch task's
   // oracle measured them): one forward beyond its inputs (outputs and
   // intermediates), the model's state, and the most drawing one value set
   // takes (its inputs and get_inputs()'s temporaries).

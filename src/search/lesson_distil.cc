@@ -202,7 +202,7 @@ Result<int> RecordRunLessons(Store& store, int64_t run_id, const Task& task,
   subject.run_id = run_id;
   subject.task_hash = task.hash;
   subject.signature = SignatureOf(task, backend);
-  if (auto path = KindOf(task).ReferenceProgram(task, backend))
+  if (auto path = KindOf(task).programs().ReferenceProgram(task, backend))
     if (auto source = ReadFile(*path); source.ok()) subject.reference_source = *source;
   std::vector<LessonRow> lessons = DistilLessons(subject, attempts);
   if (lessons.empty()) return 0;

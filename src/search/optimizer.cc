@@ -376,7 +376,7 @@ ReferenceTiming MeasureReferenceNow(const Task& task, const Backend& backend, Ev
                                     EvalOptions options, const std::filesystem::path& dir) {
   ReferenceTiming r;
   if (!options.time) return r;
-  auto candidate = KindOf(task).AsCandidate(task, backend.traits().tasks_as, dir);
+  auto candidate = KindOf(task).programs().AsCandidate(task, backend.traits().tasks_as, dir);
   if (!candidate.ok()) return r;
   options.lint_allow.insert(candidate->lint_allow.begin(), candidate->lint_allow.end());
   if (!candidate->what.empty()) r.what = candidate->what;

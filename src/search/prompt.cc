@@ -364,7 +364,7 @@ std::string PromptBuilder::System(const Language& language) const {
 // a native task's reference source, a PyTorch task's module. Empty when
 // there is nothing to show (a reference that cannot be read).
 std::string ProblemListingText(const Task& task, const Language& language) {
-  std::optional<ProblemListing> l = KindOf(task).Listing(task, language);
+  std::optional<ProblemListing> l = KindOf(task).text().Listing(task, language);
   if (!l) return "";
   std::string source = TrimRight(l->source);
   if (l->may_cut) source = Cap(source, kLogCap * 2);

@@ -28,32 +28,15 @@ KindList& Kinds() {
 
 }  // namespace
 
-std::optional<std::filesystem::path> ReferenceKind::ReferenceProgram(const Task&,
-                                                                     const std::string&) const {
-  return std::nullopt;
+const ReferencePaths& ReferenceKind::paths() const {
+  static const ReferencePaths* defaults = new ReferencePaths();  // never destroyed, as kinds
+  return *defaults;
 }
 
-bool ReferenceKind::ClaimsProblemPath(const std::filesystem::path&) const { return false; }
-
-std::filesystem::path ReferenceKind::SolutionsFolder(const std::filesystem::path& problem,
-                                                     const std::filesystem::path&,
-                                                     const std::string&) const {
-  return problem / "solutions";
+const ReferenceInputs& ReferenceKind::inputs() const {
+  static const ReferenceInputs* defaults = new ReferenceInputs();  // never destroyed, as kinds
+  return *defaults;
 }
-
-std::string ReferenceKind::ArgumentsPreamble(const Task&) const { return ""; }
-
-std::string ReferenceKind::InputOrigin(const Task&, size_t) const { return ""; }
-
-std::string ReferenceKind::SizesText(const Task&) const { return ""; }
-
-void ReferenceKind::AddJson(const Task&, nlohmann::json&) const {}
-
-size_t ReferenceKind::ForwardArguments(const Task& task) const { return task.inputs.size(); }
-
-bool ReferenceKind::HasState(const Task&) const { return false; }
-
-ReferenceMemory ReferenceKind::Memory(const Task&) const { return {}; }
 
 void RegisterReferenceKind(std::unique_ptr<ReferenceKind> kind) {
   HONE_CHECK(kind != nullptr, "a reference kind to register");
@@ -75,7 +58,7 @@ const ReferenceKind* KindOfProblemPath(const std::filesystem::path& path) {
   KindList& list = Kinds();
   std::lock_guard lock(list.mu);
   for (const auto& k : list.kinds)
-    if (k->ClaimsProblemPath(path)) return k.get();
+    if (k->paths().ClaimsProblemPath(path)) return k.get();
   return nullptr;
 }
 

@@ -8,25 +8,35 @@
 // reference, so none of that code tests `Task::pytorch` itself, and a new
 // kind is one new implementation of this interface, registered once.
 //
+// A kind is its name, which tasks it claims, where its reference runs and
+// two yes-or-no traits, plus four facets, each an interface of its own that
+// a caller asks for the part it uses:
+//   paths()     problem paths before a task exists, solutions' folders
+//               (task/reference_paths.h)
+//   programs()  the reference as files to build or evaluate
+//               (task/reference_programs.h)
+//   text()      what prompts and `hone task show` say (task/reference_text.h)
+//   inputs()    forward arguments, model state, memory held
+//               (task/reference_inputs.h)
+//
 // The kinds are asked in order, the latest registered first, then the
 // built-in ones (task/reference_kind_pytorch.h, task/reference_kind_native.h);
-// the native kind claims every task, so KindOf always answers. Kinds live
-// for the whole process. Thread-safety: RegisterReferenceKind and KindOf
-// may be called from any thread; a kind's own methods are const and
-// thread-safe. A kind's failures are values (Status); asking a kind about a
-// task it does not claim is a programmer error.
+// the native kind claims every task, so KindOf always answers. Kinds and
+// their facets live for the whole process. Thread-safety:
+// RegisterReferenceKind and KindOf may be called from any thread; a kind's
+// and its facets' methods are const and thread-safe. A kind's failures are
+// values (Status); asking a kind about a task it does not claim is a
+// programmer error.
 #pragma once
 
-#include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <nlohmann/json.hpp>
-#include <optional>
-#include <set>
 #include <string>
 
-#include "core/status.h"
-#include "lang/language.h"
+#include "task/reference_inputs.h"
+#include "task/reference_paths.h"
+#include "task/reference_programs.h"
+#include "task/reference_text.h"
 #include "task/task.h"
 
 namespace hone {
@@ -45,30 +55,6 @@ enum class ReferenceSite {
   kOracle,
 };
 
-// The problem as a prompt shows it after the task's description:
-// "\n\n<intro>:\n```<fence>\n<source>\n```".
-struct ProblemListing {
-  std::string intro;     // one sentence saying what the source is and what to do with it
-  std::string fence;     // the code fence's tag
-  std::string source;    // the text shown
-  bool may_cut = false;  // a long source is cut to the prompt's limit; else shown whole
-};
-
-// The task's own reference as a candidate, timed for the first prompt.
-struct ReferenceCandidate {
-  std::filesystem::path file;
-  std::set<std::string> lint_allow;  // lint rules the file needs allowed
-  std::string what;  // what is timed, in words ("" for the prompt's default, "the reference")
-};
-
-// What the reference holds on the device beyond the tensors of a value set
-// (bytes; run/memory_plan.h).
-struct ReferenceMemory {
-  int64_t forward_peak = 0;  // one forward beyond its inputs: outputs and intermediates
-  int64_t draw_peak = 0;     // the most drawing one value set takes
-  int64_t model = 0;         // the model's state
-};
-
 class ReferenceKind {
  public:
   virtual ~ReferenceKind() = default;
@@ -77,17 +63,6 @@ class ReferenceKind {
   virtual std::string name() const = 0;
   // Whether `task`'s reference is of this kind.
   virtual bool Claims(const Task& task) const = 0;
-  // Whether `path` names a problem whose reference is of this kind, before
-  // any task is loaded from it (a native task's folder, a PyTorch problem
-  // file). None by default: a kind reached only through a format
-  // (format/task_format.h), which turns its problems into paths of another.
-  virtual bool ClaimsProblemPath(const std::filesystem::path& path) const;
-  // Where a suite keeps the solutions of `problem` (a path this kind
-  // claims), in suite `solutions_root` and `category`: beside it in its
-  // `solutions/` folder by default.
-  virtual std::filesystem::path SolutionsFolder(const std::filesystem::path& problem,
-                                                const std::filesystem::path& solutions_root,
-                                                const std::string& category) const;
   virtual ReferenceSite site() const = 0;
   // Whether a KernelBench ModelNew candidate (a module that replaces the
   // task's Model) can be evaluated against this reference.
@@ -96,47 +71,13 @@ class ReferenceKind {
   // else a suite's folder (a KernelBench level) names it.
   virtual bool NamesItsCategory() const = 0;
 
-  // The reference as a program written to the candidate contract for
-  // `device` ("cpu", "cuda"), which a candidate can be compared with and
-  // bench builds ahead; none when the reference is not such a program or
-  // the task has none for `device`. None by default.
-  virtual std::optional<std::filesystem::path> ReferenceProgram(const Task& task,
-                                                                const std::string& device) const;
-
-  // Text. The problem as a prompt for `language`'s candidates shows it;
-  // none when there is nothing to show (a reference file that cannot be read).
-  virtual std::optional<ProblemListing> Listing(const Task& task,
-                                                const Language& language) const = 0;
-  // A line said before the argument list of every case (task/task_text.h);
-  // "" for none.
-  virtual std::string ArgumentsPreamble(const Task& task) const;
-  // Where input `i` comes from, after its line ("  (forward argument)"); ""
-  // when nothing is to be said.
-  virtual std::string InputOrigin(const Task& task, size_t i) const;
-  // The sizes the problem ran with, for a one-line listing; "" when the
-  // task's cases are all there is to say.
-  virtual std::string SizesText(const Task& task) const;
-  // What `hone task show --json` adds to `j` for this kind; nothing by default.
-  virtual void AddJson(const Task& task, nlohmann::json& j) const;
-
-  // Candidates made of the reference. The task's own reference as a
-  // candidate for `device`, written in `dir` when it must be written.
-  virtual Result<ReferenceCandidate> AsCandidate(const Task& task, const std::string& device,
-                                                 const std::filesystem::path& dir) const = 0;
-  // A candidate whose evaluation times and caches the baselines that are
-  // timed apart from candidates (`hone prepare`), written in `dir`;
-  // Status::Unavailable saying why when the kind has none.
-  virtual Result<std::filesystem::path> BaselinesCandidate(
-      const Task& task, const std::filesystem::path& dir) const = 0;
-
-  // Memory and inputs. How many of the task's inputs are forward arguments,
-  // drawn per value set (the rest are model state); all of them by default.
-  virtual size_t ForwardArguments(const Task& task) const;
-  // Whether the task's inputs include model state (parameters, buffers)
-  // after the forward arguments; none by default.
-  virtual bool HasState(const Task& task) const;
-  // What the reference holds beyond a value set's tensors; nothing by default.
-  virtual ReferenceMemory Memory(const Task& task) const;
+  // The facets, owned by the kind. Problem paths: by default none claimed,
+  // solutions beside the problem.
+  virtual const ReferencePaths& paths() const;
+  virtual const ReferencePrograms& programs() const = 0;
+  virtual const ReferenceText& text() const = 0;
+  // Inputs and memory: by default a program's (every input drawn, no state).
+  virtual const ReferenceInputs& inputs() const;
 };
 
 // Adds `kind` ahead of every kind registered before it.

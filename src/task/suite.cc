@@ -46,11 +46,12 @@ void AddTasksOf(const fs::path& dir, const std::string& category, const fs::path
                 const SuiteLayout& layout, std::vector<SuiteEntry>& out) {
   for (const auto& p : Children(dir))
     if (const ReferenceKind* kind = KindOfProblemPath(p))
-      out.push_back({p,
-                     category,
-                     SolutionsIn(kind->SolutionsFolder(p, solutions_root, category), layout),
-                     {},
-                     {}});
+      out.push_back(
+          {p,
+           category,
+           SolutionsIn(kind->paths().SolutionsFolder(p, solutions_root, category), layout),
+           {},
+           {}});
 }
 
 bool HasProblems(const fs::path& dir) {
@@ -112,8 +113,11 @@ Result<std::vector<SuiteEntry>> DiscoverAll(const fs::path& suite, const SuiteLa
   if (name.empty()) name = fs::absolute(suite).lexically_normal().parent_path().filename().string();
   fs::path root = layout.solutions_root.empty() ? suite / "candidates" : layout.solutions_root;
   if (const ReferenceKind* kind = KindOfProblemPath(suite)) {  // one task folder
-    out.push_back(
-        {suite, name, SolutionsIn(kind->SolutionsFolder(suite, root, name), layout), {}, {}});
+    out.push_back({suite,
+                   name,
+                   SolutionsIn(kind->paths().SolutionsFolder(suite, root, name), layout),
+                   {},
+                   {}});
     return out;
   }
   AddTasksOf(suite, name, root, layout, out);

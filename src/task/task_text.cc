@@ -25,7 +25,7 @@ std::string TensorLines(const char* kind, const std::vector<TensorDecl>& decls, 
   for (size_t i = 0; i < decls.size(); ++i)
     out += fmt::format("    {}[{}] {:<12} {:<5} {}{}\n", kind, i, decls[i].name,
                        DtypeName(decls[i].dtype), ShapeText(decls[i], c),
-                       origins ? KindOf(*origins).InputOrigin(*origins, i) : "");
+                       origins ? KindOf(*origins).text().InputOrigin(*origins, i) : "");
   return out;
 }
 
@@ -61,7 +61,7 @@ std::string CostText(const Task& task, const ShapeCase& c) {
 
 std::string ContractArgumentsText(const Task& task, const std::string& receiver) {
   std::string out = "  " + receiver + " receives, in order:\n";
-  out += KindOf(task).ArgumentsPreamble(task);
+  out += KindOf(task).text().ArgumentsPreamble(task);
   for (const auto& c : task.cases) {
     out += fmt::format("  case {}:\n", c.label);
     out += TensorLines("inputs", task.inputs, c, &task);

@@ -26,16 +26,27 @@ namespace fs = std::filesystem;
 // A reference kind that exists only in this test, to show that a kind is
 // one object behind the seam (task/reference_kind.h): a JAX function in a
 // ".jax" file, run by a service process as PyTorch modules are by the
-// oracle. Nothing outside this file names it.
-class JaxKind final : public ReferenceKind {
+// oracle. Nothing outside this file names it. Its facets are its own but
+// for inputs, which keep the defaults.
+class JaxPaths final : public ReferencePaths {
  public:
-  std::string name() const override { return "jax-test"; }
-  bool Claims(const Task& task) const override { return task.reference.extension() == ".jax"; }
   bool ClaimsProblemPath(const fs::path& path) const override { return path.extension() == ".jax"; }
-  ReferenceSite site() const override { return ReferenceSite::kOracle; }
-  bool TakesModelNew() const override { return false; }
-  bool NamesItsCategory() const override { return true; }
-  std::optional<ProblemListing> Listing(const Task& task, const Language&) const override {
+};
+
+class JaxPrograms final : public ReferencePrograms {
+ public:
+  Result<ReferenceCandidate> AsCandidate(const Task&, const std::string&,
+                                         const fs::path&) const override {
+    return Status::Unavailable("no JAX candidates");
+  }
+  Result<fs::path> BaselinesCandidate(const Task&, const fs::path&) const override {
+    return Status::Unavailable("no JAX baselines");
+  }
+};
+
+class JaxText final : public ReferenceText {
+ public:
+  std::optional<ProblemListing> Listing(const Task&, const Language&) const override {
     return ProblemListing{"The operator, as JAX", "python", "def op(x):\n  return x * 2\n\n",
                           false};
   }
@@ -46,13 +57,23 @@ class JaxKind final : public ReferenceKind {
     return "  (jax argument " + std::to_string(i) + ")";
   }
   void AddJson(const Task&, nlohmann::json& j) const override { j["jax"] = true; }
-  Result<ReferenceCandidate> AsCandidate(const Task&, const std::string&,
-                                         const fs::path&) const override {
-    return Status::Unavailable("no JAX candidates");
-  }
-  Result<fs::path> BaselinesCandidate(const Task&, const fs::path&) const override {
-    return Status::Unavailable("no JAX baselines");
-  }
+};
+
+class JaxKind final : public ReferenceKind {
+ public:
+  std::string name() const override { return "jax-test"; }
+  bool Claims(const Task& task) const override { return task.reference.extension() == ".jax"; }
+  ReferenceSite site() const override { return ReferenceSite::kOracle; }
+  bool TakesModelNew() const override { return false; }
+  bool NamesItsCategory() const override { return true; }
+  const ReferencePaths& paths() const override { return paths_; }
+  const ReferencePrograms& programs() const override { return programs_; }
+  const ReferenceText& text() const override { return text_; }
+
+ private:
+  JaxPaths paths_;
+  JaxPrograms programs_;
+  JaxText text_;
 };
 
 // Registered once for the whole test program; it claims only .jax tasks,
@@ -225,9 +246,15 @@ TEST(ReferenceKindTest, ANewKindIsAskedByThePromptAndTheTaskText) {
   EXPECT_TRUE(Has(args, "inputs[1] w")) << args;
   EXPECT_TRUE(Has(args, "(jax argument 1)\n")) << args;
   nlohmann::json j;
-  KindOf(t).AddJson(t, j);
+  KindOf(t).text().AddJson(t, j);
   EXPECT_EQ(j, nlohmann::json({{"jax", true}}));
-  EXPECT_EQ(KindOf(t).BaselinesCandidate(t, "/tmp").status().message(), "no JAX baselines");
+  EXPECT_EQ(KindOf(t).programs().BaselinesCandidate(t, "/tmp").status().message(),
+            "no JAX baselines");
+  // The facets it leaves alone are the defaults: every input drawn, no
+  // state, solutions beside the problem.
+  EXPECT_EQ(jax.inputs().ForwardArguments(t), t.inputs.size());
+  EXPECT_FALSE(jax.inputs().HasState(t));
+  EXPECT_EQ(jax.paths().SolutionsFolder("/s/add", "/root", "c"), fs::path("/s/add/solutions"));
 }
 
 // The prompt text the two real kinds give is what prompt.cc wrote when it
@@ -261,10 +288,10 @@ TEST(ReferenceKindTest, TheRealKindsGiveTheProblemTextPromptsShowed) {
   EXPECT_TRUE(Has(args, "(state_dict parameter)\n")) << args;
   EXPECT_FALSE(Has(ContractArgumentsText(Affine(false)), "(forward argument)"));
   nlohmann::json j;
-  KindOf(t).AddJson(t, j);
+  KindOf(t).text().AddJson(t, j);
   EXPECT_EQ(j["pytorch"]["forward_args"], 1);
   nlohmann::json native;
-  KindOf(Affine(false)).AddJson(Affine(false), native);
+  KindOf(Affine(false)).text().AddJson(Affine(false), native);
   EXPECT_TRUE(native.is_null());
 }
 
