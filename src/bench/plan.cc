@@ -115,7 +115,7 @@ Result<BenchPlan> PlanFromRun(const LanguageRegistry& languages, int64_t source_
     const Language* language = languages.Find(c.language);
     if (!language) language = languages.NativeFor(c.backend);
     if (!language) continue;
-    fs::path file = sources / (SourceHash(*c.source) + language->extension());
+    fs::path file = sources / (SourceHash(*c.source) + language->source.extension());
     if (!fs::exists(file)) HONE_RETURN_IF_ERROR(WriteFileAtomic(file, *c.source));
     BenchUnit u;
     u.task = ti;

@@ -201,7 +201,7 @@ Status BenchScheduler::SanitizeIfBest(size_t lane, const Task& task, const Bench
   const BenchLane& l = lanes_[lane];
   auto language = l.evaluator->env().languages.ForFile(u.candidate);
   if (!run_.sanitize_best || !l.backend->traits().sanitizer || v.status != VerdictStatus::kPassed ||
-      !language.ok() || !(*language)->sanitizer)
+      !language.ok() || !(*language)->run.sanitizer)
     return Status::Ok();
   {
     std::lock_guard lock(mu_);

@@ -51,7 +51,7 @@ std::optional<Verdict> VerdictBeforeLoading(const FormatCandidate& candidate,
                                             const LanguageRegistry& languages,
                                             const BackendRegistry& backends) {
   auto language = languages.ForFile(candidate.file);
-  if (!language.ok() || !(*language)->modelnew()) return std::nullopt;
+  if (!language.ok() || !(*language)->run.modelnew()) return std::nullopt;
   auto python_dir = FindPythonDir();
   if (!python_dir.ok()) return std::nullopt;
   auto scan = ScanCompatFile(candidate.file, *python_dir, "", languages.KernelDecorators());
@@ -100,7 +100,7 @@ std::vector<PartVerdict> EvaluateParts(const EvalArgs& a, const std::vector<Prob
   // and LoadTask keeps it: the backend's device does not change.
   Evaluator evaluator(ctx.env, ctx.oracle.get());
   if (auto language = ctx.env.languages.ForFile(candidate.file);
-      language.ok() && (*language)->modelnew())
+      language.ok() && (*language)->run.modelnew())
     evaluator.PrewarmCompat(backend, options);
   Builder* builder = &ctx.backend(backend).builder();
   for (size_t i = 0; i < parts.size(); ++i) {

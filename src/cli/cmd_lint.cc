@@ -44,7 +44,7 @@ int PrintRules(const Output& out) {
   };
   std::vector<Row> rows;
   for (const Language& l : BuiltInLanguages().all())
-    for (const LanguageRule& r : l.rules) {
+    for (const LanguageRule& r : l.lint.rules) {
       auto same = [&](const Row& row) {
         return row.rule->name == r.name && row.rule->explanation == r.explanation &&
                row.rule->severity == r.severity;
@@ -81,8 +81,8 @@ nlohmann::json FindingJson(const LintFinding& f, bool warning) {
 Result<std::vector<LintFinding>> FindingsOf(const Language& language, const std::string& file,
                                             const std::string& source,
                                             const LanguageRegistry& languages) {
-  if (!language.modelnew())
-    return language.lint ? language.lint(source) : std::vector<LintFinding>{};
+  if (!language.run.modelnew())
+    return language.lint.check ? language.lint.check(source) : std::vector<LintFinding>{};
   HONE_ASSIGN_OR_RETURN(std::filesystem::path python_dir, FindPythonDir());
   HONE_ASSIGN_OR_RETURN(CompatScan scan,
                         ScanCompatFile(file, python_dir, "", languages.KernelDecorators()));

@@ -9,7 +9,7 @@
 // problem's own Model as the candidate (a subclass named ModelNew, library
 // calls allowed), which starts the oracle, measures the machine's ceilings
 // and times and caches both baselines. Before that it builds what a first
-// candidate would otherwise build (Language::warm_up: torch's precompiled
+// candidate would otherwise build (ModelNewLoading::warm_up: torch's precompiled
 // extension headers for load_inline files, 25-30 s on a fresh H200). The
 // evaluation flags that change what is timed (sizes, the baselines asked
 // for) must match the later runs'.

@@ -287,7 +287,7 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
                      CByteArrayDefinition("kRunner", runner) +
                      CByteArrayDefinition("kConfig", JsonText(config)) + kShimBody;
   std::filesystem::path out =
-      dir / ("compat-" + ContentHash({text}).substr(0, 16) + CppLanguage().extension());
+      dir / ("compat-" + ContentHash({text}).substr(0, 16) + CppLanguage().source.extension());
   std::filesystem::create_directories(dir, ec);
   if (!std::filesystem::exists(out, ec)) HONE_RETURN_IF_ERROR(WriteFileAtomic(out, text));
   return out;
@@ -319,12 +319,12 @@ std::string Raised(const json& e) {
 }
 
 // Whether the exception is one the language's compiler raises when a kernel
-// does not compile (Language::compile_exceptions).
+// does not compile (ModelNewLoading::compile_exceptions).
 bool CompileError(const json& e, const Language* language) {
   if (!language) return false;
   const std::string module = e.value("module", "") + ".";
   const std::string type = e.value("type", "");
-  for (const std::string& x : language->compile_exceptions)
+  for (const std::string& x : language->loading.compile_exceptions)
     if (x == type || (x.back() == '.' && module.rfind(x, 0) == 0)) return true;
   return false;
 }

@@ -65,7 +65,7 @@ class CompatPrebuilder {
   // `oracle` and `builder` are not owned and outlive the prebuilder;
   // `work_dir` receives the prepared sources (one folder per call).
   // `decorators`: the kernel decorators of the languages known
-  // (Language::kernel_decorators), for the scan.
+  // (ModelNewLoading::kernel_decorators), for the scan.
   CompatPrebuilder(OracleService& oracle, TorchExtensionBuilder& builder,
                    std::filesystem::path work_dir, std::vector<std::string> decorators = {},
                    int threads = 0);

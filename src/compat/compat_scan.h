@@ -60,7 +60,7 @@ struct CompatScan {
   std::vector<std::string> kernels;         // __global__ names
   std::vector<std::string> triton_kernels;  // @triton.jit names
   // Functions decorated with a kernel decorator asked for (a DSL's:
-  // Language::kernel_decorators), by name.
+  // ModelNewLoading::kernel_decorators), by name.
   std::vector<std::string> dsl_kernels;
   bool builds_extension = false;  // any extension call or Triton kernel
   CompatUses uses;
@@ -85,7 +85,7 @@ Result<CompatScan> CompatScanFromJson(const nlohmann::json& reply);
 // `python3` on PATH, else /usr/bin/python3; when none can run the scanner
 // the Status (Unavailable) names each one tried and why.
 // `decorators`: dotted paths that mark a kernel of a language
-// (Language::kernel_decorators), found as dsl_kernels.
+// (ModelNewLoading::kernel_decorators), found as dsl_kernels.
 Result<CompatScan> ScanCompatFile(const std::filesystem::path& file,
                                   const std::filesystem::path& python_dir,
                                   const std::string& python = "",

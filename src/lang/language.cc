@@ -27,16 +27,17 @@ std::string Names(const std::vector<Language>& languages) {
 
 }  // namespace
 
-bool Language::RunsOn(std::string_view device) const { return Contains(devices, device); }
+bool LanguageRun::RunsOn(std::string_view device) const { return Contains(devices, device); }
 
-const LanguageRule* Language::Rule(std::string_view rule) const {
+const LanguageRule* LanguageLint::Rule(std::string_view rule) const {
   for (const auto& r : rules)
     if (r.name == rule) return &r;
   return nullptr;
 }
 
 void LanguageRegistry::Register(Language language) {
-  HONE_CHECK(!language.name.empty() && !language.extensions.empty() && !language.fences.empty(),
+  HONE_CHECK(!language.name.empty() && !language.source.extensions.empty() &&
+                 !language.source.fences.empty(),
              "a language needs a name, an extension and a code fence");
   for (auto& l : languages_)
     if (l.name == language.name) {
@@ -65,11 +66,11 @@ Result<const Language*> LanguageRegistry::ForSource(const std::filesystem::path&
   const Language* fallback = nullptr;  // the extension's language that claims no text
   int sharing = 0;
   for (const auto& l : languages_) {
-    if (!Contains(l.extensions, ext)) continue;
+    if (!Contains(l.source.extensions, ext)) continue;
     ++sharing;
-    if (!l.claims) {
+    if (!l.source.claims) {
       if (!fallback) fallback = &l;
-    } else if (l.claims(source)) {
+    } else if (l.source.claims(source)) {
       return &l;
     }
   }
@@ -87,7 +88,7 @@ Result<const Language*> LanguageRegistry::ForFile(const std::filesystem::path& f
   const std::string ext = Lower(file.extension().string());
   bool text_decides = false;
   for (const auto& l : languages_)
-    if (Contains(l.extensions, ext) && l.claims) text_decides = true;
+    if (Contains(l.source.extensions, ext) && l.source.claims) text_decides = true;
   if (!text_decides) return ForSource(file, "");
   HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(file));
   return ForSource(file, source);
@@ -96,26 +97,26 @@ Result<const Language*> LanguageRegistry::ForFile(const std::filesystem::path& f
 bool LanguageRegistry::KnowsExtension(std::string_view extension) const {
   const std::string ext = Lower(extension);
   for (const auto& l : languages_)
-    if (Contains(l.extensions, ext)) return true;
+    if (Contains(l.source.extensions, ext)) return true;
   return false;
 }
 
 const Language* LanguageRegistry::NativeFor(std::string_view device) const {
   for (const auto& l : languages_)
-    if (!l.modelnew() && l.RunsOn(device)) return &l;
+    if (!l.run.modelnew() && l.run.RunsOn(device)) return &l;
   return nullptr;
 }
 
 bool LanguageRegistry::IsModelNew(const std::filesystem::path& file) const {
   auto language = ForFile(file);
-  return language.ok() && (*language)->modelnew();
+  return language.ok() && (*language)->run.modelnew();
 }
 
 std::vector<const Language*> LanguageRegistry::ForFence(std::string_view tag) const {
   std::vector<const Language*> out;
   const std::string key = Lower(tag);
   for (const auto& l : languages_)
-    if (Contains(l.fences, key)) out.push_back(&l);
+    if (Contains(l.source.fences, key)) out.push_back(&l);
   return out;
 }
 
@@ -124,7 +125,7 @@ std::string LanguageRegistry::ExtensionsText() const {
   // KernelBench ModelNew file: load_inline CUDA/C++ or Triton)".
   std::vector<std::pair<std::string, std::string>> groups;  // extensions -> labels
   for (const auto& l : languages_) {
-    const std::string exts = OneOf(l.extensions);
+    const std::string exts = OneOf(l.source.extensions);
     auto it =
         std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == exts; });
     if (it == groups.end())
@@ -144,7 +145,7 @@ std::string LanguageRegistry::ExtensionsText() const {
 std::vector<std::string> LanguageRegistry::KernelDecorators() const {
   std::vector<std::string> out;
   for (const auto& l : languages_)
-    for (const auto& d : l.kernel_decorators)
+    for (const auto& d : l.loading.kernel_decorators)
       if (!Contains(out, d)) out.push_back(d);
   return out;
 }
@@ -152,7 +153,7 @@ std::vector<std::string> LanguageRegistry::KernelDecorators() const {
 std::vector<const LanguageRule*> LanguageRegistry::AllRules() const {
   std::vector<const LanguageRule*> out;
   for (const auto& l : languages_)
-    for (const auto& r : l.rules)
+    for (const auto& r : l.lint.rules)
       if (std::none_of(out.begin(), out.end(),
                        [&](const LanguageRule* o) { return o->name == r.name; }))
         out.push_back(&r);
@@ -161,7 +162,7 @@ std::vector<const LanguageRule*> LanguageRegistry::AllRules() const {
 
 bool LanguageRegistry::IsRule(std::string_view name) const {
   for (const auto& l : languages_)
-    if (l.Rule(name)) return true;
+    if (l.lint.Rule(name)) return true;
   return false;
 }
 
@@ -169,7 +170,7 @@ LintOutcome JudgeFindings(const Language& language, const std::vector<LintFindin
                           const std::set<std::string>& allowed) {
   LintOutcome out;
   for (const LintFinding& f : findings) {
-    const LanguageRule* rule = language.Rule(f.rule);
+    const LanguageRule* rule = language.lint.Rule(f.rule);
     if (allowed.count(f.rule) ||
         (rule && !rule->allowed_by.empty() && allowed.count(rule->allowed_by)))
       continue;

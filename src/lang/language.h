@@ -3,13 +3,16 @@
 // load_inline, Triton), as one registered object the rest of hone asks
 // instead of naming a language.
 //
-// A language says how its files are recognised (extensions, and for a
-// shared extension such as .py what the file's text must hold), which code
-// fences of an LLM's reply hold it, its static rules and how severe each is,
-// what its prompts show (the contract, the rules, a worked example), how the
-// sandbox runs it (a native library, or a ModelNew file through the compat
-// shim), which devices it runs on, how its launched kernels are known to be
-// its own, and whether compute-sanitizer and the profiler can look at it.
+// A language is its names plus facets, one per concern: how its files are
+// recognised (LanguageSource: extensions, and for a shared extension such as
+// .py what the file's text must hold, which code fences of an LLM's reply
+// hold it), how it runs (LanguageRun: a native library, or a ModelNew file
+// through the compat shim, which devices, how its launched kernels are known
+// to be its own, whether compute-sanitizer can look at it), its static rules
+// and how severe each is (LanguageLint), what its prompts show
+// (LanguagePrompt: the contract, the rules, a worked example), words its
+// verdicts add (LanguageHints), and for a ModelNew language what loading its
+// files adds (ModelNewLoading).
 //
 // Adding a language is adding a folder's worth of files that build one
 // Language and register it (lang/builtin.h registers hone's own; tests
@@ -98,7 +101,7 @@ struct LoaderEnv {
 // compiled, for hone's trusted builder, and its kernels, for the same
 // file's later evaluations). Loaded follows Configure once that candidate
 // has loaded, and not at all when it did not. Made once
-// per evaluator (Language::make_loader); one evaluating thread at a time.
+// per evaluator (ModelNewLoading::make_loader); one evaluating thread at a time.
 // Failures only cost speed: they are not the candidate's.
 class ModelNewLoader {
  public:
@@ -108,12 +111,10 @@ class ModelNewLoader {
   virtual void Loaded(const std::filesystem::path& scratch) = 0;
 };
 
-struct Language {
-  std::string name;   // "cpp", "cuda", "load_inline", "triton": options, verdicts, the store
-  std::string label;  // "C++20", "CUDA C++", "Triton": messages and prompts
-  // Other names a request may give it (serve's candidate.kind, KernelGYM's
-  // backend): "cuda_inline", "modelnew", ...
-  std::vector<std::string> aliases;
+// How a language's files and code are recognised: by a file's extension
+// and text, by an LLM reply's code fences and the entry point a block
+// defines (LanguageRegistry's lookups below, search/extract.h).
+struct LanguageSource {
   // Its files' extensions; the first is the one hone writes (a saved
   // candidate). Several languages may share one (.py): `claims` decides.
   std::vector<std::string> extensions;
@@ -127,36 +128,65 @@ struct Language {
   // (hone_forward with a body, class ModelNew): a reply's block that does is
   // preferred to the others (search/extract.h). Null: none is preferred.
   std::function<bool(std::string_view code)> defines_entry;
+
+  // The extension hone gives a file of this language it writes (".cu").
+  const std::string& extension() const { return extensions.front(); }
+  const std::string& fence() const { return fences.front(); }
+};
+
+// How its candidates run: the sandbox's way of loading them, the devices
+// they run on, how their kernels are known and whether compute-sanitizer
+// can look at them (run/, tools/sanitize.h).
+struct LanguageRun {
   Runner runner = Runner::kNative;
   // The devices it runs on, as backends name the tasks they run
   // (BackendTraits::tasks_as: "cpu", "cuda"), in order of preference.
   std::vector<std::string> devices;
   KernelNames kernel_names = KernelNames::kNone;
-  // For a ModelNew language: the decorators that mark its kernels in a
-  // file, as dotted paths through the file's imports ("triton.jit"); the
-  // static scan finds the functions they decorate (compat/compat_scan.h).
-  std::vector<std::string> kernel_decorators;
-  // Its static rules, in the order `hone lint --rules` lists them.
-  std::vector<LanguageRule> rules;
-  // The static check over a source's text, for a native language (verify/
-  // lint.h). Null for a ModelNew language: its findings come from the scan
-  // of the file (compat/compat_scan.h), which reads Python's own syntax tree.
-  std::function<std::vector<LintFinding>(std::string_view source)> lint;
-  LanguagePrompt prompt;
   // compute-sanitizer can run its candidates (tools/sanitize.h).
   bool sanitizer = false;
-  // Words for a candidate that broke a sandbox rule with system call `nr`
-  // after it had loaded, about what in this language makes that call; ""
-  // when it knows none. Null: none.
+
+  bool modelnew() const { return runner == Runner::kModelNew; }
+  bool RunsOn(std::string_view device) const;
+};
+
+// Its static rules and the check that finds them (verify/lint.h,
+// run/lint_stage.h).
+struct LanguageLint {
+  // Its rules, in the order `hone lint --rules` lists them.
+  std::vector<LanguageRule> rules;
+  // The static check over a source's text, for a native language. Null for
+  // a ModelNew language: its findings come from the scan of the file
+  // (compat/compat_scan.h), which reads Python's own syntax tree.
+  std::function<std::vector<LintFinding>(std::string_view source)> check;
+
+  const LanguageRule* Rule(std::string_view name) const;
+};
+
+// Words a verdict adds about a candidate in the language.
+struct LanguageHints {
+  // For a candidate that broke a sandbox rule with system call `nr` after it
+  // had loaded, about what in this language makes that call; "" when it
+  // knows none. Null: none.
   std::function<std::string(int nr)> violation_hint;
-  // Words added to an `incorrect` verdict that failed the float64 precision
-  // check (a Triton tl.dot computing in TF32); "" for none.
+  // Added to an `incorrect` verdict that failed the float64 precision check
+  // (a Triton tl.dot computing in TF32); "" for none.
   std::string precision_hint;
-  // For a ModelNew language: the exceptions its compiler raises when a kernel
-  // does not compile, as module prefixes ("triton.compiler.") or type names
-  // ("PTXASError"): a call that raises one is a compile_error.
+};
+
+// What a ModelNew language adds to loading and running its files through
+// the compat shim (compat/, pytorch/compat_stages.h, `hone prepare`). Empty
+// for a native language.
+struct ModelNewLoading {
+  // The decorators that mark its kernels in a file, as dotted paths through
+  // the file's imports ("triton.jit"); the static scan finds the functions
+  // they decorate (compat/compat_scan.h).
+  std::vector<std::string> kernel_decorators;
+  // The exceptions its compiler raises when a kernel does not compile, as
+  // module prefixes ("triton.compiler.") or type names ("PTXASError"): a
+  // call that raises one is a compile_error.
   std::vector<std::string> compile_exceptions;
-  // A ModelNew language's additions to its runner; null: none.
+  // Its additions to its runner; null: none.
   std::function<std::unique_ptr<ModelNewLoader>(const LoaderEnv&)> make_loader;
   // For `hone prepare`: ModelNew files for one device (a backend's tasks_as)
   // whose build fills what this machine's first candidate in the language
@@ -164,13 +194,23 @@ struct Language {
   // header, one per flag set that candidates commonly pass). Null or empty:
   // nothing to warm.
   std::function<std::vector<std::string>(std::string_view device)> warm_up;
+};
 
-  bool modelnew() const { return runner == Runner::kModelNew; }
-  bool RunsOn(std::string_view device) const;
-  const LanguageRule* Rule(std::string_view name) const;
-  // The extension hone gives a file of this language it writes (".cu").
-  const std::string& extension() const { return extensions.front(); }
-  const std::string& fence() const { return fences.front(); }
+// A language is its names and a few facets, each read by the part of hone
+// that needs it.
+struct Language {
+  std::string name;   // "cpp", "cuda", "load_inline", "triton": options, verdicts, the store
+  std::string label;  // "C++20", "CUDA C++", "Triton": messages and prompts
+  // Other names a request may give it (serve's candidate.kind, KernelGYM's
+  // backend): "cuda_inline", "modelnew", ...
+  std::vector<std::string> aliases;
+
+  LanguageSource source;
+  LanguageRun run;
+  LanguageLint lint;
+  LanguagePrompt prompt;
+  LanguageHints hints;
+  ModelNewLoading loading;
 };
 
 class LanguageRegistry {

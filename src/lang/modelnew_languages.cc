@@ -96,20 +96,20 @@ Language LoadInlineLanguage() {
   l.name = "load_inline";
   l.label = "KernelBench ModelNew (CUDA or C++ through load_inline)";
   l.aliases = {"modelnew", "cuda_inline", "inline", "kernelbench"};
-  l.extensions = {".py"};
-  l.fences = {"python", "py"};
-  l.runner = Runner::kModelNew;
-  l.devices = {"cuda", "cpu"};
-  l.kernel_names = KernelNames::kSource;
-  l.rules = ModelNewRules();
+  l.source.extensions = {".py"};
+  l.source.fences = {"python", "py"};
+  l.run.runner = Runner::kModelNew;
+  l.run.devices = {"cuda", "cpu"};
+  l.run.kernel_names = KernelNames::kSource;
+  l.lint.rules = ModelNewRules();
   l.prompt = {"modelnew", "lang_load_inline", "example_load_inline.py",
               "memory traffic, occupancy and parallelism, coalescing, arithmetic, launch "
               "overhead, the host time of the Python around the kernels",
               "launch configurations, and the tensors' devices, dtypes and contiguity."};
-  l.violation_hint = ModelNewViolationHint;
-  l.defines_entry = DefinesModelNew;
-  l.sanitizer = true;  // memcheck, with torch's caching allocator off (run/sanitize_stage.h)
-  l.warm_up = LoadInlineWarmUp;
+  l.hints.violation_hint = ModelNewViolationHint;
+  l.source.defines_entry = DefinesModelNew;
+  l.run.sanitizer = true;  // memcheck, with torch's caching allocator off (run/sanitize_stage.h)
+  l.loading.warm_up = LoadInlineWarmUp;
   return l;
 }
 
@@ -118,21 +118,21 @@ Language TritonLanguage() {
   l.name = "triton";
   l.label = "Triton";
   l.aliases = {"openai-triton"};
-  l.extensions = {".py"};
-  l.claims = ImportsTriton;
-  l.kernel_decorators = {"triton.jit"};
-  l.compile_exceptions = {"triton.compiler.", "PTXASError"};
-  l.fences = {"python", "py"};
-  l.runner = Runner::kModelNew;
-  l.devices = {"cuda"};
-  l.kernel_names = KernelNames::kSource;
-  l.rules = ModelNewRules();
+  l.source.extensions = {".py"};
+  l.source.claims = ImportsTriton;
+  l.loading.kernel_decorators = {"triton.jit"};
+  l.loading.compile_exceptions = {"triton.compiler.", "PTXASError"};
+  l.source.fences = {"python", "py"};
+  l.run.runner = Runner::kModelNew;
+  l.run.devices = {"cuda"};
+  l.run.kernel_names = KernelNames::kSource;
+  l.lint.rules = ModelNewRules();
   l.prompt = {"modelnew", "lang_triton", "example_triton.py",
               "memory traffic, the block sizes and num_warps, occupancy, coalesced and "
               "vectorised loads, tl.dot for matrix products, launch overhead",
               "masks on every load and store, the launch grid, and the tensors' devices, dtypes "
               "and contiguity."};
-  l.violation_hint = [](int nr) {
+  l.hints.violation_hint = [](int nr) {
     std::string hint = ModelNewViolationHint(nr);
     if (nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork || nr == SYS_execve)
       hint =
@@ -144,14 +144,14 @@ Language TritonLanguage() {
           hint;
     return hint;
   };
-  l.precision_hint =
+  l.hints.precision_hint =
       "Triton's tl.dot computes float32 inputs in TF32 unless it is given "
       "input_precision=\"ieee\"";
-  l.make_loader = [](const LoaderEnv& env) -> std::unique_ptr<ModelNewLoader> {
+  l.loading.make_loader = [](const LoaderEnv& env) -> std::unique_ptr<ModelNewLoader> {
     return std::make_unique<TritonModules>(env);
   };
-  l.defines_entry = DefinesModelNew;
-  l.sanitizer = true;
+  l.source.defines_entry = DefinesModelNew;
+  l.run.sanitizer = true;
   return l;
 }
 

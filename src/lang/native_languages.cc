@@ -20,14 +20,14 @@ Language CppLanguage() {
   l.name = "cpp";
   l.label = "C++20";
   l.aliases = {"c++", "cxx", "cpu"};
-  l.extensions = {".cpp", ".cc", ".cxx"};
-  l.fences = {"cpp", "c++", "cxx", "cc", "c", "h", "hpp"};
-  l.defines_entry = DefinesHoneForward;
-  l.runner = Runner::kNative;
-  l.devices = {"cpu"};
-  l.kernel_names = KernelNames::kNone;
-  l.rules = NativeRules();
-  l.lint = [](std::string_view source) { return LintCxxSource(source, {}); };
+  l.source.extensions = {".cpp", ".cc", ".cxx"};
+  l.source.fences = {"cpp", "c++", "cxx", "cc", "c", "h", "hpp"};
+  l.source.defines_entry = DefinesHoneForward;
+  l.run.runner = Runner::kNative;
+  l.run.devices = {"cpu"};
+  l.run.kernel_names = KernelNames::kNone;
+  l.lint.rules = NativeRules();
+  l.lint.check = [](std::string_view source) { return LintCxxSource(source, {}); };
   l.prompt = {"kernel.h", "backend_cpu", "example_cpu.cpp",
               "memory traffic, cache blocking, use of every core, SIMD vectorisation, arithmetic",
               "how you split work across threads."};
@@ -39,15 +39,15 @@ Language CudaLanguage() {
   l.name = "cuda";
   l.label = "CUDA C++";
   l.aliases = {"cu"};
-  l.extensions = {".cu"};
+  l.source.extensions = {".cu"};
   // A .cu file is C++ too: a reply may tag it either way.
-  l.fences = {"cuda", "cu", "cuh", "cpp", "c++", "cxx", "cc", "c", "h", "hpp"};
-  l.defines_entry = DefinesHoneForward;
-  l.runner = Runner::kNative;
-  l.devices = {"cuda"};
-  l.kernel_names = KernelNames::kBuild;
-  l.rules = NativeRules();
-  l.lint = [](std::string_view source) {
+  l.source.fences = {"cuda", "cu", "cuh", "cpp", "c++", "cxx", "cc", "c", "h", "hpp"};
+  l.source.defines_entry = DefinesHoneForward;
+  l.run.runner = Runner::kNative;
+  l.run.devices = {"cuda"};
+  l.run.kernel_names = KernelNames::kBuild;
+  l.lint.rules = NativeRules();
+  l.lint.check = [](std::string_view source) {
     LintOptions o;
     o.cuda = true;
     return LintCxxSource(source, o);
@@ -55,7 +55,7 @@ Language CudaLanguage() {
   l.prompt = {"kernel.h", "backend_cuda", "example_cuda.cu",
               "memory traffic, occupancy and parallelism, coalescing, arithmetic, launch overhead",
               "launch configurations."};
-  l.sanitizer = true;
+  l.run.sanitizer = true;
   return l;
 }
 

@@ -110,7 +110,7 @@ Result<CandidateFile> ToolEnv::Candidate(const ToolCall& call) {
     language = *found;
     c.source = args["source"].get<std::string>();
     HONE_RETURN_IF_ERROR(EnsureWorkFolder());
-    c.path = NewWorkFile("candidate", language->extension());
+    c.path = NewWorkFile("candidate", language->source.extension());
     c.work_folder = RemovedAtEnd(c.path.parent_path());
     HONE_RETURN_IF_ERROR(WriteFileAtomic(c.path, c.source));
     // Languages that share an extension (.py) are told apart by the text.
@@ -120,7 +120,7 @@ Result<CandidateFile> ToolEnv::Candidate(const ToolCall& call) {
                              (read_as.ok() ? " (it reads as " + (*read_as)->name + ")" : ""));
   }
   c.language = language->name;
-  c.device = language->devices.empty() ? kHostBackend : language->devices.front();
+  c.device = language->run.devices.empty() ? kHostBackend : language->run.devices.front();
   return c;
 }
 

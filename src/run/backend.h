@@ -48,7 +48,7 @@ struct BackendTraits {
   bool numbered_devices = false;
   // The device a task's reference and shape cases are written for: task.toml's
   // `backends = [...]`, reference.cpp ("cpu") or reference.cu ("cuda"); and
-  // the device a language names to run on it (Language::devices). A backend
+  // the device a language names to run on it (LanguageRun::devices). A backend
   // that runs another's sources on the same device shares its name.
   std::string tasks_as = kHostBackend;
   // The file a native task's reference for that device has when task.toml

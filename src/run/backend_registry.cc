@@ -6,7 +6,7 @@ namespace hone {
 namespace {
 
 bool Takes(const BackendKind& k, const Language& l) {
-  return l.RunsOn(k.traits.tasks_as) && (!l.modelnew() || k.traits.compat);
+  return l.run.RunsOn(k.traits.tasks_as) && (!l.run.modelnew() || k.traits.compat);
 }
 
 // The backends that run `language`, for a message: "cpu or cuda".
@@ -27,8 +27,8 @@ Status UsableKind(const BackendKind& k) {
 // host's (a kind without a probe).
 Result<std::string> DefaultFor(const BackendRegistry& r, const Language& l,
                                const std::filesystem::path& candidate) {
-  if (!l.modelnew()) {
-    for (const std::string& device : l.devices)
+  if (!l.run.modelnew()) {
+    for (const std::string& device : l.run.devices)
       for (const auto& k : r.kinds())
         if (k.traits.tasks_as == device) {
           HONE_RETURN_IF_ERROR(UsableKind(k));
@@ -43,7 +43,7 @@ Result<std::string> DefaultFor(const BackendRegistry& r, const Language& l,
       if (Takes(k, l) && !k.unavailable.empty()) return Status::Unavailable(k.unavailable);
   }
   return Status::Unavailable(candidate.string() + ": a " + l.label + " candidate runs on " +
-                             OneOf(l.devices) + ", and no such device is here");
+                             OneOf(l.run.devices) + ", and no such device is here");
 }
 
 }  // namespace

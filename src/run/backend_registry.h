@@ -100,7 +100,7 @@ Status CheckBackendIn(const BackendRegistry& registry, const std::string& name,
 
 // The backend a candidate of `language` runs on, the one place this is
 // decided: `requested` when that backend runs the language's devices
-// (BackendTraits::tasks_as in Language::devices; for a ModelNew language,
+// (BackendTraits::tasks_as in LanguageRun::devices; for a ModelNew language,
 // one that runs ModelNew files); else for a native language the first
 // registered backend of one of its devices, and for a ModelNew language
 // one whose device is present (present() true), else the host's.

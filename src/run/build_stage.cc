@@ -17,7 +17,8 @@ Status BuildStage::Lint(const std::filesystem::path& candidate) {
     return Status::Ok();
   }
   HONE_ASSIGN_OR_RETURN(std::string source, ReadFile(candidate));
-  ApplyLint(s_, s_.language.lint ? s_.language.lint(source) : std::vector<LintFinding>{}, "");
+  ApplyLint(
+      s_, s_.language.lint.check ? s_.language.lint.check(source) : std::vector<LintFinding>{}, "");
   return Status::Ok();
 }
 

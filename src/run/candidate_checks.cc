@@ -123,11 +123,11 @@ bool CandidateChecks::CheckEachOutput(
     // what in the candidate's language computes in lower precision.
     constexpr double kCloseRelError = 1e-2;
     if (m.nan_or_inf == 0 && m.max_rel_err < kCloseRelError && IsFloating(d.dtype) &&
-        !s_.language.precision_hint.empty())
+        !s_.language.hints.precision_hint.empty())
       detail +=
           "; every element is within 1% of the reference, as lower-precision arithmetic "
           "leaves it (" +
-          s_.language.precision_hint + ")";
+          s_.language.hints.precision_hint + ")";
     s_.v.checks.push_back({{check}, where, false, detail});
     s_.Decide(VerdictStatus::kIncorrect, detail + " [" + where + "]");
     return false;
@@ -195,7 +195,8 @@ bool CandidateChecks::CheckPrecision(const SetLayout& set, const Ids& expected, 
         " against a float64 reference exceeds " + Num(bound) + " (the task's reference has " +
         Num(ref_err) + "); the candidate computes in lower precision than " +
         std::string(DtypeName(t)) +
-        (s_.language.precision_hint.empty() ? "" : " (" + s_.language.precision_hint + ")");
+        (s_.language.hints.precision_hint.empty() ? ""
+                                                  : " (" + s_.language.hints.precision_hint + ")");
     s_.v.checks.push_back({{CheckKind::kPrecision}, where, false, detail});
     s_.Decide(VerdictStatus::kIncorrect, detail + " [" + where + "]");
     return false;

@@ -142,7 +142,8 @@ void CandidateRunner::DecideFromOutcome(const CallOutcome& o, const std::string&
                     (o.detail.empty() ? "" : "; " + o.detail) + ")" + SharedLimitNote());
       return;
     case CallOutcome::Kind::kViolation: {
-      std::string hint = s_.language.violation_hint ? s_.language.violation_hint(o.syscall) : "";
+      std::string hint =
+          s_.language.hints.violation_hint ? s_.language.hints.violation_hint(o.syscall) : "";
       // A first call that failed while the module loaded left a JIT's
       // compiling to a later call, which the sandbox forbids: that failure
       // is the cause to name.

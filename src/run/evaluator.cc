@@ -310,7 +310,7 @@ Result<CompatPrebuilder*> Evaluator::Prebuilder() {
 }
 
 ModelNewLoader* Evaluator::LoaderFor(const Language& language) {
-  if (!language.make_loader || !oracle_) return nullptr;
+  if (!language.loading.make_loader || !oracle_) return nullptr;
   auto it = loaders_.find(language.name);
   if (it != loaders_.end()) return it->second.get();
   LoaderEnv env;
@@ -322,7 +322,7 @@ ModelNewLoader* Evaluator::LoaderFor(const Language& language) {
   env.python = oracle_->hello().value("executable", "");
   env.python_dir = oracle_->python_dir();
   std::unique_ptr<ModelNewLoader>& loader = loaders_[language.name];
-  loader = language.make_loader(env);
+  loader = language.loading.make_loader(env);
   return loader.get();
 }
 
@@ -357,10 +357,11 @@ std::vector<Evaluator::WarmUpBuild> Evaluator::WarmUp(
   const std::string& device = b->traits().tasks_as;
   std::vector<std::filesystem::path> files;
   for (const Language& l : env_.languages.all()) {
-    if (!l.warm_up || !l.RunsOn(device)) continue;
+    if (!l.loading.warm_up || !l.run.RunsOn(device)) continue;
     int n = 0;
-    for (const std::string& text : l.warm_up(device)) {
-      std::filesystem::path file = dir / fmt::format("warm_up_{}_{}{}", l.name, n++, l.extension());
+    for (const std::string& text : l.loading.warm_up(device)) {
+      std::filesystem::path file =
+          dir / fmt::format("warm_up_{}_{}{}", l.name, n++, l.source.extension());
       WarmUpBuild& w = out.emplace_back();
       w.language = l.name;
       if (Status written = WriteFileAtomic(file, text); !written.ok())
@@ -442,7 +443,7 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
   HONE_ASSIGN_OR_RETURN(const Backend* backend, env_.backends.Get(name));
   v.machine = backend->machine();
   CompatPrebuilder* prebuilder = nullptr;
-  if (language->modelnew() && oracle_) {
+  if (language->run.modelnew() && oracle_) {
     HONE_ASSIGN_OR_RETURN(prebuilder, Prebuilder());
   }
   std::optional<Verdict> early;
@@ -459,7 +460,7 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
     // The warm sandboxes wait for the candidate, not for its baselines'
     // evaluation beside its build (which starts its own, unseen).
     Run run(env_, *backend, *language, oracle_, task, options, progress, v, prebuilder,
-            language->modelnew() ? LoaderFor(*language) : nullptr,
+            language->run.modelnew() ? LoaderFor(*language) : nullptr,
             options.baselines_only ? nullptr : warm_pool_.get(), keep_warm_);
     HONE_RETURN_IF_ERROR(run.Execute(candidate));
     sanitizer_skip = run.SanitizerSkip();

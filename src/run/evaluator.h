@@ -63,7 +63,7 @@ class Evaluator {
                       const std::function<void(int, int)>& progress = {});
 
   // For `hone prepare`: builds, outside any sandbox, the files the ModelNew
-  // languages offer for `backend`'s device (Language::warm_up: load_inline's
+  // languages offer for `backend`'s device (ModelNewLoading::warm_up: load_inline's
   // precompiled torch headers), written into `dir`, so that a first
   // candidate finds them built. One result per file; a failure costs only a
   // later candidate's time. Needs the oracle; none without it.

@@ -12,7 +12,7 @@ RunState::RunState(const EvaluatorEnv& env, const Backend& backend, const Langua
       task(task),
       opt(opt),
       v(v),
-      compat(language.modelnew()),
+      compat(language.run.modelnew()),
       deadline(Clock::now() + opt.total_timeout),
       progress_(progress) {
   v.backend = backend.name();

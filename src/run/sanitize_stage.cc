@@ -34,7 +34,7 @@ std::string SanitizerSkipReason(const BackendTraits& backend, const Language& la
                                 const std::vector<std::string>& kernels) {
   if (!backend.sanitizer)
     return "compute-sanitizer checks CUDA candidates; this one runs on the " + backend.label;
-  if (!language.sanitizer)
+  if (!language.run.sanitizer)
     return "compute-sanitizer does not run " + language.label + " candidates";
   // Its work is PyTorch's (a passing file without kernels had --allow
   // library): memcheck over torch's kernels at full size takes up to minutes

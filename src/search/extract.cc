@@ -177,7 +177,8 @@ Scan FindBlocks(const std::string& text) {
 }
 
 bool InLanguage(const std::string& tag, const Language& language) {
-  return std::find(language.fences.begin(), language.fences.end(), tag) != language.fences.end();
+  return std::find(language.source.fences.begin(), language.source.fences.end(), tag) !=
+         language.source.fences.end();
 }
 
 // The longest non-blank block that satisfies `want`, or nullptr.
@@ -193,13 +194,13 @@ const Block* Longest(const std::vector<Block>& blocks, Pred want) {
 std::pair<const Block*, std::string> Choose(const std::vector<Block>& blocks,
                                             const Language& language) {
   auto entry = [&](const Block& x) {
-    return language.defines_entry && language.defines_entry(x.code);
+    return language.source.defines_entry && language.source.defines_entry(x.code);
   };
   if (const Block* b = Longest(blocks, entry)) return {b, "defines its entry point"};
   if (const Block* b = Longest(blocks, [&](const Block& x) { return InLanguage(x.tag, language); }))
     return {b, "the longest in " + language.label + "; it does not define its entry point"};
   return {Longest(blocks, [](const Block&) { return true; }),
-          "the longest block; none is tagged " + language.fence()};
+          "the longest block; none is tagged " + language.source.fence()};
 }
 
 // The code without blank lines before or after it, ending in one newline.

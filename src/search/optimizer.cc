@@ -241,8 +241,8 @@ Status Loop::Receive(AttemptResult r) {
     ++result_.extraction_failures;
     return Finish(r, {});
   }
-  HONE_ASSIGN_OR_RETURN(
-      auto path, record_.SaveCandidate(r.proposal.id, r.extraction.code, language_.extension()));
+  HONE_ASSIGN_OR_RETURN(auto path, record_.SaveCandidate(r.proposal.id, r.extraction.code,
+                                                         language_.source.extension()));
   if (pool_) pool_->Submit(path);  // warms the cache; the evaluation builds again (a hit)
   to_evaluate_.push_back({std::move(r), path});
   return Status::Ok();
@@ -428,10 +428,10 @@ Result<const Language*> AskedLanguage(const LanguageRegistry& languages, const s
                            " backend");
   }
   HONE_ASSIGN_OR_RETURN(const Language* l, languages.Get(name));
-  if (!l->RunsOn(device))
+  if (!l->run.RunsOn(device))
     return Status::Invalid("--language " + name + ": " + l->label +
                            " candidates do not run on the " + backend.name() + " backend");
-  if (l->modelnew() && !KindOf(task).TakesModelNew())
+  if (l->run.modelnew() && !KindOf(task).TakesModelNew())
     return Status::Invalid("--language " + name + ": " + l->label +
                            " candidates are KernelBench ModelNew files, for PyTorch tasks (.py), "
                            "not " +

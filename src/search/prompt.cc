@@ -56,7 +56,7 @@ constexpr int kMaxNotes = 3;
 constexpr size_t kLessonCap = 600;  // one lesson's line
 
 // The device a language's candidates run on first: its cases and speed of light.
-const std::string& DeviceOf(const Language& l) { return l.devices.front(); }
+const std::string& DeviceOf(const Language& l) { return l.run.devices.front(); }
 
 std::string TrimRight(std::string s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
@@ -345,7 +345,7 @@ std::string PromptBuilder::Render(const std::string& stem,
 }
 
 std::map<std::string, std::string> PromptBuilder::LanguageValues(const Language& l) {
-  return {{"backend", DeviceOf(l)}, {"language", l.label}, {"lang_tag", l.fence()}};
+  return {{"backend", DeviceOf(l)}, {"language", l.label}, {"lang_tag", l.source.fence()}};
 }
 
 const Language& PromptBuilder::LanguageOf(const Verdict& v) const {
@@ -400,7 +400,7 @@ std::string PromptBuilder::Context(const Task& task, const Language& language,
   values["task_description"] = task.description;
   values["task_description"] += ProblemListingText(task, language);
   values["arguments"] = TrimRight(
-      ContractArgumentsText(task, language.modelnew() ? "ModelNew.forward" : "hone_forward"));
+      ContractArgumentsText(task, language.run.modelnew() ? "ModelNew.forward" : "hone_forward"));
   values["cases"] = TrimRight(CasesText(task, device));
   values["tolerances"] = TrimRight(ToleranceText(task));
   values["backend_rules"] = language.prompt.rules.empty() ? "" : Render(language.prompt.rules, {});
@@ -442,7 +442,7 @@ std::string PromptBuilder::EvolveTurn(const Task& task, const Language& language
   for (size_t i = 0; i < parents.size(); ++i)
     shown += (i ? "\n\n" : "") +
              Render("evolve_parent", {{"number", std::to_string(i + 1)},
-                                      {"lang_tag", language.fence()},
+                                      {"lang_tag", language.source.fence()},
                                       {"code", TrimRight(parents[i].code)},
                                       {"summary", FeedbackSummary(parents[i].verdict)}});
   auto values = LanguageValues(language);

@@ -94,7 +94,7 @@ Status CheckJobKind(const EvalJob& job, const LanguageRegistry& languages,
 std::string EvalJob::CandidateFileName(const LanguageRegistry& languages) const {
   if (candidate_kind == kSolutionKind) return "candidate.json";
   const Language* l = languages.Find(candidate_kind);
-  return "candidate" + (l ? l->extension() : std::string(kPyTorchFileExtension));
+  return "candidate" + (l ? l->source.extension() : std::string(kPyTorchFileExtension));
 }
 
 Result<EvalJob> EvalJobFromJson(const json& j, const std::string& where, size_t max_code_bytes) {

@@ -74,7 +74,7 @@ Result<JobPart> PartForJob(const EvalJob& job, const JobFiles& files, const Form
   if (c.file != files.candidate()) {
     out.candidate = c.file;
     HONE_ASSIGN_OR_RETURN(const Language* language, languages.ForFile(c.file));
-    out.job.candidate_kind = language->modelnew() ? "modelnew" : language->name;
+    out.job.candidate_kind = language->run.modelnew() ? "modelnew" : language->name;
     HONE_ASSIGN_OR_RETURN(out.job.candidate_code, ReadFile(c.file));
   }
   return out;
@@ -82,7 +82,7 @@ Result<JobPart> PartForJob(const EvalJob& job, const JobFiles& files, const Form
 
 Result<const Language*> JobLanguage(const EvalJob& job, const LanguageRegistry& languages) {
   HONE_ASSIGN_OR_RETURN(const Language* kind, languages.Get(job.candidate_kind));
-  if (!kind->modelnew()) return kind;
+  if (!kind->run.modelnew()) return kind;
   // A ModelNew file's text says what its kernels are written in.
   auto language = languages.ForSource(job.CandidateFileName(languages), job.candidate_code);
   return language.ok() ? *language : kind;
@@ -104,12 +104,12 @@ Result<std::string> JobBackend(const EvalJob& job, const std::string& worker_bac
     return kind ? kind->name : device;
   };
   std::string backend = !asked.empty() ? asked
-                        : language->RunsOn(device_of(worker_backend))
+                        : language->run.RunsOn(device_of(worker_backend))
                             ? worker_backend
-                            : first_for(language->devices.front());
-  if (!language->RunsOn(device_of(backend))) {
+                            : first_for(language->run.devices.front());
+  if (!language->run.RunsOn(device_of(backend))) {
     return Status::Invalid("config.backend " + asked + ": a " + language->label +
-                           " candidate runs on " + OneOf(language->devices));
+                           " candidate runs on " + OneOf(language->run.devices));
   }
   // The worker opened the host's backend and its own: another needs a
   // worker on its device.
@@ -200,7 +200,8 @@ Result<Verdict> ContextJobEvaluator::Evaluate(const EvalJob& job, const JobFiles
   HONE_ASSIGN_OR_RETURN(Task task, LoadFor(job, part.problem, backend));
   ApplyJobSeeds(task, job.config);
   Evaluator& evaluator = EvaluatorForContext();
-  if (auto language = JobLanguage(part.job, languages); language.ok() && (*language)->modelnew())
+  if (auto language = JobLanguage(part.job, languages);
+      language.ok() && (*language)->run.modelnew())
     evaluator.PrewarmCompat(backend, options);
   // The entry `hone eval` uses: a reward and an eval never differ on one file.
   HONE_ASSIGN_OR_RETURN(Verdict v, EvaluateCandidate(evaluator, &ctx_->backend(backend).builder(),

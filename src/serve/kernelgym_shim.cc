@@ -19,7 +19,7 @@ void Evaluate(ServeContext& ctx, const httplib::Request& req, httplib::Response&
   // KernelGYM's `backend` names the kernel's language (Dr. Kernel sends
   // "triton"); the kernel is a ModelNew file either way, whose text decides.
   const Language* named = ctx.options.languages->Find(Str(*body, "backend"));
-  std::string kind = named && named->modelnew() ? named->name : "modelnew";
+  std::string kind = named && named->run.modelnew() ? named->name : "modelnew";
   json item = {{"id", Str(*body, "task_id")},
                {"problem", {{"code", Str(*body, "reference_code")}}},
                {"candidate", {{"code", Str(*body, "kernel_code")}, {"kind", kind}}}};

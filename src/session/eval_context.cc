@@ -24,8 +24,8 @@ Status BackendFailureFor(const std::string& candidate, const std::string& backen
   auto language = languages.ForFile(candidate);
   std::string host;
   for (const Language& l : languages.all())
-    if (l.RunsOn(kHostBackend))
-      host += (host.empty() ? "" : ", ") + l.label + " (" + l.extension() + ")";
+    if (l.run.RunsOn(kHostBackend))
+      host += (host.empty() ? "" : ", ") + l.label + " (" + l.source.extension() + ")";
   return Status::Unavailable(
       candidate + ": " +
       (language.ok() ? "a " + (*language)->label + " candidate" : std::string("the candidate")) +
@@ -103,7 +103,7 @@ std::function<bool(const std::filesystem::path&)> SolutionsFor(const std::string
   const std::string device = kind ? kind->traits.tasks_as : backend;
   return [device, languages](const std::filesystem::path& file) {
     auto language = languages.ForFile(file);
-    return language.ok() && (*language)->RunsOn(device);
+    return language.ok() && (*language)->run.RunsOn(device);
   };
 }
 

@@ -42,14 +42,14 @@ class NativeText final : public ReferenceText {
   explicit NativeText(const NativePrograms& programs) : programs_(programs) {}
 
   std::optional<ProblemListing> Listing(const Task& task, const Language& language) const override {
-    auto path = programs_.ReferenceProgram(task, language.devices.front());
+    auto path = programs_.ReferenceProgram(task, language.run.devices.front());
     if (!path) return std::nullopt;
     auto source = ReadFile(*path);
     if (!source.ok()) return std::nullopt;
     return ProblemListing{"The reference implementation (" + path->filename().string() +
                               "): your kernel must compute what it computes, and is timed "
                               "against it",
-                          language.fence(), std::move(*source), true};
+                          language.source.fence(), std::move(*source), true};
   }
 
  private:

@@ -87,7 +87,7 @@ class PyTorchText final : public ReferenceText {
  public:
   std::optional<ProblemListing> Listing(const Task& task, const Language& language) const override {
     return ProblemListing{
-        language.modelnew()
+        language.run.modelnew()
             ? "The problem, a KernelBench module: ModelNew replaces its Model (module-level "
               "sizes may have been scaled to the values below)"
             : "The operator, as PyTorch: your kernel computes Model.forward on the sizes "

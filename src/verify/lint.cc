@@ -2,7 +2,7 @@
 // set that LintSource has always meant. Each language's rules live in a
 // file pair of their own (verify/lint_cxx.h for C++ and CUDA,
 // verify/lint_python.h for ModelNew files); a language's descriptor names
-// its rule set (lang/language.h: Language::rules and Language::lint).
+// its rule set (lang/language.h: LanguageLint::rules and LanguageLint::check).
 #include "verify/lint.h"
 
 #include "verify/lint_cxx.h"

@@ -2,8 +2,8 @@
 // findings' shape and words, and the entry its callers have always used.
 //
 // Each kind of source has its rule set in a file pair of its own, which its
-// language's descriptor names (lang/language.h: Language::rules and
-// Language::lint): C++ and CUDA C++ in verify/lint_cxx.h (names matched on
+// language's descriptor names (lang/language.h: LanguageLint::rules and
+// LanguageLint::check): C++ and CUDA C++ in verify/lint_cxx.h (names matched on
 // the tokens of build/cxx_tokens.h), KernelBench ModelNew files in
 // verify/lint_python.h (checks that run in Python on the file's syntax
 // tree, through compat/compat_scan.h). LintRules and LintSource here are

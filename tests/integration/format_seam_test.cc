@@ -56,7 +56,7 @@ TEST(FormatSeamTest, ANewFormatsSuiteIsEvaluatedLikeAnyOther) {
   layout.backend = "cpu";
   layout.is_solution = [&](const std::filesystem::path& f) {
     auto l = env.languages.ForFile(f);
-    return l.ok() && (*l)->RunsOn("cpu");
+    return l.ok() && (*l)->run.RunsOn("cpu");
   };
   auto entries = DiscoverSuiteOf(formats, ToyDir() / "suite", layout);
   ASSERT_TRUE(entries.ok()) << entries.status().message();

@@ -155,15 +155,15 @@ class ModelNew(torch.nn.Module):
   EXPECT_TRUE(scan->builds_extension);
 }
 
-// hone prepare's warm-up files (Language::warm_up): each is a load_inline
+// hone prepare's warm-up files (ModelNewLoading::warm_up): each is a load_inline
 // file the scan resolves, so the prebuild builds it outside the sandbox, and
 // each passes its own C++ flags, so each fills its own precompiled header.
 TEST_F(CompatScanFileTest, LoadInlinesWarmUpFilesResolveEachWithItsOwnFlags) {
   const Language* load_inline = BuiltInLanguages().Find("load_inline");
   ASSERT_NE(load_inline, nullptr);
-  ASSERT_TRUE(load_inline->warm_up);
-  EXPECT_TRUE(load_inline->warm_up("cpu").empty());
-  std::vector<std::string> files = load_inline->warm_up("cuda");
+  ASSERT_TRUE(load_inline->loading.warm_up);
+  EXPECT_TRUE(load_inline->loading.warm_up("cpu").empty());
+  std::vector<std::string> files = load_inline->loading.warm_up("cuda");
   ASSERT_EQ(files.size(), 3u);
   std::set<std::string> flag_sets, keys;
   for (const std::string& text : files) {
@@ -185,7 +185,7 @@ TEST_F(CompatScanFileTest, LoadInlinesWarmUpFilesResolveEachWithItsOwnFlags) {
   EXPECT_EQ(keys.size(), 3u);
   for (const Language& l : BuiltInLanguages().all()) {
     if (l.name != "load_inline") {
-      EXPECT_FALSE(l.warm_up && !l.warm_up("cuda").empty()) << l.name;
+      EXPECT_FALSE(l.loading.warm_up && !l.loading.warm_up("cuda").empty()) << l.name;
     }
   }
 }

@@ -19,10 +19,10 @@ Language Made(const std::string& name, std::vector<std::string> extensions,
   Language l;
   l.name = name;
   l.label = name + " label";
-  l.extensions = std::move(extensions);
-  l.fences = {name};
-  l.claims = std::move(claims);
-  l.devices = {"cpu"};
+  l.source.extensions = std::move(extensions);
+  l.source.fences = {name};
+  l.source.claims = std::move(claims);
+  l.run.devices = {"cpu"};
   return l;
 }
 
@@ -99,7 +99,7 @@ TEST(LanguageRegistryTest, RegisteringANameAgainReplacesIt) {
   Language again = Made("a", {".b"});
   r.Register(again);
   ASSERT_EQ(r.all().size(), 1u);
-  EXPECT_EQ(r.all()[0].extension(), ".b");
+  EXPECT_EQ(r.all()[0].source.extension(), ".b");
 }
 
 TEST(LanguageRegistryTest, FencesNameTheLanguagesThatAcceptThem) {
@@ -110,8 +110,8 @@ TEST(LanguageRegistryTest, FencesNameTheLanguagesThatAcceptThem) {
   std::vector<std::string> cpp;
   for (const Language* l : r.ForFence("CPP")) cpp.push_back(l->name);
   EXPECT_EQ(cpp, (std::vector<std::string>{"cpp", "cuda"}));  // a .cu file is C++ too
-  EXPECT_EQ(r.Find("triton")->fence(), "python");
-  EXPECT_EQ(r.Find("cuda")->fence(), "cuda");
+  EXPECT_EQ(r.Find("triton")->source.fence(), "python");
+  EXPECT_EQ(r.Find("cuda")->source.fence(), "cuda");
 }
 
 TEST(LanguageRegistryTest, RulesAreListedOnceWithTheirSeverity) {
@@ -123,8 +123,8 @@ TEST(LanguageRegistryTest, RulesAreListedOnceWithTheirSeverity) {
   int library = 0;
   for (const LanguageRule* rule : r.AllRules()) library += rule->name == "library";
   EXPECT_EQ(library, 1);
-  EXPECT_EQ(r.Find("triton")->Rule("fallback")->severity, LanguageRule::Severity::kWarn);
-  EXPECT_EQ(r.Find("triton")->Rule("timing")->severity, LanguageRule::Severity::kReject);
+  EXPECT_EQ(r.Find("triton")->lint.Rule("fallback")->severity, LanguageRule::Severity::kWarn);
+  EXPECT_EQ(r.Find("triton")->lint.Rule("timing")->severity, LanguageRule::Severity::kReject);
 }
 
 TEST(LanguageRegistryTest, KernelDecoratorsOfEveryLanguageOnce) {
@@ -168,33 +168,34 @@ TEST(JudgeFindingsTest, ARuleTheLanguageDoesNotKnowRejects) {
 TEST(BuiltInLanguagesTest, EachSaysHowItRunsWhereAndWhatItsPromptsShow) {
   const LanguageRegistry& r = BuiltInLanguages();
   const Language& cpp = *r.Find("cpp");
-  EXPECT_EQ(cpp.runner, Runner::kNative);
-  EXPECT_EQ(cpp.devices, std::vector<std::string>{"cpu"});
+  EXPECT_EQ(cpp.run.runner, Runner::kNative);
+  EXPECT_EQ(cpp.run.devices, std::vector<std::string>{"cpu"});
   EXPECT_EQ(cpp.prompt.rules, "backend_cpu");
-  EXPECT_TRUE(cpp.lint);
+  EXPECT_TRUE(cpp.lint.check);
   const Language& cuda = *r.Find("cuda");
-  EXPECT_EQ(cuda.kernel_names, KernelNames::kBuild);
-  EXPECT_TRUE(cuda.sanitizer);
+  EXPECT_EQ(cuda.run.kernel_names, KernelNames::kBuild);
+  EXPECT_TRUE(cuda.run.sanitizer);
   const Language& triton = *r.Find("triton");
-  EXPECT_TRUE(triton.modelnew());
-  EXPECT_EQ(triton.devices, std::vector<std::string>{"cuda"});
-  EXPECT_EQ(triton.kernel_names, KernelNames::kSource);
+  EXPECT_TRUE(triton.run.modelnew());
+  EXPECT_EQ(triton.run.devices, std::vector<std::string>{"cuda"});
+  EXPECT_EQ(triton.run.kernel_names, KernelNames::kSource);
   EXPECT_EQ(triton.prompt.contract, "modelnew");
   EXPECT_EQ(triton.prompt.example, "example_triton.py");
-  EXPECT_FALSE(triton.lint);  // its findings come from the scan of the file
-  EXPECT_TRUE(triton.make_loader);
-  EXPECT_NE(triton.precision_hint.find("input_precision"), std::string::npos);
+  EXPECT_FALSE(triton.lint.check);  // its findings come from the scan of the file
+  EXPECT_TRUE(triton.loading.make_loader);
+  EXPECT_NE(triton.hints.precision_hint.find("input_precision"), std::string::npos);
   const Language& inline_cuda = *r.Find("load_inline");
-  EXPECT_EQ(inline_cuda.devices, (std::vector<std::string>{"cuda", "cpu"}));
+  EXPECT_EQ(inline_cuda.run.devices, (std::vector<std::string>{"cuda", "cpu"}));
 }
 
 TEST(BuiltInLanguagesTest, TritonNamesACompileAfterTheFirstCallWhenASandboxStopsAProcess) {
   const Language& triton = *BuiltInLanguages().Find("triton");
   const Language& inline_cuda = *BuiltInLanguages().Find("load_inline");
-  EXPECT_NE(triton.violation_hint(SYS_execve).find("Triton compiled a kernel after the first call"),
-            std::string::npos);
-  EXPECT_EQ(inline_cuda.violation_hint(SYS_execve).find("Triton"), std::string::npos);
-  EXPECT_NE(inline_cuda.violation_hint(SYS_prlimit64).find("changed a resource limit"),
+  EXPECT_NE(
+      triton.hints.violation_hint(SYS_execve).find("Triton compiled a kernel after the first call"),
+      std::string::npos);
+  EXPECT_EQ(inline_cuda.hints.violation_hint(SYS_execve).find("Triton"), std::string::npos);
+  EXPECT_NE(inline_cuda.hints.violation_hint(SYS_prlimit64).find("changed a resource limit"),
             std::string::npos);
 }
 

@@ -29,10 +29,10 @@ LanguageRegistry WithTestLanguage() {
   Language l;
   l.name = "registry_test";
   l.label = "Registry test language";
-  l.extensions = {".tdk"};
-  l.fences = {"tdk"};
-  l.devices = {kHostBackend};
-  l.rules = {LanguageRule{kTestRule, "a rule only the test language has"}};
+  l.source.extensions = {".tdk"};
+  l.source.fences = {"tdk"};
+  l.run.devices = {kHostBackend};
+  l.lint.rules = {LanguageRule{kTestRule, "a rule only the test language has"}};
   r.Register(std::move(l));
   return r;
 }

@@ -91,7 +91,7 @@ TEST(SanitizerSkipTest, ACudaCandidateWithKernelsOfItsOwnIsChecked) {
   cuda.sanitizer = true;
   Language modelnew;
   modelnew.label = "KernelBench ModelNew";
-  modelnew.sanitizer = true;
+  modelnew.run.sanitizer = true;
   EXPECT_EQ(SanitizerSkipReason(cuda, modelnew, true, {"relu_kernel"}), "");
   // A native candidate is checked whatever kernels it defines.
   EXPECT_EQ(SanitizerSkipReason(cuda, modelnew, false, {}), "");
@@ -101,7 +101,7 @@ TEST(SanitizerSkipTest, ACudaCandidateWithKernelsOfItsOwnIsChecked) {
   BackendTraits cpu;
   EXPECT_EQ(SanitizerSkipReason(cpu, modelnew, true, {"k"}),
             "compute-sanitizer checks CUDA candidates; this one runs on the CPU");
-  modelnew.sanitizer = false;
+  modelnew.run.sanitizer = false;
   EXPECT_EQ(SanitizerSkipReason(cuda, modelnew, true, {"k"}),
             "compute-sanitizer does not run KernelBench ModelNew candidates");
 }

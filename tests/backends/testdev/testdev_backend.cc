@@ -72,7 +72,7 @@ Status RunCppOnTestDev(LanguageRegistry& languages) {
   const Language* cpp = languages.Find("cpp");
   if (!cpp) return Status::Invalid("the languages have no C++ to run on the test device");
   Language on_both = *cpp;
-  if (!on_both.RunsOn(kTestDevBackend)) on_both.devices.push_back(kTestDevBackend);
+  if (!on_both.run.RunsOn(kTestDevBackend)) on_both.run.devices.push_back(kTestDevBackend);
   languages.Register(std::move(on_both));
   return Status::Ok();
 }

@@ -28,21 +28,21 @@ Language TinyDslLanguage() {
   Language l;
   l.name = kTinyDsl;
   l.label = "TinyDSL";
-  l.extensions = {".py"};
-  l.claims = [](std::string_view text) {
+  l.source.extensions = {".py"};
+  l.source.claims = [](std::string_view text) {
     return text.find("import tinydsl") != std::string_view::npos;
   };
-  l.fences = {"python", "tinydsl"};
-  l.defines_entry = DefinesModelNew;
-  l.runner = Runner::kModelNew;
-  l.devices = {"cpu"};
-  l.kernel_names = KernelNames::kSource;
-  l.kernel_decorators = {"tinydsl.kernel"};
-  l.rules = ModelNewRules();
+  l.source.fences = {"python", "tinydsl"};
+  l.source.defines_entry = DefinesModelNew;
+  l.run.runner = Runner::kModelNew;
+  l.run.devices = {"cpu"};
+  l.run.kernel_names = KernelNames::kSource;
+  l.loading.kernel_decorators = {"tinydsl.kernel"};
+  l.lint.rules = ModelNewRules();
   l.prompt = {"modelnew", "lang_tinydsl", "example_tinydsl.py", "the interpreter's overhead",
               "the kernel's arguments."};
-  l.violation_hint = ModelNewViolationHint;
-  l.make_loader = [](const LoaderEnv&) -> std::unique_ptr<ModelNewLoader> {
+  l.hints.violation_hint = ModelNewViolationHint;
+  l.loading.make_loader = [](const LoaderEnv&) -> std::unique_ptr<ModelNewLoader> {
     return std::make_unique<TinyDslLoader>();
   };
   return l;
