@@ -313,15 +313,23 @@ Status ReadNcuCsv(const std::string& output, ProfileReport& report) {
   return Status::Ok();
 }
 
-ProfileReport RunNcu(const NcuJob& job) {
-  ProfileReport report;
-  report.tool = NcuVersion(job.ncu);
-  std::vector<std::string> argv = CleanToolEnvironment(job.call.scratch);
+std::vector<std::string> NcuCommand(const NcuJob& job) {
+  // The call's own environment too: a ModelNew's shim needs its Python's,
+  // and marks its forward for ncu only when told to (HONE_PROFILE_FORWARD);
+  // without it ncu, waiting for the marks, measured no kernel.
+  std::vector<std::string> argv = StandaloneEnvironment(job.call);
   for (const auto& a : NcuArguments(job)) argv.push_back(a);
   StandaloneCall call = job.call;
   for (const char* relax : {"--no-seccomp", "--no-landlock", "--no-netns"})
     call.confinement.push_back(relax);
   for (const auto& a : StandaloneCommand(call)) argv.push_back(a);
+  return argv;
+}
+
+ProfileReport RunNcu(const NcuJob& job) {
+  ProfileReport report;
+  report.tool = NcuVersion(job.ncu);
+  std::vector<std::string> argv = NcuCommand(job);
   CommandOptions opts;
   opts.timeout = job.timeout;
   opts.cwd = job.call.scratch.string();

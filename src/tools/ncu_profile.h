@@ -47,6 +47,9 @@ struct NcuJob {
 
 // The `ncu` arguments (before the sandbox's command line).
 std::vector<std::string> NcuArguments(const NcuJob& job);
+// The whole command line RunNcu runs: the call's environment
+// (StandaloneEnvironment), ncu with NcuArguments, the sandbox's call.
+std::vector<std::string> NcuCommand(const NcuJob& job);
 
 // Runs the job; the report has no diagnosis yet (measure/profile_judge.h).
 ProfileReport RunNcu(const NcuJob& job);

@@ -105,8 +105,7 @@ std::vector<Verdict::SanitizerTool> RunSanitizer(const SanitizeJob& job) {
   for (const std::string& tool : job.tools) {
     // A clean environment, as every sandbox gets: nothing of the worker's
     // (API keys) reaches the candidate. The tool keeps its files in scratch.
-    std::vector<std::string> argv = CleanToolEnvironment(job.call.scratch);
-    argv.insert(argv.end(), job.call.env.begin(), job.call.env.end());
+    std::vector<std::string> argv = StandaloneEnvironment(job.call);
     std::vector<std::string> command = SanitizerCommand(job, tool);
     argv.insert(argv.end(), command.begin(), command.end());
     for (const auto& a : StandaloneCommand(job.call)) argv.push_back(a);

@@ -1,5 +1,7 @@
 #include "tools/standalone_call.h"
 
+#include "tools/cuda_tools.h"
+
 namespace hone {
 
 std::vector<std::string> StandaloneCommand(const StandaloneCall& call) {
@@ -18,6 +20,12 @@ std::vector<std::string> StandaloneCommand(const StandaloneCall& call) {
     argv.push_back("--standalone-tensor");
     argv.push_back(t);
   }
+  return argv;
+}
+
+std::vector<std::string> StandaloneEnvironment(const StandaloneCall& call) {
+  std::vector<std::string> argv = CleanToolEnvironment(call.scratch);
+  argv.insert(argv.end(), call.env.begin(), call.env.end());
   return argv;
 }
 

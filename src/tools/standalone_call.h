@@ -27,4 +27,10 @@ struct StandaloneCall {
 // The sandbox's command line for the call.
 std::vector<std::string> StandaloneCommand(const StandaloneCall& call);
 
+// The environment a tool runs the call in: CleanToolEnvironment's (`env -i`
+// and what the tool needs, tools/cuda_tools.h) plus the call's own (a
+// ModelNew shim's Python, its profiler marks). Every tool that runs a call
+// starts its command line with it.
+std::vector<std::string> StandaloneEnvironment(const StandaloneCall& call);
+
 }  // namespace hone

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -130,6 +131,29 @@ TEST(NcuCsvTest, AsksForTheDocumentedMetricSet) {
   all.clear();
   for (const auto& a : NcuArguments(job)) all += a + " ";
   EXPECT_NE(all.find("--profile-from-start off"), std::string::npos) << all;
+}
+
+// A ModelNew's call runs in its shim's environment, with the forward's
+// marks asked for: without them ncu waited for marks that never came
+// ("ncu measured no kernel", seen on an H100).
+TEST(NcuCsvTest, AModelNewIsProfiledInItsOwnEnvironment) {
+  NcuJob job;
+  job.ncu = "/usr/local/cuda/bin/ncu";
+  job.report_dir = "/tmp/reports";
+  job.between_profiler_marks = true;
+  job.call.sandbox = "/bin/hone-sandbox-cuda";
+  job.call.scratch = "/tmp/scratch";
+  job.call.compat = true;
+  job.call.env = {"PYTHONPATH=/opt/hone/python", "HONE_PROFILE_FORWARD=1"};
+  std::vector<std::string> argv = NcuCommand(job);
+  auto at = [&](const std::string& a) {
+    return std::find(argv.begin(), argv.end(), a) - argv.begin();
+  };
+  ASSERT_EQ(argv.front(), "env");
+  EXPECT_LT(at("HONE_PROFILE_FORWARD=1"), at(job.ncu.string()));
+  EXPECT_LT(at("PYTHONPATH=/opt/hone/python"), at(job.ncu.string()));
+  EXPECT_LT(at(job.ncu.string()), at("/bin/hone-sandbox-cuda"));
+  EXPECT_LT(at("/bin/hone-sandbox-cuda"), static_cast<long>(argv.size()));
 }
 
 JudgeContext Gpu() {
