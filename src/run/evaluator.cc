@@ -263,16 +263,18 @@ void NoteBaselinesBesideBuild(const Verdict& early, Verdict& v) {
   for (const auto& [stage, seconds] : early.stage_seconds)
     if (stage == "baselines") timed = seconds;
   if (timed < 0) return;
-  bool kept = true;
+  // Why they were not kept, in the words of the note that said so
+  // (BaselineStage::Store); "" when they were cached.
+  std::string not_kept;
   for (const Note& n : early.notes)
-    kept &= !(n.kind == NoteKind::kBaseline && n.text.find("not cached") != std::string::npos);
+    if (n.kind == NoteKind::kBaseline && n.text.find("not cached") != std::string::npos)
+      not_kept = n.text.find("host-bound") != std::string::npos
+                     ? "their calls are host-bound, so they were timed again after the candidate"
+                     : n.text;
   v.AddNote(NoteKind::kBaseline,
             fmt::format("the problem's baselines were timed while the candidate's extensions "
-                        "compiled ({:.1f} s){}",
-                        timed,
-                        kept ? ", and cached"
-                             : ", and not kept: their calls are host-bound, so they were "
-                               "timed again after the candidate"));
+                        "compiled ({:.1f} s), {}",
+                        timed, not_kept.empty() ? "and cached" : "and not kept: " + not_kept));
 }
 
 // Whether the speedup can be read as one (measure/speedup.h).
