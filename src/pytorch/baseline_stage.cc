@@ -69,8 +69,6 @@ bool BaselineStage::all_cached() const {
 }
 
 void BaselineStage::LookUp() {
-  runs_.clear();
-  baselines_.reset();
   if (!s_.opt.time) return;
   OracleService& oracle = *s_.oracle;
   key_ = {s_.task.hash, oracle.device_description(), oracle.torch_version(),
@@ -326,13 +324,12 @@ void BaselineStage::Store(const Baselines& measured) {
   if (HostTimedBesideABuild(measured.eager, s_.opt) ||
       HostTimedBesideABuild(measured.compiled, s_.opt)) {
     s_.v.AddNote(NoteKind::kBaseline,
-                 "the baselines were not cached: their calls are host-bound, and a candidate's "
-                 "compile ran beside them");
+                 std::string(kBaselinesNotCached) + std::string(kHostBoundBesideABuild));
     return;
   }
   if (auto dir = CacheDir(); dir.ok())
     if (Status st = BaselineCache(*dir / "baselines").Store(key_, measured); !st.ok())
-      s_.v.AddNote(NoteKind::kBaseline, "the baselines were not cached: " + st.message());
+      s_.v.AddNote(NoteKind::kBaseline, std::string(kBaselinesNotCached) + st.message());
 }
 
 // The candidate's timing protocol for one baseline: its buffer slots laid

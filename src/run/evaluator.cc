@@ -112,12 +112,10 @@ Status Run::Execute(const std::filesystem::path& candidate) {
 Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
   StageClock clock(s_.v);
   HONE_RETURN_IF_ERROR(OpenReference(candidate));
-  if (s_.opt.baselines_only && pytorch_) {
-    pytorch_->LookUpBaselines();
-    if (pytorch_->BaselinesCached()) {
-      s_.v.reason = "the baselines are cached: nothing to time";
-      return Status::Ok();
-    }
+  if (pytorch_) pytorch_->LookUpBaselines();
+  if (s_.opt.baselines_only && pytorch_ && pytorch_->BaselinesCached()) {
+    s_.v.reason = "the baselines are cached: nothing to time";
+    return Status::Ok();
   }
   if (s_.compat) {
     HONE_RETURN_IF_ERROR(pytorch_->Prebuild(candidate));
@@ -128,7 +126,6 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
   HONE_RETURN_IF_ERROR(build.Lint(candidate));
   clock.Done("lint");
   if (s_.decided()) return Status::Ok();
-  if (pytorch_) pytorch_->LookUpBaselines();
   HONE_RETURN_IF_ERROR(build.Build(candidate, &cand_lib_));
   clock.Done("build");
   if (s_.decided()) return Status::Ok();
@@ -263,14 +260,16 @@ void NoteBaselinesBesideBuild(const Verdict& early, Verdict& v) {
   for (const auto& [stage, seconds] : early.stage_seconds)
     if (stage == "baselines") timed = seconds;
   if (timed < 0) return;
-  // Why they were not kept, in the words of the note that said so
-  // (BaselineStage::Store); "" when they were cached.
+  // Why they were not kept, from the note that said so (BaselineStage::
+  // Store); "" when they were cached.
   std::string not_kept;
-  for (const Note& n : early.notes)
-    if (n.kind == NoteKind::kBaseline && n.text.find("not cached") != std::string::npos)
-      not_kept = n.text.find("host-bound") != std::string::npos
-                     ? "their calls are host-bound, so they were timed again after the candidate"
-                     : n.text;
+  for (const Note& n : early.notes) {
+    if (n.kind != NoteKind::kBaseline || !n.text.starts_with(kBaselinesNotCached)) continue;
+    const std::string_view why = std::string_view(n.text).substr(kBaselinesNotCached.size());
+    not_kept = why == kHostBoundBesideABuild
+                   ? "their calls are host-bound, so they were timed again after the candidate"
+                   : std::string(why);
+  }
   v.AddNote(NoteKind::kBaseline,
             fmt::format("the problem's baselines were timed while the candidate's extensions "
                         "compiled ({:.1f} s), {}",
