@@ -100,8 +100,12 @@ std::vector<PartVerdict> EvaluateParts(const EvalArgs& a, const std::vector<Prob
   // and LoadTask keeps it: the backend's device does not change.
   Evaluator evaluator(ctx.env, ctx.oracle.get());
   if (auto language = ctx.env.languages.ForFile(candidate.file);
-      language.ok() && (*language)->run.modelnew())
+      language.ok() && (*language)->run.modelnew() && oracle) {
     evaluator.PrewarmCompat(backend, options);
+    // Its compile overlaps the problem's load (seconds at full size).
+    Trace("eval: starting the candidate's builds");
+    evaluator.StartCompatBuild(candidate.file);
+  }
   Builder* builder = &ctx.backend(backend).builder();
   for (size_t i = 0; i < parts.size(); ++i) {
     const ProblemPart& part = parts[i];

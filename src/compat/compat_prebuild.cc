@@ -108,19 +108,50 @@ bool CompatPrebuilder::AnyToCompile(const std::vector<Pending>& pending) const {
                      [&](const Pending& p) { return !builder_.Cached(p.plan); });
 }
 
-bool CompatPrebuilder::BuildAll(std::vector<Pending>& pending,
-                                std::map<std::string, CompatPrebuild>& into,
-                                const std::function<void(int, int)>& progress,
-                                const std::function<void()>& meanwhile) {
+struct CompatPrebuilder::Batch {
+  std::vector<Pending> pending;
+  std::map<std::string, CompatPrebuild> prepared;  // by FileKey
+  std::function<void(int, int)> progress;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  bool compiles = false;  // some call was not in the builder's cache
   std::atomic<size_t> next{0};
-  std::mutex mu;  // guards `into`, `done` and progress calls
-  int done = 0;
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < pending.size();) {
-      Pending& p = pending[i];
+  std::atomic<size_t> built{0};
+  std::mutex mu;  // guards `prepared` and progress calls
+  std::vector<std::thread> threads;
+
+  // A compile is ahead of whoever waits for it.
+  bool Compiling() const { return compiles && built < pending.size(); }
+  bool Holds(const std::string& file_key) const { return prepared.count(file_key) > 0; }
+};
+
+CompatPrebuilder::~CompatPrebuilder() {
+  if (started_)
+    for (auto& t : started_->threads) t.join();
+}
+
+std::unique_ptr<CompatPrebuilder::Batch> CompatPrebuilder::StartBatch(
+    const std::vector<fs::path>& candidates, const std::function<void(int, int)>& progress) {
+  auto batch = std::make_unique<Batch>();
+  batch->progress = progress;
+  for (const auto& candidate : candidates) {
+    Result<std::string> key = FileKey(candidate);
+    if (!key.ok() || done_.count(*key) || batch->Holds(*key) || (started_ && started_->Holds(*key)))
+      continue;
+    Result<CompatPrebuild> p = Prepare(candidate, *key, batch->pending);
+    if (!p.ok()) {
+      done_.emplace(*key, p.status().With(candidate.string() + ": "));
+      continue;
+    }
+    batch->prepared.emplace(*key, std::move(*p));
+  }
+  if (batch->prepared.empty()) return nullptr;
+  batch->compiles = AnyToCompile(batch->pending);
+  auto work = [this, b = batch.get()] {
+    for (size_t i; (i = b->next.fetch_add(1)) < b->pending.size();) {
+      Pending& p = b->pending[i];
       Result<BuildResult> r = builder_.Build(p.plan);
-      std::lock_guard<std::mutex> lock(mu);
-      PrebuiltExtension& e = into[p.file_key].extensions[p.index];
+      std::lock_guard<std::mutex> lock(b->mu);
+      PrebuiltExtension& e = b->prepared[p.file_key].extensions[p.index];
       if (!r.ok()) {
         e.log = "hone could not build it: " + r.status().message();
       } else {
@@ -130,23 +161,29 @@ bool CompatPrebuilder::BuildAll(std::vector<Pending>& pending,
         e.cached = r->cached;
         e.seconds = r->seconds;
       }
-      ++done;
-      if (progress) progress(done, static_cast<int>(pending.size()));
+      const size_t built = ++b->built;
+      if (b->progress) b->progress(static_cast<int>(built), static_cast<int>(b->pending.size()));
     }
   };
   // Each build already runs its C++ and CUDA compiles at once.
-  int n = std::min<int>(std::max(1, threads_ / 2), static_cast<int>(pending.size()));
-  // With work to do meanwhile, every build goes to a thread of its own and
-  // the calling thread does that work.
-  const bool aside = meanwhile && n > 0 && AnyToCompile(pending);
-  std::vector<std::thread> threads;
-  for (int t = aside ? 0 : 1; t < n; ++t) threads.emplace_back(work);
-  if (aside)
-    meanwhile();
-  else
-    work();
-  for (auto& t : threads) t.join();
-  return aside;
+  int n = std::min<int>(std::max(1, threads_ / 2), static_cast<int>(batch->pending.size()));
+  for (int t = 0; t < n; ++t) batch->threads.emplace_back(work);
+  return batch;
+}
+
+void CompatPrebuilder::Finish(std::unique_ptr<Batch> batch, bool aside) {
+  if (!batch) return;
+  for (auto& t : batch->threads) t.join();
+  // One file: the wall time. Several built together, or one beside other
+  // work: each file's own longest build, not the batch's wall.
+  double seconds = SecondsSince(batch->start);
+  const bool own_builds = batch->prepared.size() > 1 || aside;
+  for (auto& [key, p] : batch->prepared) {
+    p.seconds = own_builds ? 0 : seconds;
+    for (const auto& e : p.extensions)
+      if (own_builds) p.seconds = std::max(p.seconds, e.seconds);
+    done_.emplace(key, std::move(p));
+  }
 }
 
 Result<CompatPrebuild> CompatPrebuilder::Prebuild(const fs::path& candidate) {
@@ -156,33 +193,29 @@ Result<CompatPrebuild> CompatPrebuilder::Prebuild(const fs::path& candidate) {
   return done_.at(key);
 }
 
+void CompatPrebuilder::Start(const fs::path& candidate) {
+  Result<std::string> key = FileKey(candidate);
+  if (!key.ok() || (started_ && started_->Holds(*key))) return;
+  Finish(std::move(started_), true);
+  started_ = StartBatch({candidate}, {});
+}
+
 void CompatPrebuilder::PrebuildAll(const std::vector<fs::path>& candidates,
                                    const std::function<void(int, int)>& progress,
                                    const std::function<void()>& meanwhile) {
-  auto start = std::chrono::steady_clock::now();
-  std::vector<Pending> pending;
-  std::map<std::string, CompatPrebuild> prepared;
-  for (const auto& candidate : candidates) {
-    Result<std::string> key = FileKey(candidate);
-    if (!key.ok() || done_.count(*key) || prepared.count(*key)) continue;
-    Result<CompatPrebuild> p = Prepare(candidate, *key, pending);
-    if (!p.ok()) {
-      done_.emplace(*key, p.status().With(candidate.string() + ": "));
-      continue;
-    }
-    prepared.emplace(*key, std::move(*p));
-  }
-  const bool aside = BuildAll(pending, prepared, progress, meanwhile);
-  // One file: the wall time. Several built together, or one beside other
-  // work: each file's own longest build, not the batch's wall.
-  double seconds = SecondsSince(start);
-  const bool own_builds = prepared.size() > 1 || aside;
-  for (auto& [key, p] : prepared) {
-    p.seconds = own_builds ? 0 : seconds;
-    for (const auto& e : p.extensions)
-      if (own_builds) p.seconds = std::max(p.seconds, e.seconds);
-    done_.emplace(key, std::move(p));
-  }
+  // Start's builds are waited for by a call that needs them, not by another
+  // file's (a nested Prebuild, meanwhile).
+  const bool needs_started =
+      started_ && std::any_of(candidates.begin(), candidates.end(), [&](const fs::path& c) {
+        Result<std::string> key = FileKey(c);
+        return key.ok() && started_->Holds(*key);
+      });
+  std::unique_ptr<Batch> fresh = StartBatch(candidates, progress);
+  const bool aside =
+      meanwhile && ((fresh && fresh->Compiling()) || (needs_started && started_->Compiling()));
+  if (aside) meanwhile();
+  if (needs_started) Finish(std::move(started_), true);
+  Finish(std::move(fresh), aside);
 }
 
 }  // namespace hone

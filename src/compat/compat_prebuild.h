@@ -19,7 +19,8 @@
 // a few file reads.
 //
 // Thread-compatible: one caller at a time (the oracle is single-threaded);
-// builds run on the prebuilder's own threads. A compile error is a value
+// builds run on the prebuilder's own threads, and Start leaves them running
+// after it returns (the destructor waits for the builds under way). A compile error is a value
 // (PrebuiltExtension::ok == false with its log); Status errors are for hone
 // (no scanner, a dead oracle, an unwritable cache).
 #pragma once
@@ -27,6 +28,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,19 @@ class CompatPrebuilder {
   CompatPrebuilder(OracleService& oracle, TorchExtensionBuilder& builder,
                    std::filesystem::path work_dir, std::vector<std::string> decorators = {},
                    int threads = 0);
+  // Waits for the builds that Start left under way (none is cut off: a
+  // compiler's half-written output would be nobody's to clean).
+  ~CompatPrebuilder();
+  CompatPrebuilder(const CompatPrebuilder&) = delete;
+  CompatPrebuilder& operator=(const CompatPrebuilder&) = delete;
+
+  // Scans and prepares `candidate` (the oracle's calls, on the calling
+  // thread) and returns with its builds under way on the prebuilder's
+  // threads, so that they overlap the caller's own work (the oracle loading
+  // the problem). The next Prebuild or PrebuildAll waits for them, and counts
+  // them as its own (a ModelNew's baselines are timed meanwhile while they
+  // still compile). A second Start first waits for the first.
+  void Start(const std::filesystem::path& candidate);
 
   // Scans `candidate` and builds what it can (remembered per content).
   Result<CompatPrebuild> Prebuild(const std::filesystem::path& candidate);
@@ -79,9 +94,9 @@ class CompatPrebuilder {
   // remembered as its Status.
   //
   // `meanwhile`, when some call is not in the builder's cache (a compile is
-  // ahead), runs on the calling thread while the builds go; the call returns
-  // once both are done. It may use the oracle (the builds do not) and this
-  // prebuilder (a nested Prebuild of another file), not the builds' results.
+  // ahead, its own or Start's still under way), runs on the calling thread
+  // while the builds go; the call returns once both are done. It may use the oracle (the builds do
+  // not) and this prebuilder (a nested Prebuild of another file), not the builds' results.
   void PrebuildAll(const std::vector<std::filesystem::path>& candidates,
                    const std::function<void(int, int)>& progress = {},
                    const std::function<void()>& meanwhile = {});
@@ -92,13 +107,18 @@ class CompatPrebuilder {
     size_t index;  // into the CompatPrebuild's extensions
     TorchExtensionPlan plan;
   };
+  // Candidates prepared together and their builds, on threads of their own.
+  struct Batch;
   // Scans and prepares; calls the oracle. Fills `pending` with what to build.
   Result<CompatPrebuild> Prepare(const std::filesystem::path& candidate,
                                  const std::string& file_key, std::vector<Pending>& pending);
-  // Whether `meanwhile` ran.
-  bool BuildAll(std::vector<Pending>& pending, std::map<std::string, CompatPrebuild>& into,
-                const std::function<void(int, int)>& progress,
-                const std::function<void()>& meanwhile);
+  // Prepares the candidates neither done nor under way (remembering a
+  // failure as its Status) and starts their builds; null when none is left.
+  std::unique_ptr<Batch> StartBatch(const std::vector<std::filesystem::path>& candidates,
+                                    const std::function<void(int, int)>& progress);
+  // Waits for its builds and remembers its files. `aside`: other work ran
+  // while they built (each file's time is then its own longest build).
+  void Finish(std::unique_ptr<Batch> batch, bool aside);
   // Whether any pending call would compile (is not in the builder's cache).
   bool AnyToCompile(const std::vector<Pending>& pending) const;
   static Result<std::string> FileKey(const std::filesystem::path& candidate);
@@ -109,6 +129,7 @@ class CompatPrebuilder {
   std::vector<std::string> decorators_;
   int threads_;
   std::map<std::string, Result<CompatPrebuild>> done_;  // by FileKey
+  std::unique_ptr<Batch> started_;                      // by Start, not yet finished
 };
 
 }  // namespace hone

@@ -342,6 +342,11 @@ void Evaluator::PrewarmCompat(const std::string& backend, const EvalOptions& opt
   if (AddCompat(config, *runtime).ok()) warm_pool_->Prepare(config, options.time ? 0 : 1);
 }
 
+void Evaluator::StartCompatBuild(const std::filesystem::path& candidate) {
+  if (!oracle_) return;
+  if (auto p = Prebuilder(); p.ok()) (*p)->Start(candidate);
+}
+
 void Evaluator::PrebuildCompat(const std::vector<std::filesystem::path>& candidates,
                                const std::function<void(int, int)>& progress) {
   if (candidates.empty() || !oracle_) return;

@@ -84,6 +84,14 @@ class Evaluator {
   // oracle's own start when it was launched without waiting). Does
   // nothing without the oracle or with HONE_WARM_SANDBOXES=0.
   void PrewarmCompat(const std::string& backend, const EvalOptions& options);
+  // Starts a ModelNew candidate's extension builds now, on the prebuilder's
+  // threads (CompatPrebuilder::Start), so that they overlap the caller's own
+  // work (the oracle loading the problem at full size); its evaluation then
+  // waits for them, and its problem's baselines are timed meanwhile when
+  // they still compile. Asks the oracle for the build commands, so it waits
+  // for the oracle's start. Does nothing without the oracle; a failure is
+  // the evaluation's to report.
+  void StartCompatBuild(const std::filesystem::path& candidate);
   // For many evaluations in a row (bench): each compat evaluation that takes
   // a warm sandbox starts warming the next one (never while timing).
   void KeepWarm(bool keep) { keep_warm_ = keep; }

@@ -197,12 +197,20 @@ Result<Verdict> ContextJobEvaluator::Evaluate(const EvalJob& job, const JobFiles
   HONE_ASSIGN_OR_RETURN(EvalOptions options, ApplyJobConfig(setup_.options, job.config, languages));
   options.backend = backend;
   options.lint_allow.insert(part.allow.begin(), part.allow.end());
+  auto language = JobLanguage(part.job, languages);
+  const bool modelnew = language.ok() && (*language)->run.modelnew();
+  // A ModelNew's sandbox and builds start before its problem loads, so that
+  // they overlap the load (seconds at full size: a worker's first job).
+  const bool early = modelnew && LoadsThroughOracle(part.problem);
+  if (early) {
+    HONE_RETURN_IF_ERROR(StartOracle(*ctx_, backend));
+    EvaluatorForContext().PrewarmCompat(backend, options);
+    EvaluatorForContext().StartCompatBuild(part.candidate);
+  }
   HONE_ASSIGN_OR_RETURN(Task task, LoadFor(job, part.problem, backend));
   ApplyJobSeeds(task, job.config);
   Evaluator& evaluator = EvaluatorForContext();
-  if (auto language = JobLanguage(part.job, languages);
-      language.ok() && (*language)->run.modelnew())
-    evaluator.PrewarmCompat(backend, options);
+  if (modelnew && !early) evaluator.PrewarmCompat(backend, options);
   // The entry `hone eval` uses: a reward and an eval never differ on one file.
   HONE_ASSIGN_OR_RETURN(Verdict v, EvaluateCandidate(evaluator, &ctx_->backend(backend).builder(),
                                                      task, part.candidate, options));

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -22,6 +23,7 @@
 
 #include "compat/compat_candidate.h"
 #include "compat/compat_sandbox.h"
+#include "core/clock.h"
 #include "core/fs.h"
 #include "lang/builtin.h"
 #include "measure/stats.h"
@@ -248,6 +250,19 @@ TEST(PyTorchTaskTest, ACandidateThatLearnsTheTimingPoolBeforeSkippingIsCaught) {
   EXPECT_NE(v->reason.find("timed call"), std::string::npos) << v->reason;
 }
 
+// elementwise_relu_scale's load_inline CPU candidate, copied into `dir`
+// with new bytes in its C++ source, so that its extension is in no build
+// cache; empty on failure.
+std::filesystem::path UncachedCompatCandidate(const std::filesystem::path& dir) {
+  auto text = ReadFile(PyTorchDir() / "candidates/elementwise_relu_scale/compat_inline_cpu.py");
+  const std::string marker = "#include <torch/extension.h>";
+  if (!text.ok() || text->find(marker) == std::string::npos) return {};
+  std::string source = *text;
+  source.replace(source.find(marker), marker.size(), marker + "\n// " + dir.filename().string());
+  const std::filesystem::path candidate = dir / "compat_inline_cpu.py";
+  return WriteFileAtomic(candidate, source).ok() ? candidate : std::filesystem::path();
+}
+
 // A ModelNew whose extension compiles, on a problem whose baselines are not
 // cached: the baselines are timed meanwhile (EvalOptions::
 // baselines_during_build, always here; on its own only where calls are
@@ -259,15 +274,8 @@ TEST(PyTorchTaskTest, BaselinesAreTimedWhileTheCandidateCompiles) {
   OwnCache cache("hone-baselines-beside-build");
   auto dir = MakeTempDir(std::filesystem::temp_directory_path(), "hone-beside-build");
   ASSERT_TRUE(dir.ok()) << dir.status().message();
-  // New bytes in its source: its extension is not in the build cache.
-  auto text = ReadFile(PyTorchDir() / "candidates/elementwise_relu_scale/compat_inline_cpu.py");
-  ASSERT_TRUE(text.ok());
-  std::string source = *text;
-  const std::string marker = "#include <torch/extension.h>";
-  ASSERT_NE(source.find(marker), std::string::npos);
-  source.replace(source.find(marker), marker.size(), marker + "\n// " + dir->filename().string());
-  const std::filesystem::path candidate = *dir / "compat_inline_cpu.py";
-  ASSERT_TRUE(WriteFileAtomic(candidate, source).ok());
+  const std::filesystem::path candidate = UncachedCompatCandidate(*dir);
+  ASSERT_FALSE(candidate.empty());
   EvalOptions o = ShortCpuTiming();
   o.baselines_during_build = EvalOptions::BaselinesDuringBuild::kAlways;
   auto v = Env().evaluator->Evaluate(TaskNamed("elementwise_relu_scale"), candidate, o);
@@ -286,6 +294,41 @@ TEST(PyTorchTaskTest, BaselinesAreTimedWhileTheCandidateCompiles) {
   // Timed again after the candidate: the speedup has its baseline.
   EXPECT_TRUE(v->timing.reference_time.has_value()) << notes;
   EXPECT_GT(v->timing.speedup, 0);
+}
+
+// A ModelNew's builds started before its problem is loaded (`hone eval`, a
+// worker's job: Evaluator::StartCompatBuild) go on while the caller does
+// other work; the evaluation then waits only for what is left of them, and
+// counts them as its own.
+TEST(PyTorchTaskTest, BuildsStartedBeforeTheEvaluationOverlapTheCallersWork) {
+  SKIP_WITHOUT_ORACLE();
+  OwnCache cache("hone-early-build");
+  auto dir = MakeTempDir(std::filesystem::temp_directory_path(), "hone-early-build");
+  ASSERT_TRUE(dir.ok()) << dir.status().message();
+  const std::filesystem::path candidate = UncachedCompatCandidate(*dir);
+  ASSERT_FALSE(candidate.empty());
+  auto start = std::chrono::steady_clock::now();
+  Env().evaluator->StartCompatBuild(candidate);
+  const double started = SecondsSince(start);
+  // The caller's own work (the problem's load, in `hone eval`).
+  constexpr double kCallersWork = 3.0;
+  std::this_thread::sleep_for(std::chrono::duration<double>(kCallersWork));
+  EvalOptions o = ShortCpuTiming();
+  o.baselines_during_build = EvalOptions::BaselinesDuringBuild::kNever;
+  auto v = Env().evaluator->Evaluate(TaskNamed("elementwise_relu_scale"), candidate, o);
+  std::filesystem::remove_all(*dir);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
+  EXPECT_FALSE(v->build.cached) << "the extension was compiled, not found";
+  // Start returned with the compile under way, not after it, and the
+  // evaluation's prebuild stage waited for less than the whole compile.
+  EXPECT_LT(started, v->build.seconds);
+  double waited = -1;
+  for (const auto& [stage, seconds] : v->stage_seconds)
+    if (stage == "prebuild") waited = seconds;
+  ASSERT_GE(waited, 0) << "no prebuild stage";
+  EXPECT_LT(waited, v->build.seconds - kCallersWork / 2)
+      << "the evaluation compiled it itself (" << v->build.seconds << " s of compiling)";
 }
 
 // A set used once (a fresh sibling of the timing pool) leaves nothing kept:

@@ -213,10 +213,14 @@ struct FakeTorch {
     return text.ok() ? *text : "";
   }
   // Whether a header is in place in the precompiled headers' folder.
+  // In place: a background build writes into a private "tmp" folder and
+  // renames it, holding its lock until then.
   bool HeaderReady() const {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir / "pch", ec))
-      if (fs::is_regular_file(e.path() / "torch" / "extension.h.gch", ec)) return true;
+      if (e.path().filename().string().rfind("tmp", 0) != 0 &&
+          fs::is_regular_file(e.path() / "torch" / "extension.h.gch", ec))
+        return true;
     return false;
   }
   bool WaitForHeader(std::chrono::seconds limit) const {
