@@ -21,7 +21,8 @@ Result<std::unique_ptr<Store>> OpenStore(const std::string& path) { return Store
 Result<int64_t> ResolveRun(Store& store, const std::string& text) {
   if (text == "last" || text == "latest") {
     HONE_ASSIGN_OR_RETURN(auto runs, store.ListRuns());
-    if (runs.empty()) return Status::NotFound(store.path().string() + ": no runs yet");
+    if (runs.empty())
+      return Status::Invalid(store.path().string() + ": no runs yet, so no '" + text + "' run");
     return runs.front().id;
   }
   char* end = nullptr;

@@ -17,8 +17,9 @@ std::string DefaultStorePath();
 void AddStoreFlag(CLI::App* app, std::string& path);
 // Errors name the file (docs/STORE.md lists them).
 Result<std::unique_ptr<Store>> OpenStore(const std::string& path);
-// "12" or "last"/"latest"; a malformed or unknown run is kInvalidInput or
-// kNotFound, naming the store.
+// "12" or "last"/"latest". A malformed id, an unknown run and "last" in a
+// store with no runs are all kInvalidInput (bad input: exit 2), the last two
+// naming the store; a store that cannot be read is its own error.
 Result<int64_t> ResolveRun(Store& store, const std::string& text);
 
 }  // namespace hone::cli

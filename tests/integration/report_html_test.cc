@@ -267,6 +267,13 @@ TEST_F(ReportCliTest, MissingStoreOrRunExitsTwo) {
   ASSERT_TRUE(Store::Open(dir_ / "empty.db").ok());
   auto no_run = RunHone({"report", "7", "--store", (dir_ / "empty.db").string()});
   EXPECT_EQ(no_run.exit_code, 2) << no_run.output;
+  EXPECT_NE(no_run.output.find("empty.db: no run 7"), std::string::npos) << no_run.output;
+  // "last" in a store with no runs is the same bad input, not a failure.
+  for (const char* last : {"last", "latest"}) {
+    auto none = RunHone({"report", last, "--store", (dir_ / "empty.db").string()});
+    EXPECT_EQ(none.exit_code, 2) << none.output;
+    EXPECT_NE(none.output.find("empty.db: no runs yet"), std::string::npos) << none.output;
+  }
 }
 
 TEST_F(ReportCliTest, WithoutChartJsTheHtmlReportSaysWhatToInstall) {
