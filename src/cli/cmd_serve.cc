@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
+#include "cli/number_flags.h"
 #include "cli/redis_wait.h"
 #include "cli/stop_signals.h"
 #include "core/json_text.h"
@@ -43,7 +44,8 @@ struct ServeArgs {
   Output out;
 };
 
-Status CheckArgs(const ServeArgs& a) {
+// Checks the flags; a --connect-timeout past a week is a week.
+Status CheckArgs(ServeArgs& a) {
   if (!IsLoopback(a.host) && a.token.empty())
     return Status::Invalid("--host " + a.host +
                            " is not loopback: give a bearer token (--token or HONE_SERVE_TOKEN)");
@@ -54,7 +56,8 @@ Status CheckArgs(const ServeArgs& a) {
   if (!(a.max_body_mb > 0) || a.max_body_mb > 4096)
     return Status::Invalid("--max-body-mb: expected more than 0 and at most 4096");
   if (a.threads < 1 || a.threads > 4096) return Status::Invalid("--threads: expected 1 to 4096");
-  if (!(a.connect_timeout >= 0)) return Status::Invalid("--connect-timeout: must not be negative");
+  HONE_ASSIGN_OR_RETURN(a.connect_timeout,
+                        CheckedSeconds("--connect-timeout", a.connect_timeout, true));
   if (a.prefix.empty()) return Status::Invalid("--key-prefix: must not be empty");
   return Status::Ok();
 }

@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/device_list.h"
 #include "cli/eval_flags.h"
+#include "cli/number_flags.h"
 #include "cli/redis_wait.h"
 #include "core/backend_names.h"
 #include "core/fs.h"
@@ -79,12 +80,16 @@ Result<std::string> WorkerBackend(const WorkerArgs& a) {
   return std::string(kHostBackend);
 }
 
-Status CheckArgs(const WorkerArgs& a) {
+// Checks the flags; times past a week are a week.
+Status CheckArgs(WorkerArgs& a) {
   if (a.max_attempts < 1) return Status::Invalid("--max-attempts: must be at least 1");
-  if (!(a.lease_seconds >= 1)) return Status::Invalid("--lease-seconds: must be at least 1");
-  if (!(a.block_seconds > 0) || a.block_seconds > a.lease_seconds)
-    return Status::Invalid("--block-seconds: must be positive and at most --lease-seconds");
-  if (!(a.connect_timeout >= 0)) return Status::Invalid("--connect-timeout: must not be negative");
+  HONE_ASSIGN_OR_RETURN(a.lease_seconds, CheckedSeconds("--lease-seconds", a.lease_seconds, false));
+  if (a.lease_seconds < 1) return Status::Invalid("--lease-seconds: must be at least 1");
+  HONE_ASSIGN_OR_RETURN(a.block_seconds, CheckedSeconds("--block-seconds", a.block_seconds, false));
+  if (a.block_seconds > a.lease_seconds)
+    return Status::Invalid("--block-seconds: must be at most --lease-seconds");
+  HONE_ASSIGN_OR_RETURN(a.connect_timeout,
+                        CheckedSeconds("--connect-timeout", a.connect_timeout, true));
   if (a.max_jobs < 0) return Status::Invalid("--max-jobs: must not be negative");
   if (a.prefix.empty()) return Status::Invalid("--key-prefix: must not be empty");
   // A worker without a folder would fail every job that names a problem.

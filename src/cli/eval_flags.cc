@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "cli/number_flags.h"
 #include "lang/builtin.h"
 #include "pytorch/timing_processes.h"
 #include "verify/lint.h"
@@ -143,19 +144,6 @@ CLI::Option* AddAllowFlag(CLI::App* app, std::vector<std::string>& rules, const 
 
 namespace {
 
-// A number of seconds from the command line: finite and positive (or zero
-// where `zero_ok`), else Status::Invalid naming the flag; more than a week is
-// a week, which hone's clocks can still add to now.
-Result<double> CheckedSeconds(const char* flag, double seconds, bool zero_ok) {
-  constexpr double kWeek = 7 * 24 * 3600.0;
-  if (!std::isfinite(seconds) || seconds < 0 || (!zero_ok && seconds == 0))
-    return Status::Invalid(
-        std::string(flag) + ": expected a " +
-        (zero_ok ? "finite number of seconds, 0 or more" : "finite, positive number of seconds") +
-        ", got " + fmt::format("{}", seconds));
-  return std::min(seconds, kWeek);
-}
-
 // --memory-cap in bytes, or HONE_MEMORY_CAP's when the flag is not given;
 // 0: none. Not a finite positive number of GB is bad input naming where it
 // came from.
@@ -198,7 +186,9 @@ Result<EvalOptions> ToEvalOptions(const EvalFlags& f) {
   HONE_ASSIGN_OR_RETURN(const double call_timeout,
                         CheckedSeconds("--call-timeout", f.call_timeout, false));
   HONE_ASSIGN_OR_RETURN(const double timeout, CheckedSeconds("--timeout", f.timeout, false));
-  if (f.memory_limit_mb < 0) return Status::Invalid("--memory-limit: must not be negative");
+  HONE_RETURN_IF_ERROR(CheckFiniteNumber("--memory-limit", f.memory_limit_mb));
+  if (f.memory_limit_mb > 1e9)  // a petabyte; more would overflow the bytes
+    return Status::Invalid("--memory-limit: expected at most 1e9 MB");
   HONE_ASSIGN_OR_RETURN(o.memory_cap_bytes, MemoryCapBytes(f.memory_cap_gb));
   o.time = !f.no_time;
   o.sanitize = f.sanitize;

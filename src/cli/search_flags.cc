@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iterator>
 
+#include "cli/number_flags.h"
 #include "core/fs.h"
 #include "core/paths.h"
 #include "lang/builtin.h"
@@ -141,8 +142,9 @@ Status ValidateSearchFlags(const SearchFlags& f) {
   if (f.concurrency < 1) return Status::Invalid("--concurrency: must be at least 1");
   if (f.max_tokens < 1) return Status::Invalid("--max-tokens: must be positive");
   if (f.retries < 1) return Status::Invalid("--retries: must be at least 1");
-  if (f.retry_base_delay < 0) return Status::Invalid("--retry-base-delay: must not be negative");
-  if (!(f.request_timeout > 0)) return Status::Invalid("--request-timeout: must be positive");
+  HONE_RETURN_IF_ERROR(CheckedSeconds("--retry-base-delay", f.retry_base_delay, true).status());
+  HONE_RETURN_IF_ERROR(CheckedSeconds("--request-timeout", f.request_timeout, false).status());
+  HONE_RETURN_IF_ERROR(CheckFiniteNumber("--temperature", f.temperature, /*negative_ok=*/true));
   if (f.thinking_budget < 0) return Status::Invalid("--thinking-budget: must not be negative");
   static const char* const kEfforts[] = {"", "minimal", "low", "medium", "high"};
   if (std::find(std::begin(kEfforts), std::end(kEfforts), f.reasoning_effort) == std::end(kEfforts))
@@ -150,9 +152,11 @@ Status ValidateSearchFlags(const SearchFlags& f) {
                            f.reasoning_effort + "'");
   HONE_RETURN_IF_ERROR(ValidateStrategyOptions(f.strategy));
   const Budget& b = f.budget;
-  if (b.max_candidates < 0 || b.max_tokens < 0 || b.max_dollars < 0 || b.max_seconds < 0 ||
-      b.target_speedup < 0)
-    return Status::Invalid("--budget-*/--target-speedup: must not be negative");
+  if (b.max_candidates < 0) return Status::Invalid("--budget-candidates: must not be negative");
+  if (b.max_tokens < 0) return Status::Invalid("--budget-tokens: must not be negative");
+  HONE_RETURN_IF_ERROR(CheckFiniteNumber("--budget-dollars", b.max_dollars));
+  HONE_RETURN_IF_ERROR(CheckFiniteNumber("--budget-seconds", b.max_seconds));
+  HONE_RETURN_IF_ERROR(CheckFiniteNumber("--target-speedup", b.target_speedup));
   return Status::Ok();
 }
 
@@ -189,8 +193,12 @@ Result<SearchSetup> MakeSearchSetup(const SearchFlags& f) {
                         PromptBuilder::Load(prompts_dir, include_dir, BuiltInLanguages()));
   RetryPolicy retry;
   retry.max_attempts = f.retries;
-  retry.base_delay_seconds = f.retry_base_delay;
-  retry.timeout_seconds = f.request_timeout;
+  // Checked as ValidateSearchFlags does, and capped at a week (a request's
+  // timeout is cast to milliseconds).
+  HONE_ASSIGN_OR_RETURN(retry.base_delay_seconds,
+                        CheckedSeconds("--retry-base-delay", f.retry_base_delay, true));
+  HONE_ASSIGN_OR_RETURN(retry.timeout_seconds,
+                        CheckedSeconds("--request-timeout", f.request_timeout, false));
   SearchSetup s;
   s.model = model->text();
   s.provider =

@@ -33,10 +33,12 @@ struct SearchFlags {
 void AddSearchFlags(CLI::App* app, SearchFlags& f, const std::string& what);
 nlohmann::json SearchFlagsToJson(const SearchFlags& f);  // paths made absolute
 void SearchFlagsFromJson(const nlohmann::json& j, SearchFlags& f);
-// Status::Invalid naming the flag.
+// Status::Invalid naming the flag: a number that is NaN, infinite or
+// negative where it must not be (cli/number_flags.h), among others.
 Status ValidateSearchFlags(const SearchFlags& f);
 
-// What a search needs from the flags. Errors name the flag or the file.
+// What a search needs from the flags. Errors name the flag or the file; the
+// request timeout and retry delay are capped at a week.
 struct SearchSetup {
   std::unique_ptr<Provider> provider;
   std::unique_ptr<PromptBuilder> prompts;

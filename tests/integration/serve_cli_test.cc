@@ -56,6 +56,8 @@ TEST(ServeCliTest, BadFlagValuesExitTwoNamingTheFlag) {
       {"--max-body-mb", "0"},
       {"--threads", "0"},
       {"--connect-timeout", "-1"},
+      {"--connect-timeout", "nan"},
+      {"--connect-timeout", "inf"},
       {"--key-prefix", ""},
       {"--backend", "tpu"},
       {"--reward", "no_such_preset"},

@@ -212,5 +212,24 @@ TEST(WorkerDevicesTest, RefusedBeforeAnythingStarts) {
   }
 }
 
+// Times that are not finite are refused before Redis is tried (its address
+// here could not be reached: a check let through would exit 1, not 2).
+TEST(WorkerFlagsTest, TimesThatAreNotFiniteExitTwoNamingTheFlag) {
+  const std::string problems = (SourceDir() / "tests/integration").string();
+  for (const char* flag : {"--lease-seconds", "--block-seconds", "--connect-timeout"}) {
+    for (const char* bad : {"nan", "inf", "-1"}) {
+      std::vector<std::string> args = {"worker",  "--backend",   "cpu", "--problems", problems,
+                                       "--redis", "127.0.0.1:1", flag,  bad};
+      if (std::string(flag) != "--connect-timeout")
+        args.insert(args.end(), {"--connect-timeout", "0"});
+      auto r = testing::RunHone(args);
+      EXPECT_EQ(r.exit_code, 2) << flag << " " << bad << "\n" << r.output;
+      EXPECT_NE(r.output.find(std::string(flag) + ": "), std::string::npos)
+          << flag << " " << bad << "\n"
+          << r.output;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hone
