@@ -181,7 +181,10 @@ ChatReply Provider::Attempts(const ChatRequest& request) {
       return reply;
     }
     if (outcome.kind == Outcome::kFail) {
+      // After retries, the error says how many attempts it took, as a
+      // call that is still failing does: it is quoted alone.
       reply.error = outcome.problem;
+      if (attempt > 1) reply.error += " (on attempt " + std::to_string(attempt) + ")";
       return reply;
     }
     if (attempt == max_attempts) {

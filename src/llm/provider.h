@@ -124,7 +124,10 @@ class PriceTable {
 // included), transport errors (timeouts, refused and dropped connections)
 // and 2xx replies that are not the JSON the API promises (proxies truncate).
 // Not retried: other statuses (400, 401, 403, 404, ...); the error quotes the
-// API's own message. Waits go through `sleep` (default: sleep_for), so tests
+// API's own message. An error after more than one attempt says how many,
+// once: "(still failing after 4 attempts)" when every attempt was retried,
+// "(on attempt 2)" when a retry got a status that is not retried. Waits go
+// through `sleep` (default: sleep_for), so tests
 // record them instead. The API key travels only in headers, never in the
 // recorded request bodies. A concurrency slot is held for the whole call,
 // retries and waits included. `http` is shared and must be thread-safe.

@@ -149,10 +149,8 @@ std::string Loop::StopNow() {
 std::string AttemptLine(const AttemptResult& r) {
   std::string head = "candidate " + std::to_string(r.proposal.id) + ": ";
   if (!r.reply.ok)
-    return head + "the LLM call failed" +
-           (r.reply.attempts > 1 ? " after " + std::to_string(r.reply.attempts) + " attempts"
-                                 : "") +
-           ": " + r.reply.error;
+    // The provider's error says how many attempts it took (once).
+    return head + "the LLM call failed: " + r.reply.error;
   if (!r.proposal.wants_code)
     return head + "a reply with " + std::string(OwnKind(r.proposal.kind)) + " (no code asked for)";
   if (!r.verdict)

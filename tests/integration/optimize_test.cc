@@ -398,6 +398,29 @@ TEST_F(OptimizeTest, EveryCallFailingIsLoudAndExitsNonZero) {
   EXPECT_EQ((*store)->ListRuns()->size(), runs) << "no run stored";
 }
 
+// A call still failing after its retries (HTTP 500 is retried) is said with
+// its count of attempts once, not once by the search and again by the
+// provider.
+TEST_F(OptimizeTest, ARetriedFailureSaysItsCountOfAttemptsOnce) {
+  server_.SetHandler([](const FakeRequest&) {
+    return FakeResponse{500, {}, ApiErrorBody("the server fell over")};
+  });
+  auto r = RunHone({"optimize", FixtureAddDir(), "--model", "openai-compatible:fake", "--base-url",
+                    server_.base_url(), "--strategy", "sample", "--samples", "1", "--retries", "2",
+                    "--retry-base-delay", "0", "--run-dir", (run_dir_ / "retried").string(),
+                    "--store", (run_dir_ / "store.db").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const size_t line = r.output.find("candidate 0: the LLM call failed");
+  ASSERT_NE(line, std::string::npos) << r.output;
+  const std::string said = r.output.substr(line, r.output.find('\n', line) - line);
+  EXPECT_NE(said.find("the server fell over"), std::string::npos) << said;
+  size_t counts = 0;
+  for (size_t at = said.find("2 attempts"); at != std::string::npos;
+       at = said.find("2 attempts", at + 1))
+    ++counts;
+  EXPECT_EQ(counts, 1u) << said;
+}
+
 // A hung endpoint: --request-timeout bounds each attempt, and the time
 // budget cancels the calls in flight instead of waiting for them.
 TEST_F(OptimizeTest, HungEndpointsAreBoundedByRequestTimeoutAndTheTimeBudget) {

@@ -327,6 +327,18 @@ TEST_F(ProviderTest, BadRequestIsNotRetried) {
   EXPECT_EQ(server_.requests().size(), 1u);
 }
 
+// A status that is not retried, met on a retry: the error says on which
+// attempt, so that whoever quotes it need not count again.
+TEST_F(ProviderTest, AFailureAfterARetrySaysWhichAttempt) {
+  server_.Enqueue(HttpError(503, ApiErrorBody("busy")));
+  server_.Enqueue(HttpError(400, ApiErrorBody("max_tokens: must be at most 8192")));
+  ChatReply r = Make("openai:gpt-4.1")->Complete(SimpleRequest());
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.attempts, 2);
+  EXPECT_NE(r.error.find("max_tokens: must be at most 8192"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("(on attempt 2)"), std::string::npos) << r.error;
+}
+
 TEST_F(ProviderTest, GivesUpAfterMaxAttempts) {
   for (int i = 0; i < 4; ++i) server_.Enqueue(HttpError(503, ApiErrorBody("busy")));
   server_.Enqueue(Ok(OpenAiReply("never reached")));
