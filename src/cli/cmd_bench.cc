@@ -190,7 +190,8 @@ void CliBenchListener::UnitDone(const BenchUnit& u, const Verdict& v) {
   std::string row = Row(unit_width_, u.label, status, us(v.timing.candidate_time),
                         us(v.timing.reference_time), speedup, sol);
   bool passed = v.status == VerdictStatus::kPassed;
-  progress_.Note(row + (passed ? "" : "  " + v.reason.substr(0, 200)));
+  // The reason as a terminal can show it: valid UTF-8, cut between characters.
+  progress_.Note(row + (passed ? "" : "  " + ValidUtf8(Utf8Prefix(v.reason, 200))));
   if (out_.json || out_.quiet) return;
   progress_.Clear();
   // One line a unit: on a small machine most speedups are unresolved, and a

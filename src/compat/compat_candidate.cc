@@ -295,8 +295,9 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
 
 namespace {
 
+// `s` cut to `cap` bytes, never inside a UTF-8 character.
 std::string Capped(const std::string& s, size_t cap) {
-  return s.size() <= cap ? s : s.substr(0, cap) + " [...]";
+  return s.size() <= cap ? s : std::string(Utf8Prefix(s, cap)) + " [...]";
 }
 
 // An exception as the runner described it (python/hone_compat.py's

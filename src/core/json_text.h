@@ -18,7 +18,14 @@ inline std::string JsonText(const nlohmann::json& j, int indent = -1) {
 }
 
 // `text` with every byte sequence that is not UTF-8 replaced by U+FFFD, for
-// what goes to SQLite or a terminal rather than through JSON.
+// what goes to SQLite (store/sqlite_db.h binds text through it) or a
+// terminal (report/verdict_text.h) rather than through JSON. Valid text
+// comes back unchanged.
 std::string ValidUtf8(std::string_view text);
+
+// The first `max` bytes of `text`, or fewer so that no UTF-8 character is
+// cut in two: a cut that would fall on a continuation byte backs up to the
+// start of its character. For text shortened to fit a line or a cap.
+std::string_view Utf8Prefix(std::string_view text, size_t max);
 
 }  // namespace hone

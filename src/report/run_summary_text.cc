@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/json_text.h"
 #include "llm/provenance.h"
 #include "report/arm_summary.h"
 #include "report/idea_tree.h"
@@ -189,10 +190,7 @@ std::string FirstLine(std::string_view text, size_t max) {
   text.remove_prefix(start);
   text = text.substr(0, text.find_first_of("\r\n"));
   if (text.size() <= max) return std::string(text);
-  // Never inside a character: back up over UTF-8 continuation bytes.
-  size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(text.substr(0, cut)) + "...";
+  return std::string(Utf8Prefix(text, max)) + "...";  // never inside a character
 }
 
 std::string FormatSpeedup(const std::optional<double>& x) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/json_text.h"
 #include "verify/verdict_json.h"
 
 namespace hone {
@@ -85,7 +86,9 @@ std::string FormatVerdict(const Verdict& v, bool color) {
                      v.build.cached ? " (cached)" : "", FormatSeconds(v.total_seconds));
   for (const Note& n : v.notes) out += "  note: " + n.text + "\n";
   if (!v.sandbox.missing.empty()) out += "  sandbox: not in force: " + v.sandbox.missing + "\n";
-  return out;
+  // The reason, notes and build output quote compilers and candidates,
+  // whose bytes need not be UTF-8; a terminal is shown text that is.
+  return ValidUtf8(out);
 }
 
 std::string ProfileText(const ProfileReport& p) {

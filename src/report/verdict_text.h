@@ -7,6 +7,7 @@
 
 namespace hone {
 
+// Valid UTF-8 whatever the verdict quotes (core/json_text.h: ValidUtf8).
 std::string FormatVerdict(const Verdict& v, bool color);
 // "12.3 us", "4.56 ms"
 std::string FormatSeconds(double s);

@@ -1,5 +1,7 @@
 #include "store/sqlite_db.h"
 
+#include "core/json_text.h"
+
 namespace hone {
 
 Db::~Db() {
@@ -67,7 +69,8 @@ Stmt& Stmt::Bind(int i, double v) {
 }
 
 Stmt& Stmt::Bind(int i, std::string_view v) {
-  int rc = sqlite3_bind_text64(s_, i, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+  const std::string text = ValidUtf8(v);
+  int rc = sqlite3_bind_text64(s_, i, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
   if (rc != SQLITE_OK) bind_error_ = rc;
   return *this;
 }

@@ -46,7 +46,10 @@ class Db {
 };
 
 // A prepared statement. Bind parameters by 1-based index, then Step until
-// it returns false (done) or an error.
+// it returns false (done) or an error. Text is bound as valid UTF-8: bytes
+// that are not (a compiler's Latin-1 quote, a candidate's or a model's
+// stray bytes) become U+FFFD (core/json_text.h: ValidUtf8), so every text
+// column reads back as text.
 class Stmt {
  public:
   Stmt(const Db* db, sqlite3_stmt* s) : db_(db), s_(s) {}

@@ -58,6 +58,18 @@ TEST(CompatEventsTest, TheFirstCallsKernelsAreNamedWithWhatWasLoaded) {
             "128); relu (1 compiled)");
 }
 
+// A reason the runner reported is capped, and the cap never falls inside a
+// UTF-8 character (the verdict would then hold a stray byte).
+TEST(CompatEventsTest, ACappedReasonIsNeverCutInsideACharacter) {
+  const std::string reason = std::string(1999, 'a') + "\xc3\xa9" + std::string(100, 'b');
+  const std::string log = "hone-compat-event: " +
+                          nlohmann::json({{"event", "call_failed"}, {"reason", reason}}).dump() +
+                          "\n";
+  CompatEvents e = ReadCompatEvents(log);
+  ASSERT_TRUE(e.call_failed);
+  EXPECT_EQ(e.call_failed->reason, std::string(1999, 'a') + " [...]");
+}
+
 TEST(CompatRuntimeTest, NeedsASharedLibpython) {
   auto dir = MakeTempDir("/tmp", "compat-test").value();
   ASSERT_TRUE(WriteFileAtomic(dir / "hone_compat.py", "x = 1\n").ok());

@@ -37,5 +37,43 @@ TEST(JsonTextTest, AReasonIsNeverCutInsideACharacter) {
   ASSERT_NO_THROW((void)nlohmann::json::parse(JsonText(nlohmann::json(cut))));
 }
 
+// The cut FirstLine, compat's caps and bench's progress line share: never
+// inside a character, whatever its length in bytes.
+TEST(JsonTextTest, Utf8PrefixBacksUpToTheStartOfACharacter) {
+  const std::string text =
+      "ab\xc3\xa9"
+      "c\xe2\x82\xac"
+      "d\xf0\x9f\x98\x80";  // ab e' c EUR d smile
+  EXPECT_EQ(Utf8Prefix(text, 100), text);
+  EXPECT_EQ(Utf8Prefix(text, 2), "ab");
+  EXPECT_EQ(Utf8Prefix(text, 3), "ab");  // inside the two-byte e'
+  EXPECT_EQ(Utf8Prefix(text, 4), "ab\xc3\xa9");
+  EXPECT_EQ(Utf8Prefix(text, 6),
+            "ab\xc3\xa9"
+            "c");  // inside the euro sign
+  EXPECT_EQ(Utf8Prefix(text, 7),
+            "ab\xc3\xa9"
+            "c");
+  EXPECT_EQ(Utf8Prefix(text, 8),
+            "ab\xc3\xa9"
+            "c\xe2\x82\xac");
+  EXPECT_EQ(Utf8Prefix(text, 11),
+            "ab\xc3\xa9"
+            "c\xe2\x82\xac"
+            "d");  // inside the emoji
+  EXPECT_EQ(Utf8Prefix(text, 0), "");
+  for (size_t max = 0; max <= text.size(); ++max) {
+    const std::string cut(Utf8Prefix(text, max));
+    EXPECT_EQ(ValidUtf8(cut), cut) << max;
+    EXPECT_LE(cut.size(), max);
+  }
+}
+
+TEST(JsonTextTest, ValidUtf8ReplacesOnlyWhatIsNotUtf8) {
+  EXPECT_EQ(ValidUtf8("plain ascii"), "plain ascii");
+  EXPECT_EQ(ValidUtf8("caf\xc3\xa9"), "caf\xc3\xa9");
+  EXPECT_EQ(ValidUtf8("caf\xe9"), "caf\xef\xbf\xbd");  // Latin-1
+}
+
 }  // namespace
 }  // namespace hone

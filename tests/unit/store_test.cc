@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/fs.h"
+#include "core/json_text.h"
 #include "store/import.h"
 #include "store/schema.h"
 #include "verify/verdict_json.h"
@@ -503,6 +504,62 @@ TEST_F(StoreTest, RoundTripsCandidateBuildEvaluationAndLlmCall) {
 // choices the live run made (search/run_journal.h): the live run's strategy
 // is given VerdictAsStored, which must be exactly what comes back, even for
 // times that the microsecond round trip does not return unchanged.
+// Text from compilers, candidates and models need not be UTF-8 (a Latin-1
+// comment gcc quotes, a reply's stray bytes); the store keeps it as valid
+// UTF-8, each invalid byte a U+FFFD, so that every reader gets text.
+TEST_F(StoreTest, TextThatIsNotUtf8ComesBackAsValidUtf8) {
+  auto s = OpenOrDie();
+  ASSERT_TRUE(s);
+  Fixture f = MakeRun(*s);
+  const std::string latin1 = "caf\xe9 na\xefve \xff";  // Latin-1 bytes, not UTF-8
+  const std::string valid = "caf\xef\xbf\xbd na\xef\xbf\xbdve \xef\xbf\xbd";
+  EXPECT_EQ(ValidUtf8(latin1), valid);
+  LlmCallRow call;
+  call.provider = "openai";
+  call.model = "gpt-x";
+  call.error = "HTTP 500: " + latin1;
+  CandidateRow candidate = Candidate(f, 1, "// " + latin1 + "\nint a;");
+  candidate.reply = latin1;
+  auto c = s->AddCandidate(candidate, &call);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  BuildRow build;
+  build.candidate_id = *c;
+  build.ok = false;
+  build.log = "error: " + latin1;
+  ASSERT_TRUE(s->AddBuild(build).ok());
+  auto e = s->BeginEvaluation(f.run, "key", f.task, *c);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  ASSERT_TRUE(s->FinishEvaluation(*e, FailedVerdict(VerdictStatus::kCompileError, latin1)).ok());
+
+  auto ev = s->GetEvaluation(*e);
+  ASSERT_TRUE(ev.ok()) << ev.status().message();
+  EXPECT_EQ(ev->reason, valid);
+  auto builds = s->Builds(*c);
+  ASSERT_TRUE(builds.ok());
+  ASSERT_FALSE(builds->empty());
+  EXPECT_EQ((*builds)[0].log, "error: " + valid);
+  auto calls = s->LlmCalls(f.run);
+  ASSERT_TRUE(calls.ok());
+  ASSERT_EQ(calls->size(), 1u);
+  EXPECT_EQ((*calls)[0].error, "HTTP 500: " + valid);
+  // Every text column, read by another connection as any reader would.
+  sqlite3* db = Raw();
+  for (const char* sql : {"SELECT source FROM candidates", "SELECT reply FROM candidates",
+                          "SELECT reason FROM evaluations", "SELECT log FROM builds",
+                          "SELECT error FROM llm_calls"}) {
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, sql, -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      const char* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+      std::string value = text ? text : "";
+      EXPECT_EQ(ValidUtf8(value), value) << sql;
+      EXPECT_EQ(value.find('\xe9'), std::string::npos) << sql;
+    }
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+}
+
 TEST_F(StoreTest, AVerdictAsStoredIsExactlyWhatIsReadBack) {
   auto s = OpenOrDie();
   ASSERT_NE(s, nullptr);
