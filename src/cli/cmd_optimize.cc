@@ -15,6 +15,7 @@
 #include "cli/search_flags.h"
 #include "cli/store_flags.h"
 #include "core/fs.h"
+#include "core/interrupt_cleanup.h"
 #include "core/json_text.h"
 #include "core/paths.h"
 #include "format/builtin_formats.h"
@@ -45,11 +46,12 @@ std::string DefaultRunDir(const std::string& task) {
 }
 
 // Ctrl-C stops the search cleanly (calls in flight cancelled, the run kept
-// for --resume); a second Ctrl-C ends the process at once.
+// for --resume); a second Ctrl-C ends the process at once, as SIGTERM does,
+// both leaving no temporary files behind (core/interrupt_cleanup.h).
 std::atomic<bool> g_interrupted{false};
 
 extern "C" void OnInterrupt(int) {
-  if (g_interrupted.exchange(true)) {
+  if (g_interrupted.exchange(true) && !EndAfterInterruptCleanup(SIGINT)) {
     std::signal(SIGINT, SIG_DFL);
     std::raise(SIGINT);
   }
@@ -59,6 +61,7 @@ class InterruptHandler {
  public:
   InterruptHandler() {
     g_interrupted = false;
+    InstallInterruptCleanup();  // first: OnInterrupt replaces its SIGINT handler
     previous_ = std::signal(SIGINT, OnInterrupt);
   }
   ~InterruptHandler() { std::signal(SIGINT, previous_); }

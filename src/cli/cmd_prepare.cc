@@ -23,6 +23,7 @@
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
 #include "core/fs.h"
+#include "core/interrupt_cleanup.h"
 #include "core/json_text.h"
 #include "core/temp_dir.h"
 #include "format/builtin_formats.h"
@@ -132,6 +133,10 @@ int RunPrepare(const PrepareArgs& a) {
   auto made = MakeTempDir(std::filesystem::temp_directory_path(), "hone-prepare");
   if (!made.ok()) return ReportError(made.status());
   const TempDirOwner scratch(*made);
+  // Ctrl-C or SIGTERM leaves no temporary files behind: the scratch folder,
+  // the oracle's, the compat builds' (core/interrupt_cleanup.h).
+  InstallInterruptCleanup();
+  RemoveOnInterrupt(scratch.path());
   // Its backend is a ModelNew file's: written first, as CandidateBackend
   // reads a file's language from its text.
   const std::filesystem::path stub = scratch.path() / "model.py";

@@ -6,6 +6,8 @@
 #include <csignal>
 #include <cstring>
 
+#include "core/interrupt_cleanup.h"
+
 namespace hone::cli {
 namespace {
 
@@ -17,6 +19,8 @@ extern "C" void WriteHintAndEnd(int sig) {
   const char newline = '\n';
   (void)!write(STDERR_FILENO, &newline, 1);
   (void)!write(STDERR_FILENO, g_line, static_cast<size_t>(g_length));
+  // The cleanup's thread removes the temporary files, then ends the process.
+  if (EndAfterInterruptCleanup(sig)) return;
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
@@ -29,6 +33,7 @@ void SayOnInterrupt(const std::string& line) {
   std::memcpy(g_line, line.data(), n);
   g_line[n] = '\n';
   g_length = static_cast<sig_atomic_t>(n + 1);
+  InstallInterruptCleanup();  // first: the handler below replaces its SIGINT one
   std::signal(SIGINT, WriteHintAndEnd);
 }
 

@@ -60,6 +60,12 @@ void InstallInterruptCleanup() {
   });
 }
 
+bool EndAfterInterruptCleanup(int sig) {
+  if (g_pipe[1] < 0) return false;
+  OnSignal(sig);
+  return true;
+}
+
 void RemoveOnInterrupt(const std::filesystem::path& path) {
   std::lock_guard<std::mutex> lock(Mutex());
   Registered().insert(path);

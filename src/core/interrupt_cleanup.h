@@ -9,7 +9,10 @@
 // action, re-raised: exit status 130 for Ctrl-C in a shell). Nothing
 // stored is lost: what hone stores is committed as it happens.
 //
-// Thread-safe. For commands that have no interrupt handling of their own.
+// Thread-safe. A command with a SIGINT handler of its own (`hone bench`'s
+// hint, `hone optimize`'s graceful first Ctrl-C) installs the cleanup first,
+// then its handler, and ends the process through EndAfterInterruptCleanup
+// rather than by re-raising the signal itself.
 #pragma once
 
 #include <filesystem>
@@ -19,6 +22,13 @@ namespace hone {
 // Installs the handlers for SIGINT and SIGTERM and starts the thread;
 // calling it again does nothing.
 void InstallInterruptCleanup();
+
+// For a command's own handler, where it would end the process: hands `sig`
+// to the cleanup's thread, which removes what is registered and then ends
+// the process as `sig` would; the handler returns. Async-signal-safe. False
+// when InstallInterruptCleanup has not run (or could not start): the caller
+// then ends the process itself.
+bool EndAfterInterruptCleanup(int sig);
 
 // Registers `path` (a file or a folder, removed recursively) to be removed
 // if an interrupt ends the process; ForgetOnInterrupt once its owner has

@@ -1159,6 +1159,46 @@ TEST(PyTorchTaskTest, CtrlCLeavesNoTemporaryFilesBehind) {
   std::filesystem::remove_all(*tmp);
 }
 
+// The same for `hone bench`, whose own SIGINT handler says how to resume
+// (cli/interrupt_hint.h): its temporary files are removed before the signal
+// ends it.
+TEST(PyTorchTaskTest, CtrlCDuringABenchLeavesNoTemporaryFilesBehind) {
+  if (!testing::HaveTorch()) GTEST_SKIP() << "no python3 with torch here";
+  namespace fs = std::filesystem;
+  auto tmp = MakeTempDir(fs::temp_directory_path(), "hone-test-interrupt");
+  ASSERT_TRUE(tmp.ok());
+  const fs::path work = *MakeTempDir(fs::temp_directory_path(), "hone-test-bench-interrupt");
+  fs::create_directories(work / "suite/candidates/elementwise_relu_scale");
+  fs::copy(PyTorchDir() / "elementwise_relu_scale.py", work / "suite/elementwise_relu_scale.py");
+  fs::copy(SourceDir() / "tests/adversarial/compat/load_inline_cpp.py",
+           work / "suite/candidates/elementwise_relu_scale/load_inline_cpp.py");
+  pid_t pid = [&] {
+    TmpdirWhileAlive in(*tmp);
+    return testing::SpawnHone({"bench", "--backend", "cpu", "--time-budget", "30",
+                               (work / "suite").string(), "--store", (work / "s.db").string()});
+  }();
+  auto holds_oracle = [&] {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(*tmp, ec))
+      if (e.path().filename().string().rfind("hone-oracle", 0) == 0) return true;
+    return false;
+  };
+  for (int i = 0; i < 600 && !holds_oracle(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(holds_oracle()) << "the bench never started its oracle";
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(-pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)
+      << "ended " << (WIFEXITED(status) ? "with exit " + std::to_string(WEXITSTATUS(status)) : "");
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  for (const auto& e : fs::directory_iterator(*tmp))
+    EXPECT_NE(e.path().filename().string().rfind("hone-", 0), 0u) << e.path() << " left behind";
+  fs::remove_all(*tmp);
+  fs::remove_all(work);
+}
+
 }  // namespace pytorch_task_test
 }  // namespace
 }  // namespace hone
