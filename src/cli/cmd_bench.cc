@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -60,6 +61,9 @@ struct BenchArgs {
   EvalFlags flags;
   Output out;
   std::vector<std::string> given;  // flags given beside --resume (cli/resume_flags.h)
+  // --resume: the stored configuration with the given flags restated over
+  // it (set by RegisterBench, where the flags' variables are).
+  std::function<json(const json& stored)> restate;
 };
 
 // What a run is started with, stored so that --resume does the same work.
@@ -289,8 +293,9 @@ Result<int64_t> OpenBenchRun(Store& db, BenchArgs& a, bool resumed) {
           fmt::format("--resume {}: run {} is an {} run; resume it with hone {} --resume", a.resume,
                       run_id, run.kind, run.kind));
     const json stored = json::parse(run.config, nullptr, false);
-    HONE_RETURN_IF_ERROR(
-        CheckFlagsBesideResume(a.given, ConfigOf(a), ConfigOf(BenchArgs{}), stored));
+    BenchArgs as_stored;
+    ApplyConfig(stored, as_stored);
+    HONE_RETURN_IF_ERROR(CheckFlagsBesideResume(a.given, a.restate(stored), ConfigOf(as_stored)));
     std::string given_suite = a.suite;
     ApplyConfig(stored, a);
     if (!given_suite.empty() && AbsolutePath(given_suite) != a.suite)
@@ -581,6 +586,14 @@ Command RegisterBench(CLI::App& app) {
   return [args, sub] {
     args->given = GivenFlags(
         *sub, {"suite", "--store", "--json", "--quiet", "--log", "--lanes", "--devices"});
+    // Called once, by --resume: the stored options go into the variables the
+    // flags are bound to, and the given flags are set again over them.
+    BenchArgs* bound = args.get();
+    args->restate = [bound, sub](const json& stored) {
+      ApplyConfig(stored, *bound);
+      RestateGivenFlags(*sub, bound->given);
+      return ConfigOf(*bound);
+    };
     return RunBench(*args);
   };
 }

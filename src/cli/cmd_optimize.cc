@@ -5,6 +5,7 @@
 #include <atomic>
 #include <csignal>
 #include <ctime>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -36,6 +37,9 @@ struct OptimizeArgs {
   EvalFlags flags;
   Output out;
   std::vector<std::string> given;  // flags given beside --resume (cli/resume_flags.h)
+  // --resume: the stored configuration with the given flags restated over
+  // it (set by RegisterOptimize, where the flags' variables are).
+  std::function<nlohmann::json(const nlohmann::json& stored)> restate;
 };
 
 std::string DefaultRunDir(const std::string& task) {
@@ -119,8 +123,9 @@ Result<int64_t> OpenRun(Store& store, OptimizeArgs& a) {
         fmt::format("--resume {}: run {} has no stored task (imported runs "
                     "cannot be resumed)",
                     a.resume, id));
-  HONE_RETURN_IF_ERROR(
-      CheckFlagsBesideResume(a.given, ConfigOf(a), ConfigOf(OptimizeArgs{}), config));
+  OptimizeArgs as_stored;
+  ApplyConfig(config, as_stored);
+  HONE_RETURN_IF_ERROR(CheckFlagsBesideResume(a.given, a.restate(config), ConfigOf(as_stored)));
   std::string given = a.task;
   ApplyConfig(config, a);
   if (!given.empty() && AbsolutePath(given) != a.task)
@@ -381,6 +386,14 @@ Command RegisterOptimize(CLI::App& app) {
   AddOutputFlags(sub, a->out);
   return [a, sub] {
     a->given = GivenFlags(*sub, {"task", "--store", "--json", "--quiet", "--log"});
+    // Called once, by --resume: the stored options go into the variables the
+    // flags are bound to, and the given flags are set again over them.
+    OptimizeArgs* bound = a.get();
+    a->restate = [bound, sub](const nlohmann::json& stored) {
+      ApplyConfig(stored, *bound);
+      RestateGivenFlags(*sub, bound->given);
+      return ConfigOf(*bound);
+    };
     return RunOptimize(*a);
   };
 }

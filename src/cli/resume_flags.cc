@@ -1,25 +1,8 @@
 #include "cli/resume_flags.h"
 
 namespace hone::cli {
-namespace {
 
 using json = nlohmann::json;
-
-// Whether some value of `asked` is neither its default nor the stored one,
-// object members compared one by one, anything else whole.
-bool ChangesTheRun(const json& asked, const json& defaults, const json& stored) {
-  if (asked == defaults || asked == stored) return false;
-  if (!asked.is_object()) return true;
-  static const json kNone;
-  for (const auto& [key, value] : asked.items()) {
-    const json& d = defaults.is_object() && defaults.contains(key) ? defaults[key] : kNone;
-    const json& s = stored.is_object() && stored.contains(key) ? stored[key] : kNone;
-    if (ChangesTheRun(value, d, s)) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 std::vector<std::string> GivenFlags(const CLI::App& sub, const std::set<std::string>& allowed) {
   std::vector<std::string> given;
@@ -30,9 +13,14 @@ std::vector<std::string> GivenFlags(const CLI::App& sub, const std::set<std::str
   return given;
 }
 
-Status CheckFlagsBesideResume(const std::vector<std::string>& given, const json& asked,
-                              const json& defaults, const json& stored) {
-  if (given.empty() || !ChangesTheRun(asked, defaults, stored)) return Status::Ok();
+void RestateGivenFlags(CLI::App& sub, const std::vector<std::string>& given) {
+  for (const std::string& name : given)
+    if (CLI::Option* o = sub.get_option_no_throw(name)) o->run_callback();
+}
+
+Status CheckFlagsBesideResume(const std::vector<std::string>& given, const json& restated,
+                              const json& as_stored) {
+  if (given.empty() || restated == as_stored) return Status::Ok();
   std::string names;
   for (const std::string& g : given) names += (names.empty() ? "" : ", ") + g;
   return Status::Invalid("--resume continues a run with the options it was started with; " + names +

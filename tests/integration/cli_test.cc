@@ -505,6 +505,24 @@ TEST(CliTest, BenchRowsHaveAHeaderAndOnlyMustMatch) {
       << changed.output;
 }
 
+// A flag given beside --resume counts as given even at its default: over a
+// run started with --seed 7, --seed 0 would be ignored, so it is refused
+// (it was taken as not given, the default being 0).
+TEST(CliTest, ResumeRefusesADefaultRestatedOverAStoredValue) {
+  BenchSuite b;
+  auto first = RunHone({"bench", b.suite(), "--store", b.store(), "--no-time", "--only", "naive",
+                        "--seed", "7", "--quiet"});
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  auto restated = RunHone(
+      {"bench", "--resume", "1", "--store", b.store(), "--seed", "7", "--no-time", "--quiet"});
+  EXPECT_EQ(restated.exit_code, 0) << restated.output;
+  auto at_default =
+      RunHone({"bench", "--resume", "1", "--store", b.store(), "--seed", "0", "--quiet"});
+  EXPECT_EQ(at_default.exit_code, 2) << at_default.output;
+  EXPECT_NE(at_default.output.find("--seed would change them and be ignored"), std::string::npos)
+      << at_default.output;
+}
+
 // Without a terminal (a CI log, a pipe) a stage that lasts is said as a line
 // of its own with its time so far ($HONE_PROGRESS_AFTER=0: at once).
 TEST(CliTest, ALongStageIsSaidWithoutATerminal) {
