@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -22,8 +23,11 @@ std::set<std::filesystem::path>& Registered() {
 }
 
 int g_pipe[2] = {-1, -1};
+std::atomic<bool> g_ending{false};  // lock-free: set in a signal handler
+static_assert(std::atomic<bool>::is_always_lock_free);
 
 void OnSignal(int sig) {
+  g_ending.store(true);
   const unsigned char c = static_cast<unsigned char>(sig);
   ssize_t ignored = write(g_pipe[1], &c, 1);
   (void)ignored;
@@ -65,6 +69,10 @@ bool EndAfterInterruptCleanup(int sig) {
   OnSignal(sig);
   return true;
 }
+
+bool InterruptEnding() { return g_ending.load(); }
+
+void MarkInterruptEndingForTesting() { g_ending.store(true); }
 
 void RemoveOnInterrupt(const std::filesystem::path& path) {
   std::lock_guard<std::mutex> lock(Mutex());

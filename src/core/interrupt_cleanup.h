@@ -30,6 +30,15 @@ void InstallInterruptCleanup();
 // then ends the process itself.
 bool EndAfterInterruptCleanup(int sig);
 
+// True once an interrupt is ending the process through the cleanup: the
+// files of evaluations still running may vanish and their sandboxes die
+// of the same Ctrl-C, so what they conclude is not a verdict (the store
+// refuses it: Store::FinishEvaluation). Async-signal-safe.
+bool InterruptEnding();
+// For tests (in a child process: it cannot be undone): InterruptEnding()
+// from now on, without ending anything.
+void MarkInterruptEndingForTesting();
+
 // Registers `path` (a file or a folder, removed recursively) to be removed
 // if an interrupt ends the process; ForgetOnInterrupt once its owner has
 // removed it. Cheap, and harmless when InstallInterruptCleanup never runs.

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
+#include "core/interrupt_cleanup.h"
 #include "core/json_text.h"
 #include "store/columns.h"
 #include "store/record_columns.h"
@@ -331,6 +332,10 @@ Status Store::FinishEvaluationJson(int64_t evaluation_id, const std::string& ver
 
 Status Store::FinishEvaluationWith(int64_t evaluation_id, const Verdict& v,
                                    const std::string& verdict_json, bool timed, bool record_build) {
+  // Its files removed and its sandbox killed by the same Ctrl-C: left
+  // pending, for --resume to evaluate again.
+  if (InterruptEnding())
+    return Status::Unavailable("an interrupt is ending hone: verdict not stored");
   const EvaluationColumns c = ColumnsOf(v, timed);
   std::lock_guard lock(mu_);
   Transaction tx(db_);

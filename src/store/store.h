@@ -7,7 +7,8 @@
 // Every write method is one transaction, committed (and synced: synchronous
 // = FULL) before it returns. Resumable work goes through evaluations keyed
 // by (run, work_key): BeginEvaluation records that a unit started,
-// FinishEvaluation commits its verdict; after a crash PendingWork lists the
+// FinishEvaluation commits its verdict (refused once an interrupt is ending
+// the process: core/interrupt_cleanup.h); after a crash PendingWork lists the
 // units begun but never finished, and HasResult says whether a unit is done.
 //
 // Thread safety: a Store is internally serialised (one connection behind a

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/fs.h"
+#include "core/interrupt_cleanup.h"
 #include "core/json_text.h"
 #include "store/import.h"
 #include "store/schema.h"
@@ -500,10 +501,6 @@ TEST_F(StoreTest, RoundTripsCandidateBuildEvaluationAndLlmCall) {
   EXPECT_EQ((*s->GetTask(f.task))->name, "vector_add");
 }
 
-// A resumed search reads its verdicts back from the store and must make the
-// choices the live run made (search/run_journal.h): the live run's strategy
-// is given VerdictAsStored, which must be exactly what comes back, even for
-// times that the microsecond round trip does not return unchanged.
 // Text from compilers, candidates and models need not be UTF-8 (a Latin-1
 // comment gcc quotes, a reply's stray bytes); the store keeps it as valid
 // UTF-8, each invalid byte a U+FFFD, so that every reader gets text.
@@ -560,6 +557,32 @@ TEST_F(StoreTest, TextThatIsNotUtf8ComesBackAsValidUtf8) {
   sqlite3_close(db);
 }
 
+// Once Ctrl-C is ending hone through the interrupt cleanup, an evaluation
+// still running has lost its files and its sandbox to the same signal: what
+// it concludes is not stored, and the unit stays pending for --resume.
+TEST_F(StoreTest, NoVerdictIsStoredOnceAnInterruptIsEndingTheProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        auto s = Store::Open(path_);
+        if (!s.ok()) std::_Exit(2);
+        Fixture f = MakeRun(**s);
+        auto c = (*s)->AddCandidate(Candidate(f, 0, "int a;"));
+        auto e = c.ok() ? (*s)->BeginEvaluation(f.run, "key", f.task, *c) : c.status();
+        if (!e.ok()) std::_Exit(3);
+        MarkInterruptEndingForTesting();
+        Status finished =
+            (*s)->FinishEvaluation(*e, FailedVerdict(VerdictStatus::kRuntimeError, "killed"));
+        auto pending = (*s)->PendingWork(f.run);
+        std::_Exit(!finished.ok() && pending.ok() && pending->size() == 1 ? 0 : 4);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// A resumed search reads its verdicts back from the store and must make the
+// choices the live run made (search/run_journal.h): the live run's strategy
+// is given VerdictAsStored, which must be exactly what comes back, even for
+// times that the microsecond round trip does not return unchanged.
 TEST_F(StoreTest, AVerdictAsStoredIsExactlyWhatIsReadBack) {
   auto s = OpenOrDie();
   ASSERT_NE(s, nullptr);
