@@ -1,5 +1,6 @@
 #include "compat/compat_sandbox.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -67,11 +68,36 @@ struct ScratchRoot {
 
 }  // namespace
 
+namespace {
+
+// Others may search every folder from / down to `dir`.
+bool PassableByOthers(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(dir, ec);
+  if (ec) return false;
+  std::filesystem::path at;
+  for (const auto& part : abs) {
+    at /= part;
+    struct stat st;
+    if (stat(at.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || !(st.st_mode & S_IXOTH)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::filesystem::path FirstPassableFolder(const std::vector<std::filesystem::path>& candidates) {
+  for (const auto& c : candidates)
+    if (PassableByOthers(c)) return c;
+  return candidates.empty() ? std::filesystem::path() : candidates.front();
+}
+
 Result<std::filesystem::path> CompatScratchRoot() {
   static ScratchRoot root{[]() -> Result<std::filesystem::path> {
     std::error_code ec;
-    HONE_ASSIGN_OR_RETURN(std::filesystem::path dir,
-                          MakeTempDir(std::filesystem::temp_directory_path(ec), "hone-compat"));
+    const std::filesystem::path base = FirstPassableFolder(
+        {std::filesystem::temp_directory_path(ec), "/tmp", "/var/tmp", "/dev/shm"});
+    HONE_ASSIGN_OR_RETURN(std::filesystem::path dir, MakeTempDir(base, "hone-compat"));
     AllowPassThrough(dir, ec);
     if (ec) return Status::Io(dir.string() + ": " + ec.message());
     RemoveOnInterrupt(dir);

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <vector>
 
 #include "compat/compat_candidate.h"
 #include "core/status.h"
@@ -34,8 +35,15 @@ Status AddCompatShim(SandboxConfig& config, const CompatRuntime& runtime,
 
 // Where compat sandboxes get their scratch folders when hone runs as root: a
 // fresh root-owned folder per process (unpredictable, so no one can plant
-// it), which 'nobody' may pass through but not list.
+// it), which 'nobody' may pass through but not list. It is made in TMPDIR
+// when 'nobody' can pass through every folder on the way there, else in the
+// first of /tmp, /var/tmp and /dev/shm that it can (a private TMPDIR, mode
+// 0700, left the sandbox unable to open its own prebuilt extension).
 Result<std::filesystem::path> CompatScratchRoot();
+
+// The first of `candidates` that others may pass through, every folder from
+// / down to it (search permission for 'others'); the first one when none.
+std::filesystem::path FirstPassableFolder(const std::vector<std::filesystem::path>& candidates);
 
 // A prebuilt library where the sandbox may read it: itself, or as root a
 // world-readable copy under CompatScratchRoot().

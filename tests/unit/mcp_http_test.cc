@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "core/fs.h"
 #include "core/temp_dir.h"
 #include "lang/builtin.h"
 #include "mcp/device_queue.h"
