@@ -151,7 +151,8 @@ std::unique_ptr<CompatPrebuilder::Batch> CompatPrebuilder::StartBatch(
       Pending& p = b->pending[i];
       Result<BuildResult> r = builder_.Build(p.plan);
       std::lock_guard<std::mutex> lock(b->mu);
-      PrebuiltExtension& e = b->prepared[p.file_key].extensions[p.index];
+      // at(), not []: a lookup the standard counts as const, beside Holds().
+      PrebuiltExtension& e = b->prepared.at(p.file_key).extensions[p.index];
       if (!r.ok()) {
         e.log = "hone could not build it: " + r.status().message();
       } else {
