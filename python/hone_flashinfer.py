@@ -16,6 +16,7 @@ integers in [-1024, 1024), int8 over its range, bool 0/1, probabilities for
 a sampling operator's `probs`); hone seeds them per value set.
 """
 import json as _hone_json
+import math as _hone_math
 import struct as _hone_struct
 
 import torch as _hone_torch
@@ -46,12 +47,25 @@ _HONE_FI_SAFETENSORS_DTYPES = {
 }
 
 
+# The functions an `expr` axis may call: those hone's own expressions know
+# (src/core/expr.h), which check the definition before it runs here.
+_HONE_FI_EXPR_FUNCTIONS = {
+    "min": min,
+    "max": max,
+    "ceil": _hone_math.ceil,
+    "floor": _hone_math.floor,
+    "sqrt": _hone_math.sqrt,
+    "ceildiv": lambda a, b: -(-a // b),
+}
+
+
 def _hone_fi_expr(text, axes):
     """An `expr` axis: integer arithmetic over the other axes, in Python as
-    SOL-ExecBench writes it (`//`, `%`, `**`, min, max)."""
+    SOL-ExecBench writes it (`//`, `%`, `**`, min, max; and ceil, floor, sqrt,
+    ceildiv, which hone's checker of the definition also accepts)."""
     value = eval(
         compile(text, "<axis expression>", "eval"),
-        {"__builtins__": {}, "min": min, "max": max},
+        {"__builtins__": {}, **_HONE_FI_EXPR_FUNCTIONS},
         dict(axes),
     )
     if isinstance(value, float):

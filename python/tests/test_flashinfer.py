@@ -78,6 +78,14 @@ class FlashInferHelpersTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             fi._hone_fi_expr("h / 2", {"h": 7})
 
+    def test_expression_axes_call_what_hones_checker_accepts(self):
+        # src/core/expr.h's functions: a definition it accepts runs here too.
+        self.assertEqual(fi._hone_fi_expr("ceildiv(h, 4)", {"h": 9}), 3)
+        self.assertEqual(fi._hone_fi_expr("ceil(h / 2) + floor(h / 4)", {"h": 7}), 5)
+        self.assertEqual(fi._hone_fi_expr("sqrt(h)", {"h": 16}), 4)
+        with self.assertRaises(ValueError):
+            fi._hone_fi_expr("sqrt(h)", {"h": 8})
+
     def test_custom_inputs_come_from_the_definitions_entrypoint(self):
         seen = {}
 
