@@ -129,20 +129,27 @@ CompatPrebuilder::~CompatPrebuilder() {
     for (auto& t : started_->threads) t.join();
 }
 
+std::vector<CompatPrebuilder::KeyedFile> CompatPrebuilder::Keyed(
+    const std::vector<fs::path>& candidates) {
+  std::vector<KeyedFile> out;
+  for (const auto& candidate : candidates)
+    if (Result<std::string> key = FileKey(candidate); key.ok())
+      out.emplace_back(candidate, std::move(*key));
+  return out;
+}
+
 std::unique_ptr<CompatPrebuilder::Batch> CompatPrebuilder::StartBatch(
-    const std::vector<fs::path>& candidates, const std::function<void(int, int)>& progress) {
+    const std::vector<KeyedFile>& candidates, const std::function<void(int, int)>& progress) {
   auto batch = std::make_unique<Batch>();
   batch->progress = progress;
-  for (const auto& candidate : candidates) {
-    Result<std::string> key = FileKey(candidate);
-    if (!key.ok() || done_.count(*key) || batch->Holds(*key) || (started_ && started_->Holds(*key)))
-      continue;
-    Result<CompatPrebuild> p = Prepare(candidate, *key, batch->pending);
+  for (const auto& [candidate, key] : candidates) {
+    if (done_.count(key) || batch->Holds(key) || (started_ && started_->Holds(key))) continue;
+    Result<CompatPrebuild> p = Prepare(candidate, key, batch->pending);
     if (!p.ok()) {
-      done_.emplace(*key, p.status().With(candidate.string() + ": "));
+      done_.emplace(key, p.status().With(candidate.string() + ": "));
       continue;
     }
-    batch->prepared.emplace(*key, std::move(*p));
+    batch->prepared.emplace(key, std::move(*p));
   }
   if (batch->prepared.empty()) return nullptr;
   batch->compiles = AnyToCompile(batch->pending);
@@ -190,7 +197,7 @@ void CompatPrebuilder::Finish(std::unique_ptr<Batch> batch, bool aside) {
 Result<CompatPrebuild> CompatPrebuilder::Prebuild(const fs::path& candidate) {
   HONE_ASSIGN_OR_RETURN(std::string key, FileKey(candidate));
   if (auto it = done_.find(key); it != done_.end()) return it->second;
-  PrebuildAll({candidate});
+  PrebuildKeyed({{candidate, key}}, {}, {});
   return done_.at(key);
 }
 
@@ -198,19 +205,23 @@ void CompatPrebuilder::Start(const fs::path& candidate) {
   Result<std::string> key = FileKey(candidate);
   if (!key.ok() || (started_ && started_->Holds(*key))) return;
   Finish(std::move(started_), true);
-  started_ = StartBatch({candidate}, {});
+  started_ = StartBatch({{candidate, *key}}, {});
 }
 
 void CompatPrebuilder::PrebuildAll(const std::vector<fs::path>& candidates,
                                    const std::function<void(int, int)>& progress,
                                    const std::function<void()>& meanwhile) {
+  PrebuildKeyed(Keyed(candidates), progress, meanwhile);
+}
+
+void CompatPrebuilder::PrebuildKeyed(const std::vector<KeyedFile>& candidates,
+                                     const std::function<void(int, int)>& progress,
+                                     const std::function<void()>& meanwhile) {
   // Start's builds are waited for by a call that needs them, not by another
   // file's (a nested Prebuild, meanwhile).
   const bool needs_started =
-      started_ && std::any_of(candidates.begin(), candidates.end(), [&](const fs::path& c) {
-        Result<std::string> key = FileKey(c);
-        return key.ok() && started_->Holds(*key);
-      });
+      started_ && std::any_of(candidates.begin(), candidates.end(),
+                              [&](const KeyedFile& c) { return started_->Holds(c.second); });
   std::unique_ptr<Batch> fresh = StartBatch(candidates, progress);
   const bool aside =
       meanwhile && ((fresh && fresh->Compiling()) || (needs_started && started_->Compiling()));

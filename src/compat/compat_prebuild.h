@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "build/torch_extension.h"
@@ -112,9 +113,17 @@ class CompatPrebuilder {
   // Scans and prepares; calls the oracle. Fills `pending` with what to build.
   Result<CompatPrebuild> Prepare(const std::filesystem::path& candidate,
                                  const std::string& file_key, std::vector<Pending>& pending);
+  // A candidate and its FileKey, read once per call.
+  using KeyedFile = std::pair<std::filesystem::path, std::string>;
+  // The candidates whose content could be read, keyed.
+  static std::vector<KeyedFile> Keyed(const std::vector<std::filesystem::path>& candidates);
+  // PrebuildAll of candidates already keyed.
+  void PrebuildKeyed(const std::vector<KeyedFile>& candidates,
+                     const std::function<void(int, int)>& progress,
+                     const std::function<void()>& meanwhile);
   // Prepares the candidates neither done nor under way (remembering a
   // failure as its Status) and starts their builds; null when none is left.
-  std::unique_ptr<Batch> StartBatch(const std::vector<std::filesystem::path>& candidates,
+  std::unique_ptr<Batch> StartBatch(const std::vector<KeyedFile>& candidates,
                                     const std::function<void(int, int)>& progress);
   // Waits for its builds and remembers its files. `aside`: other work ran
   // while they built (each file's time is then its own longest build).
