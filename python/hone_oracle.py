@@ -40,6 +40,7 @@ import hone_oracle_problem
 import hone_oracle_runtime
 import hone_oracle_source
 import hone_oracle_tensors
+import hone_oracle_trace
 from hone_oracle_dists import parse_task_info  # noqa: F401  (hone_oracle.parse_task_info)
 from hone_oracle_problem import Problem
 from hone_oracle_runtime import (
@@ -184,6 +185,7 @@ class Oracle:
                 p.build()
             finally:
                 release_device_memory(device)
+                hone_oracle_trace.step("device memory released")
         except (OracleError, Skip):
             raise
         except BaseException as e:  # the problem's own code failed
@@ -491,8 +493,12 @@ def serve(device):
             if req.get("op") == "exit":
                 reply({"ok": True, "op": "exit"}, req_id)
                 return 0
+            hone_oracle_trace.begin()
             r = oracle.handle(req)
             r.setdefault("op", req.get("op"))
+            steps = hone_oracle_trace.take()
+            if steps:
+                r["trace"] = steps
             reply(r, req_id)
         except json.JSONDecodeError as e:
             reply({"ok": False, "error": f"malformed request: {e}"}, None)

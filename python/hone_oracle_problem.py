@@ -29,6 +29,7 @@ from hone_oracle_source import (
     to_contract_tensor,
 )
 from hone_oracle_tensors import OracleError, _needs_sign, _scaled, _signed, hone_dtype
+from hone_oracle_trace import step
 
 torch = None  # set by hone_oracle.main(), which imports it
 
@@ -61,6 +62,7 @@ class Problem:
         mod = types.ModuleType(f"hone_problem_{self.id}")
         mod.__file__ = self.path
         exec(code, mod.__dict__)
+        step("problem module run")
         for need in ("Model", "get_inputs", "get_init_inputs"):
             if not hasattr(mod, need):
                 raise OracleError(
@@ -90,11 +92,14 @@ class Problem:
         buffers = {k for k, _ in self.model.named_buffers()}
         self.param_kind = {k: ("buffer" if k in buffers else "parameter") for k, _ in self.params}
         self.state = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
+        step("model built on the device")
         # The contract is fixed by a first run: seed 0, distribution 0. Its
         # peak device memory tells the worker's memory plan what one forward
         # needs beyond its inputs.
         args = self._measured_draws()
+        step("value sets drawn, one per distribution")
         outs = self._measured_forward(args)
+        step("first forward, its memory measured")
         self.arg_names = self._arg_names(len(args))
         self.contract_inputs = []
         for i, a in enumerate(args):
@@ -146,8 +151,10 @@ class Problem:
             + _nbytes(outs)
         )
         self._check_signed(args, outs)
+        step("signed distribution checked")
         self._mark_constant_numbers(args)
         self.flops = self._count_flops(args)
+        step("floating-point operations counted")
 
     def _check_signed(self, args, outs):
         """Leaves out the `signed` distribution where it says nothing (no input

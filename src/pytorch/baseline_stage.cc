@@ -5,6 +5,7 @@
 
 #include "compat/compat_sandbox.h"
 #include "core/fs.h"
+#include "core/trace.h"
 #include "measure/stats.h"
 #include "pytorch/timing_processes.h"
 #include "task/reference_kind.h"
@@ -127,8 +128,12 @@ Status BaselineStage::Build(BuildPool& pool) {
 }
 
 Status BaselineStage::SpawnIfFitBeside() {
-  if (!FitBeside()) return Status::Ok();
+  if (!FitBeside()) {
+    if (!runs_.empty()) Trace("baselines: no room to load beside the candidate");
+    return Status::Ok();
+  }
   for (BaselineRun& b : runs_) HONE_RETURN_IF_ERROR(Spawn(b));
+  if (!runs_.empty()) Trace("baselines: loading beside the candidate");
   return Status::Ok();
 }
 
@@ -298,8 +303,10 @@ Status BaselineStage::TimeAll() {
     }
     if (!b.sandbox && b.timing.reason.empty()) HONE_RETURN_IF_ERROR(Spawn(b));
     Await();
+    Trace("baselines: " + BaselineName(b.mode) + " loaded");
     launcher_.Settle(s_.host_timed());
     if (b.sandbox) Time(b);
+    Trace("baselines: " + BaselineName(b.mode) + " timed");
     b.sandbox.reset();
     b.arena.reset();
     TimeInMoreProcesses(b);

@@ -1,6 +1,7 @@
 #include "task/oracle_client.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -23,6 +24,7 @@
 #include "core/json_text.h"
 #include "core/paths.h"
 #include "core/subprocess.h"
+#include "core/trace.h"
 
 namespace hone {
 
@@ -399,6 +401,24 @@ std::string OracleClient::StderrTail(size_t max_bytes) const {
   return s;
 }
 
+namespace {
+
+// The oracle's own steps of one request (python/hone_oracle_trace.py: it
+// sends them only when HONE_TRACE is set), into hone's trace; a reply's
+// readers never see them.
+void TraceOracleSteps(const std::string& op, json& reply) {
+  auto it = reply.find("trace");
+  if (it == reply.end()) return;
+  if (TraceEnabled() && it->is_array())
+    for (const json& step : *it)
+      if (step.is_array() && step.size() == 2 && step[0].is_string() && step[1].is_number())
+        Trace(fmt::format("oracle {}: {} (+{:.3f}s into the request)", op,
+                          step[0].get<std::string>(), step[1].get<double>()));
+  reply.erase(it);
+}
+
+}  // namespace
+
 Result<json> OracleClient::Request(const json& request, std::chrono::milliseconds timeout) {
   if (!alive()) {
     return Status::Unavailable("oracle is not running (it ended or timed out earlier)");
@@ -469,6 +489,7 @@ Result<json> OracleClient::Request(const json& request, std::chrono::millisecond
     return Fail("replied out of order (sent id " + std::to_string(id) + ", got " +
                 JsonText(reply["id"]) + ")");
   }
+  TraceOracleSteps(op, reply);
   if (!reply["ok"].get<bool>()) {
     const json& e = reply.contains("error") ? reply["error"] : json("(no error text)");
     return Status::Invalid(e.is_string() ? e.get<std::string>() : JsonText(e));

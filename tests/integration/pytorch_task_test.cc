@@ -1058,7 +1058,8 @@ TEST(PyTorchTaskTest, PromptShowsThePyTorchSourceAndTheContract) {
 
 // A bench whose candidates include ModelNew files starts its first warm
 // sandbox with the oracle, so that the sandbox imports torch while the
-// oracle starts and loads the problems, not after (cli/cmd_bench.cc).
+// oracle starts and loads the problems, not after (cli/cmd_bench.cc). The
+// trace that shows it shows the oracle's steps too.
 TEST(PyTorchTaskTest, ABenchOfModelNewFilesWarmsASandboxWhileItsProblemsLoad) {
   SKIP_WITHOUT_ORACLE();
   namespace fs = std::filesystem;
@@ -1077,6 +1078,11 @@ TEST(PyTorchTaskTest, ABenchOfModelNewFilesWarmsASandboxWhileItsProblemsLoad) {
   ASSERT_NE(warm, std::string::npos) << r.output;
   ASSERT_NE(hello, std::string::npos) << r.output;
   EXPECT_LT(warm, hello) << r.output;
+  // The oracle's own steps of loading the problem come into the same trace
+  // (python/hone_oracle_trace.py), after its hello.
+  const size_t model_built = r.output.find("oracle load: model built on the device");
+  ASSERT_NE(model_built, std::string::npos) << r.output;
+  EXPECT_LT(hello, model_built) << r.output;
   std::error_code ec;
   fs::remove_all(dir, ec);
 }
