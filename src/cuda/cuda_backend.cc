@@ -9,6 +9,7 @@
 #include "cuda/cuda_traits.h"
 #include "cuda/cuda_trusted_store.h"
 #include "cuda/gpu.h"
+#include "cuda/ncu_profiler.h"
 #include "cuda/sharing_probe.h"
 
 namespace hone {
@@ -45,6 +46,7 @@ class CudaBackend : public Backend {
   std::optional<DeviceSample> SampleDevice() const override { return ReadGpuState(gpu_); }
   std::optional<DeviceNeighbours> Neighbours() const override { return ReadGpuNeighbours(gpu_); }
   std::optional<SharingProbe> ProbeSharing() const override { return prober_->Probe(); }
+  std::unique_ptr<Profiler> MakeProfiler() const override { return MakeNcuProfiler(); }
 
  private:
   CudaBackend(BackendParts parts, GpuInfo gpu, int device)

@@ -22,7 +22,6 @@ BackendTraits CudaTraits() {
   // were too few to load a kernel on a node of two H200s.
   t.open_files = 1024;
   t.sanitizer = true;
-  t.profiler = "ncu";
   return t;
 }
 

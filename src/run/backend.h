@@ -3,8 +3,8 @@
 // Its builder and sandbox program, its machine's ceilings and free memory,
 // the arenas and the trusted store it makes, and its traits: which per-call
 // checks apply, whether timed calls are held, whether compute-sanitizer runs
-// its candidates. Which languages run on it is the languages' to say
-// (lang/language.h: the devices each runs on, as tasks_as names them).
+// its candidates; and the profiler that measures their counters. Which languages run on it is the
+// languages' to say (lang/language.h: the devices each runs on, as tasks_as names them).
 //
 // Adding a backend is adding a folder with one Backend subclass and one
 // BackendKind registered with the BackendRegistry (run/backend_registry.h);
@@ -32,6 +32,8 @@
 #include "run/trusted_store.h"
 
 namespace hone {
+
+class Profiler;  // run/profile_stage.h
 
 // What sets one backend's candidates apart, as values the stages read. Fixed
 // per kind of backend (a BackendKind carries the same values before one is
@@ -79,11 +81,7 @@ struct BackendTraits {
   // more); a driver may hold several descriptors per visible device.
   int open_files = 64;
   bool sanitizer = false;  // compute-sanitizer can run its candidates (tools/sanitize.h)
-  // What measures a passing candidate's counters (run/profile_stage.h):
-  // "perf_event" (the sandbox's threads, tools/cpu_counters.h), "ncu"
-  // (tools/ncu_profile.h), or "" for none.
-  std::string profiler = "perf_event";
-  bool compat = true;  // it runs KernelBench ModelNew files (.py) through a shim
+  bool compat = true;      // it runs KernelBench ModelNew files (.py) through a shim
 };
 
 // What every backend has, as values fixed when it is made.
@@ -128,6 +126,10 @@ class Backend {
   // sandbox's CPU time instead).
   virtual std::optional<DeviceNeighbours> Neighbours() const { return std::nullopt; }
   virtual std::optional<SharingProbe> ProbeSharing() const { return std::nullopt; }
+  // What measures a passing candidate's counters (run/profile_stage.h), made
+  // for one evaluation; null where the backend has none (the verdict's
+  // profile then says so).
+  virtual std::unique_ptr<Profiler> MakeProfiler() const;
 
  private:
   BackendParts parts_;

@@ -4,6 +4,7 @@
 #include "core/paths.h"
 #include "process/shared_arena.h"
 #include "run/memory_plan.h"
+#include "run/profile_stage.h"
 
 namespace hone {
 
@@ -38,6 +39,8 @@ Result<std::unique_ptr<Arena>> CpuBackend::CreateArena(size_t bytes) const {
 Result<std::unique_ptr<TrustedStore>> CpuBackend::CreateTrustedStore() const {
   return CreateHostTrustedStore();
 }
+
+std::unique_ptr<Profiler> CpuBackend::MakeProfiler() const { return MakeHostCountersProfiler(); }
 
 void RegisterCpuBackend(BackendRegistry& registry) {
   registry.Register({"cpu", CpuBackend::Traits(), nullptr, CpuBackend::Open, ""});

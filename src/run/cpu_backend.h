@@ -30,6 +30,8 @@ class CpuBackend : public Backend {
   int64_t FreeMemory() const override;
   Result<std::unique_ptr<Arena>> CreateArena(size_t bytes) const override;
   Result<std::unique_ptr<TrustedStore>> CreateTrustedStore() const override;
+  // perf_event counters on the sandbox's threads (MakeHostCountersProfiler).
+  std::unique_ptr<Profiler> MakeProfiler() const override;
 };
 
 void RegisterCpuBackend(BackendRegistry& registry);

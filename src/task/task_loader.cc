@@ -439,13 +439,6 @@ Result<std::filesystem::path> NativeTaskDir(const std::filesystem::path& path) {
   return p;
 }
 
-const std::vector<TaskDevice>& BuiltInTaskDevices() {
-  static const std::vector<TaskDevice> devices = {
-      {kHostBackend, "reference.cpp"},
-      {kCudaBackend, std::string("reference") + kCudaSourceExtension}};
-  return devices;
-}
-
 Result<Task> LoadNativeTask(const std::filesystem::path& path,
                             const std::vector<TaskDevice>& devices) {
   HONE_ASSIGN_OR_RETURN(std::filesystem::path dir, NativeTaskDir(path));

@@ -24,15 +24,11 @@ struct TaskDevice {
   std::string reference_file;  // "reference.cu"
 };
 
-// The built-in backends' devices, the CPU's and CUDA's (the entry points'
-// registry, session/eval_context.h), for a load with no registry at hand.
-const std::vector<TaskDevice>& BuiltInTaskDevices();
-
 // `path` is the task's folder, or the task.toml in it. `devices` are those
 // its cases may name (an unknown one is an error listing them) and whose
 // references it may have.
 Result<Task> LoadNativeTask(const std::filesystem::path& path,
-                            const std::vector<TaskDevice>& devices = BuiltInTaskDevices());
+                            const std::vector<TaskDevice>& devices);
 
 // The folder of the native task `path` names (itself, or the folder of a
 // task.toml), or Status::Invalid saying what `path` is instead: not there,

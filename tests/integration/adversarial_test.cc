@@ -15,6 +15,7 @@
 #include <memory>
 #include <sstream>
 
+#include "support/builtin_tasks.h"
 #include "task/task_loader.h"
 #include "test_env.h"
 
@@ -42,7 +43,7 @@ class AdversarialTest : public ::testing::TestWithParam<Expectation> {
   static const Task* TaskFor(const Expectation& e) {
     auto it = tasks_.find(e.task);
     if (it != tasks_.end()) return it->second.get();
-    auto task = LoadNativeTask(ExpectationTask(SourceDir(), e));
+    auto task = hone::testing::LoadBuiltInTask(ExpectationTask(SourceDir(), e));
     EXPECT_TRUE(task.ok()) << e.file << ": " << task.status().message();
     if (!task.ok()) return nullptr;
     return (tasks_[e.task] = std::make_unique<Task>(std::move(task).value())).get();

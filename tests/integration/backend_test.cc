@@ -5,6 +5,7 @@
 
 #include "backends/testhost/testhost_backend.h"
 #include "core/fs.h"
+#include "support/builtin_tasks.h"
 #include "task/task_loader.h"
 #include "test_env.h"
 
@@ -28,14 +29,15 @@ std::filesystem::path Candidate(const std::string& name) {
 }
 
 Task FixtureAdd() {
-  return std::move(LoadNativeTask(SourceDir() / "tests/integration/fixture_add")).value();
+  return std::move(hone::testing::LoadBuiltInTask(SourceDir() / "tests/integration/fixture_add"))
+      .value();
 }
 
 // Timed on the heavy fixture: calls of milliseconds keep the reported-time
 // check clear of a loaded machine's noise.
 TEST(TestHostBackendTest, RunsATimedEvaluationThroughTheEvaluator) {
   auto evaluator = TestHostEvaluator();
-  auto heavy = LoadNativeTask(SourceDir() / "tests/adversarial/tasks/heavy");
+  auto heavy = hone::testing::LoadBuiltInTask(SourceDir() / "tests/adversarial/tasks/heavy");
   ASSERT_TRUE(heavy.ok()) << heavy.status().message();
   EvalOptions o;
   o.backend = kTestHostBackend;

@@ -2,6 +2,7 @@
 // example task is well formed with enough shape cases and distributions.
 #include <gtest/gtest.h>
 
+#include "support/builtin_tasks.h"
 #include "task/task_loader.h"
 #include "test_env.h"
 
@@ -41,7 +42,7 @@ TestEvaluator* ExampleSolutionTest::env_ = nullptr;
 // (scripts/examples, every seed) covers; here they tripled the suite's
 // verification at full size (64-78 s on 2 cores).
 TEST_P(ExampleSolutionTest, Passes) {
-  auto task = LoadNativeTask(GetParam().task);
+  auto task = hone::testing::LoadBuiltInTask(GetParam().task);
   ASSERT_TRUE(task.ok()) << task.status().message();
   ASSERT_GE(task->seeds, 1);
   task->seeds = 1;
@@ -63,7 +64,7 @@ TEST(ExampleSuiteTest, CoversTheCategoriesWithBoundaryCases) {
   int tasks = 0;
   for (const auto& t : std::filesystem::directory_iterator(SourceDir() / "tasks/examples")) {
     if (!IsNativeTaskDir(t.path())) continue;
-    auto task = LoadNativeTask(t.path());
+    auto task = hone::testing::LoadBuiltInTask(t.path());
     ASSERT_TRUE(task.ok()) << task.status().message();
     ++tasks;
     categories.insert(task->category);

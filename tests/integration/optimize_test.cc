@@ -22,6 +22,7 @@
 #include "search/optimizer.h"
 #include "search/run_record.h"
 #include "store/store.h"
+#include "support/builtin_tasks.h"
 #include "support/fake_llm_server.h"
 #include "task/task_loader.h"
 
@@ -43,7 +44,7 @@ class OptimizeTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(server_.Start().ok());
     env_ = TestEvaluator::Make();
-    auto task = LoadNativeTask(SourceDir() / "tests/integration/fixture_add");
+    auto task = hone::testing::LoadBuiltInTask(SourceDir() / "tests/integration/fixture_add");
     ASSERT_TRUE(task.ok()) << task.status().message();
     task_ = *task;
     auto prompts =
@@ -156,7 +157,7 @@ TEST_F(OptimizeTest, EveryPartScoresEachReply) {
   toml = toml.substr(0, toml.find("[[cases]]")) + "[[cases]]\nN = 7\n\n" +
          toml.substr(toml.find("[cost]"));
   ASSERT_TRUE(WriteFileAtomic(small / "task.toml", toml).ok());
-  auto second = LoadNativeTask(small);
+  auto second = hone::testing::LoadBuiltInTask(small);
   ASSERT_TRUE(second.ok()) << second.status().message();
   const std::string wrong_when_small = R"(#include <hone/kernel.h>
 HONE_EXPORT int hone_forward(const hone_args* args) {
@@ -728,7 +729,7 @@ class LessonsTest : public OptimizeTest {
   }
 
   Task Load(const std::string& folder) {
-    auto task = LoadNativeTask(SourceDir() / folder);
+    auto task = hone::testing::LoadBuiltInTask(SourceDir() / folder);
     EXPECT_TRUE(task.ok()) << task.status().message();
     return task.ok() ? *task : Task{};
   }
@@ -967,7 +968,7 @@ TEST_F(LessonsTest, CanBeListedExportedAndDeleted) {
 // The worked example every CPU prompt shows must itself pass.
 TEST(PromptExampleTest, CpuExamplePasses) {
   TestEvaluator env = TestEvaluator::Make();
-  auto task = LoadNativeTask(SourceDir() / "tests/integration/fixture_affine");
+  auto task = hone::testing::LoadBuiltInTask(SourceDir() / "tests/integration/fixture_affine");
   ASSERT_TRUE(task.ok()) << task.status().message();
   auto v = env.evaluator->Evaluate(*task, SourceDir() / "prompts/example_cpu.cpp", VerifyOnly());
   ASSERT_TRUE(v.ok()) << v.status().message();

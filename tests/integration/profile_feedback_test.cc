@@ -12,6 +12,7 @@
 #include "integration/fixture_kernels.h"
 #include "integration/test_env.h"
 #include "search/optimizer.h"
+#include "support/builtin_tasks.h"
 #include "support/fake_llm_server.h"
 #include "task/task_loader.h"
 
@@ -72,7 +73,7 @@ TEST(ProfileFeedbackTest, TheNextTurnCarriesTheDiagnosis) {
   auto model = ParseModelSpec("openai-compatible:fake-model", server.base_url());
   ASSERT_TRUE(model.ok());
   Provider provider(*model, MakeCurlHttpClient(), RetryPolicy{}, PriceTable::Defaults(), 1);
-  auto task = LoadNativeTask(SourceDir() / "tests/integration/fixture_add");
+  auto task = hone::testing::LoadBuiltInTask(SourceDir() / "tests/integration/fixture_add");
   ASSERT_TRUE(task.ok()) << task.status().message();
   auto prompts =
       PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include", BuiltInLanguages());

@@ -31,6 +31,7 @@
 #include "process/warm_pool.h"
 #include "run/timing_stage.h"
 #include "search/prompt.h"
+#include "support/builtin_tasks.h"
 #include "task/oracle_service.h"
 #include "task/task_loader.h"
 #include "test_env.h"
@@ -993,7 +994,7 @@ TEST(PyTorchTaskTest, FolderLoadsEveryProblemAndSkipsWhatCannotRun) {
 
 TEST(PyTorchTaskTest, CompatCandidateNeedsAPyTorchTask) {
   SKIP_WITHOUT_ORACLE();
-  auto native = LoadNativeTask(SourceDir() / "tests/integration/fixture_add");
+  auto native = hone::testing::LoadBuiltInTask(SourceDir() / "tests/integration/fixture_add");
   ASSERT_TRUE(native.ok()) << native.status().message();
   EvalOptions o = VerifyOnly();
   o.backend = "cpu";

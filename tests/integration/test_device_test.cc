@@ -15,6 +15,7 @@
 #include "serve/job_evaluator.h"
 #include "serve/job_files.h"
 #include "session/eval_context.h"
+#include "support/builtin_tasks.h"
 #include "task/task_loader.h"
 #include "test_env.h"
 
@@ -47,7 +48,7 @@ TEST(TestDeviceTest, ItsTasksNameItWhereItIsRegistered) {
   TestDev dev;
   // Without the test device's registration, its task does not load: its
   // reference's key and its cases' device are unknown.
-  auto builtin = LoadNativeTask(TestDev::Suite() / "add");
+  auto builtin = hone::testing::LoadBuiltInTask(TestDev::Suite() / "add");
   ASSERT_FALSE(builtin.ok());
   EXPECT_NE(builtin.status().message().find("testdev_reference: unknown field"), std::string::npos)
       << builtin.status().message();
@@ -94,6 +95,27 @@ TEST(TestDeviceTest, TheEvaluatorRunsOnItsArenaAndItsStore) {
   EXPECT_EQ(cpu->status, VerdictStatus::kPassed) << cpu->reason;
   EXPECT_EQ(cpu->backend, "cpu");
   EXPECT_EQ(dev.counts->arenas.load(), arenas);
+}
+
+// A passing candidate's profile is measured by the device's own profiler
+// (Backend::MakeProfiler), which names its tool in the verdict.
+TEST(TestDeviceTest, ItsProfilerMeasuresAPassingCandidate) {
+  TestDev dev;
+  Evaluator evaluator(dev.env);
+  EvalOptions o = VerifyOnly();
+  o.backend = kTestDevBackend;
+  o.time = true;
+  o.metrics = true;
+  o.timing.budget_seconds = 0.2;
+  o.timing.warmup_seconds = 0.01;
+  auto v = evaluator.Evaluate(dev.LoadAdd(), TestDev::Solution("correct.cpp"), o);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  ASSERT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
+  ASSERT_TRUE(v->profile.has_value());
+  EXPECT_EQ(v->profile->not_run, "");
+  EXPECT_EQ(v->profile->tool, "testdev-counters");
+  EXPECT_GE(v->profile->calls, 3);
+  EXPECT_EQ(dev.counts->profiles.load(), 1);
 }
 
 // What a bench hears: each unit's verdict.

@@ -12,6 +12,7 @@
 
 #include "search/strategy.h"
 #include "store/candidate_kind.h"
+#include "support/builtin_tasks.h"
 #include "support/source_dir.h"
 #include "task/task_loader.h"
 
@@ -235,7 +236,7 @@ TEST(AutoStrategyTest, MakeStrategyBuildsEveryArm) {
   auto prompts =
       PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include", BuiltInLanguages());
   ASSERT_TRUE(prompts.ok()) << prompts.status().message();
-  auto task = LoadNativeTask(SourceDir() / "tasks" / "examples" / "gelu");
+  auto task = hone::testing::LoadBuiltInTask(SourceDir() / "tasks" / "examples" / "gelu");
   ASSERT_TRUE(task.ok()) << task.status().message();
   StrategyContext context;
   context.task = &*task;

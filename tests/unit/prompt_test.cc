@@ -9,6 +9,7 @@
 #include "core/fs.h"
 #include "core/paths.h"
 #include "lang/builtin.h"
+#include "support/builtin_tasks.h"
 #include "support/source_dir.h"
 #include "task/task_loader.h"
 #include "task/task_text.h"
@@ -62,7 +63,7 @@ class PromptTest : public ::testing::Test {
         PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include", BuiltInLanguages());
     ASSERT_TRUE(b.ok()) << b.status().message();
     builder_.emplace(std::move(b).value());
-    auto t = LoadNativeTask(SourceDir() / "tasks" / "examples" / "gelu");
+    auto t = hone::testing::LoadBuiltInTask(SourceDir() / "tasks" / "examples" / "gelu");
     ASSERT_TRUE(t.ok()) << t.status().message();
     task_ = std::move(t).value();
   }

@@ -12,6 +12,7 @@
 #include "run/buffer_layout.h"
 #include "run/memory_plan.h"
 #include "search/prompt.h"
+#include "support/builtin_tasks.h"
 #include "support/source_dir.h"
 #include "task/suite.h"
 #include "task/task_loader.h"
@@ -260,7 +261,8 @@ TEST(ReferenceKindTest, ANewKindIsAskedByThePromptAndTheTaskText) {
 // The prompt text the two real kinds give is what prompt.cc wrote when it
 // tested Task::pytorch itself.
 TEST(ReferenceKindTest, TheRealKindsGiveTheProblemTextPromptsShowed) {
-  Task gelu = LoadNativeTask(testing::SourceDir() / "tasks" / "examples" / "gelu").value();
+  Task gelu =
+      hone::testing::LoadBuiltInTask(testing::SourceDir() / "tasks" / "examples" / "gelu").value();
   const std::string source = ReadFile(gelu.reference).value();
   EXPECT_TRUE(Has(ContextFor(gelu, CppLanguage()),
                   "\n\nThe reference implementation (reference.cpp): your kernel must compute "

@@ -14,6 +14,7 @@
 #include "search/sample_strategy.h"
 #include "search/strategy.h"
 #include "search/tree_strategy.h"
+#include "support/builtin_tasks.h"
 #include "support/source_dir.h"
 #include "task/task_loader.h"
 
@@ -188,7 +189,7 @@ TEST(StrategyOptionsTest, MakeStrategyUsesTheDeclaredParameters) {
   auto prompts = PromptBuilder::Load(testing::SourceDir() / "prompts",
                                      testing::SourceDir() / "include", BuiltInLanguages());
   ASSERT_TRUE(prompts.ok()) << prompts.status().message();
-  auto task = LoadNativeTask(testing::SourceDir() / "tasks" / "examples" / "gelu");
+  auto task = hone::testing::LoadBuiltInTask(testing::SourceDir() / "tasks" / "examples" / "gelu");
   ASSERT_TRUE(task.ok()) << task.status().message();
   StrategyContext context;
   context.task = &*task;

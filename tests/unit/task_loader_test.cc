@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/fs.h"
+#include "support/builtin_tasks.h"
 
 namespace hone {
 namespace {
@@ -21,7 +22,7 @@ class TaskLoaderTest : public ::testing::Test {
 
   Result<Task> Load(const std::string& toml) {
     std::ofstream(dir_ / "task.toml") << toml;
-    return LoadNativeTask(dir_);
+    return hone::testing::LoadBuiltInTask(dir_);
   }
   // Expects a failure whose message names the file and contains `what`.
   void ExpectError(const std::string& toml, const std::string& what) {
@@ -105,7 +106,7 @@ TEST_F(TaskLoaderTest, TheDevicesItMayNameAreThoseGiven) {
       << cuda.status().message();
   EXPECT_FALSE(t->ReferenceFor("tpu").ok());
   // The built-in devices know no hip.
-  auto builtin = LoadNativeTask(dir_);
+  auto builtin = hone::testing::LoadBuiltInTask(dir_);
   ASSERT_FALSE(builtin.ok());
   EXPECT_NE(builtin.status().message().find("expected \"cpu\" or \"cuda\", got \"hip\""),
             std::string::npos)
@@ -127,7 +128,7 @@ TEST_F(TaskLoaderTest, TheDevicesItMayNameAreThoseGiven) {
   // lack is the same whether that device is known or not.
   std::ofstream(dir_ / "task.toml") << kGood;
   auto with_hip = LoadNativeTask(dir_, devices);
-  auto without = LoadNativeTask(dir_);
+  auto without = hone::testing::LoadBuiltInTask(dir_);
   ASSERT_TRUE(with_hip.ok() && without.ok());
   EXPECT_EQ(with_hip->hash, without->hash);
 }
@@ -195,16 +196,16 @@ TEST_F(TaskLoaderTest, MissingReferenceIsNamed) {
 }
 
 TEST_F(TaskLoaderTest, NotATaskFolder) {
-  auto t = LoadNativeTask(dir_ / "nope");
+  auto t = hone::testing::LoadBuiltInTask(dir_ / "nope");
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find("nope: no such task (not found)"), std::string::npos)
       << t.status().message();
   std::filesystem::create_directories(dir_ / "empty");
-  auto empty = LoadNativeTask(dir_ / "empty");
+  auto empty = hone::testing::LoadBuiltInTask(dir_ / "empty");
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.status().message().find("not a native task (no task.toml"), std::string::npos)
       << empty.status().message();
-  auto file = LoadNativeTask(dir_ / "reference.cpp");
+  auto file = hone::testing::LoadBuiltInTask(dir_ / "reference.cpp");
   ASSERT_FALSE(file.ok());
   EXPECT_NE(file.status().message().find("reference.cpp: not a task"), std::string::npos)
       << file.status().message();
@@ -216,7 +217,7 @@ TEST_F(TaskLoaderTest, AFolderOfTasksSaysSo) {
   std::filesystem::create_directories(suite / "conv");
   for (const char* f : {"task.toml", "reference.cpp"})
     std::filesystem::copy_file(dir_ / f, suite / "conv" / f);
-  auto t = LoadNativeTask(suite);
+  auto t = hone::testing::LoadBuiltInTask(suite);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find("it holds task folders, such as"), std::string::npos)
       << t.status().message();
@@ -224,7 +225,7 @@ TEST_F(TaskLoaderTest, AFolderOfTasksSaysSo) {
 
 TEST_F(TaskLoaderTest, ATaskTomlPathMeansItsFolder) {
   Load(kGood);
-  auto t = LoadNativeTask(dir_ / "task.toml");
+  auto t = hone::testing::LoadBuiltInTask(dir_ / "task.toml");
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ(t->name, "conv");
   EXPECT_EQ(t->dir, dir_.lexically_normal());
@@ -290,7 +291,7 @@ class TaskLoaderLintTest : public ::testing::Test {
         << "name = \"t\"\n[[inputs]]\nname = \"a\"\ndtype = \"f32\"\nshape = [\"N\"]\n"
            "[[outputs]]\nname = \"o\"\ndtype = \"f32\"\nshape = [\"N\"]\n[[cases]]\nN = 8\n"
         << lint;
-    return LoadNativeTask(dir_);
+    return hone::testing::LoadBuiltInTask(dir_);
   }
   std::filesystem::path dir_;
 };

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "support/builtin_tasks.h"
 #include "support/source_dir.h"
 #include "task/task_loader.h"
 
@@ -16,7 +17,7 @@ namespace fs = std::filesystem;
 using testing::SourceDir;
 
 TaskSignature Load(const std::string& folder) {
-  auto task = LoadNativeTask(SourceDir() / folder);
+  auto task = hone::testing::LoadBuiltInTask(SourceDir() / folder);
   EXPECT_TRUE(task.ok()) << task.status().message();
   return task.ok() ? SignatureOf(*task, "cpu") : TaskSignature{};
 }

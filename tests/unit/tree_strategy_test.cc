@@ -10,6 +10,7 @@
 #include <map>
 
 #include "store/candidate_kind.h"
+#include "support/builtin_tasks.h"
 #include "support/source_dir.h"
 #include "task/task_loader.h"
 
@@ -80,7 +81,7 @@ class TreeStrategyTest : public ::testing::Test {
         PromptBuilder::Load(SourceDir() / "prompts", SourceDir() / "include", BuiltInLanguages());
     ASSERT_TRUE(b.ok()) << b.status().message();
     prompts_ = std::make_unique<PromptBuilder>(std::move(b).value());
-    auto t = LoadNativeTask(SourceDir() / "tasks" / "examples" / "gelu");
+    auto t = hone::testing::LoadBuiltInTask(SourceDir() / "tasks" / "examples" / "gelu");
     ASSERT_TRUE(t.ok()) << t.status().message();
     task_ = std::move(t).value();
     context_.task = &task_;

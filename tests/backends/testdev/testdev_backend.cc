@@ -4,6 +4,7 @@
 #include "backends/testdev/testdev_store.h"
 #include "build/compiler_builder.h"
 #include "run/memory_plan.h"
+#include "run/profile_stage.h"
 
 namespace hone::testing {
 namespace {
@@ -26,6 +27,25 @@ CompilerOptions TestDevCompilerOptions() {
   return o;
 }
 
+// Its tool (the verdict's profile names it "testdev-counters"): the host's
+// counters, since its sandbox is the CPU's, each profile counted.
+class TestDevProfiler : public Profiler {
+ public:
+  explicit TestDevProfiler(std::shared_ptr<TestDevCounts> counts) : counts_(std::move(counts)) {}
+  bool host_counters() const override { return true; }
+  Status Profile(RunState& s, CandidateRunner& runner, const std::filesystem::path& library,
+                 ProfileReport& report) override {
+    HONE_RETURN_IF_ERROR(host_->Profile(s, runner, library, report));
+    report.tool = "testdev-counters";
+    ++counts_->profiles;
+    return Status::Ok();
+  }
+
+ private:
+  const std::shared_ptr<TestDevCounts> counts_;
+  const std::unique_ptr<Profiler> host_ = MakeHostCountersProfiler();
+};
+
 class TestDevBackend : public Backend {
  public:
   static Result<std::unique_ptr<Backend>> Open(const BackendSetup& setup,
@@ -47,6 +67,9 @@ class TestDevBackend : public Backend {
   }
   Result<std::unique_ptr<TrustedStore>> CreateTrustedStore() const override {
     return CreateTestDevStore(counts_);
+  }
+  std::unique_ptr<Profiler> MakeProfiler() const override {
+    return std::make_unique<TestDevProfiler>(counts_);
   }
 
  private:

@@ -15,6 +15,7 @@ struct TestDevCounts {
   std::atomic<int> staged_writes{0};  // writes and fills staged by an arena
   std::atomic<int> stores{0};         // TestDevStore made
   std::atomic<int> compares{0};       // TestDevStore::Compare and CompareInArena
+  std::atomic<int> profiles{0};       // candidates its profiler measured
 };
 
 }  // namespace hone::testing

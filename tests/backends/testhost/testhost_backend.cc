@@ -3,6 +3,7 @@
 #include "build/compiler_builder.h"
 #include "process/shared_arena.h"
 #include "run/memory_plan.h"
+#include "run/profile_stage.h"
 
 namespace hone::testing {
 namespace {
@@ -46,6 +47,7 @@ class TestHostBackend : public Backend {
   Result<std::unique_ptr<TrustedStore>> CreateTrustedStore() const override {
     return CreateHostTrustedStore();
   }
+  std::unique_ptr<Profiler> MakeProfiler() const override { return MakeHostCountersProfiler(); }
   std::optional<DeviceNeighbours> Neighbours() const override {
     if (neighbours_ == 0) return std::nullopt;
     return DeviceNeighbours{true, neighbours_, int64_t{1} << 30};
