@@ -5,8 +5,8 @@
 #include "build/error_trim.h"
 #include "compat/compat_sandbox.h"
 #include "core/fs.h"
+#include "core/wording.h"
 #include "run/lint_stage.h"
-#include "run/reason_text.h"
 
 namespace hone {
 

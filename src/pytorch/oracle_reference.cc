@@ -5,7 +5,7 @@
 #include <random>
 
 #include "core/trace.h"
-#include "run/reason_text.h"
+#include "core/wording.h"
 
 namespace hone {
 namespace {

@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "compat/compat_candidate.h"
-#include "run/reason_text.h"
+#include "core/wording.h"
 
 namespace hone {
 namespace {

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "compat/compat_sandbox.h"
+#include "core/wording.h"
 
 namespace hone {
 

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <random>
 
+#include "core/wording.h"
 #include "measure/device_sharing.h"
 #include "measure/machine.h"
 #include "measure/stats.h"
-#include "run/reason_text.h"
 
 namespace hone {
 
