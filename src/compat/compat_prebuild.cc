@@ -10,6 +10,7 @@
 #include "core/fs.h"
 #include "core/hash.h"
 #include "task/oracle_service.h"
+#include "verify/note_words.h"
 
 namespace hone {
 
@@ -17,12 +18,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Why a call is left to the sandbox, in words for the verdict's notes.
-std::string SandboxNote(const CompatExtension& e) {
-  std::string where = e.scope == "module" ? "at import" : "in " + e.scope;
-  return e.call + "('" + (e.name.empty() ? "?" : e.name) + "') at line " + std::to_string(e.line) +
-         " builds inside the sandbox " + where +
-         " (hone could not read its arguments before it runs: " + e.unresolved_reason + ")";
+// Why a call is left to the sandbox, for the verdict's notes.
+Note SandboxNote(const CompatExtension& e) {
+  return notes::BuildsInSandbox(e.call, e.name, e.line, e.scope, e.unresolved_reason);
 }
 
 }  // namespace
