@@ -16,15 +16,6 @@ namespace hone {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// Why a call is left to the sandbox, for the verdict's notes.
-Note SandboxNote(const CompatExtension& e) {
-  return notes::BuildsInSandbox(e.call, e.name, e.line, e.scope, e.unresolved_reason);
-}
-
-}  // namespace
-
 bool CompatPrebuild::all_cached() const {
   return std::all_of(extensions.begin(), extensions.end(),
                      [](const PrebuiltExtension& e) { return e.cached; });
@@ -78,7 +69,8 @@ Result<CompatPrebuild> CompatPrebuilder::Prepare(const fs::path& candidate,
   out.scan = std::move(scan);
   for (const auto& call : out.scan.extensions) {
     if (!call.resolved) {
-      out.notes.push_back(SandboxNote(call));
+      out.notes.push_back(notes::BuildsInSandbox(call.call, call.name, call.line, call.scope,
+                                                 call.unresolved_reason));
       continue;
     }
     fs::path build_dir = work_dir_ / (call.key.substr(0, 16) + "-" + file_key.substr(0, 8));
