@@ -12,6 +12,7 @@
 #include "report/run_data.h"
 #include "task/reference_kind.h"
 #include "tune/autotune.h"
+#include "verify/note_words.h"
 #include "verify/verdict.h"
 
 namespace hone {
@@ -228,13 +229,7 @@ void BenchScheduler::NoteSharedDevice(size_t lane, Verdict& v) const {
       std::count_if(lanes_.begin(), lanes_.end(),
                     [&](const BenchLane& l) { return l.backend->machine().device == device; }) -
       1;
-  if (others > 0)
-    v.AddNote(
-        NoteKind::kSharedDevice,
-        fmt::format(
-            "timed on {} with {} other evaluation lane(s) of this bench on the same device: their "
-            "evaluations overlap and interfere, so these times are less precise than one lane's",
-            device, others));
+  if (others > 0) v.AddNote(notes::BenchLanesShareDevice(device, others));
 }
 
 void BenchScheduler::Count(size_t lane, const BenchUnit& u, const Verdict& v, double seconds) {

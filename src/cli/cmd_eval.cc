@@ -20,6 +20,7 @@
 #include "task/reference_kind.h"
 #include "task/task_loader.h"
 #include "tune/autotune.h"
+#include "verify/note_words.h"
 #include "verify/verdict_json.h"
 
 namespace hone::cli {
@@ -190,8 +191,7 @@ int PrintParts(const EvalArgs& a, const TaskFormat& format, const FormatCandidat
     // note): the user's file is what they will open.
     Verdict shown = *v.verdict;
     if (!a.candidate.empty() && shown.candidate != a.candidate) {
-      shown.AddNote(NoteKind::kInput,
-                    "evaluated as " + shown.candidate + ", the file hone wrote for it");
+      shown.AddNote(notes::EvaluatedAs(shown.candidate));
       shown.candidate = a.candidate;
     }
     std::cout << "status: " << PartStatus(format, *v.verdict) << "\n"

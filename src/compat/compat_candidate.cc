@@ -10,6 +10,7 @@
 #include "core/hash.h"
 #include "core/json_text.h"
 #include "lang/native_languages.h"
+#include "verify/note_words.h"
 
 namespace hone {
 namespace {
@@ -343,26 +344,20 @@ CompatEvents::Failure CallFailure(const json& e, const Language* language) {
   return {VerdictStatus::kRuntimeError, "ModelNew's forward raised " + Raised(e)};
 }
 
-std::string JitKernelsNote(const json& e) {
-  std::string out;
+// A jit_kernels event's kernels, as the runner reported them.
+std::vector<notes::JitKernel> JitKernels(const json& e) {
+  std::vector<notes::JitKernel> out;
   for (const json& k : e.value("kernels", json::array())) {
     if (!k.is_object()) continue;
-    std::string one = k.value("name", std::string("?"));
-    if (int compiled = k.value("compiled", 0); compiled > 0) {
-      one += fmt::format(" ({} compiled", compiled);
-      if (int stored = std::min(k.value("stored", 0), compiled); stored > 0)
-        one += fmt::format(", {} of them loaded from an earlier evaluation of this file", stored);
-      one += ")";
-    }
-    if (k.contains("configs")) {
-      one += fmt::format(" autotuned over {} configs", k.value("configs", 0));
-      if (k.contains("tuning_seconds"))
-        one += fmt::format(" in {:.2f} s", k.value("tuning_seconds", 0.0));
-      if (k.contains("best")) one += " (chose " + Capped(k.value("best", ""), 200) + ")";
-    }
-    out += (out.empty() ? "" : "; ") + one;
+    notes::JitKernel& one = out.emplace_back();
+    one.name = k.value("name", std::string("?"));
+    one.compiled = k.value("compiled", 0);
+    one.stored = k.value("stored", 0);
+    if (k.contains("configs")) one.configs = k.value("configs", 0);
+    if (k.contains("tuning_seconds")) one.tuning_seconds = k.value("tuning_seconds", 0.0);
+    if (k.contains("best")) one.best = Capped(k.value("best", ""), 200);
   }
-  return out.empty() ? "" : "kernels compiled by its first call: " + out;
+  return out;
 }
 
 }  // namespace
@@ -389,12 +384,12 @@ CompatEvents ReadCompatEvents(const std::string& log, const Language* language) 
     } else if (kind == "extension" && e.contains("error")) {
       out.failures.push_back("building extension '" + name + "' failed: " + e.value("error", ""));
     } else if (kind == "extension") {
-      out.notes.push_back("extension '" + name + "': " + e.value("source", std::string("loaded")));
+      out.notes.push_back(notes::ExtensionLoaded(name, e.value("source", std::string("loaded"))));
     } else if (kind == "jit_compile_failed") {
       out.failures.push_back("compiling kernel '" + e.value("kernel", std::string("?")) +
                              "' failed: " + Raised(e));
     } else if (kind == "jit_kernels") {
-      if (std::string note = JitKernelsNote(e); !note.empty()) out.notes.push_back(note);
+      if (auto note = notes::JitKernelsCompiled(JitKernels(e))) out.notes.push_back(*note);
     } else if (kind == "load_seconds") {
       for (const auto& [phase, seconds] : e.items())
         if (seconds.is_number()) {

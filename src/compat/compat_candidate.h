@@ -102,9 +102,9 @@ Result<std::filesystem::path> WriteCompatShim(const Task& task,
 // words, read only to explain a verdict: they can turn a failure into
 // another failure's words, never into a pass.
 struct CompatEvents {
-  // Sentences for the verdict's notes: extensions built or loaded, Triton's
-  // compiled and tuned kernels, e.g. "load_inline('relu_ext'): built by hone".
-  std::vector<std::string> notes;
+  // The verdict's notes: extensions built or loaded, Triton's compiled and
+  // tuned kernels (verify/note_words.h words them).
+  std::vector<Note> notes;
   // What failed on the way without stopping the load: an extension's build,
   // the first call (made while the module loaded), e.g. "building extension
   // 'relu_ext' failed: ...". A file that then launches nothing of its own

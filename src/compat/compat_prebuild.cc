@@ -10,22 +10,11 @@
 #include "core/fs.h"
 #include "core/hash.h"
 #include "task/oracle_service.h"
+#include "verify/note_words.h"
 
 namespace hone {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-// Why a call is left to the sandbox, in words for the verdict's notes.
-std::string SandboxNote(const CompatExtension& e) {
-  std::string where = e.scope == "module" ? "at import" : "in " + e.scope;
-  return e.call + "('" + (e.name.empty() ? "?" : e.name) + "') at line " + std::to_string(e.line) +
-         " builds inside the sandbox " + where +
-         " (hone could not read its arguments before it runs: " + e.unresolved_reason + ")";
-}
-
-}  // namespace
 
 bool CompatPrebuild::all_cached() const {
   return std::all_of(extensions.begin(), extensions.end(),
@@ -80,7 +69,8 @@ Result<CompatPrebuild> CompatPrebuilder::Prepare(const fs::path& candidate,
   out.scan = std::move(scan);
   for (const auto& call : out.scan.extensions) {
     if (!call.resolved) {
-      out.notes.push_back(SandboxNote(call));
+      out.notes.push_back(notes::BuildsInSandbox(call.call, call.name, call.line, call.scope,
+                                                 call.unresolved_reason));
       continue;
     }
     fs::path build_dir = work_dir_ / (call.key.substr(0, 16) + "-" + file_key.substr(0, 8));

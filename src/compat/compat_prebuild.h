@@ -36,6 +36,7 @@
 #include "build/torch_extension.h"
 #include "compat/compat_scan.h"
 #include "core/status.h"
+#include "verify/note.h"
 
 namespace hone {
 
@@ -53,7 +54,7 @@ struct PrebuiltExtension {
 struct CompatPrebuild {
   CompatScan scan;
   std::vector<PrebuiltExtension> extensions;  // the resolved calls, in file order
-  std::vector<std::string> notes;             // calls left to the sandbox, in words
+  std::vector<Note> notes;                    // calls left to the sandbox
   double seconds = 0;  // scan, prepare and build (wall; in a batch, its longest build)
   bool all_cached() const;
   // For the shim's hook: extension key -> library, and key -> error log.

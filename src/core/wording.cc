@@ -37,4 +37,21 @@ std::string TenthsOfSeconds(double s) {
   return buf;
 }
 
+std::string Gigabytes(int64_t bytes) {
+  char buf[32];
+  double gb = static_cast<double>(bytes) / 1e9;
+  // A small problem under --memory-cap is megabytes: "0.00 GB" would say nothing.
+  if (gb < 0.1)
+    std::snprintf(buf, sizeof buf, "%.1f MB", gb * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, gb < 10 ? "%.2f GB" : "%.1f GB", gb);
+  return buf;
+}
+
+std::string Num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
 }  // namespace hone

@@ -1,8 +1,10 @@
-// Lists and durations in messages (alternatives, or all of several; a
-// number of seconds), worded one way everywhere.
-// Pure functions; thread-safe.
+// Lists, durations, sizes and other numbers in messages (alternatives, or
+// all of several; a number of seconds, of bytes, any other value), worded one
+// way everywhere: users and LLMs read these words back in reasons, checks and
+// notes. Pure functions; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,5 +18,9 @@ std::string AllOf(const std::vector<std::string>& names);
 std::string Seconds(double s);
 // A duration of seconds to a tenth, for waits and build steps: "12.3 s".
 std::string TenthsOfSeconds(double s);
+// "6.40 GB", or "8.9 MB" under 0.1 GB (decimal units).
+std::string Gigabytes(int64_t bytes);
+// Any other value, to six significant digits: "1.5", "0.000123".
+std::string Num(double v);
 
 }  // namespace hone

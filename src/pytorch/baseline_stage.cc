@@ -9,6 +9,7 @@
 #include "measure/stats.h"
 #include "pytorch/timing_processes.h"
 #include "task/reference_kind.h"
+#include "verify/note_words.h"
 
 namespace hone {
 namespace {
@@ -330,13 +331,12 @@ Status BaselineStage::TimeAll() {
 void BaselineStage::Store(const Baselines& measured) {
   if (HostTimedBesideABuild(measured.eager, s_.opt) ||
       HostTimedBesideABuild(measured.compiled, s_.opt)) {
-    s_.v.AddNote(NoteKind::kBaseline,
-                 std::string(kBaselinesNotCached) + std::string(kHostBoundBesideABuild));
+    s_.v.AddNote(notes::BaselinesNotCachedBesideABuild());
     return;
   }
   if (auto dir = CacheDir(); dir.ok())
     if (Status st = BaselineCache(*dir / "baselines").Store(key_, measured); !st.ok())
-      s_.v.AddNote(NoteKind::kBaseline, std::string(kBaselinesNotCached) + st.message());
+      s_.v.AddNote(notes::BaselinesNotCached(st.message()));
 }
 
 // The candidate's timing protocol for one baseline: its buffer slots laid
@@ -467,10 +467,9 @@ void BaselineStage::Apply() {
     // Timed beside the candidate, the timing stage gave the paired speedup.
     if (cand > 0 && v.timing.speedup_pairs.empty())
       v.timing.speedup = v.timing.reference_time->summary.median / cand;
-    if (!b.eager.timer.empty())
-      v.AddNote(NoteKind::kBaseline, "eager baseline timed by " + b.eager.timer);
+    if (!b.eager.timer.empty()) v.AddNote(notes::EagerBaselineTimedBy(b.eager.timer));
   } else {
-    v.AddNote(NoteKind::kBaseline, "no eager baseline: " + b.eager.reason);
+    v.AddNote(notes::NoEagerBaseline(b.eager.reason));
   }
   if (b.compiled.available) {
     v.timing.compile_time = BaselineResult(b.compiled);
@@ -478,25 +477,9 @@ void BaselineStage::Apply() {
   } else {
     v.timing.compile_unavailable = b.compiled.reason;
   }
-  // One account of when each baseline was timed: an eager Model timed
-  // beside the candidate (interleaved pairs) was not timed "after" it.
   const BaselineRun* eager = EagerRun();
-  const bool beside = !v.timing.speedup_pairs.empty();
-  const bool cached = b.cached || (eager && eager->beside_only);
-  const char* when = cached && beside ? "read from the cache, the eager one timed again now beside "
-                                        "the candidate, interleaved,"
-                     : cached && !b.cached ? "read from the cache, the eager one timed again now"
-                     : cached              ? "read from the cache"
-                     : beside ? "timed now, the eager one beside the candidate, interleaved,"
-                              : "timed now, after the candidate,";
-  v.AddNote(NoteKind::kBaseline,
-            std::string("baselines ") + when + " on " + b.device + " with torch " +
-                b.torch_version +
-                " (the task's Model in a sandbox, timed like candidates; speedup = " +
-                (v.timing.speedup_pairs.empty()
-                     ? std::string("baseline median / candidate median)")
-                     : "the median over interleaved repetitions of eager / candidate, " +
-                           std::to_string(v.timing.speedup_pairs.size()) + " pairs)"));
+  v.AddNote(notes::BaselinesTimed(b.cached, eager && eager->beside_only,
+                                  v.timing.speedup_pairs.size(), b.device, b.torch_version));
 }
 
 const BaselineTiming* BaselineStage::eager() const {

@@ -5,8 +5,8 @@
 #include "build/error_trim.h"
 #include "compat/compat_sandbox.h"
 #include "core/fs.h"
+#include "core/wording.h"
 #include "run/lint_stage.h"
-#include "run/reason_text.h"
 
 namespace hone {
 
@@ -32,7 +32,7 @@ Status CompatStages::Prebuild(const std::filesystem::path& candidate) {
   kernels.insert(kernels.end(), scan.triton_kernels.begin(), scan.triton_kernels.end());
   for (const auto& k : scan.dsl_kernels)
     if (std::find(kernels.begin(), kernels.end(), k) == kernels.end()) kernels.push_back(k);
-  for (const auto& note : prebuild_->notes) s_.v.AddNote(NoteKind::kBuild, note);
+  for (const Note& note : prebuild_->notes) s_.v.AddNote(note);
   RecordBuilds();
   if (const PrebuiltExtension* bad = prebuild_->fatal_failure()) {
     s_.Decide(VerdictStatus::kCompileError,

@@ -5,7 +5,8 @@
 #include <random>
 
 #include "core/trace.h"
-#include "run/reason_text.h"
+#include "core/wording.h"
+#include "verify/note_words.h"
 
 namespace hone {
 namespace {
@@ -100,9 +101,7 @@ Result<RefSet> OracleReference::Draw(const CaseShapes& cs, uint64_t seed, int di
     Release(*s_.store, r.ref64);
     r.ref64.clear();
     ref64_supported_ = false;
-    s_.v.AddNote(
-        NoteKind::kPrecision,
-        "precision check skipped: the model did not run in float64 (" + o.ref64_reason + ")");
+    s_.v.AddNote(notes::Float64NotRun(o.ref64_reason));
   }
   if (!r.ref64.empty()) ++ref64_sets_;
   return r;
@@ -111,11 +110,7 @@ Result<RefSet> OracleReference::Draw(const CaseShapes& cs, uint64_t seed, int di
 void OracleReference::NoteFloat64Cut() {
   if (ref64_cut_noted_) return;
   ref64_cut_noted_ = true;
-  s_.v.AddNote(NoteKind::kPrecision,
-               "precision check (float64) on the first " + std::to_string(ref64_sets_) +
-                   " value set(s) only: the float64 forward took " + Seconds(ref64_slow_seconds_) +
-                   " (over " + Seconds(kSlowFloat64Seconds) +
-                   "); the later sets are checked against the task's own reference alone");
+  s_.v.AddNote(notes::Float64Cut(ref64_sets_, ref64_slow_seconds_, kSlowFloat64Seconds));
 }
 
 bool OracleReference::AllocateShared(const CaseShapes& cs, bool with64, RefSet* r,

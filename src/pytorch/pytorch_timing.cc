@@ -5,6 +5,7 @@
 #include "pytorch/timing_processes.h"
 #include "run/start_stage.h"
 #include "run/timing_stage.h"
+#include "verify/note_words.h"
 
 namespace hone {
 
@@ -71,7 +72,7 @@ Status PyTorchTiming::TimeInMoreProcesses() {
     HONE_RETURN_IF_ERROR(TimingStage(s_, runner_, checks_, reference_).Run(s_.cases.front()));
     if (s_.decided()) return Status::Ok();
     if (s_.v.timing.candidate_time) timed.push_back(*s_.v.timing.candidate_time);
-    for (const std::string& held : s_.timing_notes.held)
+    for (const Note& held : s_.timing_notes.held)
       if (std::find(first.held.begin(), first.held.end(), held) == first.held.end())
         first.held.push_back(held);
   }
@@ -83,10 +84,8 @@ Status PyTorchTiming::TimeInMoreProcesses() {
   s_.v.timing.call_overhead_seconds = s_.v.timing.candidate_time->call_overhead;
   if (s_.v.timing.sol_seconds > 0 && median > 0)
     s_.v.timing.sol_percent = 100 * s_.v.timing.sol_seconds / median;
-  std::string note =
-      TimingProcessesNote("the candidate", medians, median, s_.opt.short_call_seconds);
-  if (early > 0) note += "; " + std::to_string(early) + " of them loaded while it was checked";
-  s_.v.AddNote(NoteKind::kTiming, note);
+  s_.v.AddNote(notes::TimedInProcesses(
+      TimingProcessesNote("the candidate", medians, median, s_.opt.short_call_seconds), early));
   return Status::Ok();
 }
 
@@ -102,9 +101,7 @@ bool PyTorchTiming::ALoadTimedOutBesideNeighbours(std::vector<Extra>& extras) {
   });
   if (!timed_out || !checks_.sharing().Evidence().shared()) return false;
   for (Extra& e : extras) e.sandbox.reset();
-  s_.v.AddNote(NoteKind::kTiming, "timed in one process, not " + std::to_string(extras.size() + 1) +
-                                      ": another did not load within the start timeout (" +
-                                      checks_.sharing().seen().Describe() + ")");
+  s_.v.AddNote(notes::TimedInOneProcess(extras.size() + 1, checks_.sharing().seen().Describe()));
   return true;
 }
 
@@ -141,8 +138,7 @@ Status PyTorchTiming::TimeBesideTheBaseline() {
     s_.v.notes = notes_alone;
     s_.timing_notes = timing_notes_alone;
     s_.v.timing.speedup_pairs.clear();
-    if (model_failed)
-      s_.v.AddNote(NoteKind::kBaseline, oracle_.beside_failure() + "; it is timed apart");
+    if (model_failed) s_.v.AddNote(notes::ModelTimedApart(oracle_.beside_failure()));
     baselines_.NotTimedBeside();
     return Status::Ok();
   }
@@ -167,25 +163,16 @@ std::unique_ptr<CallingThreadPin> PyTorchTiming::PinBothCallingThreads(
   Status st = pin.ok() ? (*pin)->Pin(s_.cand.sandbox->pid()) : pin.status();
   if (st.ok()) st = (*pin)->Pin(model.pid());
   if (!st.ok()) {
-    s_.v.AddNote(
-        NoteKind::kTiming,
-        "the calling threads timed beside each other were not pinned to one CPU: " + st.message());
+    s_.v.AddNote(notes::CallingThreadsNotPinned(st.message()));
     return nullptr;
   }
-  s_.v.AddNote(
-      NoteKind::kTiming,
-      "the candidate's and the eager Model's calling threads shared CPU " +
-          std::to_string((*pin)->cpu()) +
-          " while timed beside each other (a host-bound call's time follows the CPU it runs on)");
+  s_.v.AddNote(notes::CallingThreadsPinned((*pin)->cpu()));
   return std::move(*pin);
 }
 
 void PyTorchTiming::NoteStrayedPin(const CallingThreadPin& pin, const SandboxProcess& model) {
   for (pid_t tid : pin.Strayed())
-    s_.v.AddNote(NoteKind::kTiming,
-                 std::string(tid == model.pid() ? "the eager Model" : "the candidate") +
-                     " moved its calling thread off CPU " + std::to_string(pin.cpu()) +
-                     " while timed beside the other side (it changed its own CPUs)");
+    s_.v.AddNote(notes::CallingThreadStrayed(tid == model.pid(), pin.cpu()));
 }
 
 }  // namespace hone

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/wording.h"
 #include "measure/stats.h"
-#include "run/reason_text.h"
 
 namespace hone {
 

@@ -4,12 +4,13 @@
 #include "build/error_trim.h"
 #include "core/fs.h"
 #include "run/lint_stage.h"
+#include "verify/note_words.h"
 
 namespace hone {
 
 Status BuildStage::Lint(const std::filesystem::path& candidate) {
   if (!s_.opt.lint) {
-    s_.v.AddNote(NoteKind::kLint, "static lint skipped: only the run-time checks apply");
+    s_.v.AddNote(notes::StaticLintSkipped());
     return Status::Ok();
   }
   if (s_.compat) {

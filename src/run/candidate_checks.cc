@@ -4,7 +4,8 @@
 #include <thread>
 
 #include "compat/compat_candidate.h"
-#include "run/reason_text.h"
+#include "core/wording.h"
+#include "verify/note_words.h"
 
 namespace hone {
 namespace {
@@ -259,9 +260,8 @@ bool CandidateChecks::CheckPostMark(const CallOutcome& o, int set, const std::st
       return true;
     case SharedJudgement::kWithinShared:
       if (!shared_post_noted_)
-        s_.v.AddNote(NoteKind::kSharedDevice, took + " " + during + "; " + sharing.Describe() +
-                                                  ", which allows " +
-                                                  Seconds(allowed + more.within));
+        s_.v.AddNote(
+            notes::PostMarkWithinShared(took, during, sharing.Describe(), allowed + more.within));
       shared_post_noted_ = true;
       return true;
     case SharedJudgement::kBusy:
@@ -276,8 +276,7 @@ bool CandidateChecks::CheckPostMark(const CallOutcome& o, int set, const std::st
       break;
   }
   if (++long_post_marks_ < kLongPostMarksToReject) {
-    s_.v.AddNote(NoteKind::kTiming,
-                 "once " + during + ", " + took + "; a second time would reject it");
+    s_.v.AddNote(notes::PostMarkOnce(during, took));
     return true;
   }
   s_.Decide(VerdictStatus::kRejected,
@@ -398,10 +397,7 @@ bool CandidateChecks::CheckDeviceIdle(const CallOutcome& o, const std::string& d
       break;
   }
   if (++slow_syncs_ < kSlowSyncsToReject) {
-    s_.v.AddNote(NoteKind::kTiming,
-                 "once " + during + ", " + took +
-                     " after args->stream finished; an idle device takes microseconds (a "
-                     "second time would reject the candidate)");
+    s_.v.AddNote(notes::SlowSyncOnce(during, took));
     return true;
   }
   s_.Decide(VerdictStatus::kRejected,
@@ -601,12 +597,10 @@ bool CandidateChecks::JudgeGapsBeside(double extra, double allowed, const std::s
   const bool with_reference = !ref_gaps.empty();
   const std::vector<double> base_gaps = with_reference ? ref_gaps : ProbeWaitsAboveLeast(sharing);
   const GapShift shift = CompareGaps(cand_gaps, base_gaps);
-  s_.v.AddNote(
-      NoteKind::kSharedDevice,
-      "beside another process, " +
-          DescribeGapRanks(cand_gaps, base_gaps,
-                           with_reference ? "the reference's, timed interleaved"
-                                          : "hone's probe calls' waits above the least of them"));
+  s_.v.AddNote(notes::GapsBesideNeighbours(
+      DescribeGapRanks(cand_gaps, base_gaps,
+                       with_reference ? "the reference's, timed interleaved"
+                                      : "hone's probe calls' waits above the least of them")));
   const std::string base = with_reference ? "the reference's, timed interleaved with it"
                                           : "the waits of hone's own probe calls, made beside it";
   const std::string ranks = "rank by rank over " + Num(static_cast<double>(cand_gaps.size())) +

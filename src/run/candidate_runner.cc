@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "compat/compat_candidate.h"
-#include "run/reason_text.h"
+#include "core/wording.h"
 
 namespace hone {
 

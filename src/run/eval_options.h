@@ -98,13 +98,6 @@ struct EvalOptions {
   std::chrono::milliseconds busy_pause{2000};
 };
 
-// How BaselineStage says that baselines it timed stay out of the cache, and
-// the reason it gives when that early evaluation's were host-bound: the
-// candidate's verdict (Evaluator::Evaluate) reads them from that verdict.
-inline constexpr std::string_view kBaselinesNotCached = "the baselines were not cached: ";
-inline constexpr std::string_view kHostBoundBesideABuild =
-    "their calls are host-bound, and a candidate's compile ran beside them";
-
 struct EvaluatorEnv {
   // The backends candidates may run on, those opened (run/backend_registry.h);
   // each evaluation asks it for its own by name.

@@ -22,6 +22,7 @@
 #include "run/timing_stage.h"
 #include "run/verify_stage.h"
 #include "task/reference_kind.h"
+#include "verify/note_words.h"
 
 namespace hone {
 namespace {
@@ -171,17 +172,14 @@ Status Run::TimeAndConclude(StageClock& clock) {
       HONE_RETURN_IF_ERROR(pytorch_->TimeInMoreProcesses());
       HONE_RETURN_IF_ERROR(pytorch_->TimeBesideTheBaseline());
     }
-    for (std::string& held : s_.timing_notes.held) s_.v.AddNote(NoteKind::kTiming, std::move(held));
-    if (!s_.timing_notes.stopped.empty()) s_.v.AddNote(NoteKind::kTiming, s_.timing_notes.stopped);
+    for (Note& held : s_.timing_notes.held) s_.v.AddNote(std::move(held));
+    if (s_.timing_notes.stopped) s_.v.AddNote(std::move(*s_.timing_notes.stopped));
     s_.timing_notes = {};
     clock.Done("time");
   }
   if (const SharingWatch& sharing = checks_.sharing(); sharing.shared()) {
     s_.v.timing.shared_with = sharing.seen().neighbours.others;
-    s_.v.AddNote(NoteKind::kSharedDevice,
-                 sharing.seen().Describe() +
-                     " while the candidate was timed: its time may be longer than alone, and "
-                     "the timing checks judged it beside that");
+    s_.v.AddNote(notes::SharedWhileTimed(sharing.seen().Describe()));
   }
   // Idle CPU time is counted between all calls; the check (with its quiet
   // pause) runs once, after the last call.
@@ -261,19 +259,11 @@ void NoteBaselinesBesideBuild(const Verdict& early, Verdict& v) {
     if (stage == "baselines") timed = seconds;
   if (timed < 0) return;
   // Why they were not kept, from the note that said so (BaselineStage::
-  // Store); "" when they were cached.
-  std::string not_kept;
-  for (const Note& n : early.notes) {
-    if (n.kind != NoteKind::kBaseline || !n.text.starts_with(kBaselinesNotCached)) continue;
-    const std::string_view why = std::string_view(n.text).substr(kBaselinesNotCached.size());
-    not_kept = why == kHostBoundBesideABuild
-                   ? "their calls are host-bound, so they were timed again after the candidate"
-                   : std::string(why);
-  }
-  v.AddNote(NoteKind::kBaseline,
-            fmt::format("the problem's baselines were timed while the candidate's extensions "
-                        "compiled ({:.1f} s), {}",
-                        timed, not_kept.empty() ? "and cached" : "and not kept: " + not_kept));
+  // Store); none when they were cached.
+  std::optional<std::string> not_cached;
+  for (const Note& n : early.notes)
+    if (auto why = notes::BaselinesNotCachedReason(n)) not_cached = std::move(why);
+  v.AddNote(notes::BaselinesBesideBuild(timed, not_cached));
 }
 
 // Whether the speedup can be read as one (measure/speedup.h).
@@ -488,14 +478,13 @@ Result<Verdict> Evaluator::Evaluate(const Task& task, const std::filesystem::pat
       if (stage == "prebuild") seconds += early_seconds;
   }
   for (size_t i = 0; i < busy.size(); ++i)
-    v.AddNote(NoteKind::kSharedDevice, fmt::format("evaluation {} of {} was not decided: {}", i + 1,
-                                                   busy.size() + 1, busy[i]));
+    v.AddNote(notes::EvaluationNotDecided(i + 1, busy.size() + 1, busy[i]));
   const bool passed = v.status == VerdictStatus::kPassed;
   last_passed_ = passed ? candidate : std::filesystem::path();
   last_passed_sanitizer_skip_ = passed ? sanitizer_skip : std::string();
   ResolveVerdictSpeedup(v, options.timing.target_rse);
   if (!warm_pool_->disabled_reason().empty() && !warm_note_given_) {
-    v.AddNote(NoteKind::kSandbox, "warm sandboxes are off: " + warm_pool_->disabled_reason());
+    v.AddNote(notes::WarmSandboxesOff(warm_pool_->disabled_reason()));
     warm_note_given_ = true;
   }
   v.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -1,12 +1,13 @@
 #include "run/lint_stage.h"
 
+#include "verify/note_words.h"
+
 namespace hone {
 
 void ApplyLint(RunState& s, const std::vector<LintFinding>& findings, const std::string& clean) {
   const std::set<std::string> allowed = s.AllowedRules();
   LintOutcome outcome = JudgeFindings(s.language, findings, allowed);
-  for (const LintFinding& w : outcome.warnings)
-    s.v.AddNote(NoteKind::kLint, "lint warning: " + DescribeFinding(w));
+  for (const LintFinding& w : outcome.warnings) s.v.AddNote(notes::LintWarning(DescribeFinding(w)));
   if (!outcome.rejection) {
     std::string detail = clean;
     if (!allowed.empty()) {

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/wording.h"
+
 namespace hone {
 namespace {
 
@@ -215,17 +217,6 @@ int64_t AvailableHostMemory() {
     return kb * 1024;
   }
   return 0;
-}
-
-std::string Gigabytes(int64_t bytes) {
-  char buf[32];
-  double gb = static_cast<double>(bytes) / 1e9;
-  // A small problem under --memory-cap is megabytes: "0.00 GB" would say nothing.
-  if (gb < 0.1)
-    std::snprintf(buf, sizeof buf, "%.1f MB", gb * 1e3);
-  else
-    std::snprintf(buf, sizeof buf, gb < 10 ? "%.2f GB" : "%.1f GB", gb);
-  return buf;
 }
 
 std::string MemoryPlan::Explain() const {

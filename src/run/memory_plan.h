@@ -101,7 +101,4 @@ MemoryPlan PlanMemory(const MemoryDemand& d, int64_t free, int max_input_sets = 
 // MemAvailable of /proc/meminfo in bytes; 0 when unknown.
 int64_t AvailableHostMemory();
 
-// "6.40 GB", or "8.9 MB" under 0.1 GB (decimal units).
-std::string Gigabytes(int64_t bytes);
-
 }  // namespace hone

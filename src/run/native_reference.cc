@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "verify/note_words.h"
+
 namespace hone {
 
 std::vector<std::string> NativeReference::DistributionNames() const {
@@ -121,8 +123,7 @@ Result<Ids> NativeReference::Run64(const Ids& inputs) {
                            ": the task's reference failed in float64: " + o.detail);
   if (o.rc != 0) {
     ref64_supported_ = false;
-    s_.v.AddNote(NoteKind::kPrecision, "precision check skipped: the reference returned " +
-                                           std::to_string(o.rc) + " for float64 inputs");
+    s_.v.AddNote(notes::Float64ReferenceReturned(o.rc));
     return Ids{};
   }
   s_.v.kernel_seconds += o.reported_seconds;

@@ -93,8 +93,8 @@ struct RunState {
   // (a later one, in another process or beside the eager Model, replaces
   // an earlier one's) and added to the verdict's notes once timing is over.
   struct TimingNotes {
-    std::vector<std::string> held;  // how its calls were held, one per kind seen
-    std::string stopped;            // why the timing loop stopped, after how many calls
+    std::vector<Note> held;       // how its calls were held, one per kind seen
+    std::optional<Note> stopped;  // why the timing loop stopped, after how many calls
   } timing_notes;
   // For a timed GPU call that ran unheld (host launch time in its report):
   // quiets hone's own work on the host's cores (the warm pool's warming)

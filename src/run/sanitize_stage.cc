@@ -4,6 +4,7 @@
 #include "run/standalone_tensors.h"
 #include "tools/cuda_tools.h"
 #include "tools/sanitize.h"
+#include "verify/note_words.h"
 
 namespace hone {
 namespace {
@@ -83,11 +84,7 @@ Status SanitizeStage::Run(const std::filesystem::path& library) {
     // copies) would take most of the tool's time at full size.
     job.tool_args = CompatKernelFilter(s_.cand.kernels);
     const auto& k = s_.cand.kernels;
-    s_.v.AddNote(
-        NoteKind::kSanitizer,
-        "compute-sanitizer: memcheck only, over the ModelNew file's call with torch's caching "
-        "allocator off (PYTORCH_NO_CUDA_MEMORY_CACHING=1): every tensor its own allocation, " +
-            std::string(k.size() == 1 ? "kernel " : "kernels ") + AllOf(k) + " only");
+    s_.v.AddNote(notes::SanitizerCompatMemcheck(k));
   }
   s_.Progress("sanitize " + smallest.c->label);
   report.tools = RunSanitizer(job);
@@ -108,9 +105,9 @@ Result<SanitizeJob> SanitizeStage::MakeJob(const std::filesystem::path& tool,
 void SanitizeStage::RecordFindings(const Verdict::Sanitizer& report, const std::string& label) {
   for (const auto& t : report.tools) {
     if (t.errors == 0) continue;
-    std::string detail = "compute-sanitizer " + t.tool + " found " + std::to_string(t.errors) +
-                         (t.errors == 1 ? " error" : " errors") +
-                         (t.first.empty() ? "" : ": " + t.first);
+    // The finding's words are its note's, and its check's and reason's too.
+    Note found = notes::SanitizerFound(t.tool, t.errors, t.first);
+    const std::string& detail = found.text;
     // memcheck's findings are wrong accesses; racecheck's and initcheck's
     // may be benign (a race between equal writes, padding never used).
     bool fatal = t.tool == "memcheck";
@@ -118,7 +115,7 @@ void SanitizeStage::RecordFindings(const Verdict::Sanitizer& report, const std::
     if (fatal)
       s_.Decide(VerdictStatus::kRuntimeError, detail + " [" + label + "]");
     else
-      s_.v.AddNote(NoteKind::kSanitizer, detail);
+      s_.v.AddNote(std::move(found));
   }
 }
 

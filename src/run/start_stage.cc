@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "compat/compat_sandbox.h"
+#include "verify/note_words.h"
 
 namespace hone {
 
@@ -28,25 +29,14 @@ Status StartStage::PlanMemoryUse() {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     plan = PlanMemory(s_.demand, free_now(), s_.opt.input_sets);
   }
-  const std::string capped =
-      cap > 0 ? " (capped at " + Gigabytes(cap) + " by --memory-cap or HONE_MEMORY_CAP)" : "";
   if (!plan.fits)
     return Status::Unavailable(s_.task.name + " does not fit in the " +
-                               (device ? "GPU's" : "machine's") + " memory" + capped + ": it " +
-                               plan.Explain());
-  if (cap > 0)
-    s_.v.AddNote(NoteKind::kMemory, "memory plan: peak " + Gigabytes(plan.peak) + " of " +
-                                        Gigabytes(plan.free) + capped);
-  if (!plan.shrunk.empty()) {
-    std::string what;
-    for (const auto& w : plan.shrunk) what += (what.empty() ? "" : "; ") + w;
-    s_.v.AddNote(NoteKind::kMemory, "memory plan: " + what + " (peak " + Gigabytes(plan.peak) +
-                                        " of " + Gigabytes(plan.free) + " free)");
-  }
-  if (!plan.ref64)
-    s_.v.AddNote(
-        NoteKind::kMemory,
-        "precision check skipped: the float64 reference does not fit in memory beside the rest");
+                               (device ? "GPU's" : "machine's") + " memory" +
+                               notes::MemoryCapWords(cap) + ": it " + plan.Explain());
+  if (cap > 0) s_.v.AddNote(notes::MemoryPlanUnderCap(plan.peak, plan.free, cap));
+  if (!plan.shrunk.empty())
+    s_.v.AddNote(notes::MemoryPlanShrunk(plan.shrunk, plan.peak, plan.free));
+  if (!plan.ref64) s_.v.AddNote(notes::Float64DoesNotFit());
   return Status::Ok();
 }
 
@@ -104,7 +94,7 @@ Status StartStage::Run(const std::filesystem::path& cand_lib) {
     CompatEvents events = ReadCompatEvents(cand.sandbox->log());
     s_.v.sandbox.load_seconds = events.load_seconds;
     s_.v.sandbox.first_call_seconds = events.first_call_seconds;
-    for (auto& note : events.notes) s_.v.AddNote(NoteKind::kBuild, std::move(note));
+    for (Note& note : events.notes) s_.v.AddNote(std::move(note));
     if (s_.loader) s_.loader->Loaded(cand.sandbox->scratch());
   }
   return Status::Ok();

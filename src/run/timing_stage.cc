@@ -4,10 +4,11 @@
 #include <cmath>
 #include <random>
 
+#include "core/wording.h"
 #include "measure/device_sharing.h"
 #include "measure/machine.h"
 #include "measure/stats.h"
-#include "run/reason_text.h"
+#include "verify/note_words.h"
 
 namespace hone {
 
@@ -27,14 +28,7 @@ void HoldTally::Count(const CallOutcome& o) {
 }
 
 std::string HoldTally::Describe(const std::string& who) const {
-  if (held == calls) return "";
-  std::string s =
-      who + ": " + std::to_string(held) + " of " + std::to_string(calls) + " timing calls held";
-  if (timed_out_at >= 0)
-    s += "; the hold ran out in call " + std::to_string(timed_out_at) +
-         " (its forward waited on the GPU: a synchronisation, or more launches than the "
-         "stream's queue holds), so later calls include host launch time";
-  return s;
+  return notes::HeldCallsWords(who, held, calls, timed_out_at);
 }
 
 TimingStage::TimingStage(RunState& state, CandidateRunner& runner, CandidateChecks& checks,
@@ -73,8 +67,7 @@ Status TimingStage::Run(const CaseShapes& cs) {
     return Status::Ok();
   NoteHowTimed(stop, timer);
   if (timer.samples(cand_side_).empty()) {
-    s_.v.AddNote(NoteKind::kTiming,
-                 "not timed: every timed call was a re-check (raise --max-reps)");
+    s_.v.AddNote(notes::NotTimedEveryCallRechecked());
     return Status::Ok();
   }
   Conclude(timer);
@@ -185,9 +178,7 @@ double TimingStage::Sample(int side, const CallOutcome& o) {
     seconds = std::nan("");
     if (!side_streams_noted_) {
       side_streams_noted_ = true;
-      s_.v.AddNote(NoteKind::kTiming,
-                   "the candidate uses side streams: its calls are timed without the "
-                   "hold (host launch time included), like unheld PyTorch code");
+      s_.v.AddNote(notes::SideStreamsTimedUnheld());
     }
   }
   return seconds;
@@ -258,13 +249,13 @@ void TimingStage::NoteHowTimed(TimerStop stop, const InterleavedTimer& timer) {
                          std::to_string(rechecked_) +
                              " outputs of timed and warm-up calls re-checked; " +
                              reference_.TimedInputsSummary()});
-  RunState::TimingNotes& notes = s_.timing_notes;
-  notes.held.clear();
-  if (std::string held = hold_.Describe("the candidate"); !held.empty()) notes.held.push_back(held);
-  notes.stopped = "timing stopped: " + TimerStopName(stop) + " after " +
-                  std::to_string(timer.samples(cand_side_).size()) +
-                  (reference_.timed() ? " interleaved repetitions" : " repetitions") + " and " +
-                  std::to_string(timer.warmup_calls()) + " warm-up calls";
+  RunState::TimingNotes& timing = s_.timing_notes;
+  timing.held.clear();
+  if (hold_.held != hold_.calls)
+    timing.held.push_back(
+        notes::HeldCalls("the candidate", hold_.held, hold_.calls, hold_.timed_out_at));
+  timing.stopped = notes::TimingStopped(TimerStopName(stop), timer.samples(cand_side_).size(),
+                                        reference_.timed(), timer.warmup_calls());
 }
 
 // A PyTorch task's baselines come from the oracle after the last check
@@ -324,11 +315,7 @@ void TimingStage::SpeedOfLight(double median) {
   if (!gpu_samples_.empty()) v.timing.device_state = Summarize(gpu_samples_);
   if (v.timing.sol_seconds > 0 && median > 0)
     v.timing.sol_percent = 100 * v.timing.sol_seconds / median;
-  if (v.timing.sol_percent > 100)
-    v.AddNote(NoteKind::kTiming,
-              "suspect: faster than speed of light (" + Num(v.timing.sol_percent) +
-                  "%): the task's cost formulas or the machine's measured ceilings may be "
-                  "wrong, or the kernel skips work");
+  if (v.timing.sol_percent > 100) v.AddNote(notes::FasterThanLight(v.timing.sol_percent));
 }
 
 }  // namespace hone

@@ -2,6 +2,7 @@
 
 #include "core/trace.h"
 #include "task/oracle_service.h"
+#include "verify/note_words.h"
 
 namespace hone {
 
@@ -53,13 +54,8 @@ int64_t VerifyStage::FloatingOutputElements(const CaseShapes& cs) const {
 }
 
 void VerifyStage::NoteFloat64Budget(const CaseShapes& cs, const Float64Budget& budget) {
-  s_.v.AddNote(NoteKind::kPrecision,
-               "precision check (float64) on " + std::to_string(budget.taken()) + " of " +
-                   std::to_string(budget.taken() + budget.skipped()) + " value sets of " +
-                   cs.c->label + ": each holds " + std::to_string(budget.elements_per_set()) +
-                   " output elements, and every value distribution got the " +
-                   std::to_string(kFloat64ElementsPerDistribution) +
-                   " the check needs from its first seed(s)");
+  s_.v.AddNote(notes::Float64Budget(budget.taken(), budget.taken() + budget.skipped(), cs.c->label,
+                                    budget.elements_per_set(), kFloat64ElementsPerDistribution));
 }
 
 Status VerifyStage::VerifyOne(const CaseShapes& cs, int seed, int dist, bool with64,

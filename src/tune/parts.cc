@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "tune/autotune.h"
+#include "verify/note_words.h"
 
 namespace hone {
 namespace {
@@ -38,9 +39,7 @@ Verdict CombinePartVerdicts(const std::vector<std::pair<std::string, Verdict>>& 
     v.reason =
         fmt::format("part {} of {} ({}): {}", verdicts.size(), total_parts, last_label, v.reason);
     if (verdicts.size() > 1)
-      v.AddNote(NoteKind::kParts,
-                fmt::format("the parts before it passed ({})",
-                            SpeedupsByPart({verdicts.begin(), verdicts.end() - 1})));
+      v.AddNote(notes::PartsBeforePassed(SpeedupsByPart({verdicts.begin(), verdicts.end() - 1})));
     return v;
   }
   HONE_CHECK(verdicts.size() == total_parts, "every part passed, so every part was evaluated");
@@ -69,11 +68,7 @@ Verdict CombinePartVerdicts(const std::vector<std::pair<std::string, Verdict>>& 
   v.timing.speedup_pairs.clear();  // one part's pairs; the mean has none
   v.build.seconds = build_seconds;
   v.reason = fmt::format("{}, on each of {} parts", v.reason, total_parts);
-  v.AddNote(
-      NoteKind::kParts,
-      fmt::format(
-          "speedup: the geometric mean over {} parts ({}); the timing shown is the first part's",
-          total_parts, SpeedupsByPart(verdicts)));
+  v.AddNote(notes::PartsMean(total_parts, SpeedupsByPart(verdicts)));
   return v;
 }
 

@@ -66,7 +66,8 @@ struct Verdict {
 
   std::vector<Check> checks;
   std::vector<Note> notes;
-  void AddNote(NoteKind kind, std::string text) { notes.push_back({kind, std::move(text)}); }
+  // Its words come from verify/note_words.h, where every note is worded.
+  void AddNote(Note note) { notes.push_back(std::move(note)); }
 
   std::string shapes;            // PyTorch tasks: the sizes the problem ran with
   std::string kernels_launched;  // CUDA: names seen in the first verification call

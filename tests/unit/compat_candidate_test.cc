@@ -52,7 +52,8 @@ TEST(CompatEventsTest, TheFirstCallsKernelsAreNamedWithWhatWasLoaded) {
       "\n";
   CompatEvents e = ReadCompatEvents(log);
   ASSERT_EQ(e.notes.size(), 1u);
-  EXPECT_EQ(e.notes[0],
+  EXPECT_EQ(e.notes[0].kind, NoteKind::kBuild);
+  EXPECT_EQ(e.notes[0].text,
             "kernels compiled by its first call: matmul (2 compiled, 2 of them loaded from an "
             "earlier evaluation of this file) autotuned over 2 configs in 0.25 s (chose BLOCK_M: "
             "128); relu (1 compiled)");

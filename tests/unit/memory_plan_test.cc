@@ -138,12 +138,5 @@ TEST(MemoryPlanTest, VerificationKeepsItsCachesOnlyUnderThePeak) {
   EXPECT_FALSE(p.verify_keeps_caches) << p.breakdown;
 }
 
-TEST(MemoryPlanTest, GigabytesUseDecimalUnits) {
-  EXPECT_EQ(Gigabytes(6'400'000'000), "6.40 GB");
-  EXPECT_EQ(Gigabytes(84 * kGB), "84.0 GB");
-  EXPECT_EQ(Gigabytes(8'912'000), "8.9 MB");
-  EXPECT_EQ(Gigabytes(100'000'000), "0.10 GB");
-}
-
 }  // namespace
 }  // namespace hone

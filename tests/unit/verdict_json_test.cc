@@ -182,28 +182,12 @@ TEST(VerdictJsonTest, WritesTheKeysItAlwaysHas) {
     return out;
   };
   using Keys = std::vector<std::string>;
-  EXPECT_EQ(keys(j), (Keys{"backend",
-                           "build",
-                           "candidate",
-                           "checks",
-                           "checks_failed",
-                           "guard",
-                           "kernels_launched",
-                           "language",
-                           "machine",
-                           "note_kinds",
-                           "notes",
-                           "precision",
-                           "profile",
-                           "reason",
-                           "sandbox",
-                           "sanitizer",
-                           "seconds",
-                           "shapes",
-                           "status",
-                           "task",
-                           "timing",
-                           "tuning"}));
+  EXPECT_EQ(
+      keys(j),
+      (Keys{"backend",          "build",    "candidate", "checks",     "checks_failed", "guard",
+            "kernels_launched", "language", "machine",   "note_kinds", "notes",         "precision",
+            "profile",          "reason",   "sandbox",   "sanitizer",  "seconds",       "shapes",
+            "status",           "task",     "timing",    "tuning"}));
   EXPECT_EQ(keys(j["build"]), (Keys{"cached", "log", "resources", "seconds"}));
   EXPECT_EQ(keys(j["timing"]),
             (Keys{"baseline", "call_overhead_us", "candidate", "case", "compile", "device_state",
@@ -265,8 +249,8 @@ TEST(VerdictJsonTest, ReadsOlderAndPartialVerdicts) {
 // checks keep their names, the sanitizer's with its tool.
 TEST(VerdictJsonTest, NotesAndChecksKeepTheirKinds) {
   Verdict v;
-  v.AddNote(NoteKind::kSanitizer, "compute-sanitizer: 0 errors");
-  v.AddNote(NoteKind::kMemory, "memory plan: 1 buffer slot");
+  v.AddNote({NoteKind::kSanitizer, "compute-sanitizer: 0 errors"});
+  v.AddNote({NoteKind::kMemory, "memory plan: 1 buffer slot"});
   v.checks.push_back({{CheckKind::kSanitizer, "racecheck"}, "n=4", false, "1 hazard"});
   v.checks.push_back({{CheckKind::kCorrectSecondRun}, "n=4", true, ""});
   nlohmann::json j = VerdictToJson(v);
