@@ -24,6 +24,7 @@
 #include "pytorch/pytorch_stages.h"
 #include "run/cpu_backend.h"
 #include "run/evaluator.h"
+#include "session/eval_context.h"
 #include "task/task_loader.h"
 
 namespace {
@@ -172,7 +173,9 @@ int main(int argc, char** argv) {
   env.open_pytorch_path = OpenPyTorchStages;
   env.scratch_root = cache / "scratch";
   Evaluator evaluator(env);
-  Task task = std::move(LoadNativeTask(src / "tests/integration/fixture_add")).value();
+  Task task = std::move(LoadNativeTask(src / "tests/integration/fixture_add",
+                                       TaskDevicesOf(BuiltInBackends())))
+                  .value();
   std::filesystem::path candidate = src / "tests/adversarial/cpu/correct.cpp";
 
   std::vector<Row> rows;

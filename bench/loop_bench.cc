@@ -19,6 +19,7 @@
 #include "pytorch/pytorch_stages.h"
 #include "run/cpu_backend.h"
 #include "search/optimizer.h"
+#include "session/eval_context.h"
 #include "support/fake_llm_server.h"
 #include "task/task_loader.h"
 
@@ -92,7 +93,8 @@ int main(int argc, char** argv) {
   std::filesystem::path cache = *MakeTempDir(std::filesystem::temp_directory_path(), "hone-loop");
   setenv("HONE_CACHE", cache.c_str(), 1);
   Setup setup = MakeSetup(cache);
-  auto task = LoadNativeTask(BenchSourceDir() / "tests/integration/fixture_add");
+  auto task = LoadNativeTask(BenchSourceDir() / "tests/integration/fixture_add",
+                             TaskDevicesOf(BuiltInBackends()));
   auto prompts = PromptBuilder::Load(BenchSourceDir() / "prompts", BenchSourceDir() / "include",
                                      BuiltInLanguages());
   if (!task.ok() || !prompts.ok()) {

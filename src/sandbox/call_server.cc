@@ -15,9 +15,6 @@
 #include "sandbox/control_channel.h"
 #include "sandbox/workspace_guard.h"
 #include "wire/protocol.h"
-#if HONE_SANDBOX_CUDA
-#include "sandbox/cuda/cuda_sandbox.h"
-#endif
 
 namespace hone::sandbox {
 
@@ -51,14 +48,14 @@ uint64_t g_rng_seed = 0;
 class Server {
  public:
   Server(const Options& o, char* arena, ForwardFn forward, ForwardFn before_call,
-         WorkspaceFn workspace, void* cuda)
+         WorkspaceFn workspace, DeviceSide* device)
       : o_(o),
         arena_(arena),
         forward_(forward),
         before_call_(before_call),
         workspace_fn_(workspace),
         flusher_(o.cuda() ? 0 : o.llc_bytes * 2),
-        cuda_(cuda) {}
+        device_(device) {}
 
   void Run() {
     while (true) {
@@ -83,9 +80,7 @@ class Server {
  private:
   // The workspace with canaries around it (sandbox/workspace_guard.h).
   void* AllocWorkspace(size_t bytes) {
-#if HONE_SANDBOX_CUDA
-    if (cuda_) return static_cast<sandbox::CudaSandbox*>(cuda_)->AllocWorkspace(bytes);
-#endif
+    if (device_) return device_->AllocWorkspace(bytes);
     size_t total = sandbox::WorkspaceAllocationBytes(bytes);
     auto* raw = static_cast<unsigned char*>(std::aligned_alloc(256, total));
     if (!raw) return nullptr;
@@ -97,9 +92,7 @@ class Server {
   }
   void FreeWorkspace(void* p) {
     if (!p) return;
-#if HONE_SANDBOX_CUDA
-    if (cuda_) return static_cast<sandbox::CudaSandbox*>(cuda_)->FreeWorkspace(p);
-#endif
+    if (device_) return device_->FreeWorkspace(p);
     std::free(static_cast<unsigned char*>(p) - sandbox::kWorkspaceGuardBytes);
   }
   // After a call: when the candidate wrote around its workspace, says so
@@ -113,11 +106,7 @@ class Server {
   // After a call: "" or what changed around the workspace.
   std::string WorkspaceGuardHit(const Binding& b) {
     if (!b.workspace) return "";
-#if HONE_SANDBOX_CUDA
-    if (cuda_)
-      return static_cast<sandbox::CudaSandbox*>(cuda_)->WorkspaceGuardHit(b.workspace,
-                                                                          b.workspace_bytes);
-#endif
+    if (device_) return device_->WorkspaceGuardHit(b.workspace, b.workspace_bytes);
     auto* w = static_cast<const unsigned char*>(b.workspace);
     return sandbox::DescribeWorkspaceGuardHit(w - sandbox::kWorkspaceGuardBytes,
                                               w + b.workspace_bytes, b.workspace_bytes);
@@ -161,15 +150,13 @@ class Server {
               o_.ctl_out,
               "cannot allocate the workspace of " + std::to_string(b.workspace_bytes) + " bytes",
               b.workspace_bytes);
-        if (!cuda_) b.regions.emplace_back(static_cast<char*>(b.workspace), b.workspace_bytes);
+        if (!device_) b.regions.emplace_back(static_cast<char*>(b.workspace), b.workspace_bytes);
       }
     }
     if (req.binding >= bindings_.size()) bindings_.resize(req.binding + 1);
     FreeWorkspace(bindings_[req.binding].workspace);
     bindings_[req.binding] = std::move(b);
-#if HONE_SANDBOX_CUDA
-    if (cuda_) sandbox::CudaSandbox::Bound();
-#endif
+    if (device_) device_->Bound();
     wire::Reply r = MakeReply(wire::ReplyKind::kOk, "");
     r.aux = bindings_[req.binding].workspace_bytes;
     Send(o_.ctl_out, r);
@@ -196,15 +183,14 @@ class Server {
     g_rng_seed = req.rng_seed;
     Binding& b = bindings_[req.binding];
     hone_args args = Args(b);
-#if HONE_SANDBOX_CUDA
-    if (cuda_) {
-      auto r = static_cast<sandbox::CudaSandbox*>(cuda_)->Call(forward_, before_call_, &args,
-                                                               (req.flags & wire::kFlushLlc) != 0,
-                                                               (req.flags & wire::kTimed) != 0);
+    if (device_) {
+      DeviceCallResult r =
+          device_->Call(forward_, before_call_, &args, (req.flags & wire::kFlushLlc) != 0,
+                        (req.flags & wire::kTimed) != 0);
       fflush(stdout);
       if (!r.error.empty()) {
         SendError(o_.ctl_out, r.error);
-        std::_Exit(0);  // the CUDA context is unusable after an error
+        std::_Exit(0);  // the device's context is unusable after an error
       }
       EndIfWorkspaceGuardHit(b);
       wire::Reply reply = MakeReply(wire::ReplyKind::kOk, r.kernel_names);
@@ -225,7 +211,6 @@ class Server {
       reply.post_mark_nanos = r.post_mark_nanos;
       return Send(o_.ctl_out, reply);
     }
-#endif
     if (before_call_) before_call_(&args);
     uint64_t flush_start = RawMonotonicNanos();
     if (req.flags & wire::kFlushLlc) flusher_.FlushAll();
@@ -254,7 +239,7 @@ class Server {
   ForwardFn before_call_;  // a compat shim's, else null
   WorkspaceFn workspace_fn_;
   CacheFlusher flusher_;
-  void* cuda_;  // sandbox::CudaSandbox in hone-sandbox-cuda, else null
+  DeviceSide* device_;  // the program's device (sandbox/device_side.h), else null
   std::vector<Binding> bindings_;
   std::vector<hone_tensor> call_inputs_, call_outputs_;
 };
@@ -262,8 +247,8 @@ class Server {
 }  // namespace
 
 void ServeCalls(const Options& o, char* arena, ForwardFn forward, ForwardFn before_call,
-                WorkspaceFn workspace, void* cuda) {
-  Server(o, arena, forward, before_call, workspace, cuda).Run();
+                WorkspaceFn workspace, DeviceSide* device) {
+  Server(o, arena, forward, before_call, workspace, device).Run();
 }
 
 }  // namespace hone::sandbox
@@ -278,9 +263,7 @@ void ServeCalls(const Options& o, char* arena, ForwardFn forward, ForwardFn befo
 // baselines' too.
 extern "C" __attribute__((visibility("default"), used)) void hone_sandbox_mark_end(void) {
   if (!hone::sandbox::g_compat) return;
-#if HONE_SANDBOX_CUDA
-  if (hone::sandbox::CudaSandbox* cs = hone::sandbox::CudaSandbox::active()) cs->MarkEnd();
-#endif
+  if (hone::sandbox::DeviceSide* device = hone::sandbox::DeviceSideInCall()) device->MarkEnd();
 }
 
 // The seed a compat shim gives torch before a forward that draws random

@@ -14,7 +14,8 @@
 // This file is the program's order of steps; the steps are in the files it
 // includes: the command line (sandbox/command_line.h), the control pipes
 // (sandbox/control_channel.h), a warm sandbox's start (sandbox/warm_start.h),
-// confinement before the load (sandbox/confinement.h) and the serving loop
+// confinement before the load (sandbox/confinement.h), the device the
+// program was linked with (sandbox/device_side.h) and the serving loop
 // after it (sandbox/call_server.h).
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -32,14 +33,11 @@
 #include "sandbox/command_line.h"
 #include "sandbox/confinement.h"
 #include "sandbox/control_channel.h"
+#include "sandbox/device_side.h"
 #include "sandbox/policy.h"
 #include "sandbox/warm_start.h"
 #include "sandbox/zygote.h"
 #include "wire/protocol.h"
-#if HONE_SANDBOX_CUDA
-#include "sandbox/cuda/cuda_sandbox.h"
-#include "sandbox/cuda/standalone.h"
-#endif
 
 namespace {
 
@@ -50,53 +48,10 @@ sandbox::EmbeddedPython g_python;  // Prewarm's, for a zygote's forks
 
 }  // namespace
 
-// hone-sandbox-cuda --standalone-tensor ...: one confined call, the verdict
-// on stderr and in the exit code (0 clean, 3 non-zero return, 4 CUDA error).
-int RunStandalone(const Options& o) {
-#if HONE_SANDBOX_CUDA
-  std::vector<sandbox::StandaloneTensor> tensors;
-  for (const std::string& spec : o.standalone) {
-    sandbox::StandaloneTensor t;
-    if (!sandbox::ParseStandaloneTensor(spec, &t)) Die(("bad --standalone-tensor " + spec).c_str());
-    tensors.push_back(std::move(t));
-  }
-  if (!o.scratch.empty() && chdir(o.scratch.c_str()) != 0)
-    Die("cannot enter the scratch directory");
-  sandbox::StandaloneCall call;
-  std::string error;
-  if (!call.Prepare(o.cuda_pci, tensors, &error)) Die(("set-up failed: " + error).c_str());
-  // Opened before privileges are dropped: the build cache may be root's.
-  int library = open(o.library_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (library < 0) Die("cannot open the candidate");
-  ConfineBeforeLoad(o);
-  std::string path = "/proc/self/fd/" + std::to_string(library);
-  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    const char* e = dlerror();
-    Die(("cannot load the candidate: " + std::string(e ? e : "unknown error")).c_str());
-  }
-  auto forward = reinterpret_cast<ForwardFn>(dlsym(lib, "hone_forward"));
-  auto workspace = reinterpret_cast<WorkspaceFn>(dlsym(lib, "hone_workspace_bytes"));
-  if (!forward) Die("the candidate does not export hone_forward");
-  if (o.seccomp && o.compat) {
-    // A compat shim has loaded (Python, its first call): from here on the
-    // deny-list a worker's compat sandbox gets after its load.
-    sandbox::PolicyReport after_load;
-    sandbox::InstallBaseFilter(after_load, /*cuda=*/true);
-  }
-  int rc = call.Run(forward, workspace, &error);
-  std::fprintf(stderr, "hone-sandbox: standalone call: %s\n", rc == 0 ? "ok" : error.c_str());
-  return rc;
-#else
-  (void)o;
-  Die("--standalone-tensor needs hone-sandbox-cuda");
-#endif
-}
-
 int main(int argc, char** argv) {
   Options o;
   if (!ParseArgs(argc, argv, o)) Die("usage: started by hone, not by hand");
-  if (!o.standalone.empty()) return RunStandalone(o);
+  if (!o.standalone.empty()) return sandbox::RunStandaloneCall(o);
   if (o.handoff_fd >= 0) {
     if (!o.scratch.empty() && chdir(o.scratch.c_str()) != 0)
       Die("cannot enter the scratch directory");
@@ -112,24 +67,19 @@ int main(int argc, char** argv) {
   }
   g_compat = o.compat;
   char* arena = nullptr;
-  void* cuda = nullptr;
+  sandbox::DeviceSide* device = nullptr;
   uint64_t event_overhead = 0;
   bool tracking = false;
   if (o.cuda()) {
-#if HONE_SANDBOX_CUDA
-    static sandbox::CudaSandbox cs;
     std::string error;
-    if (!cs.Init(o.cuda_pci, o.arena_ipc, o.llc_bytes, o.kernels, o.compat, &error)) {
-      SendError(o.ctl_out, "CUDA set-up failed: " + error);
+    device = sandbox::OpenDeviceSide(o, &error);
+    if (!device) {
+      SendError(o.ctl_out, error);
       return wire::kSetupFailedExitCode;
     }
-    arena = cs.arena();
-    cuda = &cs;
-    event_overhead = cs.event_overhead_nanos();
-    tracking = cs.launch_tracking();
-#else
-    Die("this hone-sandbox was built without CUDA (use hone-sandbox-cuda)");
-#endif
+    arena = device->arena();
+    event_overhead = device->event_overhead_nanos();
+    tracking = device->launch_tracking();
   } else if (o.arena_bytes > 0) {
     void* p = mmap(nullptr, o.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, o.arena_fd, 0);
     if (p == MAP_FAILED) Die("cannot map the shared arena");
@@ -186,6 +136,6 @@ int main(int argc, char** argv) {
   // that name is never called, so its work cannot leave the timed span.
   auto before_call =
       o.compat ? reinterpret_cast<ForwardFn>(dlsym(lib, "hone_compat_before_call")) : nullptr;
-  ServeCalls(o, arena, forward, before_call, workspace, cuda);
+  ServeCalls(o, arena, forward, before_call, workspace, device);
   return 0;
 }

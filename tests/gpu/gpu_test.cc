@@ -14,6 +14,7 @@
 #include "integration/test_env.h"
 #include "measure/profile_judge.h"
 #include "report/verdict_text.h"
+#include "support/builtin_tasks.h"
 #include "task/task_loader.h"
 #include "tools/cuda_tools.h"
 #include "tools/sanitize.h"
@@ -60,7 +61,7 @@ std::vector<Expectation> CudaCatalogue() {
 
 Verdict Eval(const std::filesystem::path& task_dir, const std::filesystem::path& candidate,
              bool timed) {
-  auto task = LoadNativeTask(task_dir);
+  auto task = hone::testing::LoadBuiltInTask(task_dir);
   EXPECT_TRUE(task.ok()) << task.status().message();
   if (!task.ok()) return {};
   EvalOptions o;
@@ -75,7 +76,7 @@ Verdict Eval(const std::filesystem::path& task_dir, const std::filesystem::path&
 // small budget: the hacks act, or are caught, within a few calls), with the static lint on or
 // off.
 Verdict EvalEntry(const Expectation& e, bool lint) {
-  auto task = LoadNativeTask(ExpectationTask(SourceDir(), e));
+  auto task = hone::testing::LoadBuiltInTask(ExpectationTask(SourceDir(), e));
   EXPECT_TRUE(task.ok()) << e.file << ": " << task.status().message();
   if (!task.ok()) return {};
   EvalOptions o;
@@ -211,7 +212,7 @@ TEST(CudaTimingTest, FastGeluIsTimedWithDeviceState) {
 
 // compute-sanitizer (--sanitize) on the smallest case, after verification.
 Verdict Sanitized(const std::filesystem::path& candidate) {
-  auto task = LoadNativeTask(SourceDir() / "tests/integration/fixture_add");
+  auto task = hone::testing::LoadBuiltInTask(SourceDir() / "tests/integration/fixture_add");
   EXPECT_TRUE(task.ok()) << task.status().message();
   if (!task.ok()) return {};
   EvalOptions o;
@@ -237,7 +238,7 @@ const Verdict::SanitizerTool* Tool(const Verdict& v, const std::string& name) {
 // An example task's solution, timed and profiled (run/profile_stage.h).
 Verdict Profiled(const std::string& task_name, const std::string& solution) {
   std::filesystem::path dir = SourceDir() / "tasks/examples" / task_name;
-  auto task = LoadNativeTask(dir);
+  auto task = hone::testing::LoadBuiltInTask(dir);
   EXPECT_TRUE(task.ok()) << task.status().message();
   if (!task.ok()) return {};
   EvalOptions o;

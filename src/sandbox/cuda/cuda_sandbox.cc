@@ -543,10 +543,10 @@ void CudaSandbox::MarkEnd() {
   cudaEventRecord(static_cast<cudaEvent_t>(end_), static_cast<cudaStream_t>(stream_));
 }
 
-CudaCallResult CudaSandbox::Call(int (*forward)(const hone_args*),
-                                 int (*before_call)(const hone_args*), hone_args* args,
-                                 bool flush_l2, bool hold) {
-  CudaCallResult r;
+DeviceCallResult CudaSandbox::Call(int (*forward)(const hone_args*),
+                                   int (*before_call)(const hone_args*), hone_args* args,
+                                   bool flush_l2, bool hold) {
+  DeviceCallResult r;
   g_in_call = true;
   r.launched_between = g_between.exchange(0) > 0;
   struct Between {  // counted again once this call has returned

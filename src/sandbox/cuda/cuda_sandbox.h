@@ -13,29 +13,11 @@
 #include <vector>
 
 #include "hone/kernel.h"
+#include "sandbox/device_side.h"
 
 namespace hone::sandbox {
 
-struct CudaCallResult {
-  int rc = 0;
-  uint64_t nanos = 0;  // event time of the call
-  uint32_t launches = 0, own_launches = 0, side_launches = 0;
-  uint32_t side_copies = 0;     // copies and memsets not on args->stream
-  std::string first_side_copy;  // the driver function of the first one
-  uint64_t device_sync_nanos = 0;
-  uint64_t device_sync_cpu_nanos = 0;  // this thread's CPU time in the sync (it spins)
-  bool device_sync_preempted = false;  // an involuntary context switch during the sync
-  bool held = false;                   // queued behind the hold kernel
-  bool hold_timed_out = false;         // ... which ran out before the call returned
-  bool marked = false;                 // the compat shim marked the forward's end
-  bool launched_between = false;       // kernels launched since the previous call returned
-  uint64_t post_mark_nanos = 0;        // event time from that mark to the call's end
-  uint32_t unjoined_streams = 0;       // compat: side streams whose work was never joined back
-  std::string error;                   // a CUDA error: the context is unusable afterwards
-  std::string kernel_names;            // distinct names launched, comma-separated (bounded)
-};
-
-class CudaSandbox {
+class CudaSandbox : public DeviceSide {
  public:
   // pci_bus_id picks the device; arena_hex is the IPC handle; own_kernels the
   // entry functions the candidate's build compiled (mangled names).
@@ -45,25 +27,25 @@ class CudaSandbox {
             const std::vector<std::string>& own_kernels, bool compat, std::string* error);
   // After a binding: launches made while hone bound buffers are not the
   // candidate's work between calls.
-  static void Bound();
-  char* arena() const { return arena_; }
+  void Bound() override;
+  char* arena() const override { return arena_; }
   void* stream() const { return stream_; }
-  bool launch_tracking() const { return tracking_; }
-  uint64_t event_overhead_nanos() const { return event_overhead_; }
+  bool launch_tracking() const override { return tracking_; }
+  uint64_t event_overhead_nanos() const override { return event_overhead_; }
 
-  void* AllocWorkspace(size_t bytes);
-  void FreeWorkspace(void* p);
+  void* AllocWorkspace(size_t bytes) override;
+  void FreeWorkspace(void* p) override;
   // After a call: "" or what changed around the workspace (sandbox/workspace_guard.h).
-  std::string WorkspaceGuardHit(void* workspace, size_t bytes);
+  std::string WorkspaceGuardHit(void* workspace, size_t bytes) override;
   // `hold`: queue the whole call behind a held stream (sandbox/cuda/kernels.h)
   // so that launch latency stays out of the measured time. `before_call`
   // (a compat shim's, else null) runs first, before the hold and the flush,
   // and untimed: it reads the call's Python scalars, a sync with the GPU.
-  CudaCallResult Call(int (*forward)(const hone_args*), int (*before_call)(const hone_args*),
-                      hone_args* args, bool flush_l2, bool hold);
+  DeviceCallResult Call(int (*forward)(const hone_args*), int (*before_call)(const hone_args*),
+                        hone_args* args, bool flush_l2, bool hold) override;
   // Compat only, during a call: the model's forward has returned; what
   // follows (copying its results into hone's outputs) is timed apart.
-  void MarkEnd();
+  void MarkEnd() override;
   static CudaSandbox* active() { return active_; }  // the one in a call, else null
 
  private:
