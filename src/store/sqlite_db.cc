@@ -75,6 +75,13 @@ Stmt& Stmt::Bind(int i, std::string_view v) {
   return *this;
 }
 
+Stmt& Stmt::BindBytes(int i, std::string_view v) {
+  if (ValidUtf8(v) == v) return Bind(i, v);
+  int rc = sqlite3_bind_blob64(s_, i, v.data(), v.size(), SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) bind_error_ = rc;
+  return *this;
+}
+
 Stmt& Stmt::BindNull(int i) {
   int rc = sqlite3_bind_null(s_, i);
   if (rc != SQLITE_OK) bind_error_ = rc;

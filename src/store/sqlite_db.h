@@ -49,7 +49,7 @@ class Db {
 // it returns false (done) or an error. Text is bound as valid UTF-8: bytes
 // that are not (a compiler's Latin-1 quote, a candidate's or a model's
 // stray bytes) become U+FFFD (core/json_text.h: ValidUtf8), so every text
-// column reads back as text.
+// column reads back as text; BindBytes keeps bytes exactly instead.
 class Stmt {
  public:
   Stmt(const Db* db, sqlite3_stmt* s) : db_(db), s_(s) {}
@@ -65,6 +65,14 @@ class Stmt {
   Stmt& Bind(int i, std::string_view v);
   Stmt& Bind(int i, const char* v) { return Bind(i, std::string_view(v)); }
   Stmt& Bind(int i, const std::string& v) { return Bind(i, std::string_view(v)); }
+  // Bytes kept exactly (a candidate's source, which is evaluated again from
+  // the store and whose hash is of its bytes): text where they are UTF-8,
+  // else a BLOB, which SQLite keeps in any column and Text() reads back
+  // byte for byte.
+  Stmt& BindBytes(int i, std::string_view v);
+  Stmt& BindBytes(int i, const std::optional<std::string>& v) {
+    return v ? BindBytes(i, std::string_view(*v)) : BindNull(i);
+  }
   Stmt& BindNull(int i);
   template <typename T>
   Stmt& Bind(int i, const std::optional<T>& v) {

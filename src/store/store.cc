@@ -214,7 +214,7 @@ Result<int64_t> Store::AddCandidate(const CandidateRow& c, const LlmCallRow* cal
                   "created, label, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                   "?, ?, ?)"));
   st.Bind(1, c.run_id).Bind(2, c.task_hash).Bind(3, c.seq).Bind(4, c.kind).Bind(5, c.lineage);
-  st.Bind(6, c.turn).Bind(7, ParentsJson(c.parents)).Bind(8, c.backend).Bind(9, c.source);
+  st.Bind(6, c.turn).Bind(7, ParentsJson(c.parents)).Bind(8, c.backend).BindBytes(9, c.source);
   if (c.source)
     st.Bind(10, SourceHash(*c.source));
   else

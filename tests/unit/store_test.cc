@@ -504,7 +504,7 @@ TEST_F(StoreTest, RoundTripsCandidateBuildEvaluationAndLlmCall) {
 // Text from compilers, candidates and models need not be UTF-8 (a Latin-1
 // comment gcc quotes, a reply's stray bytes); the store keeps it as valid
 // UTF-8, each invalid byte a U+FFFD, so that every reader gets text.
-TEST_F(StoreTest, TextThatIsNotUtf8ComesBackAsValidUtf8) {
+TEST_F(StoreTest, TextThatIsNotUtf8ComesBackAsValidUtf8AndSourceAsItsBytes) {
   auto s = OpenOrDie();
   ASSERT_TRUE(s);
   Fixture f = MakeRun(*s);
@@ -539,11 +539,25 @@ TEST_F(StoreTest, TextThatIsNotUtf8ComesBackAsValidUtf8) {
   ASSERT_TRUE(calls.ok());
   ASSERT_EQ(calls->size(), 1u);
   EXPECT_EQ((*calls)[0].error, "HTTP 500: " + valid);
-  // Every text column, read by another connection as any reader would.
+  // The candidate's source is kept byte for byte (it is evaluated again from
+  // the store, and its hash is of its bytes): a BLOB where it is not UTF-8.
+  auto attempts = s->Attempts(f.run);
+  ASSERT_TRUE(attempts.ok()) << attempts.status().message();
+  ASSERT_EQ(attempts->size(), 1u);
+  ASSERT_TRUE((*attempts)[0].source.has_value());
+  EXPECT_EQ(*(*attempts)[0].source, "// " + latin1 + "\nint a;");
+  // Every other text column, read by another connection as any reader would.
   sqlite3* db = Raw();
-  for (const char* sql : {"SELECT source FROM candidates", "SELECT reply FROM candidates",
-                          "SELECT reason FROM evaluations", "SELECT log FROM builds",
-                          "SELECT error FROM llm_calls"}) {
+  {
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT typeof(source) FROM candidates", -1, &st, nullptr),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "blob");
+    sqlite3_finalize(st);
+  }
+  for (const char* sql : {"SELECT reply FROM candidates", "SELECT reason FROM evaluations",
+                          "SELECT log FROM builds", "SELECT error FROM llm_calls"}) {
     sqlite3_stmt* st = nullptr;
     ASSERT_EQ(sqlite3_prepare_v2(db, sql, -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
     while (sqlite3_step(st) == SQLITE_ROW) {
