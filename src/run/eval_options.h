@@ -79,7 +79,8 @@ struct EvalOptions {
   enum class BaselinesDuringBuild { kAuto, kAlways, kNever };
   BaselinesDuringBuild baselines_during_build = BaselinesDuringBuild::kAuto;
   // That early evaluation of the task's own Model (not a verdict anyone
-  // reads): it stops once the baselines are known to be cached, and caches
+  // reads): it stops once the baselines are known to be cached, skips
+  // verification (the Model is the reference), and caches
   // no baseline whose calls were not held (host-bound: its time is the
   // host's, which the compile beside it slows); the candidate's evaluation
   // then times that one after its own timing, as without it.

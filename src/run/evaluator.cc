@@ -137,9 +137,14 @@ Status Run::ExecuteSteps(const std::filesystem::path& candidate) {
   clock.Done("start");
   if (s_.decided()) return Status::Ok();
   if (pytorch_) HONE_RETURN_IF_ERROR(pytorch_->SpawnSpares(cand_lib_));
-  HONE_RETURN_IF_ERROR(VerifyStage(s_, runner_, checks_, *reference_).Run());
-  if (s_.decided()) return Status::Ok();
-  clock.Done("verify");
+  // The task's own Model evaluated for its baselines alone (beside a
+  // candidate's compile) has nothing to verify: it is the reference. Its
+  // timing still runs, which makes the timing pool the baselines draw from.
+  if (!s_.opt.baselines_only) {
+    HONE_RETURN_IF_ERROR(VerifyStage(s_, runner_, checks_, *reference_).Run());
+    if (s_.decided()) return Status::Ok();
+    clock.Done("verify");
+  }
   if (s_.opt.sanitize) {
     HONE_RETURN_IF_ERROR(SanitizeStage(s_, runner_, *reference_).Run(cand_lib_));
     clock.Done("sanitize");

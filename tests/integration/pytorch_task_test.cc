@@ -279,13 +279,22 @@ TEST(PyTorchTaskTest, BaselinesAreTimedWhileTheCandidateCompiles) {
   ASSERT_FALSE(candidate.empty());
   EvalOptions o = ShortCpuTiming();
   o.baselines_during_build = EvalOptions::BaselinesDuringBuild::kAlways;
-  auto v = Env().evaluator->Evaluate(TaskNamed("elementwise_relu_scale"), candidate, o);
+  std::string early;  // the early evaluation's stages, as its progress says them
+  auto v = Env().evaluator->Evaluate(TaskNamed("elementwise_relu_scale"), candidate, o,
+                                     [&](const std::string& stage) {
+                                       if (stage.starts_with("baselines, while"))
+                                         early += stage + "\n";
+                                     });
   std::filesystem::remove_all(*dir);
   ASSERT_TRUE(v.ok()) << v.status().message();
   EXPECT_EQ(v->status, VerdictStatus::kPassed) << v->reason;
   bool beside = false;
   for (const auto& [stage, seconds] : v->stage_seconds) beside |= stage == "prebuild_and_baselines";
   EXPECT_TRUE(beside) << "no early stage";
+  // The Model is the reference: timed (its timing makes the baselines' pool
+  // of value sets), never verified.
+  EXPECT_NE(early.find("compiles: time "), std::string::npos) << early;
+  EXPECT_EQ(early.find("compiles: verify"), std::string::npos) << early;
   std::string notes;
   for (const Note& n : v->notes) notes += n.text + "\n";
   EXPECT_NE(notes.find("baselines were timed while the candidate's extensions compiled"),
