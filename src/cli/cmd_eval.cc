@@ -228,7 +228,11 @@ int RunEval(const EvalArgs& a) {
   Trace("eval: arguments read");
   // Ctrl-C leaves no temporary files behind (core/interrupt_cleanup.h).
   InstallInterruptCleanup();
-  auto ctx = MakeEvalContext(languages, *backend, a.flags.device);
+  // A problem loaded through the oracle: it starts importing torch before
+  // the backends measure a fresh machine.
+  const bool oracle = std::any_of(parts->begin(), parts->end(),
+                                  [](const ProblemPart& p) { return LoadsThroughOracle(p.load); });
+  auto ctx = MakeEvalContext(languages, *backend, a.flags.device, oracle);
   if (!ctx.ok()) return ReportError(BackendFailureFor(file, *backend, ctx.status(), languages));
   Trace("eval: backends open");
   auto verdicts = EvaluateParts(a, *parts, *candidate, *options, *sizes, **ctx);

@@ -68,6 +68,7 @@ void RegisterCudaBackend(BackendRegistry& registry) {
   cuda.present = [] { return GpuCount() > 0; };
   cuda.count = GpuCount;
   cuda.make = CudaBackend::Open;
+  cuda.oracle_device = [](int device) { return "cuda:" + std::to_string(device); };
   registry.Register(std::move(cuda));
 }
 

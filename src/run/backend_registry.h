@@ -51,6 +51,11 @@ struct BackendKind {
   // How many of its devices are here, for a kind whose devices are numbered
   // (BackendTraits::numbered_devices: `--devices all`). Null: see DeviceCount.
   std::function<int()> count;
+  // Where the PyTorch oracle runs a task for its device `device`
+  // (Backend::oracle_device of one made), known before one is made: the
+  // oracle then starts while the backend sets itself up (a fresh machine's
+  // ceilings are measured then). Null: known once one is made.
+  std::function<std::string(int device)> oracle_device;
 };
 
 class BackendRegistry {

@@ -43,7 +43,9 @@ Result<std::unique_ptr<TrustedStore>> CpuBackend::CreateTrustedStore() const {
 std::unique_ptr<Profiler> CpuBackend::MakeProfiler() const { return MakeHostCountersProfiler(); }
 
 void RegisterCpuBackend(BackendRegistry& registry) {
-  registry.Register({"cpu", CpuBackend::Traits(), nullptr, CpuBackend::Open, ""});
+  BackendKind cpu{"cpu", CpuBackend::Traits(), nullptr, CpuBackend::Open, ""};
+  cpu.oracle_device = [](int) { return std::string("cpu"); };
+  registry.Register(std::move(cpu));
 }
 
 }  // namespace hone

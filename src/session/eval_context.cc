@@ -34,13 +34,20 @@ Status BackendFailureFor(const std::string& candidate, const std::string& backen
 }
 
 Result<std::unique_ptr<EvalContext>> MakeEvalContext(const LanguageRegistry& languages,
-                                                     const std::string& backend, int device) {
+                                                     const std::string& backend, int device,
+                                                     bool start_oracle) {
   auto ctx = std::make_unique<EvalContext>();
   HONE_ASSIGN_OR_RETURN(std::filesystem::path cache, CacheDir());
   ctx->env.backends = BuiltInBackends();
   ctx->env.languages = languages;
   ctx->env.open_pytorch_path = OpenPyTorchStages;
   ctx->env.scratch_root = cache / "scratch";
+  if (start_oracle) {
+    const BackendKind* kind = ctx->env.backends.Kind(backend);
+    if (kind && kind->oracle_device) {
+      HONE_ASSIGN_OR_RETURN(ctx->oracle, OracleService::Launch(kind->oracle_device(device)));
+    }
+  }
   BackendSetup setup{cache, device};
   HONE_RETURN_IF_ERROR(ctx->env.backends.Open(kHostBackend, setup).status());
   HONE_RETURN_IF_ERROR(ctx->env.backends.Open(backend, setup).status());

@@ -50,10 +50,13 @@ Status BackendFailureFor(const std::string& candidate, const std::string& backen
 
 // `languages` is copied into env.languages: the registry every evaluation of
 // the context reads its candidate's language from (the process's entry
-// point passes BuiltInLanguages(), a test its own).
+// point passes BuiltInLanguages(), a test its own). `start_oracle`: the
+// problem loads through the oracle, which is launched first (StartOracle's
+// way, where the backend's kind knows its oracle device), so that it imports
+// torch while the backends set themselves up.
 Result<std::unique_ptr<EvalContext>> MakeEvalContext(const LanguageRegistry& languages,
                                                      const std::string& backend = kHostBackend,
-                                                     int device = 0);
+                                                     int device = 0, bool start_oracle = false);
 
 // Starts the oracle LoadTask would start for `backend` (a PyTorch task)
 // without waiting for it (OracleService::Launch), so that work can begin

@@ -1097,6 +1097,24 @@ TEST(PyTorchTaskTest, ABenchOfModelNewFilesWarmsASandboxWhileItsProblemsLoad) {
   fs::remove_all(dir, ec);
 }
 
+// `hone eval` of a PyTorch problem launches the oracle before it opens the
+// backends (a fresh machine's ceilings are measured then, over a second on
+// a CPU), so that torch's import overlaps them.
+TEST(PyTorchTaskTest, EvalLaunchesTheOracleBeforeOpeningTheBackends) {
+  SKIP_WITHOUT_ORACLE();
+  setenv("HONE_TRACE", "1", 1);
+  auto r = RunHone({"eval", (PyTorchDir() / "row_sum.py").string(),
+                    (PyTorchDir() / "candidates/row_sum/compat_torch.py").string(), "--no-time",
+                    "--allow", "library", "--quiet"});
+  unsetenv("HONE_TRACE");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const size_t oracle = r.output.find("oracle: starting");
+  const size_t backends = r.output.find("eval: backends open");
+  ASSERT_NE(oracle, std::string::npos) << r.output;
+  ASSERT_NE(backends, std::string::npos) << r.output;
+  EXPECT_LT(oracle, backends) << r.output;
+}
+
 // A ModelNew is profiled like a native candidate (issue 53's `profile` tool):
 // on the CPU its calls under perf_event; on a GPU its forward alone under ncu.
 TEST(PyTorchTaskTest, AModelNewIsProfiled) {
