@@ -20,6 +20,7 @@
 #include "core/backend_names.h"
 #include "core/fs.h"
 #include "core/json_text.h"
+#include "core/trace.h"
 #include "format/builtin_formats.h"
 #include "lang/builtin.h"
 #include "serve/job_evaluator.h"
@@ -179,7 +180,10 @@ Result<std::unique_ptr<ContextJobEvaluator>> MakeJobEvaluator(const WorkerArgs& 
   HONE_ASSIGN_OR_RETURN(setup.sizes, ToSizePolicy(a.flags));
   setup.record = record;
   setup.formats = &BuiltInFormats();
-  HONE_ASSIGN_OR_RETURN(auto ctx, MakeEvalContext(BuiltInLanguages(), backend, a.flags.device));
+  // The oracle is launched with the worker: its first PyTorch job (most of a
+  // KernelBench service's) then finds torch imported, not a start of seconds.
+  HONE_ASSIGN_OR_RETURN(auto ctx, MakeEvalContext(BuiltInLanguages(), backend, a.flags.device,
+                                                  /*start_oracle=*/true));
   return std::make_unique<ContextJobEvaluator>(std::move(ctx), std::move(setup));
 }
 
@@ -206,6 +210,7 @@ int Serve(WorkerArgs& a, const std::string& backend, JobQueue& queue, JobQueue& 
     std::fprintf(stderr, "hone worker %s: serving %s (keys %s*) on %s\n", a.consumer.c_str(),
                  a.redis.c_str(), a.prefix.c_str(), device.c_str());
   Worker worker(queue, renewals, evaluator, w);
+  Trace("worker: serving");
   WorkerTally t = worker.Run(
       g_stop, [&](const JobOutcome& o) { PrintOutcome(a, o); }, ErrorPrinter(a.consumer));
   if (a.out.json)
