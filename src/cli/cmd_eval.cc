@@ -71,13 +71,14 @@ std::optional<Verdict> VerdictBeforeLoading(const FormatCandidate& candidate,
 }
 
 // Evaluates the candidate on each part in turn, with one oracle and one
-// evaluator for all.
+// evaluator for all; `early`: its verdict before loading, for every part.
 std::vector<PartVerdict> EvaluateParts(const EvalArgs& a, const std::vector<ProblemPart>& parts,
                                        const FormatCandidate& candidate, EvalOptions& options,
-                                       const SizePolicy& sizes, EvalContext& ctx) {
+                                       const SizePolicy& sizes, EvalContext& ctx,
+                                       const std::optional<Verdict>& early) {
   const std::string& backend = options.backend;
   std::vector<PartVerdict> out;
-  if (auto early = VerdictBeforeLoading(candidate, backend, ctx.env.languages, ctx.env.backends)) {
+  if (early) {
     Trace("eval: verdict before loading the problem");
     for (const ProblemPart& part : parts) {
       Verdict v = *early;
@@ -228,14 +229,18 @@ int RunEval(const EvalArgs& a) {
   Trace("eval: arguments read");
   // Ctrl-C leaves no temporary files behind (core/interrupt_cleanup.h).
   InstallInterruptCleanup();
-  // A problem loaded through the oracle: it starts importing torch before
-  // the backends measure a fresh machine.
-  const bool oracle = std::any_of(parts->begin(), parts->end(),
-                                  [](const ProblemPart& p) { return LoadsThroughOracle(p.load); });
+  // A candidate that fails whatever the problem is decided before any
+  // oracle starts; else, for a problem loaded through the oracle, the oracle
+  // starts importing torch before the backends measure a fresh machine.
+  const std::optional<Verdict> early =
+      VerdictBeforeLoading(*candidate, *backend, languages, BuiltInBackends());
+  const bool oracle = !early && std::any_of(parts->begin(), parts->end(), [](const ProblemPart& p) {
+    return LoadsThroughOracle(p.load);
+  });
   auto ctx = MakeEvalContext(languages, *backend, a.flags.device, oracle);
   if (!ctx.ok()) return ReportError(BackendFailureFor(file, *backend, ctx.status(), languages));
   Trace("eval: backends open");
-  auto verdicts = EvaluateParts(a, *parts, *candidate, *options, *sizes, **ctx);
+  auto verdicts = EvaluateParts(a, *parts, *candidate, *options, *sizes, **ctx, early);
   Trace("eval: verdict");
   // The process ends once the verdict is out: the oracle's graceful exit
   // would hold it for a second more.

@@ -1115,6 +1115,23 @@ TEST(PyTorchTaskTest, EvalLaunchesTheOracleBeforeOpeningTheBackends) {
   EXPECT_LT(oracle, backends) << r.output;
 }
 
+// A ModelNew that fails whatever the problem (it does not parse) gets its
+// verdict before any oracle starts: none is started only to be waited for.
+TEST(PyTorchTaskTest, AVerdictBeforeLoadingStartsNoOracle) {
+  SKIP_WITHOUT_ORACLE();
+  auto dir = MakeTempDir(std::filesystem::temp_directory_path(), "hone-no-oracle");
+  ASSERT_TRUE(dir.ok()) << dir.status().message();
+  const std::filesystem::path broken = *dir / "broken.py";
+  ASSERT_TRUE(WriteFileAtomic(broken, "import torch\nclass ModelNew(torch.nn.Module:\n").ok());
+  setenv("HONE_TRACE", "1", 1);
+  auto r = RunHone({"eval", (PyTorchDir() / "row_sum.py").string(), broken.string(), "--quiet"});
+  unsetenv("HONE_TRACE");
+  std::filesystem::remove_all(*dir);
+  EXPECT_NE(r.output.find("eval: verdict before loading the problem"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("oracle: starting"), std::string::npos) << r.output;
+}
+
 // A ModelNew is profiled like a native candidate (issue 53's `profile` tool):
 // on the CPU its calls under perf_event; on a GPU its forward alone under ncu.
 TEST(PyTorchTaskTest, AModelNewIsProfiled) {
