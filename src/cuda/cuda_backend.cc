@@ -15,6 +15,9 @@
 namespace hone {
 namespace {
 
+// Where the oracle runs a task for GPU `device`: torch's name for it.
+std::string OracleDeviceOf(int device) { return "cuda:" + std::to_string(device); }
+
 class CudaBackend : public Backend {
  public:
   static Result<std::unique_ptr<Backend>> Open(const BackendSetup& setup) {
@@ -29,7 +32,7 @@ class CudaBackend : public Backend {
         new CudaBackend(std::move(parts), std::move(gpu), setup.device));
   }
 
-  std::string oracle_device() const override { return "cuda:" + std::to_string(device_); }
+  std::string oracle_device() const override { return OracleDeviceOf(device_); }
   int64_t FreeMemory() const override {
     size_t free = 0, total = 0;
     if (cudaSetDevice(device_) != cudaSuccess || cudaMemGetInfo(&free, &total) != cudaSuccess)
@@ -68,7 +71,7 @@ void RegisterCudaBackend(BackendRegistry& registry) {
   cuda.present = [] { return GpuCount() > 0; };
   cuda.count = GpuCount;
   cuda.make = CudaBackend::Open;
-  cuda.oracle_device = [](int device) { return "cuda:" + std::to_string(device); };
+  cuda.oracle_device = OracleDeviceOf;
   registry.Register(std::move(cuda));
 }
 

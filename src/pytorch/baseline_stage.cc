@@ -304,10 +304,12 @@ Status BaselineStage::TimeAll() {
     }
     if (!b.sandbox && b.timing.reason.empty()) HONE_RETURN_IF_ERROR(Spawn(b));
     Await();
-    Trace("baselines: " + BaselineName(b.mode) + " loaded");
+    Trace("baselines: " + BaselineName(b.mode) + (b.sandbox ? " loaded" : " did not load"));
     launcher_.Settle(s_.host_timed());
-    if (b.sandbox) Time(b);
-    Trace("baselines: " + BaselineName(b.mode) + " timed");
+    if (b.sandbox) {
+      Time(b);
+      Trace("baselines: " + BaselineName(b.mode) + " timed");
+    }
     b.sandbox.reset();
     b.arena.reset();
     TimeInMoreProcesses(b);

@@ -1078,21 +1078,14 @@ TEST(PyTorchTaskTest, ABenchOfModelNewFilesWarmsASandboxWhileItsProblemsLoad) {
   fs::copy(PyTorchDir() / "row_sum.py", dir / "suite/row_sum.py");
   fs::copy(PyTorchDir() / "candidates/row_sum/compat_torch.py",
            dir / "suite/candidates/row_sum/compat_torch.py");
-  setenv("HONE_TRACE", "1", 1);
-  auto r = RunHone({"bench", (dir / "suite").string(), "--store", (dir / "s.db").string(),
-                    "--no-time", "--allow", "library", "--quiet"});
-  unsetenv("HONE_TRACE");
+  auto r = RunHoneTraced({"bench", (dir / "suite").string(), "--store", (dir / "s.db").string(),
+                          "--no-time", "--allow", "library", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const size_t warm = r.output.find("warm pool: a sandbox starts Python and torch");
-  const size_t hello = r.output.find("oracle: hello");
-  ASSERT_NE(warm, std::string::npos) << r.output;
-  ASSERT_NE(hello, std::string::npos) << r.output;
-  EXPECT_LT(warm, hello) << r.output;
+  ASSERT_TRUE(
+      TracedInOrder(r.output, "warm pool: a sandbox starts Python and torch", "oracle: hello"));
   // The oracle's own steps of loading the problem come into the same trace
   // (python/hone_oracle_trace.py), after its hello.
-  const size_t model_built = r.output.find("oracle load: model built on the device");
-  ASSERT_NE(model_built, std::string::npos) << r.output;
-  EXPECT_LT(hello, model_built) << r.output;
+  ASSERT_TRUE(TracedInOrder(r.output, "oracle: hello", "oracle load: model built on the device"));
   std::error_code ec;
   fs::remove_all(dir, ec);
 }
@@ -1102,17 +1095,11 @@ TEST(PyTorchTaskTest, ABenchOfModelNewFilesWarmsASandboxWhileItsProblemsLoad) {
 // a CPU), so that torch's import overlaps them.
 TEST(PyTorchTaskTest, EvalLaunchesTheOracleBeforeOpeningTheBackends) {
   SKIP_WITHOUT_ORACLE();
-  setenv("HONE_TRACE", "1", 1);
-  auto r = RunHone({"eval", (PyTorchDir() / "row_sum.py").string(),
-                    (PyTorchDir() / "candidates/row_sum/compat_torch.py").string(), "--no-time",
-                    "--allow", "library", "--quiet"});
-  unsetenv("HONE_TRACE");
+  auto r = RunHoneTraced({"eval", (PyTorchDir() / "row_sum.py").string(),
+                          (PyTorchDir() / "candidates/row_sum/compat_torch.py").string(),
+                          "--no-time", "--allow", "library", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const size_t oracle = r.output.find("oracle: starting");
-  const size_t backends = r.output.find("eval: backends open");
-  ASSERT_NE(oracle, std::string::npos) << r.output;
-  ASSERT_NE(backends, std::string::npos) << r.output;
-  EXPECT_LT(oracle, backends) << r.output;
+  ASSERT_TRUE(TracedInOrder(r.output, "oracle: starting", "eval: backends open"));
 }
 
 // A ModelNew that fails whatever the problem (it does not parse) gets its
@@ -1123,9 +1110,8 @@ TEST(PyTorchTaskTest, AVerdictBeforeLoadingStartsNoOracle) {
   ASSERT_TRUE(dir.ok()) << dir.status().message();
   const std::filesystem::path broken = *dir / "broken.py";
   ASSERT_TRUE(WriteFileAtomic(broken, "import torch\nclass ModelNew(torch.nn.Module:\n").ok());
-  setenv("HONE_TRACE", "1", 1);
-  auto r = RunHone({"eval", (PyTorchDir() / "row_sum.py").string(), broken.string(), "--quiet"});
-  unsetenv("HONE_TRACE");
+  auto r =
+      RunHoneTraced({"eval", (PyTorchDir() / "row_sum.py").string(), broken.string(), "--quiet"});
   std::filesystem::remove_all(*dir);
   EXPECT_NE(r.output.find("eval: verdict before loading the problem"), std::string::npos)
       << r.output;

@@ -133,17 +133,13 @@ TEST(ServedJobs, EveryShapeOfJobAndTheStore) {
   constexpr int kAttempts = 2;
   int takes = 0;
   for (const auto& c : cases) takes += c.status == "infra_error" ? kAttempts : 1;
-  setenv("HONE_TRACE", "1", 1);
-  auto run = RunHone({"worker", "--backend", "cpu", "--redis", (*redis)->address(), "--problems",
-                      (dir / "problems").string(), "--store", (dir / "store.db").string(),
-                      "--max-attempts", std::to_string(kAttempts), "--max-jobs",
-                      std::to_string(takes), "--no-time", "--json"});
-  unsetenv("HONE_TRACE");
+  auto run = RunHoneTraced(
+      {"worker", "--backend", "cpu", "--redis", (*redis)->address(), "--problems",
+       (dir / "problems").string(), "--store", (dir / "store.db").string(), "--max-attempts",
+       std::to_string(kAttempts), "--max-jobs", std::to_string(takes), "--no-time", "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   // The oracle is launched with the worker, before its first job.
-  const size_t oracle = run.output.find("oracle: starting");
-  ASSERT_NE(oracle, std::string::npos) << run.output;
-  EXPECT_LT(oracle, run.output.find("worker: serving")) << run.output;
+  ASSERT_TRUE(TracedInOrder(run.output, "oracle: starting", "worker: serving"));
   int verdicts = 0;
   for (const auto& c : cases) {
     auto r = (*queue)->GetResult(c.job.id);

@@ -100,6 +100,29 @@ inline CommandResult RunHone(std::vector<std::string> args) {
   return std::move(RunCommand(args, o)).value();
 }
 
+// RunHone with HONE_TRACE set: the output holds hone's timeline
+// (core/trace.h), the oracle's steps among it.
+inline CommandResult RunHoneTraced(std::vector<std::string> args) {
+  setenv("HONE_TRACE", "1", 1);
+  CommandResult r = RunHone(std::move(args));
+  unsetenv("HONE_TRACE");
+  return r;
+}
+
+// Whether `output` (a RunHoneTraced one) holds `first` and, after it, `second`.
+inline ::testing::AssertionResult TracedInOrder(const std::string& output, const std::string& first,
+                                                const std::string& second) {
+  const size_t a = output.find(first), b = output.find(second);
+  if (a == std::string::npos)
+    return ::testing::AssertionFailure() << "no '" << first << "' in:\n" << output;
+  if (b == std::string::npos)
+    return ::testing::AssertionFailure() << "no '" << second << "' in:\n" << output;
+  if (b < a)
+    return ::testing::AssertionFailure() << "'" << second << "' came before '" << first << "' in:\n"
+                                         << output;
+  return ::testing::AssertionSuccess();
+}
+
 // Starts the hone binary in the background, in a process group of its own
 // (kill(-pid, SIGKILL) takes its sandboxes too), output to /dev/null; the
 // test reaps it with waitpid. HONE_CACHE points at the test cache.
