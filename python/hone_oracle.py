@@ -36,12 +36,14 @@ import sys
 import time
 import traceback
 
+import hone_oracle_estimate
 import hone_oracle_problem
 import hone_oracle_runtime
 import hone_oracle_source
 import hone_oracle_tensors
 import hone_oracle_trace
 from hone_oracle_dists import parse_task_info  # noqa: F401  (hone_oracle.parse_task_info)
+from hone_oracle_estimate import EstimatedProblem
 from hone_oracle_problem import Problem
 from hone_oracle_runtime import (
     EXIT_NO_TORCH,
@@ -64,7 +66,13 @@ MODEL_SEED = 0  # default seed the model (and get_init_inputs) is built under
 
 torch = None  # imported in main() so that --check can report its absence
 # The parts that use torch as their own global, given it by main() too.
-TORCH_MODULES = (hone_oracle_tensors, hone_oracle_source, hone_oracle_problem, hone_oracle_runtime)
+TORCH_MODULES = (
+    hone_oracle_tensors,
+    hone_oracle_source,
+    hone_oracle_problem,
+    hone_oracle_estimate,
+    hone_oracle_runtime,
+)
 
 
 # ---------------------------------------------------------------------------
@@ -163,23 +171,29 @@ class Oracle:
             raise OracleError(f"unknown policy '{policy}' (known: {', '.join(POLICIES)})")
         if policy is not None and req.get("shape_scale") is not None:
             raise OracleError("give shape_scale or policy, not both")
+        # "estimate": built without running it (hone_oracle_estimate.py), not kept.
+        make = EstimatedProblem if req.get("estimate") else Problem
         try:
             if policy is not None:
-                return self._load_policy(path, source, policy, model_seed, device).load_reply()
+                return self._load_policy(
+                    path, source, policy, model_seed, device, make
+                ).load_reply()
             scale = float(req.get("shape_scale", 1.0))
             if not 0 < scale <= 1:
                 raise OracleError(f"shape_scale must be in (0, 1], got {scale}")
-            return self._load_scaled(path, source, scale, None, model_seed, device).load_reply()
+            return self._load_scaled(
+                path, source, scale, None, model_seed, device, make
+            ).load_reply()
         except Skip as s:
             return {"ok": True, "status": "skipped", "path": path, "reason": str(s)}
 
-    def _build(self, path, source, scale, policy, model_seed, device):
+    def _build(self, path, source, scale, policy, model_seed, device, make=Problem):
         key = (path, hashlib.sha256(source).hexdigest(), scale, model_seed, device)
-        if key in self.by_key:
+        if key in self.by_key and make is Problem:
             p = self.problems[self.by_key[key]]
             p.policy = policy
             return p
-        p = Problem(f"p{self.next_id}", path, source, scale, policy, model_seed, device)
+        p = make(f"p{self.next_id}", path, source, scale, policy, model_seed, device)
         try:
             try:
                 p.build()
@@ -195,13 +209,15 @@ class Oracle:
             if reason:
                 raise Skip(reason)
             raise ProblemFailure(describe_exception(e, path))
+        if make is not Problem:  # an estimate generates nothing: never kept
+            return p
         self.next_id += 1
         self.problems[p.id] = p
         self.by_key[key] = p.id
         self._activate(p)
         return p
 
-    def _load_scaled(self, path, source, scale, policy, model_seed, device):
+    def _load_scaled(self, path, source, scale, policy, model_seed, device, make=Problem):
         """Loads at `scale`. When a scaled problem fails to run, retries twice
         with a gentler scale (the square root of the factor); a problem that
         fails the same way at every scale is broken (an error), one that fails
@@ -209,7 +225,7 @@ class Oracle:
         tried = []
         for _ in range(3):
             try:
-                return self._build(path, source, scale, policy, model_seed, device)
+                return self._build(path, source, scale, policy, model_seed, device, make)
             except ProblemFailure as e:
                 tried.append((scale, str(e)))
                 if scale >= 1.0:
@@ -222,14 +238,14 @@ class Oracle:
             "fails at every scale tried: " + "; ".join(f"scale {s:g}: {m}" for s, m in tried)
         )
 
-    def _load_policy(self, path, source, policy, model_seed, device):
+    def _load_policy(self, path, source, policy, model_seed, device, make=Problem):
         budget = POLICIES[policy]
         if budget is None:
-            return self._load_scaled(path, source, 1.0, policy, model_seed, device)
+            return self._load_scaled(path, source, 1.0, policy, model_seed, device, make)
         # Probe the footprint at two small scales, fit bytes ~ c * scale^k,
         # and pick the largest scale the budget allows.
-        a = self._load_scaled(path, source, 1 / 64, policy, model_seed, device)
-        b = self._load_scaled(path, source, 1 / 16, policy, model_seed, device)
+        a = self._load_scaled(path, source, 1 / 64, policy, model_seed, device, make)
+        b = self._load_scaled(path, source, 1 / 16, policy, model_seed, device, make)
         fa, fb = max(a.footprint, 1), max(b.footprint, 1)
         if b.scale <= a.scale or fb <= fa:
             k = 0.0
@@ -240,7 +256,7 @@ class Oracle:
         else:
             scale = 1.0 if k <= 0 else min(1.0, b.scale * (budget / fb) ** (1 / k))
         scale = max(float(f"{scale:.3g}"), 1e-4)
-        p = self._load_scaled(path, source, min(scale, 1.0), policy, model_seed, device)
+        p = self._load_scaled(path, source, min(scale, 1.0), policy, model_seed, device, make)
         probes, prev = [a, b], b
         # Secant refinement: too big shrinks, far under budget grows (rounded
         # sizes make the power law inexact at small scales).
@@ -258,7 +274,7 @@ class Oracle:
             if nxt == p.scale:
                 break
             probes.append(p)
-            prev, p = p, self._load_scaled(path, source, nxt, policy, model_seed, device)
+            prev, p = p, self._load_scaled(path, source, nxt, policy, model_seed, device, make)
             if too_small and p.footprint > budget * 1.25:  # overshot: keep the last that fit
                 probes.append(p)
                 p = prev

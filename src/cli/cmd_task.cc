@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/eval_flags.h"
+#include "cli/task_memory.h"
 #include "core/json_text.h"
 #include "format/builtin_formats.h"
 #include "search/task_signature.h"
@@ -202,7 +203,30 @@ Command RegisterTask(CLI::App& app) {
   show->add_option("--size-policy", args->flags.size_policy,
                    "PyTorch tasks: pick the scale by memory budget: full, cpu24g, small, tiny");
   AddOutputFlags(show, args->out);
-  return [args] { return RunTaskShow(*args); };
+
+  auto mem = std::make_shared<TaskMemoryArgs>();
+  CLI::App* memory = task->add_subcommand(
+      "memory",
+      "What PyTorch problems need of a GPU's memory under hone and under KernelBench's "
+      "evaluator, per card size (estimated without running them: no GPU needed)");
+  memory->add_option("problems", mem->paths, "PyTorch problem files (.py) or folders of them")
+      ->required();
+  memory
+      ->add_option("--card", mem->cards_gb,
+                   "A card size in GB to show, repeated or comma-separated (default 24,40,48,80)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->delimiter(',')
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  memory->add_option("--shape-scale", mem->flags.shape_scale,
+                     "Multiply module-level integer sizes by this factor in (0, 1]");
+  memory->add_option("--size-policy", mem->flags.size_policy,
+                     "Pick the scale by memory budget: full, cpu24g, small, tiny");
+  AddOutputFlags(memory, mem->out);
+  return [args, mem, memory] {
+    if (memory->parsed()) return RunTaskMemory(*mem);
+    return RunTaskShow(*args);
+  };
 }
 
 }  // namespace hone::cli

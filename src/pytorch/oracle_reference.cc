@@ -37,6 +37,10 @@ Result<std::unique_ptr<OracleReference>> OracleReference::Open(RunState& s) {
   if (!s.oracle)
     return Status::Internal("a PyTorch task needs the oracle (Evaluator's constructor)");
   const auto& info = *s.task.pytorch;
+  if (info.estimated)
+    return Status::Internal(s.task.reference.string() +
+                            ": the task was estimated (shapes and memory, no values): it cannot "
+                            "be evaluated");
   const std::string want = s.backend.oracle_device();
   if (info.device.rfind(want.substr(0, want.find(':')), 0) != 0)
     return Status::Invalid(s.task.reference.string() + ": the task was loaded on " + info.device +

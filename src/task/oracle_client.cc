@@ -504,6 +504,7 @@ Result<OracleProblem> OracleClient::Load(const fs::path& path, const OracleLoadO
               {"model_seed", options.model_seed}};
   if (options.shape_scale) req["shape_scale"] = *options.shape_scale;
   if (!options.policy.empty()) req["policy"] = options.policy;
+  if (options.estimate) req["estimate"] = true;
   HONE_ASSIGN_OR_RETURN(json reply, Request(req, options.timeout));
   OracleProblem p;
   try {

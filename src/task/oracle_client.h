@@ -108,6 +108,9 @@ struct OracleLoadOptions {
   std::optional<double> shape_scale;
   std::string policy;
   int64_t model_seed = 0;
+  // Built under torch's FakeTensorMode (python/hone_oracle_estimate.py):
+  // shapes and memory without values; the oracle keeps no such problem.
+  bool estimate = false;
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
 };
 

@@ -251,18 +251,22 @@ Result<Task> OracleService::ToTask(const OracleProblem& p, const std::filesystem
   t.seeds = 3;
   t.num_distributions = std::max<int>(1, static_cast<int>(p.distributions.size()));
   t.hash = p.task_hash;
+  info.estimated = p.reply.value("estimated", false);
+  // An estimate is not kept by the oracle: no id to generate from.
+  if (!info.estimated) loaded_[t.hash] = Loaded{file, sizes, p.problem};
   t.pytorch = std::move(info);
-  loaded_[t.hash] = Loaded{file, sizes, p.problem};
   return t;
 }
 
-Result<Task> OracleService::Load(const std::filesystem::path& file, const SizePolicy& sizes) {
+Result<Task> OracleService::Load(const std::filesystem::path& file, const SizePolicy& sizes,
+                                 LoadMode mode) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec))
     return Status::Invalid(file.string() + ": PyTorch problem file not found");
   OracleLoadOptions lo;
   lo.shape_scale = sizes.shape_scale;
   lo.policy = sizes.policy;
+  lo.estimate = mode == LoadMode::kEstimate;
   Result<OracleProblem> p = Status::Internal("not loaded");
   for (int attempt = 0; attempt < 2; ++attempt) {
     HONE_RETURN_IF_ERROR(EnsureRunning());
@@ -277,7 +281,7 @@ Result<Task> OracleService::Load(const std::filesystem::path& file, const SizePo
 }
 
 Result<std::vector<FolderEntry>> OracleService::LoadFolder(const std::filesystem::path& dir,
-                                                           const SizePolicy& sizes) {
+                                                           const SizePolicy& sizes, LoadMode mode) {
   std::error_code ec;
   std::vector<std::string> names;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -290,7 +294,7 @@ Result<std::vector<FolderEntry>> OracleService::LoadFolder(const std::filesystem
   for (const auto& n : names) {
     FolderEntry e;
     e.file = dir / n;
-    auto t = Load(e.file, sizes);
+    auto t = Load(e.file, sizes, mode);
     if (t.ok()) {
       e.task = std::move(*t);
     } else {

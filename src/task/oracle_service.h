@@ -101,14 +101,22 @@ class OracleService {
   OracleService(const OracleService&) = delete;
   OracleService& operator=(const OracleService&) = delete;
 
+  // How a problem loads. kRun: its model built and its forward run on the
+  // oracle's device, a task that can be evaluated. kEstimate: built under
+  // torch's FakeTensorMode (python/hone_oracle_estimate.py), shapes and
+  // memory without values or device memory, in milliseconds at any size; a
+  // task only for plans (PyTorchInfo::estimated), never evaluated.
+  enum class LoadMode { kRun, kEstimate };
   // A task from one .py file. Skipped problems are Status::Unavailable whose
   // message starts with "skipped: ".
-  Result<Task> Load(const std::filesystem::path& file, const SizePolicy& sizes);
+  Result<Task> Load(const std::filesystem::path& file, const SizePolicy& sizes,
+                    LoadMode mode = LoadMode::kRun);
   // Every .py file of a folder (not starting with '_'), in natural order
   // (2_x.py before 10_x.py); a bad file is an entry, never a failure of the
   // whole folder. Status only when the folder cannot be read.
   Result<std::vector<FolderEntry>> LoadFolder(const std::filesystem::path& dir,
-                                              const SizePolicy& sizes);
+                                              const SizePolicy& sizes,
+                                              LoadMode mode = LoadMode::kRun);
 
   // The tensors of (seed, distribution), generated once and then reused;
   // `scale`: OracleClient::Generate's. Here and in GenerateInto, `task` is a

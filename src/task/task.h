@@ -53,6 +53,9 @@ struct PyTorchInfo {
   // The forward draws random numbers (training-mode dropout): the oracle
   // seeds each forward with its value set's seed, and so must a candidate's.
   bool uses_rng = false;
+  // Loaded as an estimate (OracleService::LoadMode::kEstimate): its shapes
+  // and memory are a real load's, it has no values and is never evaluated.
+  bool estimated = false;
   // Measured by the oracle at load (CUDA): device memory one forward takes
   // beyond its inputs (outputs and intermediates), and the model's state.
   int64_t forward_peak_bytes = 0;

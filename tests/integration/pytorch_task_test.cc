@@ -1147,6 +1147,39 @@ TEST(PyTorchTaskTest, TaskShowListsAFolderWithSkips) {
   EXPECT_NE(r.output.find("\"loaded\""), std::string::npos) << r.output;
 }
 
+// `hone task memory` estimates a problem no machine here could hold (a 68.7 GB
+// input) and says which card sizes fit it under each evaluator.
+TEST(PyTorchTaskTest, TaskMemoryEstimatesProblemsWithoutRunningThem) {
+  SKIP_WITHOUT_ORACLE();
+  const auto huge = SourceDir() / "python/tests/too_big/huge_relu.py";
+  const auto small = SourceDir() / "python/tests/problems/relu.py";
+  CommandResult r =
+      RunHone({"task", "memory", "--json", "--card", "2,1000", huge.string(), small.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  ASSERT_EQ(j["problems"].size(), 2u) << r.output;
+  const auto& big = j["problems"][0];
+  const int64_t tensor = int64_t{65536} * 262144 * 4;
+  EXPECT_EQ(big["inputs_bytes"].get<int64_t>(), tensor);
+  EXPECT_EQ(big["outputs_bytes"].get<int64_t>(), tensor);
+  // KernelBench's evaluator: the input, the reference's output, the candidate's forward, a context.
+  EXPECT_EQ(big["kernelbench_bytes"].get<int64_t>(), 3 * tensor + (int64_t{1} << 30));
+  EXPECT_GT(big["hone_least_bytes"].get<int64_t>(), big["kernelbench_bytes"].get<int64_t>());
+  EXPECT_FALSE(big["cards"][0]["kernelbench"].get<bool>());
+  EXPECT_FALSE(big["cards"][0]["hone"].get<bool>());
+  EXPECT_TRUE(big["cards"][1]["kernelbench"].get<bool>());
+  EXPECT_TRUE(big["cards"][1]["hone"].get<bool>());
+  // A small problem fits KernelBench's one process in 2 GB; hone's three do not.
+  const auto& two_gb = j["cards"][0];
+  EXPECT_EQ(two_gb["kernelbench_fits"].get<int>(), 1) << r.output;
+  EXPECT_EQ(two_gb["hone_fits"].get<int>(), 0) << r.output;
+  EXPECT_EQ(two_gb["kernelbench_only"][0], "relu.py") << r.output;
+
+  CommandResult bad = RunHone({"task", "memory", (SourceDir() / "no_such.py").string()});
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("no_such.py"), std::string::npos) << bad.output;
+}
+
 TEST(PyTorchTaskTest, CommandLineShowsTheContractAndEvaluates) {
   SKIP_WITHOUT_ORACLE();
   CommandResult show = RunHone({"task", "show", (PyTorchDir() / "conv2d.py").string()});

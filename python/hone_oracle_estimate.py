@@ -1,0 +1,139 @@
+"""A problem loaded without running it (`hone task memory`): its model built,
+its inputs drawn and its forward run under torch's FakeTensorMode, where
+every tensor has a shape, a dtype and no storage. What a real load measures
+on the device (the forward's peak memory, the draw's, the model's size) is
+counted here from the tensors each operator makes and frees, so a
+full-size problem's memory plan is known on a machine without a GPU, or
+without the memory to hold it, in milliseconds.
+
+`EstimatedProblem` is a `Problem` (hone_oracle_problem.py) whose steps that
+read values are left out: the signed distribution is kept as declared (its
+check looks at values), no FLOPs are counted, nothing moves between devices.
+The oracle never keeps one: it cannot generate values.
+
+The count is what torch's caching allocator would be asked for: a new
+tensor adds its storage's bytes, and they are freed when the last tensor on
+that storage goes. The allocator's rounding (512
+bytes a block) and its cached blocks are not counted.
+
+torch is this module's global `torch`, set by hone_oracle.main().
+"""
+
+import weakref
+
+from hone_oracle_problem import Problem, _nbytes
+from hone_oracle_trace import step
+
+torch = None  # set by hone_oracle.main(), which imports it
+
+
+class _LiveBytes:
+    """Bytes held by the tensors made since the last `restart`, and their
+    peak. A tensor made before the restart frees nothing of the new count."""
+
+    def __init__(self):
+        self.epoch = 0
+        self.live = 0
+        self.peak = 0
+
+    def restart(self):
+        self.epoch += 1
+        self.live = 0
+        self.peak = 0
+
+    def made(self, tensor, nbytes):
+        self.live += nbytes
+        self.peak = max(self.peak, self.live)
+        weakref.finalize(tensor, self._freed, self.epoch, nbytes)
+
+    def _freed(self, epoch, nbytes):
+        if epoch == self.epoch:
+            self.live -= nbytes
+
+
+def _storage_bytes(t):
+    try:
+        return int(t.untyped_storage().nbytes())
+    except Exception:  # torch before 2.0, or a storage fake mode cannot show
+        return t.numel() * t.element_size()
+
+
+def _tensors(value):
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors(v)]
+    return [value] if isinstance(value, torch.Tensor) else []
+
+
+def tracking_fake_mode():
+    """A FakeTensorMode that counts, in its `live` (_LiveBytes), the storage
+    of every tensor an operator returns that aliases none of its arguments.
+    A view keeps its base's tensor alive (torch's view tracking), so the
+    base's bytes are freed with its last view."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    class TrackingFakeMode(FakeTensorMode):
+        def __init__(self):
+            super().__init__()
+            self.live = _LiveBytes()
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = super().__torch_dispatch__(func, types, args, kwargs)
+            returns = getattr(getattr(func, "_schema", None), "returns", [])
+            values = out if isinstance(out, (list, tuple)) and len(returns) > 1 else [out]
+            for ret, value in zip(returns, values):
+                if ret.alias_info is None:  # not a view, not an in-place result
+                    for t in _tensors(value):
+                        self.live.made(t, _storage_bytes(t))
+            return out
+
+    return TrackingFakeMode()
+
+
+class EstimatedProblem(Problem):
+    """A Problem built under a tracking FakeTensorMode (see the module's
+    text). Its load reply says `estimated`."""
+
+    def build(self):
+        self.fake = tracking_fake_mode()
+        with self.fake:
+            super().build()
+        step("problem estimated without running it")
+
+    def _measured_draws(self):
+        live = self.fake.live
+        peak, args = 0, None
+        for d in range(len(self.distributions)):
+            live.restart()
+            drawn = self.inputs(0, d)
+            peak = max(peak, live.peak)
+            if d == 0:
+                args = drawn
+            del drawn
+        self.memory["draw_peak_bytes"] = peak
+        return args
+
+    def _measured_forward(self, args):
+        live = self.fake.live
+        live.restart()
+        outs = self.forward(args, clone=False)
+        self.memory.update(
+            {
+                "forward_peak_bytes": live.peak,
+                "model_bytes": int(_nbytes([v for v in self.state.values() if torch.is_tensor(v)])),
+            }
+        )
+        return outs
+
+    def _check_signed(self, args, outs):
+        self.left_out = []
+
+    def _count_flops(self, args):
+        return None
+
+    def move_to(self, where):
+        pass
+
+    def load_reply(self):
+        r = super().load_reply()
+        r["estimated"] = True
+        return r

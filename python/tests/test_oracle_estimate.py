@@ -1,0 +1,87 @@
+"""Tests for python/hone_oracle_estimate.py through the oracle's protocol: a
+problem loaded with "estimate" is built under FakeTensorMode, so its shapes
+and memory come back without its tensors being made.
+
+Run: python3 -m unittest discover -s python/tests -p 'test_oracle_estimate.py'
+"""
+
+import os
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from test_oracle import NO_TORCH, PYTHON, Oracle, prob  # noqa: E402
+
+F32 = 4
+# Problems no machine of the tests' could load for real; kept out of
+# problems/, whose every file some tests load.
+TOO_BIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "too_big")
+
+
+@unittest.skipIf(PYTHON is None, NO_TORCH)
+class EstimateTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.oracle = Oracle()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.oracle.close()
+
+    def estimate(self, name, folder=None):
+        path = os.path.join(folder, name + ".py") if folder else prob(name)
+        r = self.oracle.request(op="load", path=path, estimate=True)
+        self.assertTrue(r["ok"], r)
+        self.assertEqual(r["status"], "loaded", r)
+        self.assertTrue(r["estimated"])
+        return r
+
+    def test_a_problem_larger_than_this_machine_is_estimated_in_seconds(self):
+        start = time.monotonic()
+        r = self.estimate("huge_relu", TOO_BIG)
+        self.assertLess(time.monotonic() - start, 30)
+        n = 65536 * 262144
+        self.assertEqual(r["inputs"][0]["shape"], [65536, 262144])
+        self.assertEqual(r["outputs"][0]["shape"], [65536, 262144])
+        self.assertEqual(r["memory"]["forward_peak_bytes"], n * F32)  # relu's output
+        self.assertGreaterEqual(r["memory"]["draw_peak_bytes"], n * F32)
+        self.assertEqual(r["memory"]["model_bytes"], 0)
+
+    def test_a_view_keeps_its_temporary_alive(self):
+        r = self.estimate("view_of_temporary")
+        whole, row = 1024 * 1024 * F32, 1024 * F32
+        # x * 2 lives on through its view while x * 3 is made, then the sum's row.
+        self.assertEqual(r["memory"]["forward_peak_bytes"], 2 * whole + row)
+
+    def test_a_temporary_is_freed_when_its_last_tensor_goes(self):
+        r = self.estimate("temporaries_freed")
+        self.assertEqual(r["memory"]["forward_peak_bytes"], 2 * 1024 * 1024 * F32)
+
+    def test_an_estimate_matches_a_real_loads_contract(self):
+        real = self.oracle.request(op="load", path=prob("linear_gelu_scale"))
+        self.assertTrue(real["ok"], real)
+        est = self.estimate("linear_gelu_scale")
+        for key in ("inputs", "outputs", "sizes"):
+            self.assertEqual(est[key], real[key], key)
+        params = sum(F32 * _numel(t["shape"]) for t in real["inputs"] if t["role"] == "param")
+        self.assertGreater(params, 0)
+        self.assertEqual(est["memory"]["model_bytes"], params)
+
+    def test_an_estimate_is_not_kept_to_generate_from(self):
+        r = self.estimate("relu")
+        g = self.oracle.request(op="generate", problem=r["problem"], seed=0, out_dir="/tmp")
+        self.assertFalse(g["ok"])
+        self.assertIn("unknown problem", g["error"])
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+if __name__ == "__main__":
+    unittest.main()
