@@ -1,11 +1,13 @@
 #include "cuda/cuda_backend.h"
 
 #include <cuda_runtime_api.h>
+#include <unistd.h>
 
 #include "build/compiler_builder.h"
 #include "core/paths.h"
 #include "cuda/cuda_arena.h"
 #include "cuda/cuda_compiler.h"
+#include "cuda/cuda_mps.h"
 #include "cuda/cuda_traits.h"
 #include "cuda/cuda_trusted_store.h"
 #include "cuda/gpu.h"
@@ -50,6 +52,9 @@ class CudaBackend : public Backend {
   std::optional<DeviceNeighbours> Neighbours() const override { return ReadGpuNeighbours(gpu_); }
   std::optional<SharingProbe> ProbeSharing() const override { return prober_->Probe(); }
   std::unique_ptr<Profiler> MakeProfiler() const override { return MakeNcuProfiler(); }
+  void ConfigureSandbox(SandboxConfig& config) const override {
+    config.device_env = CudaMpsClientEnvironment(environ);
+  }
 
  private:
   CudaBackend(BackendParts parts, GpuInfo gpu, int device)

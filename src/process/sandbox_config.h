@@ -25,6 +25,11 @@ struct SandboxConfig {
   // environment and user and is not confined at all. Never for untrusted code.
   bool profile = false;
   std::vector<std::string> extra_args;  // e.g. --kernels for CUDA launch tracking
+  // What the device's own driver reads from the environment, set by its
+  // backend (Backend::ConfigureSandbox; the CUDA backend: CUDA MPS's client
+  // settings, so a candidate joins the MPS server its worker uses). Passed to
+  // every sandbox, compat or not, over hone's own entries by name.
+  std::vector<std::string> device_env;
   // The CUDA driver reserves far more address space than it uses, so a CUDA
   // sandbox bounds its data segment (RLIMIT_DATA) instead of RLIMIT_AS.
   bool limit_address_space = true;

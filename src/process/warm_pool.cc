@@ -14,6 +14,7 @@ std::string WarmKey(const SandboxConfig& c) {
                     c.python_library.string() + '\n' + c.python_runner.string() + '\n' +
                     std::to_string(c.threads) + '\n' + std::to_string(c.cpu_seconds) + '\n';
   for (const auto& e : c.extra_env) key += e + '\n';
+  for (const auto& e : c.device_env) key += e + '\n';
   return key + (c.zygote ? "zygote\n" : "");
 }
 

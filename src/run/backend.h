@@ -29,6 +29,7 @@
 #include "measure/device_state.h"
 #include "measure/machine.h"
 #include "process/arena.h"
+#include "process/sandbox_config.h"
 #include "run/trusted_store.h"
 
 namespace hone {
@@ -130,6 +131,10 @@ class Backend {
   // for one evaluation; null where the backend has none (the verdict's
   // profile then says so).
   virtual std::unique_ptr<Profiler> MakeProfiler() const;
+  // What every sandbox this backend starts needs of its device (the CUDA
+  // backend: CUDA MPS's client variables in SandboxConfig::device_env).
+  // BaseConfig calls it; the default adds nothing.
+  virtual void ConfigureSandbox(SandboxConfig&) const {}
 
  private:
   BackendParts parts_;

@@ -43,6 +43,7 @@ SandboxConfig BaseConfig(const EvaluatorEnv& env, const Backend& backend, const 
   // zygote refuses to fork then (sandbox/zygote.h), so there it would only
   // cost one more sandbox's start.
   config.zygote = ZygotesEnabled() && !backend.traits().device_memory;
+  backend.ConfigureSandbox(config);
   return config;
 }
 

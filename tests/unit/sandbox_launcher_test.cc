@@ -1,5 +1,5 @@
-// The sandbox settings every candidate of a backend gets (BaseConfig): here,
-// the size of the cache the timing flush evicts.
+// The sandbox settings every candidate of a backend gets (BaseConfig): the
+// size of the cache the timing flush evicts, the device's own variables.
 #include "run/sandbox_launcher.h"
 
 #include <gtest/gtest.h>
@@ -17,6 +17,9 @@ class FakeBackend : public Backend {
   }
   Result<std::unique_ptr<TrustedStore>> CreateTrustedStore() const override {
     return Status::Unavailable("no stores here");
+  }
+  void ConfigureSandbox(SandboxConfig& config) const override {
+    config.device_env = {"FAKE_DEVICE_SERVER=/run/fake"};
   }
 
  private:
@@ -45,6 +48,14 @@ TEST(SandboxLauncherTest, TheHostFlushEvictsAtMost128MiB) {
   EXPECT_EQ(FlushedCache(32 * kMiB, false), 32 * kMiB);
   EXPECT_EQ(FlushedCache(508 * kMiB, true), 508 * kMiB) << "a device's L2 is flushed whole";
   EXPECT_EQ(FlushedCache(32 * kMiB, false, FlushMode::kLines), 0u);
+}
+
+// What a device's driver needs of every sandbox (CUDA MPS's pipe directory,
+// say) comes from its backend.
+TEST(SandboxLauncherTest, TheBackendConfiguresEverySandbox) {
+  EvaluatorEnv env;
+  SandboxConfig c = BaseConfig(env, FakeBackend(0, true), EvalOptions{});
+  EXPECT_EQ(c.device_env, std::vector<std::string>{"FAKE_DEVICE_SERVER=/run/fake"});
 }
 
 }  // namespace
