@@ -81,6 +81,7 @@ nlohmann::json RowJson(const Row& r) {
   j["kernelbench_bytes"] = n.kernelbench;
   j["hone_full_bytes"] = n.hone_full;
   j["hone_least_bytes"] = n.hone_least;
+  j["hone_least_parts"] = n.hone_least_parts;
   j["ratio"] = n.Ratio();
   nlohmann::json cards = nlohmann::json::array();
   for (const CardFit& c : n.cards)

@@ -15,7 +15,9 @@ Result<MemoryNeed> MemoryNeedOf(const Task& task, const std::vector<double>& car
   n.demand = DemandOf(task, cases, /*device=*/true, /*compat=*/true);
   n.kernelbench = KernelBenchPeak(n.demand);
   n.hone_full = PlanMemory(n.demand, /*free=*/0).peak;
-  n.hone_least = PlanMemory(n.demand, /*free=*/1).peak;  // nothing fits 1 byte: the last rung
+  const MemoryPlan least = PlanMemory(n.demand, /*free=*/1);  // nothing fits 1 byte: the last rung
+  n.hone_least = least.peak;
+  n.hone_least_parts = least.breakdown;
   for (double gb : cards_gb) {
     CardFit c;
     c.card_gb = gb;

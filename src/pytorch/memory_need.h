@@ -31,9 +31,10 @@ struct CardFit {
 
 struct MemoryNeed {
   MemoryDemand demand;
-  int64_t kernelbench = 0;  // KernelBench's evaluator's peak, bytes
-  int64_t hone_full = 0;    // hone's plan with nothing shrunk
-  int64_t hone_least = 0;   // hone's plan at its last rung (MemoryPlan's smallest settings)
+  int64_t kernelbench = 0;       // KernelBench's evaluator's peak, bytes
+  int64_t hone_full = 0;         // hone's plan with nothing shrunk
+  int64_t hone_least = 0;        // hone's plan at its last rung (MemoryPlan's smallest settings)
+  std::string hone_least_parts;  // that plan's MemoryPlan::breakdown
   std::vector<CardFit> cards;
   double Ratio() const {  // hone's least over KernelBench's
     return kernelbench > 0 ? static_cast<double>(hone_least) / static_cast<double>(kernelbench) : 0;

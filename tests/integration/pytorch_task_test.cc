@@ -1165,6 +1165,8 @@ TEST(PyTorchTaskTest, TaskMemoryEstimatesProblemsWithoutRunningThem) {
   // KernelBench's evaluator: the input, the reference's output, the candidate's forward, a context.
   EXPECT_EQ(big["kernelbench_bytes"].get<int64_t>(), 3 * tensor + (int64_t{1} << 30));
   EXPECT_GT(big["hone_least_bytes"].get<int64_t>(), big["kernelbench_bytes"].get<int64_t>());
+  EXPECT_NE(big["hone_least_parts"].get<std::string>().find("1 buffer slot(s)"), std::string::npos)
+      << big.dump();
   EXPECT_FALSE(big["cards"][0]["kernelbench"].get<bool>());
   EXPECT_FALSE(big["cards"][0]["hone"].get<bool>());
   EXPECT_TRUE(big["cards"][1]["kernelbench"].get<bool>());
