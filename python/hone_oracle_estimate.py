@@ -35,6 +35,9 @@ class _LiveBytes:
         self.epoch = 0
         self.live = 0
         self.peak = 0
+        # ids of the tensors counted and alive: an operator torch decomposes
+        # returns its last inner operator's tensor, which is counted once.
+        self.counted = set()
 
     def restart(self):
         self.epoch += 1
@@ -42,11 +45,15 @@ class _LiveBytes:
         self.peak = 0
 
     def made(self, tensor, nbytes):
+        if id(tensor) in self.counted:
+            return
+        self.counted.add(id(tensor))
         self.live += nbytes
         self.peak = max(self.peak, self.live)
-        weakref.finalize(tensor, self._freed, self.epoch, nbytes)
+        weakref.finalize(tensor, self._freed, self.epoch, nbytes, id(tensor))
 
-    def _freed(self, epoch, nbytes):
+    def _freed(self, epoch, nbytes, tensor_id):
+        self.counted.discard(tensor_id)
         if epoch == self.epoch:
             self.live -= nbytes
 
@@ -73,7 +80,10 @@ def tracking_fake_mode():
 
     class TrackingFakeMode(FakeTensorMode):
         def __init__(self):
-            super().__init__()
+            try:  # a problem's real tensors (module-level constants) taken in as fakes
+                super().__init__(allow_non_fake_inputs=True)
+            except TypeError:  # torch before 2.0
+                super().__init__()
             self.live = _LiveBytes()
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
