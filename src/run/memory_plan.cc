@@ -113,12 +113,15 @@ int64_t VerifySetBytes(const MemoryDemand& d, const Settings& s) {
 }
 
 // One value set checked: the set, then either the reference making it or
-// the candidate's two runs captured beside it. Inputs are checked in place.
+// the candidate's runs checked beside it. The runs' inputs and outputs are
+// checked where they lie (VerifyStage::RunTwice; two runs compared by
+// fingerprints); only a store without device memory captures an output to
+// compare it (TrustedStore::CompareInArena's default), one at a time.
 // The store gives its cached memory back before each oracle set
-// (OracleReference::Reference), so captures and the oracle's forward take
+// (OracleReference::Reference), so a capture and the oracle's forward take
 // turns, unless keeping both raises no peak (VerifyPeakKeepingCaches).
 int64_t VerifyPeak(const MemoryDemand& d, const Settings& s) {
-  return Arenas(d, s) + VerifySetBytes(d, s) + std::max(ShareOf(d).verify(d, s), 2 * d.outputs) +
+  return Arenas(d, s) + VerifySetBytes(d, s) + std::max(ShareOf(d).verify(d, s), d.outputs) +
          Resident(d, s);
 }
 
@@ -134,11 +137,10 @@ int64_t Peak(const MemoryDemand& d, const Settings& s) {
 }
 
 // VerifyPeak when the worker's store and the oracle keep their cached
-// memory from one value set to the next: the captures sit beside the
+// memory from one value set to the next: a capture sits beside the
 // oracle's forward instead of taking turns with it.
 int64_t VerifyPeakKeepingCaches(const MemoryDemand& d, const Settings& s) {
-  return Arenas(d, s) + VerifySetBytes(d, s) + ShareOf(d).verify(d, s) + 2 * d.outputs +
-         Resident(d, s);
+  return Arenas(d, s) + VerifySetBytes(d, s) + ShareOf(d).verify(d, s) + d.outputs + Resident(d, s);
 }
 
 // Preference order: the pool shrinks first, then the slots, then the

@@ -115,6 +115,22 @@ TEST(MemoryPlanTest, ALastResortPoolOfOneSetFitsBatchNormOnA40GBCard) {
   EXPECT_EQ(roomier.pool_sets, 2) << roomier.breakdown;
 }
 
+// Verification checks the candidate's outputs where they lie and compares
+// its two runs by fingerprints: an output-heavy problem (level1/7's small-K
+// matmul: small inputs, a large output) holds no second copy of its output
+// beside the set. Its peak is the oracle making a set, as timing's is.
+TEST(MemoryPlanTest, VerificationCapturesNoOutputsBesideTheSet) {
+  MemoryDemand d = FullSizeRelu();
+  d.inputs = d.forward_arguments = 1 * kGB;
+  d.outputs = d.forward_peak = 8 * kGB;
+  d.outputs_f64 = 2 * d.outputs;
+  MemoryPlan least = PlanMemory(d, 1);
+  // 1 slot (9 GB) + the set (9 GB) + the oracle's input and forward (9 GB)
+  // + the candidate's forward (8 GB) + 3 contexts; two captured runs would add 7 GB.
+  EXPECT_EQ(least.peak, 9 * kGB + 9 * kGB + 9 * kGB + 8 * kGB + 3 * (int64_t{1} << 30))
+      << least.breakdown;
+}
+
 TEST(MemoryPlanTest, PeakGrowsWithEveryResidentBuffer) {
   MemoryDemand d = FullSizeRelu();
   MemoryPlan a = PlanMemory(d, 84 * kGB);
