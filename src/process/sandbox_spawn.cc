@@ -56,7 +56,7 @@ std::vector<std::string> SandboxEnvironment(const SandboxConfig& c,
                                   // CUDA: load modules when the candidate is loaded (before
                                   // confinement) and never write a JIT cache.
                                   "CUDA_MODULE_LOADING=EAGER", "CUDA_CACHE_DISABLE=1"};
-  auto set = [&env](const std::string& entry) {
+  auto put = [&env](const std::string& entry) {
     std::string key = entry.substr(0, entry.find('=') + 1);
     std::erase_if(env, [&](const std::string& e) { return e.rfind(key, 0) == 0; });
     env.push_back(entry);
@@ -66,9 +66,9 @@ std::vector<std::string> SandboxEnvironment(const SandboxConfig& c,
     // seconds and gigabytes. Python loads lazily anyway: it may open files.
     for (auto& e : env)
       if (e == "CUDA_MODULE_LOADING=EAGER") e = "CUDA_MODULE_LOADING=LAZY";
-    for (const auto& extra : c.extra_env) set(extra);
+    for (const auto& extra : c.extra_env) put(extra);
   }
-  for (const auto& entry : c.device_env) set(entry);
+  for (const auto& entry : c.device_env) put(entry);
   // The libraries hone itself was started with (a carried CUDA or toml++).
   if (const char* ld = std::getenv("LD_LIBRARY_PATH"); ld && *ld)
     env.push_back(std::string("LD_LIBRARY_PATH=") + ld);
