@@ -32,6 +32,8 @@ Result<std::vector<Row>> Estimate(OracleService& oracle, const std::string& path
   std::vector<FolderEntry> entries;
   if (std::filesystem::is_directory(path, ec)) {
     HONE_ASSIGN_OR_RETURN(entries, oracle.LoadFolder(path, sizes, LoadMode::kEstimate));
+    if (entries.empty())
+      return Status::Invalid(path + ": no PyTorch problem files (.py) in this folder");
   } else if (std::filesystem::is_regular_file(path, ec) && LoadsThroughOracle(path)) {
     FolderEntry e;
     e.file = path;

@@ -21,7 +21,7 @@ struct TaskMemoryArgs {
 };
 
 // Exit 0 when every path was read (a problem that cannot be estimated is a
-// row saying why); 2 when a path is neither a .py file nor a folder.
+// row saying why); 2 when a path is neither a .py file nor a folder with one.
 int RunTaskMemory(const TaskMemoryArgs& a);
 
 }  // namespace hone::cli

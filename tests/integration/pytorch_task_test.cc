@@ -1180,6 +1180,11 @@ TEST(PyTorchTaskTest, TaskMemoryEstimatesProblemsWithoutRunningThem) {
   CommandResult bad = RunHone({"task", "memory", (SourceDir() / "no_such.py").string()});
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("no_such.py"), std::string::npos) << bad.output;
+  // A native task's folder holds no PyTorch problem: said, not an empty table.
+  CommandResult native =
+      RunHone({"task", "memory", (SourceDir() / "tasks/examples/gelu").string()});
+  EXPECT_EQ(native.exit_code, 2) << native.output;
+  EXPECT_NE(native.output.find("no PyTorch problem files"), std::string::npos) << native.output;
 }
 
 TEST(PyTorchTaskTest, CommandLineShowsTheContractAndEvaluates) {
