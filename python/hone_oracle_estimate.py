@@ -21,7 +21,7 @@ torch is this module's global `torch`, set by hone_oracle.main().
 
 import weakref
 
-from hone_oracle_problem import Problem, _nbytes
+from hone_oracle_problem import Problem
 from hone_oracle_trace import step
 
 torch = None  # set by hone_oracle.main(), which imports it
@@ -129,7 +129,7 @@ class EstimatedProblem(Problem):
         self.memory.update(
             {
                 "forward_peak_bytes": live.peak,
-                "model_bytes": int(_nbytes([v for v in self.state.values() if torch.is_tensor(v)])),
+                "model_bytes": self.model_bytes(),
             }
         )
         return outs

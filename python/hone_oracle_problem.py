@@ -219,12 +219,16 @@ class Problem:
         self.memory.update(
             {
                 "forward_peak_bytes": int(torch.cuda.max_memory_allocated(dev) - before),
-                "model_bytes": int(_nbytes([v for v in self.state.values() if torch.is_tensor(v)])),
+                "model_bytes": self.model_bytes(),
                 "device_free_bytes": int(free),
                 "device_total_bytes": int(total),
             }
         )
         return outs
+
+    def model_bytes(self):
+        """The model's state: its parameters and buffers."""
+        return int(_nbytes([v for v in self.state.values() if torch.is_tensor(v)]))
 
     def _mark_constant_numbers(self, args):
         """A Python number forward argument is `constant` when every seed and

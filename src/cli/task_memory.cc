@@ -35,14 +35,7 @@ Result<std::vector<Row>> Estimate(OracleService& oracle, const std::string& path
     if (entries.empty())
       return Status::Invalid(path + ": no PyTorch problem files (.py) in this folder");
   } else if (std::filesystem::is_regular_file(path, ec) && LoadsThroughOracle(path)) {
-    FolderEntry e;
-    e.file = path;
-    auto t = oracle.Load(path, sizes, LoadMode::kEstimate);
-    if (t.ok())
-      e.task = std::move(*t);
-    else
-      e.reason = t.status().message();
-    entries.push_back(std::move(e));
+    entries.push_back(oracle.LoadEntry(path, sizes, LoadMode::kEstimate));
   } else {
     return Status::Invalid(path + ": not a PyTorch problem file (.py) or a folder of them");
   }
@@ -64,9 +57,9 @@ Result<std::vector<Row>> Estimate(OracleService& oracle, const std::string& path
 
 // Which evaluators fit a card: "both", "KB only" (hone's plan does not), "hone only", "neither".
 std::string FitWord(const CardFit& c) {
-  if (c.hone && c.kernelbench) return "both";
+  if (c.plan.fits && c.kernelbench) return "both";
   if (c.kernelbench) return "KB only";
-  if (c.hone) return "hone only";
+  if (c.plan.fits) return "hone only";
   return "neither";
 }
 
@@ -90,7 +83,7 @@ nlohmann::json RowJson(const Row& r) {
   for (const CardFit& c : n.cards)
     cards.push_back({{"card_gb", c.card_gb},
                      {"kernelbench", c.kernelbench},
-                     {"hone", c.hone},
+                     {"hone", c.plan.fits},
                      {"hone_peak_bytes", c.plan.peak},
                      {"input_sets", c.plan.input_sets},
                      {"pool_sets", c.plan.pool_sets},
@@ -131,8 +124,8 @@ nlohmann::json Summary(const std::vector<Row>& rows, const std::vector<double>& 
       if (!r.need) continue;
       const CardFit& c = r.need->cards[i];
       kb += c.kernelbench;
-      hone += c.hone;
-      if (c.kernelbench && !c.hone)
+      hone += c.plan.fits;
+      if (c.kernelbench && !c.plan.fits)
         kb_only.push_back(std::filesystem::path(r.file).filename().string());
     }
     out.push_back({{"card_gb", cards[i]},

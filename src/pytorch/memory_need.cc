@@ -24,7 +24,6 @@ Result<MemoryNeed> MemoryNeedOf(const Task& task, const std::vector<double>& car
     const auto bytes = static_cast<int64_t>(gb * 1e9);
     c.kernelbench = n.kernelbench <= bytes;
     c.plan = PlanMemory(n.demand, bytes);
-    c.hone = c.plan.fits;
     n.cards.push_back(std::move(c));
   }
   return n;

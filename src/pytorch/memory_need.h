@@ -25,8 +25,7 @@ inline const std::vector<double> kCardSizesGb = {24, 40, 48, 80};
 struct CardFit {
   double card_gb = 0;
   bool kernelbench = false;  // KernelBench's evaluator fits
-  bool hone = false;         // hone's plan fits (MemoryPlan::fits)
-  MemoryPlan plan;           // hone's plan at this size (what it shrank)
+  MemoryPlan plan;           // hone's plan at this size: whether it fits, what it shrank
 };
 
 struct MemoryNeed {

@@ -291,21 +291,24 @@ Result<std::vector<FolderEntry>> OracleService::LoadFolder(const std::filesystem
   if (ec) return Status::Invalid(dir.string() + ": cannot read the folder: " + ec.message());
   std::sort(names.begin(), names.end(), NaturalLess);
   std::vector<FolderEntry> out;
-  for (const auto& n : names) {
-    FolderEntry e;
-    e.file = dir / n;
-    auto t = Load(e.file, sizes, mode);
-    if (t.ok()) {
-      e.task = std::move(*t);
-    } else {
-      const std::string& m = t.status().message();
-      e.skipped = t.status().code() == StatusCode::kUnavailable && m.rfind("skipped: ", 0) == 0;
-      e.reason = e.skipped ? m.substr(9) : m;
-      if (!e.skipped && (!client_ || !client_->alive())) e.reason += " (the oracle died)";
-    }
-    out.push_back(std::move(e));
-  }
+  for (const auto& n : names) out.push_back(LoadEntry(dir / n, sizes, mode));
   return out;
+}
+
+FolderEntry OracleService::LoadEntry(const std::filesystem::path& file, const SizePolicy& sizes,
+                                     LoadMode mode) {
+  FolderEntry e;
+  e.file = file;
+  auto t = Load(e.file, sizes, mode);
+  if (t.ok()) {
+    e.task = std::move(*t);
+  } else {
+    const std::string& m = t.status().message();
+    e.skipped = t.status().code() == StatusCode::kUnavailable && m.rfind("skipped: ", 0) == 0;
+    e.reason = e.skipped ? m.substr(9) : m;
+    if (!e.skipped && (!client_ || !client_->alive())) e.reason += " (the oracle died)";
+  }
+  return e;
 }
 
 Result<std::string> OracleService::ProblemId(const Task& task) {

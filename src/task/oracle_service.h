@@ -111,6 +111,10 @@ class OracleService {
   // message starts with "skipped: ".
   Result<Task> Load(const std::filesystem::path& file, const SizePolicy& sizes,
                     LoadMode mode = LoadMode::kRun);
+  // One file as a folder entry: its task, or why it was skipped or failed
+  // (a skip's reason without "skipped: "; a failure that ended the oracle says so).
+  FolderEntry LoadEntry(const std::filesystem::path& file, const SizePolicy& sizes,
+                        LoadMode mode = LoadMode::kRun);
   // Every .py file of a folder (not starting with '_'), in natural order
   // (2_x.py before 10_x.py); a bad file is an entry, never a failure of the
   // whole folder. Status only when the folder cannot be read.
