@@ -27,6 +27,10 @@ from hone_oracle_trace import step
 torch = None  # set by hone_oracle.main(), which imports it
 
 
+class ValueNeeded(Exception):
+    """The problem asked for a value a fake tensor does not hold."""
+
+
 class _LiveBytes:
     """Bytes held by the tensors made since the last `restart`, and their
     peak. A tensor made before the restart frees nothing of the new count."""
@@ -38,6 +42,10 @@ class _LiveBytes:
         # ids of the tensors counted and alive: an operator torch decomposes
         # returns its last inner operator's tensor, which is counted once.
         self.counted = set()
+        # Off while the model is built: its weights are counted from the
+        # model, and a weak reference to one stops torch 2's Module.to()
+        # from swapping a fake parameter onto the device.
+        self.on = False
 
     def restart(self):
         self.epoch += 1
@@ -45,7 +53,7 @@ class _LiveBytes:
         self.peak = 0
 
     def made(self, tensor, nbytes):
-        if id(tensor) in self.counted:
+        if not self.on or id(tensor) in self.counted:
             return
         self.counted.add(id(tensor))
         self.live += nbytes
@@ -87,6 +95,12 @@ def tracking_fake_mode():
             self.live = _LiveBytes()
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func is torch.ops.aten._local_scalar_dense.default:
+                # torch 2 refuses it as well; torch 1.13 made a value up.
+                raise ValueNeeded(
+                    "it reads a tensor's value (.item(), bool() or an `if` on a "
+                    "tensor), which an estimate made without values cannot know"
+                )
             out = super().__torch_dispatch__(func, types, args, kwargs)
             returns = getattr(getattr(func, "_schema", None), "returns", [])
             values = out if isinstance(out, (list, tuple)) and len(returns) > 1 else [out]
@@ -111,6 +125,7 @@ class EstimatedProblem(Problem):
 
     def _measured_draws(self):
         live = self.fake.live
+        live.on = True
         peak, args = 0, None
         for d in range(len(self.distributions)):
             live.restart()
@@ -133,6 +148,14 @@ class EstimatedProblem(Problem):
             }
         )
         return outs
+
+    def _uniform(self, g):
+        return 0.5  # the bytes of a scaled set do not depend on its scale
+
+    def _needs_sign(self, t):
+        # Values are unknown: every floating input is taken to be signed,
+        # so the signed set's copy is counted.
+        return torch.is_tensor(t) and t.is_floating_point() and t.dim() > 0 and t.numel() > 0
 
     def _check_signed(self, args, outs):
         self.left_out = []

@@ -167,7 +167,7 @@ class Problem:
         if at is None:
             return
         why = None
-        if not any(_needs_sign(a) for a in args):
+        if not any(self._needs_sign(a) for a in args):
             why = "no floating input holds only non-negative values"
         else:
             try:
@@ -298,17 +298,25 @@ class Problem:
             g = torch.Generator().manual_seed(derived_seed(seed, 1000 + dist_index))
             for i in range(len(args)):
                 if torch.is_tensor(args[i]) and args[i].is_floating_point():
-                    u = torch.rand((), generator=g, dtype=torch.float64).item()
+                    u = self._uniform(g)
                     factor = math.exp(math.log(0.5) + u * (math.log(4.0) - math.log(0.5)))
                     args[i] = _scaled(args, i, factor)
         elif d.name == "signed":
             g = torch.Generator().manual_seed(derived_seed(seed, 1000 + dist_index))
             for i in range(len(args)):
-                if _needs_sign(args[i]):
+                if self._needs_sign(args[i]):
                     args[i] = _signed(args, i, g)
         if self.model is not None and hasattr(self, "contract_inputs"):
             self._check_like_contract(args, d)
         return args
+
+    # The two decisions of drawing that read values; an estimate has none.
+    def _uniform(self, g):
+        """A draw from [0, 1) by `g`: how far a `scaled` set is scaled."""
+        return torch.rand((), generator=g, dtype=torch.float64).item()
+
+    def _needs_sign(self, t):
+        return _needs_sign(t)
 
     def scaled_inputs(self, seed, dist_index, scale):
         """inputs(seed, dist_index) with every floating tensor argument

@@ -15,8 +15,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_oracle import NO_TORCH, PYTHON, Oracle, prob  # noqa: E402
 
 F32 = 4
-# Problems no machine of the tests' could load for real; kept out of
-# problems/, whose every file some tests load.
+# Problems only these tests load: too big for any machine of the tests',
+# or loaded only as estimates; kept out of problems/, whose every file
+# some tests load for real.
 TOO_BIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "too_big")
 
 
@@ -68,6 +69,21 @@ class EstimateTest(unittest.TestCase):
         params = sum(F32 * _numel(t["shape"]) for t in real["inputs"] if t["role"] == "param")
         self.assertGreater(params, 0)
         self.assertEqual(est["memory"]["model_bytes"], params)
+
+    def test_every_distribution_is_drawn_without_reading_a_value(self):
+        # relu's get_inputs() is torch.rand: the signed set is drawn (its
+        # copy counted) and the scaled set's factor is not read from a tensor.
+        r = self.estimate("relu")
+        self.assertIn("scaled", [d["name"] for d in r["distributions"]])
+        self.assertGreater(r["memory"]["draw_peak_bytes"], 0)
+
+    def test_a_forward_that_reads_a_value_is_not_estimated_and_says_why(self):
+        r = self.oracle.request(
+            op="load", path=os.path.join(TOO_BIG, "reads_a_value.py"), estimate=True
+        )
+        self.assertFalse(r["ok"], r)
+        self.assertIn("reads a tensor's value", r["error"])
+        self.assertIn("reads_a_value.py", r["error"])
 
     def test_an_estimate_is_not_kept_to_generate_from(self):
         r = self.estimate("relu")
