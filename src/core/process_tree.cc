@@ -34,6 +34,19 @@ bool DescendsFrom(pid_t pid, pid_t root, const std::function<pid_t(pid_t)>& pare
   return false;
 }
 
+std::string ProgramOf(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/cmdline", static_cast<int>(pid));
+  FILE* f = std::fopen(path, "r");
+  if (!f) return "";
+  char buf[4096];
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';  // argv[0] ends at its own NUL
+  std::string argv0(buf);
+  return argv0.substr(argv0.find_last_of('/') + 1);
+}
+
 std::vector<pid_t> DescendantsOf(pid_t root) {
   std::vector<pid_t> found;
   std::error_code ec;

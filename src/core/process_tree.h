@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace hone {
@@ -18,6 +19,11 @@ pid_t ParentOf(pid_t pid);
 // Whether `pid` is `root` or descends from it, following `parent_of` (at
 // most 64 generations).
 bool DescendsFrom(pid_t pid, pid_t root, const std::function<pid_t(pid_t)>& parent_of = ParentOf);
+
+// The file name of the program `pid` runs (argv[0] from /proc/<pid>/cmdline,
+// without its folder); empty when it is gone or unreadable. /proc's comm
+// would cut a name at 15 characters.
+std::string ProgramOf(pid_t pid);
 
 // Every live process that descends from `root`, `root` itself left out, as
 // /proc lists them now.

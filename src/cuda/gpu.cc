@@ -155,6 +155,9 @@ DeviceNeighbours ReadGpuNeighbours(const GpuInfo& gpu) {
   std::set<unsigned> seen;
   for (const NvmlProcess& p : procs) {
     if (!seen.insert(p.pid).second || DescendsFrom(static_cast<pid_t>(p.pid), self)) continue;
+    // Under CUDA MPS the driver lists the server, whose contexts run hone's
+    // own work (and any client's): a neighbour is a client, listed itself.
+    if (ProgramOf(static_cast<pid_t>(p.pid)) == "nvidia-cuda-mps-server") continue;
     ++n.others;
     // NVML_VALUE_NOT_AVAILABLE (all ones) where memory is not reported.
     if (p.used_bytes != ~0ull) n.others_bytes += static_cast<int64_t>(p.used_bytes);

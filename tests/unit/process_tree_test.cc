@@ -6,7 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <map>
+#include <string>
 
 namespace hone {
 namespace {
@@ -34,6 +36,30 @@ TEST(ProcessTreeTest, ReadsTheRealParentFromProc) {
   }
   EXPECT_TRUE(DescendsFrom(child, getpid()));
   EXPECT_FALSE(DescendsFrom(getppid(), getpid()));
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+}
+
+TEST(ProcessTreeTest, NamesTheProgramAProcessRunsInFull) {
+  // Named like CUDA MPS's server, longer than the 15 characters /proc's comm keeps.
+  const std::string dir = ::testing::TempDir() + "/program_of";
+  std::filesystem::create_directories(dir);
+  const std::string program = dir + "/nvidia-cuda-mps-server";
+  std::filesystem::copy_file("/bin/sleep", program,
+                             std::filesystem::copy_options::overwrite_existing);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    execl(program.c_str(), program.c_str(), "30", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::string seen;
+  for (int i = 0; i < 200 && seen != "nvidia-cuda-mps-server"; ++i) {
+    seen = ProgramOf(child);  // the fork's copy of this program until it execs
+    usleep(10000);
+  }
+  EXPECT_EQ(seen, "nvidia-cuda-mps-server");
+  EXPECT_EQ(ProgramOf(0x7ffffff0), "");
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
 }
