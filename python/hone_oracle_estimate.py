@@ -113,6 +113,33 @@ def tracking_fake_mode():
     return TrackingFakeMode()
 
 
+def _outside(fake):
+    """A context in which `fake` (the mode in force) makes real tensors."""
+    try:
+        from torch._subclasses.fake_tensor import unset_fake_temporarily
+    except ImportError:  # torch before 2.1: the fake mode is on the mode stack
+        from torch.utils._python_dispatch import _pop_mode_temporarily
+
+        return _pop_mode_temporarily()
+    return unset_fake_temporarily()
+
+
+def _faked(model, fake):
+    """`model` (real, built outside `fake`) with every parameter and buffer
+    replaced by a fake of it, so the real ones are freed. Called outside
+    the mode: a real tensor may not meet an operator inside it."""
+    for m in model.modules():
+        for k, p in m._parameters.items():
+            if p is not None:
+                m._parameters[k] = torch.nn.Parameter(
+                    fake.from_tensor(p.detach()), requires_grad=p.requires_grad
+                )
+        for k, b in m._buffers.items():
+            if b is not None:
+                m._buffers[k] = fake.from_tensor(b)
+    return model
+
+
 class EstimatedProblem(Problem):
     """A Problem built under a tracking FakeTensorMode (see the module's
     text). Its load reply says `estimated`."""
@@ -122,6 +149,16 @@ class EstimatedProblem(Problem):
         with self.fake:
             super().build()
         step("problem estimated without running it")
+
+    def _make_model(self, model_class, init):
+        try:
+            return super()._make_model(model_class, init)
+        except ValueNeeded:
+            # Model's __init__ reads a value (timm's stochastic-depth rates,
+            # `x.item()` over a torch.linspace): built for real on the CPU,
+            # then its weights taken in as fakes. Only such a model is made.
+            with _outside(self.fake):
+                return _faked(super()._make_model(model_class, init), self.fake)
 
     def _measured_draws(self):
         live = self.fake.live

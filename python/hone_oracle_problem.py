@@ -84,7 +84,7 @@ class Problem:
         _seed_all(self.model_seed)
         init = mod.get_init_inputs()
         _seed_all(self.model_seed)
-        model = mod.Model(*init)
+        model = self._make_model(mod.Model, init)
         if not isinstance(model, torch.nn.Module):
             raise OracleError(f"{self.path}: Model is not a torch.nn.Module")
         self.model = model.to(self.device)
@@ -309,6 +309,9 @@ class Problem:
         if self.model is not None and hasattr(self, "contract_inputs"):
             self._check_like_contract(args, d)
         return args
+
+    def _make_model(self, model_class, init):
+        return model_class(*init)
 
     # The two decisions of drawing that read values; an estimate has none.
     def _uniform(self, g):

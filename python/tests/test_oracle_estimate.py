@@ -85,6 +85,13 @@ class EstimateTest(unittest.TestCase):
         self.assertIn("reads a tensor's value", r["error"])
         self.assertIn("reads_a_value.py", r["error"])
 
+    def test_a_model_whose_init_reads_a_value_is_built_for_real_and_estimated(self):
+        r = self.estimate("value_in_init", TOO_BIG)
+        weights = 4 * (256 * 256 + 256) * F32
+        self.assertEqual(r["memory"]["model_bytes"], weights)
+        self.assertEqual(r["outputs"][0]["shape"], [128, 256])
+        self.assertGreaterEqual(r["memory"]["forward_peak_bytes"], 128 * 256 * F32)
+
     def test_an_estimate_is_not_kept_to_generate_from(self):
         r = self.estimate("relu")
         g = self.oracle.request(op="generate", problem=r["problem"], seed=0, out_dir="/tmp")
