@@ -564,6 +564,11 @@ def main(argv):
         default=None,
         help="keep compiled Python bytecode here (sys.pycache_prefix)",
     )
+    ap.add_argument(
+        "--cache-dir",
+        default=None,
+        help="keep what is computed once per problem here between processes (FLOP counts)",
+    )
     ap.add_argument("--device", default=None, help="cpu or cuda:N (default: cuda:0 if present)")
     ap.add_argument(
         "--exit-with-worker",
@@ -598,6 +603,7 @@ def main(argv):
             f"cuda {'yes' if torch.cuda.is_available() else 'no'} {sys.executable}"
         )
         return 0
+    hone_oracle_problem.FLOPS_CACHE = opts.cache_dir
     device = opts.device or ("cuda:0" if torch.cuda.is_available() else "cpu")
     return serve(device)
 

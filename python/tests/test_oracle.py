@@ -58,9 +58,9 @@ NO_TORCH = "no python3 that imports torch and numpy (set HONE_PYTHON or apt-get 
 class Oracle:
     """One oracle subprocess; request() sends a line and reads one reply."""
 
-    def __init__(self):
+    def __init__(self, *extra):
         self.proc = subprocess.Popen(
-            [PYTHON, ORACLE, "--device", "cpu"],
+            [PYTHON, ORACLE, "--device", "cpu", *extra],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

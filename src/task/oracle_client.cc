@@ -86,6 +86,13 @@ std::vector<std::string> OracleArgv(const OracleOptions& options, const fs::path
     argv.push_back("--bytecode-dir");
     argv.push_back(bytecode.string());
   }
+  fs::path cache = options.cache_dir;
+  if (cache.empty())
+    if (auto dir = CacheDir(); dir.ok()) cache = *dir / "oracle";
+  if (!cache.empty()) {
+    argv.push_back("--cache-dir");
+    argv.push_back(cache.string());
+  }
   if (!options.device.empty()) {
     argv.push_back("--device");
     argv.push_back(options.device);

@@ -105,6 +105,20 @@ TEST(OracleClientStart, ScriptNotFoundNamesWhereItLooked) {
       << c.status().message();
 }
 
+TEST(OracleClientStart, FlopCountsAreKeptInTheCacheFolderNamed) {
+  TempDir cache;
+  OracleOptions o = TestOptions();
+  o.cache_dir = cache.path / "oracle";
+  auto start = OracleClient::Start(o);
+  std::unique_ptr<OracleClient> client;
+  START_OR_SKIP(client, start);
+  ASSERT_TRUE(client->Load(Problem("linear_gelu_scale.py")).ok());
+  int kept = 0;
+  for (const auto& e : fs::directory_iterator(o.cache_dir))
+    kept += e.path().filename().string().rfind("flops-", 0) == 0;
+  EXPECT_EQ(kept, 1) << "the oracle was told --cache-dir " << o.cache_dir;
+}
+
 TEST(OracleClientStart, PythonWithoutTorchIsAClearError) {
   OracleOptions o = TestOptions();
   o.python = "/nonexistent/bin/python3";
