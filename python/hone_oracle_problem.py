@@ -251,9 +251,9 @@ class Problem:
     def _count_flops(self, args):
         """Floating-point operations of one forward (_counted_flops), kept in
         FLOPS_CACHE under the problem's source and scale, the device's kind
-        and torch's version: counting imports torch's flop counter, which
-        took 0.8 s of a warm machine's fresh process and 3.4 s of a fresh
-        H100's first load, on the first evaluation's critical path."""
+        and torch's version: counting took 0.84 s of a fresh process's load on
+        a warm H100 (torch 2.11) and 3.4 s of a fresh machine's first, on the
+        first evaluation's critical path."""
         path = self._flops_cache_file()
         if path is not None:
             try:

@@ -1,6 +1,6 @@
 """Tests for the oracle's FLOP counts kept between processes (--cache-dir,
 hone_oracle_problem.Problem._count_flops): a second process loading the
-same problem reads the count instead of importing torch's flop counter.
+same problem reads the count instead of counting again.
 
 Run: python3 -m unittest discover -s python/tests -p 'test_oracle_flops_cache.py'
 """

@@ -53,7 +53,7 @@ struct OracleOptions {
   // environment that sets PYTHONPYCACHEPREFIX keeps its own.
   std::filesystem::path bytecode_dir;
   // Where the oracle keeps what it computes once per problem for later
-  // processes (`--cache-dir`: the FLOP counts, whose counter's import took
+  // processes (`--cache-dir`: the FLOP counts, whose counting took
   // 0.8-3.4 s of a first load). Empty: CacheDir()/oracle; none where there
   // is no cache folder.
   std::filesystem::path cache_dir;
