@@ -93,6 +93,11 @@ def tracking_fake_mode():
             except TypeError:  # torch before 2.0
                 super().__init__()
             self.live = _LiveBytes()
+            # Operators the mode runs inside an operator: where an operator
+            # has no shape function, torch 2 runs its decomposition, whose
+            # temporaries the device's fused kernel never makes (softmax's
+            # exp beside its output: 12.9 GB for level1/23_Softmax, not 6.4).
+            self.depth = 0
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             if func is torch.ops.aten._local_scalar_dense.default:
@@ -101,7 +106,13 @@ def tracking_fake_mode():
                     "it reads a tensor's value (.item(), bool() or an `if` on a "
                     "tensor), which an estimate made without values cannot know"
                 )
-            out = super().__torch_dispatch__(func, types, args, kwargs)
+            self.depth += 1
+            try:
+                out = super().__torch_dispatch__(func, types, args, kwargs)
+            finally:
+                self.depth -= 1
+            if self.depth > 0:
+                return out
             returns = getattr(getattr(func, "_schema", None), "returns", [])
             values = out if isinstance(out, (list, tuple)) and len(returns) > 1 else [out]
             for ret, value in zip(returns, values):

@@ -60,6 +60,12 @@ class EstimateTest(unittest.TestCase):
         r = self.estimate("temporaries_freed")
         self.assertEqual(r["memory"]["forward_peak_bytes"], 2 * 1024 * 1024 * F32)
 
+    def test_a_fused_operator_counts_its_output_not_its_decomposition(self):
+        # torch 2's fake mode runs softmax's decomposition (exp, sum, divide);
+        # the device's kernel makes the output alone.
+        r = self.estimate("softmax")
+        self.assertEqual(r["memory"]["forward_peak_bytes"], 16 * 16384 * F32)
+
     def test_an_estimate_matches_a_real_loads_contract(self):
         real = self.oracle.request(op="load", path=prob("linear_gelu_scale"))
         self.assertTrue(real["ok"], real)
