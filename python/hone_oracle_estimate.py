@@ -148,6 +148,9 @@ def _faked(model, fake):
         for k, b in m._buffers.items():
             if b is not None:
                 m._buffers[k] = fake.from_tensor(b)
+        for k, v in list(vars(m).items()):  # a tensor kept as a plain attribute
+            if torch.is_tensor(v):
+                setattr(m, k, fake.from_tensor(v))
     return model
 
 

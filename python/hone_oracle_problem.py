@@ -261,8 +261,8 @@ class Problem:
                     return json.load(f)["flops"]
             except (OSError, ValueError, KeyError):
                 pass  # not counted yet, or unreadable: counted again
-        flops = self._counted_flops(args)
-        if path is not None:
+        flops, kept = self._counted_flops(args)
+        if path is not None and kept:
             try:
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 tmp = f"{path}.{os.getpid()}"
@@ -284,19 +284,20 @@ class Problem:
     def _counted_flops(self, args):
         """Floating-point operations of one forward, counted by torch's
         FlopCounterMode (matmuls and convolutions; torch 2.1 and later), or
-        None where it is unavailable."""
+        None where it is unavailable; and whether the answer may be kept (a
+        count that failed, out of memory on a busy GPU say, is not)."""
         try:
             from torch.utils.flop_counter import FlopCounterMode
         except ImportError:
-            return None
+            return None, True
         dev = [a.to(self.device) if torch.is_tensor(a) else a for a in args]
         try:
             counter = FlopCounterMode(display=False)
             with counter, torch.no_grad():
                 self.model(*dev)
-            return int(counter.get_total_flops())
+            return int(counter.get_total_flops()), True
         except Exception:  # a counter failure only loses the speed-of-light floor
-            return None
+            return None, False
         finally:
             self._restore(self.model)
 

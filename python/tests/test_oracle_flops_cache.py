@@ -17,10 +17,21 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_oracle import NO_TORCH, PYTHON, Oracle, prob  # noqa: E402
 
 
-def _flops(cache, name, scale=1.0):
+TOO_BIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "too_big")
+
+
+def _has_flop_counter():
+    try:
+        import torch.utils.flop_counter  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _flops(cache, name, scale=1.0, path=None):
     oracle = Oracle("--cache-dir", cache)
     try:
-        r = oracle.request(op="load", path=prob(name), shape_scale=scale)
+        r = oracle.request(op="load", path=path or prob(name), shape_scale=scale)
         assert r["ok"], r
         return r["cost"]["flops"]
     finally:
@@ -54,6 +65,14 @@ class FlopsCacheTest(unittest.TestCase):
         _flops(self.cache, "linear_gelu_scale", scale=0.5)
         _flops(self.cache, "relu")
         self.assertEqual(len(self.files()), 3)
+
+    @unittest.skipUnless(
+        PYTHON and _has_flop_counter(), "this torch has no FLOP counter (torch 2.1 on)"
+    )
+    def test_a_count_that_failed_is_not_kept(self):
+        path = os.path.join(TOO_BIG, "flop_count_fails.py")
+        self.assertIsNone(_flops(self.cache, None, path=path))
+        self.assertEqual(self.files(), [])
 
     def test_an_unreadable_count_is_counted_again(self):
         counted = _flops(self.cache, "linear_gelu_scale")
