@@ -8,8 +8,13 @@ without the memory to hold it, in milliseconds.
 
 `EstimatedProblem` is a `Problem` (hone_oracle_problem.py) whose steps that
 read values are left out: the signed distribution is kept as declared (its
-check looks at values), no FLOPs are counted, nothing moves between devices.
-The oracle never keeps one: it cannot generate values.
+check looks at values), every floating input is taken to need its signed
+copy, a scaled set's factor is not drawn, no FLOPs are counted, nothing
+moves between devices. A forward or a draw that reads a value fails with
+`ValueNeeded`; a Model whose `__init__` reads one is built for real on the
+CPU and its tensors taken in as fakes. Only an operator's own outputs count,
+not those of a decomposition torch 2 runs in its place. The oracle never
+keeps one: it cannot generate values.
 
 The count is what torch's caching allocator would be asked for: a new
 tensor adds its storage's bytes, and they are freed when the last tensor on
