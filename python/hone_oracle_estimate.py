@@ -27,6 +27,7 @@ torch is this module's global `torch`, set by hone_oracle.main().
 import weakref
 
 from hone_oracle_problem import Problem
+from hone_oracle_tensors import _may_need_sign
 from hone_oracle_trace import step
 
 torch = None  # set by hone_oracle.main(), which imports it
@@ -44,8 +45,8 @@ class _LiveBytes:
         self.epoch = 0
         self.live = 0
         self.peak = 0
-        # ids of the tensors counted and alive: an operator torch decomposes
-        # returns its last inner operator's tensor, which is counted once.
+        # ids of the tensors counted and alive: a tensor an operator returns
+        # again (an alias the schema does not mark) is counted once.
         self.counted = set()
         # Off while the model is built: its weights are counted from the
         # model, and a weak reference to one stops torch 2's Module.to()
@@ -105,8 +106,12 @@ def tracking_fake_mode():
             self.depth = 0
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            if func is torch.ops.aten._local_scalar_dense.default:
-                # torch 2 refuses it as well; torch 1.13 made a value up.
+            if (
+                func is torch.ops.aten._local_scalar_dense.default
+                and getattr(args[0], "constant", None) is None
+            ):
+                # A fake made from a small constant (torch.tensor(2.0)) keeps
+                # it and answers; any other has no value to give.
                 raise ValueNeeded(
                     "it reads a tensor's value (.item(), bool() or an `if` on a "
                     "tensor), which an estimate made without values cannot know"
@@ -211,7 +216,7 @@ class EstimatedProblem(Problem):
     def _needs_sign(self, t):
         # Values are unknown: every floating input is taken to be signed,
         # so the signed set's copy is counted.
-        return torch.is_tensor(t) and t.is_floating_point() and t.dim() > 0 and t.numel() > 0
+        return _may_need_sign(t)
 
     def _check_signed(self, args, outs):
         self.left_out = []

@@ -213,10 +213,16 @@ def _scaled(args, i, factor):
         return a.mul_(factor)
 
 
+def _may_need_sign(t):
+    """Whether `t` is a floating tensor with elements, which `_needs_sign`
+    then decides by its values."""
+    return torch.is_tensor(t) and t.is_floating_point() and t.dim() > 0 and t.numel() > 0
+
+
 def _needs_sign(t):
     """Whether `t` is a floating tensor of non-negative values that are not
     only 0 and 1 (a mask): what torch.rand makes."""
-    if not (torch.is_tensor(t) and t.is_floating_point() and t.dim() > 0 and t.numel() > 0):
+    if not _may_need_sign(t):
         return False
     with torch.no_grad():
         if bool((t < 0).any()):

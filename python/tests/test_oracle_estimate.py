@@ -91,6 +91,10 @@ class EstimateTest(unittest.TestCase):
         self.assertIn("reads a tensor's value", r["error"])
         self.assertIn("reads_a_value.py", r["error"])
 
+    def test_a_constants_value_is_known_to_an_estimate(self):
+        r = self.estimate("constant_value", TOO_BIG)
+        self.assertEqual(r["memory"]["forward_peak_bytes"], 64 * 64 * F32)
+
     def test_a_model_whose_init_reads_a_value_is_built_for_real_and_estimated(self):
         r = self.estimate("value_in_init", TOO_BIG)
         weights = 4 * (256 * 256 + 256) * F32
