@@ -37,6 +37,7 @@ import time
 import traceback
 
 import hone_oracle_estimate
+import hone_oracle_flops
 import hone_oracle_problem
 import hone_oracle_runtime
 import hone_oracle_source
@@ -70,6 +71,7 @@ TORCH_MODULES = (
     hone_oracle_tensors,
     hone_oracle_source,
     hone_oracle_problem,
+    hone_oracle_flops,
     hone_oracle_estimate,
     hone_oracle_runtime,
 )

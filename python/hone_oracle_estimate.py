@@ -12,7 +12,8 @@ check looks at values), every floating input is taken to need its signed
 copy, a scaled set's factor is not drawn, no FLOPs are counted, nothing
 moves between devices. A forward or a draw that reads a value fails with
 `ValueNeeded`; a Model whose `__init__` reads one is built for real on the
-CPU and its tensors taken in as fakes. Only an operator's own outputs count,
+CPU, within the host memory left (`_host_memory_bounded`), and its tensors
+taken in as fakes. Only an operator's own outputs count,
 not those of a decomposition torch 2 runs in its place. The oracle never
 keeps one: it cannot generate values.
 
@@ -24,10 +25,13 @@ bytes a block) and its cached blocks are not counted.
 torch is this module's global `torch`, set by hone_oracle.main().
 """
 
+import contextlib
+import os
+import resource
 import weakref
 
 from hone_oracle_problem import Problem
-from hone_oracle_tensors import _may_need_sign
+from hone_oracle_tensors import OracleError, _may_need_sign
 from hone_oracle_trace import step
 
 torch = None  # set by hone_oracle.main(), which imports it
@@ -35,6 +39,12 @@ torch = None  # set by hone_oracle.main(), which imports it
 
 class ValueNeeded(Exception):
     """The problem asked for a value a fake tensor does not hold."""
+
+
+VALUE_NEEDED = (
+    "it reads a tensor's value (.item(), .tolist(), bool() or an `if` on a "
+    "tensor), which an estimate made without values cannot know"
+)
 
 
 class _LiveBytes:
@@ -112,10 +122,7 @@ def tracking_fake_mode():
             ):
                 # A fake made from a small constant (torch.tensor(2.0)) keeps
                 # it and answers; any other has no value to give.
-                raise ValueNeeded(
-                    "it reads a tensor's value (.item(), bool() or an `if` on a "
-                    "tensor), which an estimate made without values cannot know"
-                )
+                raise ValueNeeded(VALUE_NEEDED)
             self.depth += 1
             try:
                 out = super().__torch_dispatch__(func, types, args, kwargs)
@@ -149,6 +156,8 @@ def _faked(model, fake):
     """`model` (real, built outside `fake`) with every parameter and buffer
     replaced by a fake of it, so the real ones are freed. Called outside
     the mode: a real tensor may not meet an operator inside it."""
+    from torch.utils._pytree import tree_map_only
+
     for m in model.modules():
         for k, p in m._parameters.items():
             if p is not None:
@@ -158,10 +167,99 @@ def _faked(model, fake):
         for k, b in m._buffers.items():
             if b is not None:
                 m._buffers[k] = fake.from_tensor(b)
-        for k, v in list(vars(m).items()):  # a tensor kept as a plain attribute
-            if torch.is_tensor(v):
-                setattr(m, k, fake.from_tensor(v))
+        for k, v in list(vars(m).items()):
+            if k in ("_parameters", "_buffers", "_modules"):
+                continue
+            # A tensor kept as a plain attribute, or in a list, tuple or dict.
+            faked = tree_map_only(torch.Tensor, fake.from_tensor, v)
+            if faked is not v:
+                setattr(m, k, faked)
     return model
+
+
+# Of the host memory left, what a Model built for real may take (the rest is
+# the oracle's and the machine's).
+REAL_BUILD_SHARE = 0.8
+
+
+def _host_bytes_left():
+    """Memory this process may still take: the kernel's MemAvailable, less
+    where a cgroup (a container's limit) leaves less."""
+    left = None
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    left = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/memory.max") as f:
+            limit = f.read().strip()
+        with open("/sys/fs/cgroup/memory.current") as f:
+            used = int(f.read())
+        if limit != "max":
+            room = int(limit) - used
+            left = room if left is None else min(left, room)
+    except (OSError, ValueError):
+        pass
+    return left
+
+
+def _address_space_bytes():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    raise OSError("no VmSize in /proc/self/status")
+
+
+@contextlib.contextmanager
+def _host_memory_bounded(path):
+    """Bounds what the block may allocate to REAL_BUILD_SHARE of the host
+    memory left, by the process's address space (RLIMIT_AS, put back after):
+    a Model built for real for an estimate could otherwise take more than
+    the machine has and be killed by the kernel, with the oracle and every
+    estimate after it. Past the bound, torch's allocation fails and the
+    estimate names the reason. Where the memory left cannot be read, the
+    block runs unbounded."""
+    left = _host_bytes_left()
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        allowed = int(left * REAL_BUILD_SHARE) if left is not None else None
+        bound = _address_space_bytes() + allowed if allowed is not None else None
+    except (OSError, ValueError):
+        bound = None
+    if bound is not None and hard != resource.RLIM_INFINITY:
+        bound = min(bound, hard)
+    if bound is None or (soft != resource.RLIM_INFINITY and soft <= bound):
+        yield
+        return
+    resource.setrlimit(resource.RLIMIT_AS, (bound, hard))
+    try:
+        yield
+    except (MemoryError, RuntimeError) as e:
+        if isinstance(e, MemoryError) or "allocate" in str(e):
+            raise OracleError(
+                f"{path}: its Model's __init__ reads a tensor's value, so the estimate "
+                f"builds the Model for real on this machine's CPU, and it needs more "
+                f"than the {allowed / 1e9:.2f} GB of host memory the estimate may take "
+                f"here ({e.__class__.__name__}: {str(e)[:200]})"
+            ) from None
+        raise
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+# torch 1.13's fake tensors refuse these outright, not by an operator.
+_SUBCLASS_REFUSALS = (".tolist() is not supported", ".numpy() is not supported")
+
+
+def _value_refused(e):
+    """Whether `e` is a fake tensor refusing to give a value."""
+    return isinstance(e, ValueNeeded) or (
+        isinstance(e, RuntimeError) and any(r in str(e) for r in _SUBCLASS_REFUSALS)
+    )
 
 
 class EstimatedProblem(Problem):
@@ -170,19 +268,30 @@ class EstimatedProblem(Problem):
 
     def build(self):
         self.fake = tracking_fake_mode()
-        with self.fake:
-            super().build()
+        try:
+            with self.fake:
+                super().build()
+        except RuntimeError as e:
+            if not _value_refused(e):
+                raise
+            # Worded as every value read is; the traceback keeps the line.
+            raise ValueNeeded(VALUE_NEEDED).with_traceback(e.__traceback__) from None
         step("problem estimated without running it")
 
     def _make_model(self, model_class, init):
         try:
             return super()._make_model(model_class, init)
-        except ValueNeeded:
+        except (ValueNeeded, RuntimeError) as e:
+            if not _value_refused(e):
+                raise
             # Model's __init__ reads a value (timm's stochastic-depth rates,
-            # `x.item()` over a torch.linspace): built for real on the CPU,
-            # then its weights taken in as fakes. Only such a model is made.
+            # `x.item()` or `.tolist()` over a torch.linspace): built for real
+            # on the CPU, within the host memory left, then its tensors taken
+            # in as fakes. Only such a model is made.
+            with _outside(self.fake), _host_memory_bounded(self.path):
+                model = super()._make_model(model_class, init)
             with _outside(self.fake):
-                return _faked(super()._make_model(model_class, init), self.fake)
+                return _faked(model, self.fake)
 
     def _measured_draws(self):
         live = self.fake.live

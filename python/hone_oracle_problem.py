@@ -20,6 +20,7 @@ import math
 import os
 import types
 
+import hone_oracle_flops
 from hone_oracle_dists import parse_distributions, parse_task_info
 from hone_oracle_source import (
     _flatten,
@@ -250,36 +251,16 @@ class Problem:
 
     def _count_flops(self, args):
         """Floating-point operations of one forward (_counted_flops), kept in
-        FLOPS_CACHE under the problem's source and scale, the device's kind
-        and torch's version: counting took 0.84 s of a fresh process's load on
-        a warm H100 (torch 2.11) and 3.4 s of a fresh machine's first, on the
-        first evaluation's critical path."""
-        path = self._flops_cache_file()
+        FLOPS_CACHE between processes (hone_oracle_flops.py)."""
+        path = hone_oracle_flops.cache_file(FLOPS_CACHE, self.task_hash, self.device)
         if path is not None:
-            try:
-                with open(path) as f:
-                    return json.load(f)["flops"]
-            except (OSError, ValueError, KeyError):
-                pass  # not counted yet, or unreadable: counted again
-        flops, kept = self._counted_flops(args)
-        if path is not None and kept:
-            try:
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                tmp = f"{path}.{os.getpid()}"
-                with open(tmp, "w") as f:
-                    json.dump({"flops": flops, "path": self.path}, f)
-                os.replace(tmp, path)
-            except OSError:
-                pass  # a cache that cannot be written costs the next process the count
+            kept = hone_oracle_flops.read(path)
+            if kept is not hone_oracle_flops.NOT_KEPT:
+                return kept
+        flops, keep = self._counted_flops(args)
+        if path is not None and keep:
+            hone_oracle_flops.keep(path, flops, self.path)
         return flops
-
-    def _flops_cache_file(self):
-        if not FLOPS_CACHE:
-            return None
-        key = hashlib.sha256(
-            f"{self.task_hash} {torch.device(self.device).type} {torch.__version__}".encode()
-        ).hexdigest()
-        return os.path.join(FLOPS_CACHE, f"flops-{key}.json")
 
     def _counted_flops(self, args):
         """Floating-point operations of one forward, counted by torch's

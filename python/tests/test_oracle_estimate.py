@@ -91,6 +91,24 @@ class EstimateTest(unittest.TestCase):
         self.assertIn("reads a tensor's value", r["error"])
         self.assertIn("reads_a_value.py", r["error"])
 
+    def test_a_forward_that_lists_values_is_not_estimated_and_says_why(self):
+        r = self.oracle.request(
+            op="load", path=os.path.join(TOO_BIG, "lists_a_value.py"), estimate=True
+        )
+        self.assertFalse(r["ok"], r)
+        self.assertIn("reads a tensor's value", r["error"])
+        self.assertIn("lists_a_value.py:14", r["error"])
+
+    def test_a_model_built_for_real_past_the_host_memory_left_is_refused_in_words(self):
+        r = self.oracle.request(
+            op="load", path=os.path.join(TOO_BIG, "huge_after_a_value.py"), estimate=True
+        )
+        self.assertFalse(r["ok"], r)
+        self.assertIn("builds the Model for real on this machine's CPU", r["error"])
+        self.assertIn("GB of host memory", r["error"])
+        # The oracle lives on, its address space given back: the next load works.
+        self.estimate("relu")
+
     def test_a_constants_value_is_known_to_an_estimate(self):
         r = self.estimate("constant_value", TOO_BIG)
         self.assertEqual(r["memory"]["forward_peak_bytes"], 64 * 64 * F32)
@@ -101,6 +119,14 @@ class EstimateTest(unittest.TestCase):
         self.assertEqual(r["memory"]["model_bytes"], weights)
         self.assertEqual(r["outputs"][0]["shape"], [128, 256])
         self.assertGreaterEqual(r["memory"]["forward_peak_bytes"], 128 * 256 * F32)
+
+    def test_tensors_an_init_keeps_in_lists_and_dicts_are_taken_in_as_fakes(self):
+        # Its __init__ calls .tolist(), so it is built for real; a real tensor
+        # left in its list or dict would meet the fake forward (an error
+        # under torch 1.13) and hold host memory the estimate never counts.
+        r = self.estimate("tensors_in_init", TOO_BIG)
+        self.assertEqual(r["memory"]["model_bytes"], 3 * (256 * 256 + 256) * F32)
+        self.assertEqual(r["outputs"][0]["shape"], [128, 256])
 
     def test_an_estimate_is_not_kept_to_generate_from(self):
         r = self.estimate("relu")

@@ -8,6 +8,7 @@ Run: python3 -m unittest discover -s python/tests -p 'test_oracle_flops_cache.py
 import glob
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -21,11 +22,13 @@ TOO_BIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "too_big")
 
 
 def _has_flop_counter():
-    try:
-        import torch.utils.flop_counter  # noqa: F401
-    except ImportError:
+    """Whether the oracle's torch (HONE_PYTHON's, not this runner's) counts."""
+    if PYTHON is None:
         return False
-    return True
+    done = subprocess.run(
+        [PYTHON, "-c", "import torch.utils.flop_counter"], capture_output=True, check=False
+    )
+    return done.returncode == 0
 
 
 def _flops(cache, name, scale=1.0, path=None):
@@ -82,6 +85,16 @@ class FlopsCacheTest(unittest.TestCase):
         self.assertEqual(_flops(self.cache, "linear_gelu_scale"), counted)
         with open(kept) as f:
             self.assertEqual(json.load(f)["flops"], counted)
+
+    def test_a_kept_file_that_is_not_a_count_is_counted_again(self):
+        counted = _flops(self.cache, "linear_gelu_scale")
+        [kept] = self.files()
+        for text in ("[1, 2]", '{"flops": "many"}', '{"flops": true}', '{"flops": -3}', "7"):
+            with open(kept, "w") as f:
+                f.write(text)
+            self.assertEqual(_flops(self.cache, "linear_gelu_scale"), counted, text)
+        # Nothing but the count itself is left in the folder (no temporary file).
+        self.assertEqual(os.listdir(self.cache), [os.path.basename(kept)])
 
 
 if __name__ == "__main__":
