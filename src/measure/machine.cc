@@ -4,12 +4,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -35,24 +39,38 @@ std::string ReadCpuModel() {
   return "unknown CPU";
 }
 
-size_t ReadLlcBytes() {
+// The highest cache index of `cpu` (its last level): "index3" on most x86.
+std::filesystem::path LastLevelCache(const std::filesystem::path& cpu) {
   for (int idx = 5; idx >= 0; --idx) {
-    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(idx) + "/size");
-    std::string s;
-    if (!(in >> s) || s.empty()) continue;
-    size_t v = std::stoull(s);
-    char unit = s.back();
-    if (unit == 'K') v <<= 10;
-    if (unit == 'M') v <<= 20;
-    return v;
+    std::filesystem::path p = cpu / "cache" / ("index" + std::to_string(idx));
+    std::error_code ec;
+    if (std::filesystem::exists(p / "size", ec)) return p;
   }
+  return {};
+}
+
+// "32768K", "1M", "512" as bytes; 0 when unreadable.
+size_t ReadCacheSize(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::string s;
+  if (!(in >> s) || s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) return 0;
+  size_t v = std::strtoull(s.c_str(), nullptr, 10);
+  if (s.back() == 'K') v <<= 10;
+  if (s.back() == 'M') v <<= 20;
+  return v;
+}
+
+// The last level cpu 0 sees (what one core's working set competes for).
+size_t ReadLlcBytes() {
+  if (auto llc = LastLevelCache("/sys/devices/system/cpu/cpu0"); !llc.empty())
+    if (size_t v = ReadCacheSize(llc / "size"); v > 0) return v;
   long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
   if (v <= 0) v = sysconf(_SC_LEVEL2_CACHE_SIZE);
   return v > 0 ? static_cast<size_t>(v) : (32u << 20);
 }
 
 // Bumped whenever a probe changes, so cached ceilings are measured again.
-constexpr int kProbeVersion = 2;
+constexpr int kProbeVersion = 3;
 
 // Streaming (non-temporal) stores: an ordinary store first reads the line it
 // writes, so a plain copy moves 3 bytes for every 2 it is credited with.
@@ -76,8 +94,8 @@ float* ProbeBuffer(size_t bytes) {
   return static_cast<float*>(p);
 }
 
-double MeasureCopyBandwidth() {
-  const size_t n = (512u << 20) / sizeof(float);
+double MeasureCopyBandwidth(size_t buffer_bytes) {
+  const size_t n = buffer_bytes / sizeof(float);
   float* a = ProbeBuffer(n * sizeof(float));
   float* b = ProbeBuffer(n * sizeof(float));
   void (*copy)(const float*, float*, size_t) =
@@ -177,9 +195,36 @@ MachineInfo DescribeMachine() {
   return m;
 }
 
+size_t TotalLlcBytes(const std::filesystem::path& cpu_root) {
+  std::filesystem::path llc0 = LastLevelCache(cpu_root / "cpu0");
+  if (llc0.empty()) return 0;
+  const std::filesystem::path index = llc0.filename();
+  std::set<std::string> seen;  // one per instance, named by the cores that share it
+  size_t total = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(cpu_root, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() < 4 || name.rfind("cpu", 0) != 0 ||
+        !std::all_of(name.begin() + 3, name.end(), [](char c) { return std::isdigit(c); }))
+      continue;
+    std::filesystem::path cache = entry.path() / "cache" / index;
+    std::ifstream shared(cache / "shared_cpu_list");
+    std::string cores;
+    if (!std::getline(shared, cores)) cores = name;  // unlisted: its own
+    if (seen.insert(cores).second) total += ReadCacheSize(cache / "size");
+  }
+  return total;
+}
+
+size_t CopyProbeBytes(size_t total_llc_bytes) {
+  constexpr size_t kLeast = 64u << 20, kMost = 512u << 20;
+  return std::clamp(4 * total_llc_bytes, kLeast, kMost);
+}
+
 MachineInfo MeasureMachine() {
   MachineInfo m = DescribeMachine();
-  m.copy_bandwidth_gbs = MeasureCopyBandwidth();
+  m.copy_bandwidth_gbs =
+      MeasureCopyBandwidth(CopyProbeBytes(TotalLlcBytes("/sys/devices/system/cpu")));
   m.fp32_gflops = MeasureFlops(&m.simd);
   m.measured_at = NowIso();
   return m;

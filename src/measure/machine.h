@@ -3,7 +3,7 @@
 // cached under $HONE_CACHE so every evaluation reuses them.
 //
 // Measurement runs in the trusted process with hone's own code and takes
-// about a second. Thread-compatible: call from one thread.
+// a fraction of a second to a second (CopyProbeBytes). Thread-compatible: call from one thread.
 #pragma once
 
 #include <filesystem>
@@ -40,6 +40,20 @@ MachineInfo DescribeMachine();
 Result<MachineInfo> LoadOrMeasureMachine(const std::filesystem::path& cache_dir);
 
 MachineInfo MeasureMachine();
+
+// The last-level cache of the whole machine: each distinct instance of cpu
+// 0's last level (one per group of cores sharing it, as listed under
+// `cpu_root`, normally /sys/devices/system/cpu) counted once. 0 when sysfs
+// does not say.
+size_t TotalLlcBytes(const std::filesystem::path& cpu_root);
+
+// Bytes of each of the copy probe's two buffers: four times the machine's
+// last-level cache, so the copy streams from memory, within 64 MiB and
+// 512 MiB. The buffers' first touch (the kernel compacting memory for huge
+// pages) was most of a fresh machine's measurement: 1 GiB in all cost 2-5 s
+// on a 2-core VM beside torch's import, 128 MiB buffers a fraction, at the
+// same bandwidth within noise.
+size_t CopyProbeBytes(size_t total_llc_bytes);
 
 // Speed of light in seconds for a task case: max(bytes / bandwidth, flops / rate);
 // 0 when neither cost is known.

@@ -51,9 +51,11 @@ Status BackendFailureFor(const std::string& candidate, const std::string& backen
 // `languages` is copied into env.languages: the registry every evaluation of
 // the context reads its candidate's language from (the process's entry
 // point passes BuiltInLanguages(), a test its own). `start_oracle`: the
-// problem loads through the oracle, which is launched first (StartOracle's
-// way, where the backend's kind knows its oracle device), so that it imports
-// torch while the backends set themselves up.
+// problem loads through the oracle, which is launched once the host's
+// backend is open (its ceilings measured on a quiet machine, once) and
+// before the candidate's (StartOracle's way, where the backend's kind knows
+// its oracle device), so that it imports torch while the device's backend
+// sets itself up.
 Result<std::unique_ptr<EvalContext>> MakeEvalContext(const LanguageRegistry& languages,
                                                      const std::string& backend = kHostBackend,
                                                      int device = 0, bool start_oracle = false);

@@ -1093,12 +1093,15 @@ TEST(PyTorchTaskTest, ABenchOfModelNewFilesWarmsASandboxWhileItsProblemsLoad) {
 // `hone eval` of a PyTorch problem launches the oracle before it opens the
 // backends (a fresh machine's ceilings are measured then, over a second on
 // a CPU), so that torch's import overlaps them.
+// The host's ceilings are read (or measured, quietly) first; then the
+// oracle starts importing torch while the device's backend opens.
 TEST(PyTorchTaskTest, EvalLaunchesTheOracleBeforeOpeningTheBackends) {
   SKIP_WITHOUT_ORACLE();
   auto r = RunHoneTraced({"eval", (PyTorchDir() / "row_sum.py").string(),
                           (PyTorchDir() / "candidates/row_sum/compat_torch.py").string(),
                           "--no-time", "--allow", "library", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_TRUE(TracedInOrder(r.output, "eval: host open", "oracle: starting"));
   ASSERT_TRUE(TracedInOrder(r.output, "oracle: starting", "eval: backends open"));
 }
 
