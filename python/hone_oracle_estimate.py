@@ -156,7 +156,7 @@ def _faked(model, fake):
     """`model` (real, built outside `fake`) with every parameter and buffer
     replaced by a fake of it, so the real ones are freed. Called outside
     the mode: a real tensor may not meet an operator inside it."""
-    from torch.utils._pytree import tree_map_only
+    from torch.utils._pytree import tree_flatten, tree_map_only
 
     for m in model.modules():
         for k, p in m._parameters.items():
@@ -170,10 +170,10 @@ def _faked(model, fake):
         for k, v in list(vars(m).items()):
             if k in ("_parameters", "_buffers", "_modules"):
                 continue
-            # A tensor kept as a plain attribute, or in a list, tuple or dict.
-            faked = tree_map_only(torch.Tensor, fake.from_tensor, v)
-            if faked is not v:
-                setattr(m, k, faked)
+            # A tensor kept as a plain attribute, or in a list, tuple or dict;
+            # a container without one is left as it is (it may be shared).
+            if any(torch.is_tensor(leaf) for leaf in tree_flatten(v)[0]):
+                setattr(m, k, tree_map_only(torch.Tensor, fake.from_tensor, v))
     return model
 
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -203,9 +204,12 @@ size_t TotalLlcBytes(const std::filesystem::path& cpu_root) {
   size_t total = 0;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(cpu_root, ec)) {
+    // sysfs names a core "cpuN"; cpufreq, cpuidle and the rest are not cores.
     const std::string name = entry.path().filename().string();
-    if (name.size() < 4 || name.rfind("cpu", 0) != 0 ||
-        !std::all_of(name.begin() + 3, name.end(), [](char c) { return std::isdigit(c); }))
+    constexpr std::string_view kCoreFolder = "cpu";  // literal-ok: sysfs's folder, not a backend
+    if (name.size() <= kCoreFolder.size() || name.rfind(kCoreFolder, 0) != 0 ||
+        !std::all_of(name.begin() + kCoreFolder.size(), name.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
       continue;
     std::filesystem::path cache = entry.path() / "cache" / index;
     std::ifstream shared(cache / "shared_cpu_list");
