@@ -83,29 +83,26 @@ class EstimateTest(unittest.TestCase):
         self.assertIn("scaled", [d["name"] for d in r["distributions"]])
         self.assertGreater(r["memory"]["draw_peak_bytes"], 0)
 
-    def test_a_forward_that_reads_a_value_is_not_estimated_and_says_why(self):
-        r = self.oracle.request(
-            op="load", path=os.path.join(TOO_BIG, "reads_a_value.py"), estimate=True
-        )
+    def refused(self, name):
+        """The error of estimating too_big/NAME.py, which must fail."""
+        r = self.oracle.request(op="load", path=os.path.join(TOO_BIG, name + ".py"), estimate=True)
         self.assertFalse(r["ok"], r)
-        self.assertIn("reads a tensor's value", r["error"])
-        self.assertIn("reads_a_value.py", r["error"])
+        return r["error"]
+
+    def test_a_forward_that_reads_a_value_is_not_estimated_and_says_why(self):
+        error = self.refused("reads_a_value")
+        self.assertIn("reads a tensor's value", error)
+        self.assertIn("reads_a_value.py", error)
 
     def test_a_forward_that_lists_values_is_not_estimated_and_says_why(self):
-        r = self.oracle.request(
-            op="load", path=os.path.join(TOO_BIG, "lists_a_value.py"), estimate=True
-        )
-        self.assertFalse(r["ok"], r)
-        self.assertIn("reads a tensor's value", r["error"])
-        self.assertIn("lists_a_value.py:14", r["error"])
+        error = self.refused("lists_a_value")
+        self.assertIn("reads a tensor's value", error)
+        self.assertIn("lists_a_value.py:14", error)
 
     def test_a_model_built_for_real_past_the_host_memory_left_is_refused_in_words(self):
-        r = self.oracle.request(
-            op="load", path=os.path.join(TOO_BIG, "huge_after_a_value.py"), estimate=True
-        )
-        self.assertFalse(r["ok"], r)
-        self.assertIn("builds the Model for real on this machine's CPU", r["error"])
-        self.assertIn("GB of host memory", r["error"])
+        error = self.refused("huge_after_a_value")
+        self.assertIn("builds the Model for real on this machine's CPU", error)
+        self.assertIn("GB of host memory", error)
         # The oracle lives on, its address space given back: the next load works.
         self.estimate("relu")
 
