@@ -26,7 +26,6 @@ torch is this module's global `torch`, set by hone_oracle.main().
 """
 
 import contextlib
-import os
 import resource
 import weakref
 

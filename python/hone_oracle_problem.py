@@ -17,7 +17,6 @@ import hashlib
 import inspect
 import json
 import math
-import os
 import types
 
 import hone_oracle_flops
